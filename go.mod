@@ -1,0 +1,3 @@
+module pi
+
+go 1.26

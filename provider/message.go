@@ -1,0 +1,445 @@
+// Package provider owns the message model shared by every part of pi (messages, content blocks,
+// usage, stream events), the Provider interface that model adapters implement, and the adapters
+// themselves. It serialises messages exactly as the TypeScript pi does, so session files and RPC
+// payloads interoperate.
+//
+// It must not import any other package of this module: everything else builds on it.
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Role names who wrote a message. pi's three LLM roles plus the application roles pi stores in
+// sessions (custom, bashExecution, branchSummary, compactionSummary) all fit in Role.
+type Role string
+
+const (
+	RoleUser       Role = "user"
+	RoleAssistant  Role = "assistant"
+	RoleToolResult Role = "toolResult"
+)
+
+// StopReason says why an assistant reply ended.
+type StopReason string
+
+const (
+	StopStop    StopReason = "stop"
+	StopLength  StopReason = "length"
+	StopToolUse StopReason = "toolUse"
+	StopError   StopReason = "error"
+	StopAborted StopReason = "aborted"
+)
+
+// Block types, as pi names them.
+const (
+	BlockText     = "text"
+	BlockThinking = "thinking"
+	BlockImage    = "image"
+	BlockToolCall = "toolCall"
+)
+
+// Block is one content block. Type decides which fields are meaningful; MarshalJSON writes only
+// those, in pi's field order.
+type Block struct {
+	Type string
+
+	Text          string // text
+	TextSignature string // text (optional)
+
+	Thinking          string // thinking
+	ThinkingSignature string // thinking (optional)
+	Redacted          bool   // thinking (optional)
+
+	Data     string // image: base64
+	MimeType string // image
+
+	ID               string         // toolCall
+	Name             string         // toolCall
+	Arguments        map[string]any // toolCall
+	ThoughtSignature string         // toolCall (optional)
+
+	// RawArguments keeps the argument text a model streamed when it could not be parsed as JSON,
+	// so the loop can echo it in the error it returns. Never serialised.
+	RawArguments string
+}
+
+// Text returns a text block.
+func Text(s string) Block { return Block{Type: BlockText, Text: s} }
+
+// Thinking returns a thinking block.
+func Thinking(s string) Block { return Block{Type: BlockThinking, Thinking: s} }
+
+// Image returns an image block with base64 data.
+func Image(data, mimeType string) Block {
+	return Block{Type: BlockImage, Data: data, MimeType: mimeType}
+}
+
+// ToolCall returns a tool-call block.
+func ToolCall(id, name string, args map[string]any) Block {
+	return Block{Type: BlockToolCall, ID: id, Name: name, Arguments: args}
+}
+
+// Usage counts tokens and their cost for one reply.
+type Usage struct {
+	Input       int  `json:"input"`
+	Output      int  `json:"output"`
+	CacheRead   int  `json:"cacheRead"`
+	CacheWrite  int  `json:"cacheWrite"`
+	TotalTokens int  `json:"totalTokens"`
+	Cost        Cost `json:"cost"`
+}
+
+// Cost is in US dollars.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+}
+
+// Message is a user, assistant or tool-result message, or one of pi's application messages.
+// Fields that a role does not use stay zero. Fields this type does not know are kept in Extra
+// and written back, so foreign messages survive a load/save cycle.
+type Message struct {
+	Role Role
+
+	// Content holds the blocks. StringContent records that the JSON had a plain string (user
+	// messages may), so it is written back the same way.
+	Content       []Block
+	StringContent bool
+
+	// Assistant fields.
+	API          string
+	Provider     string
+	Model        string
+	ResponseID   string
+	Usage        *Usage
+	StopReason   StopReason
+	ErrorMessage string
+
+	// Tool-result fields.
+	ToolCallID string
+	ToolName   string
+	Details    json.RawMessage
+	IsError    bool
+
+	Timestamp int64 // unix milliseconds
+
+	Extra map[string]json.RawMessage
+}
+
+// UserText returns a user message holding plain text, as pi writes it (content as a string).
+func UserText(text string, timestamp int64) Message {
+	return Message{Role: RoleUser, Content: []Block{Text(text)}, StringContent: true, Timestamp: timestamp}
+}
+
+// TextContent joins the text blocks of a message.
+func (m *Message) TextContent() string {
+	if len(m.Content) == 1 && m.Content[0].Type == BlockText {
+		return m.Content[0].Text
+	}
+	var b bytes.Buffer
+	for _, c := range m.Content {
+		if c.Type == BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// ToolCalls returns the tool-call blocks of a message, in source order.
+func (m *Message) ToolCalls() []Block {
+	var calls []Block
+	for _, c := range m.Content {
+		if c.Type == BlockToolCall {
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
+
+// Clone returns a copy whose slices can be changed without touching m. Argument maps and
+// raw JSON are shared: nothing in pi mutates them after a message is final.
+func (m *Message) Clone() Message {
+	c := *m
+	c.Content = append([]Block(nil), m.Content...)
+	if m.Usage != nil {
+		u := *m.Usage
+		c.Usage = &u
+	}
+	return c
+}
+
+var knownMessageFields = map[string]bool{
+	"role": true, "content": true, "api": true, "provider": true, "model": true, "responseId": true,
+	"usage": true, "stopReason": true, "errorMessage": true, "toolCallId": true, "toolName": true,
+	"details": true, "isError": true, "timestamp": true,
+}
+
+// MarshalJSON writes the message in pi's shape for its role.
+func (m Message) MarshalJSON() ([]byte, error) {
+	w := newObjectWriter()
+	w.field("role", m.Role)
+	switch m.Role {
+	case RoleToolResult:
+		w.field("toolCallId", m.ToolCallID)
+		w.field("toolName", m.ToolName)
+		w.field("content", nonNilBlocks(m.Content))
+		if len(m.Details) > 0 {
+			w.raw("details", m.Details)
+		}
+		w.field("isError", m.IsError)
+	case RoleAssistant:
+		w.field("content", nonNilBlocks(m.Content))
+		w.field("api", m.API)
+		w.field("provider", m.Provider)
+		w.field("model", m.Model)
+		if m.ResponseID != "" {
+			w.field("responseId", m.ResponseID)
+		}
+		u := m.Usage
+		if u == nil {
+			u = &Usage{}
+		}
+		w.field("usage", u)
+		w.field("stopReason", m.StopReason)
+		if m.ErrorMessage != "" {
+			w.field("errorMessage", m.ErrorMessage)
+		}
+	default:
+		if m.Content != nil || m.Role == RoleUser {
+			if m.StringContent && len(m.Content) == 1 && m.Content[0].Type == BlockText {
+				w.field("content", m.Content[0].Text)
+			} else {
+				w.field("content", nonNilBlocks(m.Content))
+			}
+		}
+	}
+	w.extra(m.Extra)
+	if m.Timestamp != 0 || m.Role == RoleUser || m.Role == RoleAssistant || m.Role == RoleToolResult {
+		w.field("timestamp", m.Timestamp)
+	}
+	return w.close()
+}
+
+// UnmarshalJSON reads any of pi's message shapes.
+func (m *Message) UnmarshalJSON(data []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return fmt.Errorf("message: %w", err)
+	}
+	*m = Message{}
+	if err := decodeField(fields, "role", &m.Role); err != nil {
+		return err
+	}
+	if raw, ok := fields["content"]; ok && !isNull(raw) {
+		trimmed := bytes.TrimLeft(raw, " \t\r\n")
+		if len(trimmed) > 0 && trimmed[0] == '"' {
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return fmt.Errorf("message content: %w", err)
+			}
+			m.Content, m.StringContent = []Block{Text(s)}, true
+		} else if err := json.Unmarshal(raw, &m.Content); err != nil {
+			return fmt.Errorf("message content: %w", err)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  any
+	}{
+		{"api", &m.API}, {"provider", &m.Provider}, {"model", &m.Model}, {"responseId", &m.ResponseID},
+		{"usage", &m.Usage}, {"stopReason", &m.StopReason}, {"errorMessage", &m.ErrorMessage},
+		{"toolCallId", &m.ToolCallID}, {"toolName", &m.ToolName}, {"isError", &m.IsError},
+		{"timestamp", &m.Timestamp},
+	} {
+		if err := decodeField(fields, f.name, f.dst); err != nil {
+			return err
+		}
+	}
+	if raw, ok := fields["details"]; ok {
+		m.Details = append(json.RawMessage(nil), raw...)
+	}
+	for k, v := range fields {
+		if !knownMessageFields[k] {
+			if m.Extra == nil {
+				m.Extra = map[string]json.RawMessage{}
+			}
+			m.Extra[k] = v
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes the block in pi's shape for its type.
+func (b Block) MarshalJSON() ([]byte, error) {
+	w := newObjectWriter()
+	w.field("type", b.Type)
+	switch b.Type {
+	case BlockText:
+		w.field("text", b.Text)
+		if b.TextSignature != "" {
+			w.field("textSignature", b.TextSignature)
+		}
+	case BlockThinking:
+		w.field("thinking", b.Thinking)
+		if b.ThinkingSignature != "" {
+			w.field("thinkingSignature", b.ThinkingSignature)
+		}
+		if b.Redacted {
+			w.field("redacted", true)
+		}
+	case BlockImage:
+		w.field("data", b.Data)
+		w.field("mimeType", b.MimeType)
+	case BlockToolCall:
+		w.field("id", b.ID)
+		w.field("name", b.Name)
+		args := b.Arguments
+		if args == nil {
+			args = map[string]any{}
+		}
+		w.field("arguments", args)
+		if b.ThoughtSignature != "" {
+			w.field("thoughtSignature", b.ThoughtSignature)
+		}
+	default:
+		return nil, fmt.Errorf("content block: unknown type %q", b.Type)
+	}
+	return w.close()
+}
+
+// UnmarshalJSON reads a content block of any of pi's types.
+func (b *Block) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Type              string          `json:"type"`
+		Text              string          `json:"text"`
+		TextSignature     string          `json:"textSignature"`
+		Thinking          string          `json:"thinking"`
+		ThinkingSignature string          `json:"thinkingSignature"`
+		Redacted          bool            `json:"redacted"`
+		Data              string          `json:"data"`
+		MimeType          string          `json:"mimeType"`
+		ID                string          `json:"id"`
+		Name              string          `json:"name"`
+		Arguments         json.RawMessage `json:"arguments"`
+		ThoughtSignature  string          `json:"thoughtSignature"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("content block: %w", err)
+	}
+	switch raw.Type {
+	case BlockText, BlockThinking, BlockImage, BlockToolCall:
+	default:
+		return fmt.Errorf("content block: unknown type %q", raw.Type)
+	}
+	*b = Block{Type: raw.Type, Text: raw.Text, TextSignature: raw.TextSignature, Thinking: raw.Thinking,
+		ThinkingSignature: raw.ThinkingSignature, Redacted: raw.Redacted, Data: raw.Data,
+		MimeType: raw.MimeType, ID: raw.ID, Name: raw.Name, ThoughtSignature: raw.ThoughtSignature}
+	if raw.Type == BlockToolCall {
+		b.Arguments = map[string]any{}
+		if len(raw.Arguments) > 0 && !isNull(raw.Arguments) {
+			if err := json.Unmarshal(raw.Arguments, &b.Arguments); err != nil {
+				return fmt.Errorf("tool call %q arguments: %w", raw.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func nonNilBlocks(b []Block) []Block {
+	if b == nil {
+		return []Block{}
+	}
+	return b
+}
+
+func isNull(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == "null"
+}
+
+func decodeField(fields map[string]json.RawMessage, name string, dst any) error {
+	raw, ok := fields[name]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("message field %q: %w", name, err)
+	}
+	return nil
+}
+
+// objectWriter builds a JSON object with fields in a fixed order; the first error sticks.
+type objectWriter struct {
+	buf bytes.Buffer
+	err error
+}
+
+func newObjectWriter() *objectWriter {
+	w := &objectWriter{}
+	w.buf.WriteByte('{')
+	return w
+}
+
+func (w *objectWriter) key(name string) {
+	if w.buf.Len() > 1 {
+		w.buf.WriteByte(',')
+	}
+	w.buf.WriteByte('"')
+	w.buf.WriteString(name)
+	w.buf.WriteString(`":`)
+}
+
+func (w *objectWriter) field(name string, v any) {
+	if w.err != nil {
+		return
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		w.err = fmt.Errorf("field %q: %w", name, err)
+		return
+	}
+	w.key(name)
+	w.buf.Write(data)
+}
+
+func (w *objectWriter) raw(name string, v json.RawMessage) {
+	if w.err != nil {
+		return
+	}
+	w.key(name)
+	w.buf.Write(v)
+}
+
+func (w *objectWriter) extra(extra map[string]json.RawMessage) {
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if w.err != nil {
+			return
+		}
+		name, _ := json.Marshal(k) // a string always marshals
+		if w.buf.Len() > 1 {
+			w.buf.WriteByte(',')
+		}
+		w.buf.Write(name)
+		w.buf.WriteByte(':')
+		w.buf.Write(extra[k])
+	}
+}
+
+func (w *objectWriter) close() ([]byte, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	w.buf.WriteByte('}')
+	return w.buf.Bytes(), nil
+}

@@ -1,0 +1,84 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Provider turns a request into a stream of events. Stream calls emit for every event, in
+// order, on the calling goroutine, and returns the final assistant message, which is also the
+// message of the last event (done or error). It never fails in another way: errors and
+// cancellation become a final message with StopReason error or aborted and an ErrorMessage.
+//
+// The Partial message carried by events is owned by the provider and changes as the stream
+// goes on: a consumer that keeps it must Clone it.
+type Provider interface {
+	Stream(ctx context.Context, req *Request, emit func(Event)) Message
+}
+
+// Request is everything a provider needs for one model call.
+type Request struct {
+	Model        Model
+	SystemPrompt string
+	Messages     []Message
+	Tools        []ToolDef
+	Options      Options
+}
+
+// Options tune one call.
+type Options struct {
+	Thinking    string   // off, minimal, low, medium, high, xhigh; "" means off
+	MaxTokens   int      // 0: the model's default
+	Temperature *float64 // nil: the server's default
+	SessionID   string   // a prompt-cache key for servers that take one
+	APIKey      string   // never logged, never stored
+}
+
+// ToolDef is what a model is told about a tool.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Model describes one model of one configured provider.
+type Model struct {
+	ID            string    `json:"id"`
+	Name          string    `json:"name,omitempty"`
+	Provider      string    `json:"provider"` // the configured provider's name, e.g. "ollama"
+	API           string    `json:"api"`      // the wire format: ollama, openai, anthropic, faux
+	BaseURL       string    `json:"baseUrl,omitempty"`
+	Reasoning     bool      `json:"reasoning"`
+	Input         []string  `json:"input,omitempty"` // "text", "image"
+	ContextWindow int       `json:"contextWindow"`
+	MaxTokens     int       `json:"maxTokens"`
+	Cost          ModelCost `json:"cost"`
+}
+
+// AcceptsImages reports whether the model takes image input.
+func (m *Model) AcceptsImages() bool {
+	for _, in := range m.Input {
+		if in == "image" {
+			return true
+		}
+	}
+	return false
+}
+
+// ModelCost is the price in US dollars per million tokens.
+type ModelCost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+}
+
+// Apply fills u.Cost from the token counts in u.
+func (c ModelCost) Apply(u *Usage) {
+	const perToken = 1.0 / 1e6
+	u.Cost.Input = float64(u.Input) * c.Input * perToken
+	u.Cost.Output = float64(u.Output) * c.Output * perToken
+	u.Cost.CacheRead = float64(u.CacheRead) * c.CacheRead * perToken
+	u.Cost.CacheWrite = float64(u.CacheWrite) * c.CacheWrite * perToken
+	u.Cost.Total = u.Cost.Input + u.Cost.Output + u.Cost.CacheRead + u.Cost.CacheWrite
+}

@@ -1,0 +1,73 @@
+// Package tools owns the Tool interface, the built-in tools (read, write, edit, bash, grep,
+// find, ls), output truncation, and the validation and repair of the arguments models send.
+//
+// It may import provider (for content blocks) and nothing else of this module. It knows
+// nothing of the agent loop, sessions, Lua or the terminal.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"pi/provider"
+)
+
+// Info describes a tool to the model and to the loop.
+type Info struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // a JSON Schema object
+	// Sequential tools never run alongside others: a batch with one runs one call at a time.
+	Sequential bool
+	// Snippet is the one line the system prompt lists for this tool; Guidelines are short
+	// bullets added to the prompt's guidelines while the tool is active.
+	Snippet    string
+	Guidelines []string
+}
+
+// Def is what a provider sends to a model for this tool.
+func (i *Info) Def() provider.ToolDef {
+	return provider.ToolDef{Name: i.Name, Description: i.Description, Parameters: i.Parameters}
+}
+
+// Result is what a tool call produced.
+type Result struct {
+	Content []provider.Block
+	Details any // JSON-encodable; shown to the UI, never to the model
+	IsError bool
+	// Terminate asks the loop not to call the model again after this batch; it takes effect only
+	// when every result of the batch asks for it.
+	Terminate bool
+}
+
+// TextResult is a result holding one text block.
+func TextResult(text string) Result {
+	return Result{Content: []provider.Block{provider.Text(text)}}
+}
+
+// ErrorResult is an error result holding one text block.
+func ErrorResult(text string) Result {
+	return Result{Content: []provider.Block{provider.Text(text)}, IsError: true}
+}
+
+// Tool is something the model can call. Execute gets validated arguments; it reports partial
+// output through onUpdate (which may be nil-safe called at any rate) and honours ctx. An error
+// return becomes an error result carrying the error's text.
+type Tool interface {
+	Info() *Info
+	Execute(ctx context.Context, callID string, args map[string]any, onUpdate func(Result)) (Result, error)
+}
+
+// Func adapts a function to Tool; tests and small tools use it.
+type Func struct {
+	Spec Info
+	Run  func(ctx context.Context, callID string, args map[string]any, onUpdate func(Result)) (Result, error)
+}
+
+// Info returns the tool's description.
+func (f *Func) Info() *Info { return &f.Spec }
+
+// Execute calls Run.
+func (f *Func) Execute(ctx context.Context, callID string, args map[string]any, onUpdate func(Result)) (Result, error) {
+	return f.Run(ctx, callID, args, onUpdate)
+}
