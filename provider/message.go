@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 )
 
 // Role names who wrote a message. pi's three LLM roles plus the application roles pi stores in
@@ -121,6 +122,9 @@ type Message struct {
 	Usage        *Usage
 	StopReason   StopReason
 	ErrorMessage string
+	// RetryAfter is how long the server asked to wait (Retry-After) before a failed reply may
+	// be retried; the retry policy reads it. Never serialised.
+	RetryAfter time.Duration
 
 	// Tool-result fields.
 	ToolCallID string

@@ -1,0 +1,43 @@
+package provider
+
+import "regexp"
+
+// overflowPattern matches the words servers use when a prompt does not fit the model's context.
+// Each alternative names who says it; the tests hold their full texts.
+var overflowPattern = regexp.MustCompile(`(?i)` +
+	`prompt is too long` + // Anthropic: "prompt is too long: 213462 tokens > 200000 maximum"
+	`|exceed context limit` + // Anthropic: "input length and `max_tokens` exceed context limit: …"
+	`|exceeds the context window` + // OpenAI
+	`|maximum context length is \d+ tokens` + // OpenAI chat, vLLM, OpenRouter
+	`|context[_ ]length[_ ]exceeded` + // OpenAI's error code
+	`|reduce the length of the messages` + // Groq
+	`|exceeds the available context size` + // llama.cpp server
+	`|greater than the context length` + // LM Studio
+	`|when context the overflows|model is loaded with context length of only` + // LM Studio
+	`|exceeded max context length` + // Ollama: "prompt too long; exceeded max context length by 4 tokens"
+	`|input length exceeds the context length` + // Ollama runner, with truncate off
+	`|exceeds maximum context length` + // Ollama: "input exceeds maximum context length …"
+	`|longer than the maximum model length` + // vLLM: "The decoder prompt (length …) is longer than …"
+	`|input token count.*exceeds the maximum` + // Google
+	`|maximum prompt length is \d+` + // xAI
+	`|input is too long for requested model` + // Bedrock
+	`|too many tokens|token limit exceeded` + // generic
+	`|^413\b`) // a bare "413 Request Entity Too Large" with no body (Cerebras, Mistral)
+
+// IsContextOverflow reports whether msg failed because its prompt did not fit the context
+// window. Besides the servers' error texts it catches the silent kind: a reply that ended
+// normally although the input it reports exceeds contextWindow (servers that truncate without
+// saying so). contextWindow 0 skips that check. An overflow is never retried as is: the loop
+// compacts first.
+func IsContextOverflow(msg *Message, contextWindow int) bool {
+	if msg == nil {
+		return false
+	}
+	if msg.StopReason == StopError {
+		return overflowPattern.MatchString(msg.ErrorMessage)
+	}
+	if contextWindow > 0 && msg.Usage != nil && (msg.StopReason == StopStop || msg.StopReason == StopToolUse) {
+		return msg.Usage.Input+msg.Usage.CacheRead > contextWindow
+	}
+	return false
+}
