@@ -1,0 +1,565 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"pi/provider"
+	"pi/tools"
+)
+
+// QueueMode says how many queued messages one poll of a queue delivers.
+type QueueMode string
+
+const (
+	OneAtATime QueueMode = "one-at-a-time" // each queued message gets its own model turn
+	AllAtOnce  QueueMode = "all"           // one turn sees every queued message
+)
+
+// Errors the Agent returns when asked to do something its state does not allow.
+var (
+	ErrAgentBusy       = errors.New("the agent is already working on a prompt; use steer or follow-up to queue a message")
+	ErrNothingToResume = errors.New("cannot continue: the conversation ends with an assistant reply and nothing is queued")
+	ErrEmptyContext    = errors.New("cannot continue: the conversation is empty")
+)
+
+// Hooks let main (and through it the Lua runtime) take part in a run. Every hook is optional
+// and receives the run's context, which Abort cancels.
+type Hooks struct {
+	// BeforeToolCall runs after validation. It may change call.Args in place (the tool then
+	// runs with them, unvalidated) or block the call.
+	BeforeToolCall func(ctx context.Context, call *ToolCall) (ToolCallDecision, error)
+	// AfterToolCall runs before tool_execution_end and may replace parts of the result.
+	AfterToolCall func(ctx context.Context, call *ToolCall, result tools.Result) (ResultOverride, error)
+	// TransformContext rewrites the messages before each model call (pruning, injection).
+	TransformContext func(ctx context.Context, msgs []provider.Message) ([]provider.Message, error)
+	// ConvertToLLM turns agent messages into what the provider is sent; the default keeps
+	// user, assistant and toolResult messages.
+	ConvertToLLM func(msgs []provider.Message) []provider.Message
+	// PrepareNextTurn runs before each model call; compaction hangs here.
+	PrepareNextTurn func(ctx context.Context, a *Agent) error
+	// ShouldStopAfterTurn ends the run after a turn when it returns true.
+	ShouldStopAfterTurn func(ctx context.Context, assistant *provider.Message, results []provider.Message) bool
+}
+
+// ToolCall is a call the model made, as hooks see it.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Args      map[string]any
+	Assistant *provider.Message
+}
+
+// ToolCallDecision is what BeforeToolCall decided.
+type ToolCallDecision struct {
+	Block  bool
+	Reason string
+}
+
+// ResultOverride replaces the fields that are set; nil fields keep the tool's value.
+type ResultOverride struct {
+	Content   []provider.Block
+	Details   any
+	IsError   *bool
+	Terminate *bool
+}
+
+// AgentState is a snapshot of what the agent holds.
+type AgentState struct {
+	SystemPrompt     string
+	Model            provider.Model
+	Thinking         string
+	Tools            []tools.Tool
+	Messages         []provider.Message
+	IsStreaming      bool
+	StreamingMessage *provider.Message
+	PendingToolCalls map[string]bool
+	ErrorMessage     string
+}
+
+// Agent runs conversations: it owns the transcript, calls the provider, runs tools and
+// tells subscribers what happened. All methods are safe for concurrent use; one run goes at
+// a time.
+type Agent struct {
+	provider provider.Provider
+	hooks    Hooks
+
+	mu           sync.Mutex
+	state        AgentState
+	steerQueue   []provider.Message
+	followQueue  []provider.Message
+	steerMode    QueueMode
+	followMode   QueueMode
+	cancel       context.CancelFunc
+	done         chan struct{}
+	subscribers  []subscriber
+	nextSubID    int
+	schemas      map[tools.Tool]*tools.Schema
+	toolDefs     []provider.ToolDef
+	toolDefsFrom []tools.Tool
+	sessionID    string
+
+	emitMu sync.Mutex // serialises delivery to subscribers across tool goroutines
+}
+
+type subscriber struct {
+	id int
+	fn func(ctx context.Context, ev AgentEvent)
+}
+
+// AgentConfig is how an Agent starts.
+type AgentConfig struct {
+	Provider     provider.Provider
+	Model        provider.Model
+	Thinking     string
+	SystemPrompt string
+	Tools        []tools.Tool
+	Messages     []provider.Message
+	Hooks        Hooks
+	SteeringMode QueueMode
+	FollowUpMode QueueMode
+	SessionID    string
+}
+
+// NewAgent returns an idle agent.
+func NewAgent(cfg AgentConfig) *Agent {
+	a := &Agent{
+		provider:   cfg.Provider,
+		hooks:      cfg.Hooks,
+		steerMode:  orDefault(cfg.SteeringMode),
+		followMode: orDefault(cfg.FollowUpMode),
+		schemas:    map[tools.Tool]*tools.Schema{},
+		sessionID:  cfg.SessionID,
+	}
+	a.state = AgentState{SystemPrompt: cfg.SystemPrompt, Model: cfg.Model, Thinking: cfg.Thinking,
+		Tools: append([]tools.Tool(nil), cfg.Tools...), Messages: append([]provider.Message(nil), cfg.Messages...),
+		PendingToolCalls: map[string]bool{}}
+	return a
+}
+
+func orDefault(m QueueMode) QueueMode {
+	if m == "" {
+		return OneAtATime
+	}
+	return m
+}
+
+// Subscribe adds a listener. Listeners are called one after another, in subscription order,
+// on the goroutine of the run; they must return promptly. The returned function removes it.
+func (a *Agent) Subscribe(fn func(ctx context.Context, ev AgentEvent)) (unsubscribe func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.nextSubID++
+	id := a.nextSubID
+	a.subscribers = append(a.subscribers, subscriber{id: id, fn: fn})
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		for i, s := range a.subscribers {
+			if s.id == id {
+				a.subscribers = append(a.subscribers[:i:i], a.subscribers[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// State returns a copy of the agent's state.
+func (a *Agent) State() AgentState {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.state
+	s.Messages = append([]provider.Message(nil), a.state.Messages...)
+	s.Tools = append([]tools.Tool(nil), a.state.Tools...)
+	s.PendingToolCalls = make(map[string]bool, len(a.state.PendingToolCalls))
+	for k, v := range a.state.PendingToolCalls {
+		s.PendingToolCalls[k] = v
+	}
+	return s
+}
+
+// SetModel switches the model for the next call.
+func (a *Agent) SetModel(m provider.Model) { a.mu.Lock(); a.state.Model = m; a.mu.Unlock() }
+
+// SetThinking sets the thinking level for the next call.
+func (a *Agent) SetThinking(level string) { a.mu.Lock(); a.state.Thinking = level; a.mu.Unlock() }
+
+// SetSystemPrompt replaces the system prompt for the next call.
+func (a *Agent) SetSystemPrompt(p string) { a.mu.Lock(); a.state.SystemPrompt = p; a.mu.Unlock() }
+
+// SetTools replaces the active tools for the next call.
+func (a *Agent) SetTools(ts []tools.Tool) {
+	a.mu.Lock()
+	a.state.Tools = append([]tools.Tool(nil), ts...)
+	a.mu.Unlock()
+}
+
+// ReplaceMessages swaps the transcript, e.g. after compaction or when a session is resumed.
+func (a *Agent) ReplaceMessages(msgs []provider.Message) {
+	a.mu.Lock()
+	a.state.Messages = append([]provider.Message(nil), msgs...)
+	a.mu.Unlock()
+}
+
+// SetQueueModes sets how the steering and follow-up queues drain.
+func (a *Agent) SetQueueModes(steer, follow QueueMode) {
+	a.mu.Lock()
+	a.steerMode, a.followMode = orDefault(steer), orDefault(follow)
+	a.mu.Unlock()
+}
+
+// Steer queues a message for delivery after the current turn's tool calls, before the next
+// model call.
+func (a *Agent) Steer(m provider.Message) {
+	a.mu.Lock()
+	a.steerQueue = append(a.steerQueue, m)
+	a.mu.Unlock()
+}
+
+// FollowUp queues a message for delivery when the agent would otherwise stop.
+func (a *Agent) FollowUp(m provider.Message) {
+	a.mu.Lock()
+	a.followQueue = append(a.followQueue, m)
+	a.mu.Unlock()
+}
+
+// ClearQueues empties both queues and returns what they held, steering first.
+func (a *Agent) ClearQueues() []provider.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := append(a.steerQueue, a.followQueue...)
+	a.steerQueue, a.followQueue = nil, nil
+	return out
+}
+
+// QueuedMessages returns copies of both queues.
+func (a *Agent) QueuedMessages() (steer, follow []provider.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]provider.Message(nil), a.steerQueue...), append([]provider.Message(nil), a.followQueue...)
+}
+
+// IsRunning reports whether a run is in progress.
+func (a *Agent) IsRunning() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cancel != nil
+}
+
+// Abort cancels the current run: the provider stream, every running tool and every hook.
+func (a *Agent) Abort() {
+	a.mu.Lock()
+	cancel := a.cancel
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// WaitIdle blocks until the current run, if any, has ended.
+func (a *Agent) WaitIdle() {
+	a.mu.Lock()
+	done := a.done
+	a.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// Prompt adds the messages to the transcript and runs until the agent stops. It refuses while
+// another run is going.
+func (a *Agent) Prompt(ctx context.Context, msgs ...provider.Message) error {
+	ctx, err := a.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.finish()
+	a.run(ctx, msgs, true)
+	return nil
+}
+
+// Continue runs from the current transcript without a new prompt. From an assistant tail it
+// delivers queued steering (else follow-up) messages, and refuses when there are none.
+func (a *Agent) Continue(ctx context.Context) error {
+	ctx, err := a.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.finish()
+	a.mu.Lock()
+	n := len(a.state.Messages)
+	var last provider.Role
+	if n > 0 {
+		last = a.state.Messages[n-1].Role
+	}
+	a.mu.Unlock()
+	if n == 0 {
+		return ErrEmptyContext
+	}
+	if last != provider.RoleAssistant {
+		a.run(ctx, nil, true)
+		return nil
+	}
+	pending := a.pollQueue(&a.steerQueue, a.steerMode)
+	if len(pending) == 0 {
+		pending = a.pollQueue(&a.followQueue, a.followMode)
+	}
+	if len(pending) == 0 {
+		return ErrNothingToResume
+	}
+	a.run(ctx, pending, false)
+	return nil
+}
+
+func (a *Agent) begin(ctx context.Context) (context.Context, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancel != nil {
+		return nil, ErrAgentBusy
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	a.cancel, a.done = cancel, make(chan struct{})
+	a.state.ErrorMessage = ""
+	return ctx, nil
+}
+
+func (a *Agent) finish() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cancel()
+	close(a.done)
+	a.cancel, a.done = nil, nil
+	a.state.IsStreaming, a.state.StreamingMessage = false, nil
+}
+
+func (a *Agent) emit(ctx context.Context, ev AgentEvent) {
+	a.mu.Lock()
+	subs := a.subscribers
+	a.mu.Unlock()
+	if len(subs) == 0 {
+		return
+	}
+	a.emitMu.Lock()
+	defer a.emitMu.Unlock()
+	for _, s := range subs {
+		s.fn(ctx, ev)
+	}
+}
+
+func (a *Agent) appendMessage(m provider.Message) {
+	a.mu.Lock()
+	a.state.Messages = append(a.state.Messages, m)
+	a.mu.Unlock()
+}
+
+// pollQueue takes one message or all of them from q, by mode.
+func (a *Agent) pollQueue(q *[]provider.Message, mode QueueMode) []provider.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(*q) == 0 {
+		return nil
+	}
+	if mode == AllAtOnce {
+		out := *q
+		*q = nil
+		return out
+	}
+	out := []provider.Message{(*q)[0]}
+	*q = (*q)[1:]
+	return out
+}
+
+// run is the two nested loops: the inner one runs turns while there are tool calls or
+// pending messages; the outer one picks up follow-ups when the agent would stop.
+// pollSteeringFirst is false when pending came from a queue already (Continue).
+func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteeringFirst bool) {
+	var created []provider.Message
+	a.emit(ctx, AgentEvent{Type: EvAgentStart})
+	a.emit(ctx, AgentEvent{Type: EvTurnStart})
+	if pollSteeringFirst {
+		pending = append(pending, a.pollQueue(&a.steerQueue, a.steerMode)...)
+	}
+	first := true
+	for {
+		more := true
+		for more || len(pending) > 0 {
+			if !first {
+				a.emit(ctx, AgentEvent{Type: EvTurnStart})
+			}
+			first = false
+			for i := range pending {
+				m := pending[i]
+				a.emit(ctx, AgentEvent{Type: EvMessageStart, Message: &m})
+				a.appendMessage(m)
+				created = append(created, m)
+				a.emit(ctx, AgentEvent{Type: EvMessageEnd, Message: &m})
+			}
+			pending = nil
+			var stop bool
+			var newMsgs []provider.Message
+			more, stop, newMsgs = a.turn(ctx)
+			created = append(created, newMsgs...)
+			if stop {
+				a.emit(ctx, AgentEvent{Type: EvAgentEnd, Messages: created})
+				return
+			}
+			pending = a.pollQueue(&a.steerQueue, a.steerMode)
+		}
+		pending = a.pollQueue(&a.followQueue, a.followMode)
+		if len(pending) == 0 {
+			break
+		}
+	}
+	a.emit(ctx, AgentEvent{Type: EvAgentEnd, Messages: created})
+}
+
+// turn makes one model call and runs its tool calls. It reports whether the model should be
+// called again for tool results, whether the run must stop, and the messages it added.
+func (a *Agent) turn(ctx context.Context) (more, stop bool, created []provider.Message) {
+	if a.hooks.PrepareNextTurn != nil {
+		if err := a.hooks.PrepareNextTurn(ctx, a); err != nil {
+			failed := a.failure(err)
+			return a.endWithError(ctx, failed)
+		}
+	}
+	assistant := a.streamAssistant(ctx)
+	created = append(created, assistant)
+	if assistant.StopReason == provider.StopError || assistant.StopReason == provider.StopAborted {
+		_, stop, _ := a.endWithError(ctx, assistant)
+		return false, stop, created
+	}
+	calls := assistant.ToolCalls()
+	var results []provider.Message
+	if len(calls) > 0 {
+		var terminate bool
+		results, terminate = a.executeToolCalls(ctx, &assistant, calls)
+		more = !terminate
+		created = append(created, results...)
+	}
+	a.emit(ctx, AgentEvent{Type: EvTurnEnd, Message: &assistant, ToolResults: results})
+	if a.hooks.ShouldStopAfterTurn != nil && a.hooks.ShouldStopAfterTurn(ctx, &assistant, results) {
+		return false, true, created
+	}
+	return more, false, created
+}
+
+// endWithError records a failed reply and ends the turn.
+func (a *Agent) endWithError(ctx context.Context, failed provider.Message) (bool, bool, []provider.Message) {
+	a.mu.Lock()
+	a.state.ErrorMessage = failed.ErrorMessage
+	if a.state.ErrorMessage == "" {
+		a.state.ErrorMessage = string(failed.StopReason)
+	}
+	a.mu.Unlock()
+	a.emit(ctx, AgentEvent{Type: EvTurnEnd, Message: &failed})
+	return false, true, []provider.Message{failed}
+}
+
+// failure turns an error of the loop's own (a failing hook) into an assistant message, as if
+// the provider had failed, so the run ends cleanly and the transcript says why.
+func (a *Agent) failure(err error) provider.Message {
+	a.mu.Lock()
+	m := a.state.Model
+	a.mu.Unlock()
+	msg := provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{}, API: m.API,
+		Provider: m.Provider, Model: m.ID, Usage: &provider.Usage{}, StopReason: provider.StopError,
+		ErrorMessage: err.Error(), Timestamp: time.Now().UnixMilli()}
+	if errors.Is(err, context.Canceled) {
+		msg.StopReason = provider.StopAborted
+	}
+	a.emit(context.Background(), AgentEvent{Type: EvMessageStart, Message: &msg})
+	a.appendMessage(msg)
+	a.emit(context.Background(), AgentEvent{Type: EvMessageEnd, Message: &msg})
+	return msg
+}
+
+// streamAssistant makes one model call, emitting message events as the reply streams, and
+// appends the final reply to the transcript.
+func (a *Agent) streamAssistant(ctx context.Context) provider.Message {
+	req, err := a.buildRequest(ctx)
+	if err != nil {
+		return a.failure(fmt.Errorf("preparing the model request: %w", err))
+	}
+	started := false
+	final := a.provider.Stream(ctx, req, func(ev provider.Event) {
+		switch ev.Type {
+		case provider.EventStart:
+			started = true
+			a.mu.Lock()
+			a.state.IsStreaming, a.state.StreamingMessage = true, ev.Partial
+			a.mu.Unlock()
+			a.emit(ctx, AgentEvent{Type: EvMessageStart, Message: ev.Partial})
+		case provider.EventDone, provider.EventError:
+		default:
+			a.emit(ctx, AgentEvent{Type: EvMessageUpdate, Message: ev.Partial, AssistantEvent: &ev})
+		}
+	})
+	a.mu.Lock()
+	a.state.IsStreaming, a.state.StreamingMessage = false, nil
+	a.mu.Unlock()
+	if !started {
+		a.emit(ctx, AgentEvent{Type: EvMessageStart, Message: &final})
+	}
+	a.appendMessage(final)
+	a.emit(ctx, AgentEvent{Type: EvMessageEnd, Message: &final})
+	return final
+}
+
+func (a *Agent) buildRequest(ctx context.Context) (*provider.Request, error) {
+	a.mu.Lock()
+	msgs := a.state.Messages[:len(a.state.Messages):len(a.state.Messages)]
+	req := &provider.Request{Model: a.state.Model, SystemPrompt: a.state.SystemPrompt,
+		Tools: a.toolDefsLocked(), Options: provider.Options{Thinking: a.state.Thinking, SessionID: a.sessionID}}
+	a.mu.Unlock()
+	if a.hooks.TransformContext != nil {
+		var err error
+		if msgs, err = a.hooks.TransformContext(ctx, msgs); err != nil {
+			return nil, fmt.Errorf("context hook: %w", err)
+		}
+	}
+	if a.hooks.ConvertToLLM != nil {
+		req.Messages = a.hooks.ConvertToLLM(msgs)
+	} else {
+		req.Messages = llmMessages(msgs)
+	}
+	return req, nil
+}
+
+// llmMessages keeps the roles a model understands; it returns msgs itself when all are.
+func llmMessages(msgs []provider.Message) []provider.Message {
+	for i := range msgs {
+		switch msgs[i].Role {
+		case provider.RoleUser, provider.RoleAssistant, provider.RoleToolResult:
+			continue
+		}
+		out := append([]provider.Message(nil), msgs[:i]...)
+		for _, m := range msgs[i+1:] {
+			switch m.Role {
+			case provider.RoleUser, provider.RoleAssistant, provider.RoleToolResult:
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	return msgs
+}
+
+// toolDefsLocked returns the tool definitions, rebuilt only when the active tools change, so
+// that requests stay byte-identical and cheap. a.mu must be held.
+func (a *Agent) toolDefsLocked() []provider.ToolDef {
+	same := len(a.toolDefsFrom) == len(a.state.Tools)
+	for i := 0; same && i < len(a.state.Tools); i++ {
+		same = a.toolDefsFrom[i] == a.state.Tools[i]
+	}
+	if !same {
+		a.toolDefs = make([]provider.ToolDef, len(a.state.Tools))
+		for i, t := range a.state.Tools {
+			a.toolDefs[i] = t.Info().Def()
+		}
+		a.toolDefsFrom = append([]tools.Tool(nil), a.state.Tools...)
+	}
+	return a.toolDefs
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildPi compiles the pi binary once per test binary run.
+func buildPi(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pi")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+type runResult struct {
+	stdout, stderr string
+	code           int
+}
+
+func runPi(t *testing.T, bin, dir string, args ...string) runResult {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PI_HOME="+filepath.Join(dir, ".pihome"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running pi: %v", err)
+	}
+	return runResult{out.String(), errb.String(), code}
+}
+
+func TestBinaryPrintAndJSONModes(t *testing.T) {
+	bin := buildPi(t)
+	script := func(name string) string {
+		abs, err := filepath.Abs(filepath.Join("testdata", "faux", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return abs
+	}
+	cases := []struct {
+		name       string
+		script     string
+		wantStdout string
+		wantStderr string
+		wantCode   int
+		wantEvents []string // in JSON mode, in this order (not necessarily adjacent)
+	}{
+		{"success", "hello.json", "Hello from the scripted model.\n", "", 0,
+			[]string{"agent_start", "message_end", "turn_end", "agent_end"}},
+		{"tool turn", "read_turn.json", "The notes say: buy milk.\n", "", 0,
+			[]string{"agent_start", "tool_execution_start", "tool_execution_end", "turn_end", "turn_start", "agent_end"}},
+		{"provider error", "provider_error.json", "", "pi: connection refused: is the model server running?\n", 1,
+			[]string{"agent_start", "turn_end", "agent_end"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("buy milk\n"), 0o644)
+			r := runPi(t, bin, dir, "--faux-script", script(tc.script), "-p", "what do the notes say?")
+			if r.stdout != tc.wantStdout || r.stderr != tc.wantStderr || r.code != tc.wantCode {
+				t.Fatalf("print mode: code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+			}
+			r = runPi(t, bin, dir, "--faux-script", script(tc.script), "--mode", "json", "what do the notes say?")
+			if r.code != tc.wantCode {
+				t.Fatalf("json mode exit code %d, stderr %q", r.code, r.stderr)
+			}
+			types := jsonLineTypes(t, r.stdout)
+			if types[0] != "session" {
+				t.Fatalf("first JSON line is %q, want the session header", types[0])
+			}
+			if !inOrder(types, tc.wantEvents) {
+				t.Fatalf("events %v do not contain %v in order", types, tc.wantEvents)
+			}
+			if tc.name == "tool turn" && !strings.Contains(r.stdout, "buy milk") {
+				t.Fatalf("the read result is missing from the JSON events")
+			}
+		})
+	}
+}
+
+func TestBinaryPipedStdinJoinsThePrompt(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	script, _ := filepath.Abs("testdata/faux/hello.json")
+	cmd := exec.Command(bin, "--faux-script", script, "--mode", "json", "summarise this")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PI_HOME="+filepath.Join(dir, ".pihome"))
+	cmd.Stdin = strings.NewReader("piped text\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `piped text\n\nsummarise this`) {
+		t.Fatalf("piped input not merged into the prompt:\n%s", out)
+	}
+}
+
+func jsonLineTypes(t *testing.T, out string) []string {
+	t.Helper()
+	var types []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var v struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("line is not JSON: %q: %v", sc.Text(), err)
+		}
+		types = append(types, v.Type)
+	}
+	if len(types) == 0 {
+		t.Fatal("no JSON output")
+	}
+	return types
+}
+
+func inOrder(have, want []string) bool {
+	i := 0
+	for _, h := range have {
+		if i < len(want) && h == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}

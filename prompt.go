@@ -1,0 +1,213 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"pi/provider"
+	"pi/tools"
+)
+
+// The system prompt is kept short on purpose: a small local model re-reads it on every turn,
+// and every 1,000 tokens cost seconds of prefill on a laptop CPU.
+const basePrompt = `You are pi, a coding agent. You work in the user's project through the tools below: read files before you change them, make focused edits, and run commands to check your work when that helps.`
+
+// alwaysGuidelines close every guideline list.
+var alwaysGuidelines = []string{
+	"Be brief. Show file paths clearly when you mention files.",
+}
+
+// ContextFile is an instruction file (AGENTS.md or CLAUDE.md) added to the system prompt.
+type ContextFile struct {
+	Path    string
+	Content string
+}
+
+// PromptParts are the inputs of the system prompt. The same parts always give the same bytes,
+// so a model server can keep the prompt prefix cached.
+type PromptParts struct {
+	Tools        []tools.Tool  // the active tools
+	Body         string        // replaces basePrompt: --system-prompt or .pi/SYSTEM.md
+	Append       []string      // --append-system-prompt, APPEND_SYSTEM.md
+	ContextFiles []ContextFile // global first, then from the filesystem root down to the cwd
+}
+
+// BuildSystemPrompt assembles the system prompt. What changes between sessions (date, working
+// directory) is deliberately left out: see ContextBlock.
+func BuildSystemPrompt(p PromptParts) string {
+	var b strings.Builder
+	body := strings.TrimSpace(p.Body)
+	if body == "" {
+		body = basePrompt
+	}
+	b.WriteString(body)
+	if p.Body == "" {
+		b.WriteString("\n\nTools:\n")
+		writeToolList(&b, p.Tools)
+		b.WriteString("\nGuidelines:")
+		for _, g := range guidelines(p.Tools) {
+			b.WriteString("\n- ")
+			b.WriteString(g)
+		}
+	}
+	for _, extra := range p.Append {
+		if extra = strings.TrimSpace(extra); extra != "" {
+			b.WriteString("\n\n")
+			b.WriteString(strings.TrimRight(extra, "\n"))
+		}
+	}
+	if len(p.ContextFiles) > 0 {
+		b.WriteString("\n\n# Project instructions\n")
+		for _, f := range p.ContextFiles {
+			fmt.Fprintf(&b, "\n## %s\n\n%s\n", f.Path, strings.TrimSpace(f.Content))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func writeToolList(b *strings.Builder, active []tools.Tool) {
+	listed := 0
+	for _, t := range active {
+		info := t.Info()
+		snippet := strings.TrimSpace(info.Snippet)
+		if snippet == "" {
+			snippet = firstLine(info.Description)
+		}
+		fmt.Fprintf(b, "- %s: %s\n", info.Name, snippet)
+		listed++
+	}
+	if listed == 0 {
+		b.WriteString("(none)\n")
+	}
+}
+
+// guidelines collects the active tools' guidelines, trimmed and without repeats, in order.
+func guidelines(active []tools.Tool) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(g string) {
+		g = strings.TrimSpace(g)
+		if g != "" && !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	for _, t := range active {
+		for _, g := range t.Info().Guidelines {
+			add(g)
+		}
+	}
+	for _, g := range alwaysGuidelines {
+		add(g)
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// ContextBlock is placed at the start of the first user message of a conversation. Chat
+// templates render the system prompt before the tool schemas, so putting the date and folder
+// there would make every new folder re-process the tools; here they cost only their own tokens.
+func ContextBlock(cwd string, now time.Time) string {
+	return fmt.Sprintf("<context>\nDate: %s\nWorking directory: %s\n</context>", now.Format("2006-01-02"), cwd)
+}
+
+// FirstUserMessage builds a user message, leading with the context block when it opens the
+// conversation.
+func FirstUserMessage(text string, images []provider.Block, opensConversation bool, cwd string, now time.Time) provider.Message {
+	msg := provider.Message{Role: provider.RoleUser, Timestamp: now.UnixMilli()}
+	if opensConversation {
+		msg.Content = append(msg.Content, provider.Text(ContextBlock(cwd, now)))
+	}
+	msg.Content = append(msg.Content, provider.Text(text))
+	msg.Content = append(msg.Content, images...)
+	if len(msg.Content) == 1 {
+		msg.StringContent = true
+	}
+	return msg
+}
+
+// LoadContextFiles finds AGENTS.md (or CLAUDE.md) in piHome, then in every directory from the
+// filesystem root down to cwd; at most one file per directory.
+func LoadContextFiles(piHome, cwd string) ([]ContextFile, error) {
+	var dirs []string
+	for dir := filepath.Clean(cwd); ; dir = filepath.Dir(dir) {
+		dirs = append(dirs, dir)
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	var files []ContextFile
+	seen := map[string]bool{}
+	visit := func(dir string) error {
+		f, err := readContextFile(dir)
+		if err != nil || f == nil || seen[f.Path] {
+			return err
+		}
+		seen[f.Path] = true
+		files = append(files, *f)
+		return nil
+	}
+	if piHome != "" {
+		if err := visit(piHome); err != nil {
+			return nil, err
+		}
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := visit(dirs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+func readContextFile(dir string) (*ContextFile, error) {
+	for _, name := range []string{"AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"} {
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading context file %s: %w", path, err)
+		}
+		return &ContextFile{Path: path, Content: string(data)}, nil
+	}
+	return nil, nil
+}
+
+// LoadPromptFiles reads .pi/SYSTEM.md and APPEND_SYSTEM.md, project files first, then those
+// in piHome. A missing file is not an error.
+func LoadPromptFiles(piHome, cwd string) (body string, appendText string, err error) {
+	read := func(name string) (string, error) {
+		for _, dir := range []string{filepath.Join(cwd, ".pi"), piHome} {
+			if dir == "" {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err == nil {
+				return string(data), nil
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("reading %s: %w", filepath.Join(dir, name), err)
+			}
+		}
+		return "", nil
+	}
+	if body, err = read("SYSTEM.md"); err != nil {
+		return "", "", err
+	}
+	appendText, err = read("APPEND_SYSTEM.md")
+	return body, appendText, err
+}

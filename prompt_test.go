@@ -1,0 +1,123 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"pi/tools"
+)
+
+func infoTool(name, snippet string, guidelines ...string) tools.Tool {
+	return &tools.Func{Spec: tools.Info{Name: name, Description: name + " tool\nmore detail", Parameters: intSchema,
+		Snippet: snippet, Guidelines: guidelines}}
+}
+
+func TestBuildSystemPrompt(t *testing.T) {
+	cases := []struct {
+		name      string
+		parts     PromptParts
+		contains  []string
+		forbidden []string
+	}{
+		{"no tools", PromptParts{}, []string{basePrompt, "Tools:\n(none)\n", "- Be brief."}, nil},
+		{"custom tool without snippet uses its description's first line",
+			PromptParts{Tools: []tools.Tool{infoTool("deploy", "")}}, []string{"- deploy: deploy tool\n"}, []string{"more detail"}},
+		{"guidelines deduplicated and trimmed",
+			PromptParts{Tools: []tools.Tool{infoTool("a", "does a", "  Check twice.  ", "Use a."), infoTool("b", "does b", "Check twice.")}},
+			[]string{"- a: does a\n- b: does b\n", "Guidelines:\n- Check twice.\n- Use a.\n- Be brief."}, []string{"  Check twice.  "}},
+		{"custom body replaces the default text and lists",
+			PromptParts{Body: "You are a reviewer.", Tools: []tools.Tool{infoTool("a", "does a")}},
+			[]string{"You are a reviewer."}, []string{basePrompt, "Tools:"}},
+		{"append text follows the body",
+			PromptParts{Body: "Base.", Append: []string{"", "Always answer in French."}}, []string{"Base.\n\nAlways answer in French."}, nil},
+		{"context files in order",
+			PromptParts{ContextFiles: []ContextFile{{"/home/u/.pi/AGENTS.md", "global rules"}, {"/proj/AGENTS.md", "project rules"}}},
+			[]string{"## /home/u/.pi/AGENTS.md\n\nglobal rules\n\n## /proj/AGENTS.md\n\nproject rules"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := BuildSystemPrompt(tc.parts)
+			for _, want := range tc.contains {
+				if !strings.Contains(got, want) {
+					t.Errorf("prompt lacks %q:\n%s", want, got)
+				}
+			}
+			for _, bad := range tc.forbidden {
+				if strings.Contains(got, bad) {
+					t.Errorf("prompt has %q:\n%s", bad, got)
+				}
+			}
+			if again := BuildSystemPrompt(tc.parts); again != got {
+				t.Errorf("same inputs gave different bytes")
+			}
+			if strings.Contains(got, time.Now().Format("2006-01-02")) {
+				t.Errorf("the date must not be in the system prompt")
+			}
+		})
+	}
+}
+
+func TestContextFilesFromRootDownToCwd(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	proj := filepath.Join(root, "proj")
+	sub := filepath.Join(proj, "sub")
+	for _, d := range []string{home, sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(path, s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(home, "AGENTS.md"), "global")
+	write(filepath.Join(proj, "CLAUDE.md"), "project claude")
+	write(filepath.Join(sub, "AGENTS.md"), "sub agents")
+	write(filepath.Join(sub, "CLAUDE.md"), "ignored: AGENTS.md wins in a directory")
+	files, err := LoadContextFiles(home, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Content)
+	}
+	if want := []string{"global", "project claude", "sub agents"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("context files %v, want %v", got, want)
+	}
+}
+
+func TestPromptFilesProjectBeforeGlobal(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(cwd, ".pi"), 0o755)
+	os.WriteFile(filepath.Join(home, "SYSTEM.md"), []byte("global system"), 0o644)
+	os.WriteFile(filepath.Join(cwd, ".pi", "SYSTEM.md"), []byte("project system"), 0o644)
+	os.WriteFile(filepath.Join(home, "APPEND_SYSTEM.md"), []byte("global append"), 0o644)
+	body, appendText, err := LoadPromptFiles(home, cwd)
+	if err != nil || body != "project system" || appendText != "global append" {
+		t.Fatalf("body %q append %q err %v", body, appendText, err)
+	}
+	got := BuildSystemPrompt(PromptParts{Body: body, Append: []string{appendText}})
+	if got != "project system\n\nglobal append" {
+		t.Fatalf("prompt %q", got)
+	}
+}
+
+func TestContextBlockOnlyOpensTheConversation(t *testing.T) {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	first := FirstUserMessage("fix it", nil, true, "/work/proj", now)
+	if len(first.Content) != 2 || !strings.Contains(first.Content[0].Text, "Date: 2026-11-30\nWorking directory: /work/proj") ||
+		first.Content[1].Text != "fix it" {
+		t.Fatalf("first message %+v", first.Content)
+	}
+	later := FirstUserMessage("and this", nil, false, "/work/proj", now)
+	if len(later.Content) != 1 || !later.StringContent {
+		t.Fatalf("later message %+v", later)
+	}
+}

@@ -1,0 +1,46 @@
+package faux
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"pi/provider"
+)
+
+// scriptFile is the on-disk form of a script: a JSON array of assistant messages in pi's
+// message JSON ("role" may be left out), or an object that also sets the streaming pace.
+type scriptFile struct {
+	ChunkDelayMs int                `json:"chunkDelayMs"`
+	ChunkRunes   int                `json:"chunkRunes"`
+	Replies      []provider.Message `json:"replies"`
+}
+
+// LoadScript reads a script file. It is a test aid: `pi --faux-script file.json` runs pi
+// against it instead of a model.
+func LoadScript(path string) (*Provider, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("faux script: %w", err)
+	}
+	var sf scriptFile
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		err = json.Unmarshal(data, &sf.Replies)
+	} else {
+		err = json.Unmarshal(data, &sf)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("faux script %s: %w", path, err)
+	}
+	p := &Provider{ChunkDelay: time.Duration(sf.ChunkDelayMs) * time.Millisecond, ChunkRunes: sf.ChunkRunes}
+	for _, r := range sf.Replies {
+		r.Role = provider.RoleAssistant
+		if r.StopReason == "" {
+			r.StopReason = provider.StopStop
+		}
+		p.steps = append(p.steps, r)
+	}
+	return p, nil
+}

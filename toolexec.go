@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"pi/provider"
+	"pi/tools"
+)
+
+// callState follows one tool call from preflight to its result message.
+type callState struct {
+	call   ToolCall
+	tool   tools.Tool
+	result tools.Result
+	// done is set once preflight failed or execution finished; a result is final then.
+	done bool
+}
+
+// executeToolCalls runs one assistant message's tool calls and returns their result messages in
+// source order, and whether every result asked to terminate the run.
+func (a *Agent) executeToolCalls(ctx context.Context, assistant *provider.Message, blocks []provider.Block) ([]provider.Message, bool) {
+	a.mu.Lock()
+	active := a.state.Tools
+	a.mu.Unlock()
+	calls := make([]*callState, len(blocks))
+	sequential := false
+	for i, b := range blocks {
+		calls[i] = &callState{call: ToolCall{ID: b.ID, Name: b.Name, Args: b.Arguments, Assistant: assistant},
+			tool: findTool(active, b.Name)}
+		if calls[i].tool != nil && calls[i].tool.Info().Sequential {
+			sequential = true
+		}
+	}
+	if assistant.StopReason == provider.StopLength {
+		for _, c := range calls {
+			a.startCall(ctx, c)
+			c.result, c.done = tools.ErrorResult(fmt.Sprintf("Tool call %q was not run: the reply reached the output token limit, "+
+				"so its arguments may be cut off. Send the call again with complete arguments.", c.call.Name)), true
+			a.endCall(ctx, c)
+		}
+		return a.resultMessages(ctx, calls), false
+	}
+	if sequential {
+		results := make([]provider.Message, 0, len(calls))
+		for i, c := range calls {
+			a.startCall(ctx, c)
+			a.preflight(ctx, &blocks[i], c)
+			if !c.done {
+				a.execute(ctx, c)
+			}
+			a.endCall(ctx, c)
+			results = append(results, a.resultMessages(ctx, calls[i:i+1])...)
+		}
+		return results, allTerminate(calls)
+	}
+	a.runParallel(ctx, blocks, calls)
+	return a.resultMessages(ctx, calls), allTerminate(calls)
+}
+
+// runParallel does preflight in source order, then executes the prepared calls together;
+// tool_execution_end events arrive in completion order.
+func (a *Agent) runParallel(ctx context.Context, blocks []provider.Block, calls []*callState) {
+	var ready []*callState
+	for i, c := range calls {
+		a.startCall(ctx, c)
+		a.preflight(ctx, &blocks[i], c)
+		if c.done {
+			a.endCall(ctx, c)
+		} else {
+			ready = append(ready, c)
+		}
+	}
+	if len(ready) == 1 { // no goroutine for the common single call
+		a.execute(ctx, ready[0])
+		a.endCall(ctx, ready[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for _, c := range ready {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.execute(ctx, c)
+			a.endCall(ctx, c)
+		}()
+	}
+	wg.Wait()
+}
+
+func (a *Agent) startCall(ctx context.Context, c *callState) {
+	a.mu.Lock()
+	a.state.PendingToolCalls[c.call.ID] = true
+	a.mu.Unlock()
+	a.emit(ctx, AgentEvent{Type: EvToolExecutionStart, ToolCallID: c.call.ID, ToolName: c.call.Name, Args: c.call.Args})
+}
+
+func (a *Agent) endCall(ctx context.Context, c *callState) {
+	a.mu.Lock()
+	delete(a.state.PendingToolCalls, c.call.ID)
+	a.mu.Unlock()
+	a.emit(ctx, AgentEvent{Type: EvToolExecutionEnd, ToolCallID: c.call.ID, ToolName: c.call.Name,
+		Result: &c.result, IsError: c.result.IsError})
+}
+
+// preflight looks the tool up, validates and repairs its arguments and asks the before-hook.
+// A failure leaves c done with an error result.
+func (a *Agent) preflight(ctx context.Context, block *provider.Block, c *callState) {
+	fail := func(text string) { c.result, c.done = tools.ErrorResult(text), true }
+	switch {
+	case ctx.Err() != nil:
+		fail("Tool call aborted: the user interrupted the run before it started.")
+		return
+	case c.tool == nil:
+		fail(fmt.Sprintf("There is no tool named %q. Available tools: %s.", c.call.Name, a.toolNames()))
+		return
+	case block.RawArguments != "":
+		fail(fmt.Sprintf("The arguments of tool %q are not valid JSON. Send them again as one JSON object.\n\nArguments received:\n%s",
+			c.call.Name, block.RawArguments))
+		return
+	}
+	schema, err := a.schemaFor(c.tool)
+	if err != nil {
+		fail(fmt.Sprintf("Tool %q cannot be called: its parameter schema is broken: %v", c.call.Name, err))
+		return
+	}
+	args, err := schema.Prepare(c.call.Args)
+	if err != nil {
+		fail(tools.FormatValidationError(c.call.Name, err, c.call.Args))
+		return
+	}
+	c.call.Args = args
+	if a.hooks.BeforeToolCall == nil {
+		return
+	}
+	decision, err := a.hooks.BeforeToolCall(ctx, &c.call)
+	switch {
+	case err != nil:
+		fail(fmt.Sprintf("Tool %q was not run: a hook failed: %v", c.call.Name, err))
+	case decision.Block:
+		reason := decision.Reason
+		if reason == "" {
+			reason = fmt.Sprintf("Tool %q was blocked by a hook.", c.call.Name)
+		}
+		fail(reason)
+	}
+}
+
+// execute runs a prepared call. Panics, errors and aborts all become error results.
+func (a *Agent) execute(ctx context.Context, c *callState) {
+	var settled atomic.Bool
+	onUpdate := func(partial tools.Result) {
+		if settled.Load() {
+			return // updates after the tool returned are stale
+		}
+		a.emit(ctx, AgentEvent{Type: EvToolExecutionUpdate, ToolCallID: c.call.ID, ToolName: c.call.Name,
+			Args: c.call.Args, Result: &partial})
+	}
+	res, err := safeExecute(ctx, c, onUpdate)
+	settled.Store(true)
+	switch {
+	case ctx.Err() != nil && (err != nil || !res.IsError):
+		res = tools.Result{Content: append(res.Content, provider.Text("Tool call aborted: the user interrupted it.")),
+			Details: res.Details, IsError: true}
+	case err != nil:
+		res = tools.ErrorResult(err.Error())
+	}
+	c.result, c.done = res, true
+	if a.hooks.AfterToolCall == nil {
+		return
+	}
+	override, err := a.hooks.AfterToolCall(ctx, &c.call, c.result)
+	if err != nil {
+		c.result = tools.ErrorResult(fmt.Sprintf("A hook failed after tool %q ran: %v", c.call.Name, err))
+		return
+	}
+	applyOverride(&c.result, override)
+}
+
+func safeExecute(ctx context.Context, c *callState, onUpdate func(tools.Result)) (res tools.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tool %q crashed: %v", c.call.Name, r)
+		}
+	}()
+	return c.tool.Execute(ctx, c.call.ID, c.call.Args, onUpdate)
+}
+
+func applyOverride(r *tools.Result, o ResultOverride) {
+	if o.Content != nil {
+		r.Content = o.Content
+	}
+	if o.Details != nil {
+		r.Details = o.Details
+	}
+	if o.IsError != nil {
+		r.IsError = *o.IsError
+	}
+	if o.Terminate != nil {
+		r.Terminate = *o.Terminate
+	}
+}
+
+// resultMessages turns finished calls into toolResult messages, appends them to the transcript
+// and emits their message events, in the order given.
+func (a *Agent) resultMessages(ctx context.Context, calls []*callState) []provider.Message {
+	out := make([]provider.Message, len(calls))
+	for i, c := range calls {
+		out[i] = toolResultMessage(c)
+		a.emit(ctx, AgentEvent{Type: EvMessageStart, Message: &out[i]})
+		a.appendMessage(out[i])
+		a.emit(ctx, AgentEvent{Type: EvMessageEnd, Message: &out[i]})
+	}
+	return out
+}
+
+func toolResultMessage(c *callState) provider.Message {
+	m := provider.Message{Role: provider.RoleToolResult, ToolCallID: c.call.ID, ToolName: c.call.Name,
+		Content: c.result.Content, IsError: c.result.IsError, Timestamp: time.Now().UnixMilli()}
+	if m.Content == nil {
+		m.Content = []provider.Block{}
+	}
+	if c.result.Details != nil {
+		if raw, ok := c.result.Details.(json.RawMessage); ok {
+			m.Details = raw
+		} else if data, err := json.Marshal(c.result.Details); err == nil {
+			m.Details = data
+		}
+	}
+	return m
+}
+
+func allTerminate(calls []*callState) bool {
+	for _, c := range calls {
+		if !c.result.Terminate {
+			return false
+		}
+	}
+	return len(calls) > 0
+}
+
+func findTool(active []tools.Tool, name string) tools.Tool {
+	for _, t := range active {
+		if t.Info().Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func (a *Agent) toolNames() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	names := make([]string, 0, len(a.state.Tools))
+	for _, t := range a.state.Tools {
+		names = append(names, t.Info().Name)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}
+
+// schemaFor compiles a tool's parameter schema once per tool.
+func (a *Agent) schemaFor(t tools.Tool) (*tools.Schema, error) {
+	a.mu.Lock()
+	s, ok := a.schemas[t]
+	a.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := tools.CompileSchema(t.Info().Parameters)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.schemas[t] = s
+	a.mu.Unlock()
+	return s, nil
+}
