@@ -34,6 +34,9 @@ func LoadScript(path string) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faux script %s: %w", path, err)
 	}
+	if len(sf.Replies) == 0 {
+		return nil, fmt.Errorf("faux script %s: no replies (want a JSON array of assistant messages, or {\"replies\": [...]})", path)
+	}
 	p := &Provider{ChunkDelay: time.Duration(sf.ChunkDelayMs) * time.Millisecond, ChunkRunes: sf.ChunkRunes}
 	for _, r := range sf.Replies {
 		r.Role = provider.RoleAssistant
