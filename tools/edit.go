@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// EditDetails is the details of an edit result: the change in pi's diff format (see editDiff)
+// and the first changed line of the new file, for the UI to show and jump to.
+type EditDetails struct {
+	Diff             string `json:"diff"`
+	FirstChangedLine int    `json:"firstChangedLine,omitempty"`
+}
+
+const editParameters = `{"type":"object","properties":{` +
+	`"path":{"type":"string","description":"File path, relative or absolute"},` +
+	`"edits":{"type":"array","minItems":1,"description":"Replacements, each matched against the original file",` +
+	`"items":{"type":"object","properties":{` +
+	`"oldText":{"type":"string","description":"Exact text to replace; must occur once"},` +
+	`"newText":{"type":"string","description":"Replacement text"}},` +
+	`"required":["oldText","newText"],"additionalProperties":false}},` +
+	`"oldText":{"type":"string","description":"Single-edit form: text to replace"},` +
+	`"newText":{"type":"string","description":"Single-edit form: replacement"}},` +
+	`"required":["path"]}`
+
+func newEdit(env *Env) Tool {
+	return &Func{Spec: Info{
+		Name: "edit",
+		Description: "Edit a file by replacing exact text. Each oldText must match the file exactly once; " +
+			"several edits in one call must not overlap.",
+		Parameters: json.RawMessage(editParameters),
+		Snippet:    "Replace exact text in a file",
+		Guidelines: []string{"Keep oldText short but unique; copy it exactly from what read showed."},
+	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
+		return runEdit(ctx, env, args)
+	}}
+}
+
+// editArgs collects the edits from `edits` and the single-edit form; a model may also send
+// `edits` as a JSON string.
+func editArgs(args map[string]any) ([]Edit, error) {
+	var edits []Edit
+	switch v := args["edits"].(type) {
+	case nil:
+	case string:
+		if err := json.Unmarshal([]byte(v), &edits); err != nil {
+			return nil, fmt.Errorf("argument \"edits\" is a string that is not a JSON array of {oldText, newText}: %w", err)
+		}
+	case []any:
+		for i, item := range v {
+			m, ok := item.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("edits[%d] must be an object with oldText and newText", i)
+			}
+			old, _, err1 := argString(m, "oldText")
+			nw, _, err2 := argString(m, "newText")
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, fmt.Errorf("edits[%d]: %w", i, err)
+			}
+			edits = append(edits, Edit{old, nw})
+		}
+	default:
+		return nil, fmt.Errorf("argument \"edits\" must be an array, got %T", v)
+	}
+	old, hasOld, err1 := argString(args, "oldText")
+	nw, hasNew, err2 := argString(args, "newText")
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	if hasOld || hasNew {
+		edits = append(edits, Edit{old, nw})
+	}
+	if len(edits) == 0 {
+		return nil, errors.New("no edits given: pass edits as [{oldText, newText}]")
+	}
+	return edits, nil
+}
+
+func runEdit(ctx context.Context, env *Env, args map[string]any) (Result, error) {
+	name, _, err := argString(args, "path")
+	if err != nil {
+		return Result{}, err
+	}
+	path, err := argPath(env, args, "path", true)
+	if err != nil {
+		return Result{}, err
+	}
+	edits, err := editArgs(args)
+	if err != nil {
+		return Result{}, err
+	}
+	key := lockKey(path)
+	unlock, err := env.lockPath(ctx, key)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	data, err := os.ReadFile(key)
+	if err != nil {
+		return Result{}, fmt.Errorf("cannot edit %s: %w", name, err)
+	}
+	if env.changedSince(key, data) {
+		return Result{}, fmt.Errorf("%s changed on disk since you last read or wrote it; read it again before editing", name)
+	}
+	oldLF, newLF, out, err := editContent(string(data), edits, name)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := atomicWrite(key, []byte(out)); err != nil {
+		return Result{}, fmt.Errorf("cannot write %s: %w", name, err)
+	}
+	env.remember(key, []byte(out))
+	diff, first := editDiff(oldLF, newLF)
+	n := len(edits)
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	res := TextResult(fmt.Sprintf("Replaced %d block%s in %s.", n, plural, name))
+	res.Details = EditDetails{Diff: diff, FirstChangedLine: first}
+	return res, nil
+}
+
+// editContent applies edits to a file's text, matching on LF line endings without a BOM and
+// restoring both in the result. It returns the old and new text in LF form too, for the diff.
+func editContent(text string, edits []Edit, name string) (oldLF, newLF, out string, err error) {
+	bom := strings.HasPrefix(text, "\uFEFF")
+	text = strings.TrimPrefix(text, "\uFEFF")
+	crlf := usesCRLF(text)
+	oldLF = strings.ReplaceAll(text, "\r\n", "\n")
+	lf := make([]Edit, len(edits))
+	for i, e := range edits {
+		lf[i] = Edit{strings.ReplaceAll(e.OldText, "\r\n", "\n"), strings.ReplaceAll(e.NewText, "\r\n", "\n")}
+	}
+	newLF, _, err = applyEdits(oldLF, lf, name)
+	if err != nil {
+		return "", "", "", err
+	}
+	out = newLF
+	if crlf {
+		out = strings.ReplaceAll(out, "\n", "\r\n")
+	}
+	if bom {
+		out = "\uFEFF" + out
+	}
+	return oldLF, newLF, out, nil
+}
+
+// usesCRLF reports whether the file's first line break is CRLF, which then applies to all.
+func usesCRLF(s string) bool {
+	i := strings.IndexByte(s, '\n')
+	return i > 0 && s[i-1] == '\r'
+}

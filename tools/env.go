@@ -1,0 +1,190 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+)
+
+// DefaultBashTimeout bounds a bash call whose arguments name no timeout. pi has none, which
+// lets a forgotten server or an interactive prompt stall an agent forever.
+const DefaultBashTimeout = 10 * time.Minute
+
+// DefaultNames are the tools active when the configuration names none, as in pi.
+var DefaultNames = []string{"read", "bash", "edit", "write"}
+
+// AllNames are every built-in tool, in the order pi lists them.
+var AllNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls"}
+
+// Env is the state the built-in tools of one agent share: where they run, their limits, and
+// what they remember between calls. Create one per agent with NewEnv; it is safe for
+// concurrent use by the tools it made.
+type Env struct {
+	// Cwd is the directory relative paths and bash commands start from. It must be absolute.
+	Cwd string
+	// BashTimeout applies when a bash call names no timeout; zero means DefaultBashTimeout.
+	BashTimeout time.Duration
+	// Shell runs bash commands as `Shell -c command`; empty means bash from PATH, else sh.
+	Shell string
+	// ImagesAllowed reports whether the current model takes image input; nil means it does not.
+	// It is a function because the user may switch models between calls.
+	ImagesAllowed func() bool
+	// TempDir holds bash output spilled past the limits; empty means os.TempDir().
+	TempDir string
+
+	mu    sync.Mutex
+	seed  maphash.Seed
+	seen  map[string]fileStamp // absolute path → content last read or written
+	locks map[string]*pathLock // absolute path → mutex of edits and writes in flight
+}
+
+// NewEnv returns an Env for cwd with the default limits.
+func NewEnv(cwd string) (*Env, error) {
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("tools: working directory %q: %w", cwd, err)
+	}
+	return &Env{Cwd: abs, BashTimeout: DefaultBashTimeout}, nil
+}
+
+// Builtins returns every built-in tool bound to env, by name.
+func Builtins(env *Env) map[string]Tool {
+	return map[string]Tool{
+		"read":  newRead(env),
+		"bash":  newBash(env),
+		"edit":  newEdit(env),
+		"write": newWrite(env),
+		"grep":  newGrep(env),
+		"find":  newFind(env),
+		"ls":    newLs(env),
+	}
+}
+
+// New returns the built-in tool called name, bound to env.
+func New(name string, env *Env) (Tool, error) {
+	t, ok := Builtins(env)[name]
+	if !ok {
+		return nil, fmt.Errorf("tools: no built-in tool %q (have %s)", name, strings.Join(AllNames, ", "))
+	}
+	return t, nil
+}
+
+func (e *Env) bashTimeout() time.Duration {
+	if e.BashTimeout > 0 {
+		return e.BashTimeout
+	}
+	return DefaultBashTimeout
+}
+
+func (e *Env) imagesAllowed() bool { return e.ImagesAllowed != nil && e.ImagesAllowed() }
+
+// Resolve turns a path as a model writes it into an absolute, clean path: relative to Cwd,
+// `~` expanded, a leading `@` (from pi's file mentions) dropped, odd Unicode spaces made plain.
+func (e *Env) Resolve(p string) (string, error) {
+	p = strings.Map(func(r rune) rune {
+		if r != ' ' && unicode.Is(unicode.Zs, r) {
+			return ' '
+		}
+		return r
+	}, p)
+	p = strings.TrimPrefix(p, "@")
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("expand %q: %w", p, err)
+		}
+		p = filepath.Join(home, p[1:])
+	}
+	if p == "" {
+		p = "."
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.Cwd, p)
+	}
+	return filepath.Clean(p), nil
+}
+
+// fileStamp identifies a file's content as the agent last saw it.
+type fileStamp struct {
+	hash uint64
+	size int64
+}
+
+func (e *Env) stampOf(content []byte) fileStamp {
+	e.mu.Lock()
+	if e.seen == nil {
+		e.seed = maphash.MakeSeed()
+		e.seen = map[string]fileStamp{}
+	}
+	seed := e.seed
+	e.mu.Unlock()
+	return fileStamp{hash: maphash.Bytes(seed, content), size: int64(len(content))}
+}
+
+// remember records content as what the agent knows of path.
+func (e *Env) remember(path string, content []byte) {
+	s := e.stampOf(content)
+	e.mu.Lock()
+	e.seen[path] = s
+	e.mu.Unlock()
+}
+
+// changedSince reports whether content differs from what the agent last read or wrote at
+// path. A path the agent never saw has not changed as far as the guard knows.
+func (e *Env) changedSince(path string, content []byte) bool {
+	s := e.stampOf(content)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	old, ok := e.seen[path]
+	return ok && old != s
+}
+
+type pathLock struct {
+	ch   chan struct{} // a one-slot semaphore, so waiting can honour ctx
+	refs int
+}
+
+// lockPath serialises mutations of one file: edits and writes of the same path that the loop
+// runs in parallel would otherwise lose each other's changes.
+func (e *Env) lockPath(ctx context.Context, path string) (unlock func(), err error) {
+	e.mu.Lock()
+	if e.locks == nil {
+		e.locks = map[string]*pathLock{}
+	}
+	l := e.locks[path]
+	if l == nil {
+		l = &pathLock{ch: make(chan struct{}, 1)}
+		e.locks[path] = l
+	}
+	l.refs++
+	e.mu.Unlock()
+	release := func() {
+		e.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(e.locks, path)
+		}
+		e.mu.Unlock()
+	}
+	select {
+	case l.ch <- struct{}{}:
+		return func() { <-l.ch; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, fmt.Errorf("waiting for another change to %s: %w", path, ctx.Err())
+	}
+}
+
+// lockKey is the path a lock and the stale-file guard use: symlinks resolved where they exist,
+// so two names of one file share a lock.
+func lockKey(abs string) string {
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}

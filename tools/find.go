@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+const defaultFindLimit = 1000
+
+// ListDetails is the details of find and ls results.
+type ListDetails struct {
+	Truncation         *Truncation `json:"truncation,omitempty"`
+	ResultLimitReached int         `json:"resultLimitReached,omitempty"`
+}
+
+func newFind(env *Env) Tool {
+	return &Func{Spec: Info{
+		Name: "find",
+		Description: fmt.Sprintf("Find files and directories by glob, e.g. *.go, **/test_*.py or src/**/*.ts. "+
+			"Respects .gitignore; directories end in /. At most limit results (default %d).", defaultFindLimit),
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"pattern":{"type":"string","description":"Glob; without a slash it matches file names"},` +
+			`"path":{"type":"string","description":"Directory to search (default: working directory)"},` +
+			`"limit":{"type":"integer","minimum":1,"description":"Most results (default 1000)"}},` +
+			`"required":["pattern"]}`),
+		Snippet:    "Find files by glob (respects .gitignore)",
+		Guidelines: []string{"Use find instead of bash find or ls -R."},
+	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
+		return runFind(ctx, env, args)
+	}}
+}
+
+func runFind(ctx context.Context, env *Env, args map[string]any) (Result, error) {
+	pattern, ok, err := argString(args, "pattern")
+	if err != nil {
+		return Result{}, err
+	}
+	if !ok || pattern == "" {
+		return Result{}, fmt.Errorf(`argument "pattern" is required`)
+	}
+	name, _, err := argString(args, "path")
+	if err != nil {
+		return Result{}, err
+	}
+	root, err := argPath(env, args, "path", false)
+	if err != nil {
+		return Result{}, err
+	}
+	limit, hasLimit, err := argInt(args, "limit")
+	if err != nil {
+		return Result{}, err
+	}
+	if !hasLimit || limit < 1 {
+		limit = defaultFindLimit
+	}
+	if fi, err := os.Stat(root); err != nil {
+		return Result{}, fmt.Errorf("cannot search %s: %w", displayName(name), err)
+	} else if !fi.IsDir() {
+		return Result{}, fmt.Errorf("%s is not a directory", displayName(name))
+	}
+	var found []string
+	more := false
+	full := strings.Contains(pattern, "/")
+	pattern = strings.TrimPrefix(pattern, "/")
+	err = walkTree(ctx, root, func(rel string, d fs.DirEntry) error {
+		target := path.Base(rel)
+		if full {
+			target = rel
+		}
+		if !globMatch(pattern, target) && !(full && globMatch("**/"+pattern, rel)) {
+			return nil
+		}
+		if len(found) == limit {
+			more = true
+			return errStop
+		}
+		if d.IsDir() {
+			rel += "/"
+		}
+		found = append(found, rel)
+		return nil
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("find stopped: %w", err)
+	}
+	if len(found) == 0 {
+		return TextResult("No files match the pattern"), nil
+	}
+	return listResult(found, more, limit, "results"), nil
+}
+
+// listResult joins paths within the byte limit, with notices for what was left out.
+func listResult(items []string, more bool, limit int, what string) Result {
+	out, tr := TruncateHead(strings.Join(items, "\n"), int(^uint(0)>>1), DefaultMaxBytes)
+	var notes []string
+	var d ListDetails
+	if more {
+		d.ResultLimitReached = limit
+		notes = append(notes, fmt.Sprintf("Stopped at %d %s; pass limit=%d for more.", limit, what, limit*2))
+	}
+	if tr.Truncated {
+		d.Truncation = &tr
+		notes = append(notes, fmt.Sprintf("Output cut at the %s limit.", FormatSize(DefaultMaxBytes)))
+	}
+	if len(notes) == 0 {
+		return TextResult(out)
+	}
+	res := TextResult(out + "\n\n[" + strings.Join(notes, " ") + "]")
+	res.Details = d
+	return res
+}

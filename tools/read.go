@@ -1,0 +1,168 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"pi/provider"
+)
+
+// maxReadFileSize stops read from loading huge files whole; bash with sed or head can still
+// show parts of them.
+const maxReadFileSize = 256 << 20
+
+// maxImageBase64 is the largest image we pass on; providers reject bigger ones (pi resizes to
+// this bound, we do not decode images and so refuse instead).
+const maxImageBase64 = 4_500_000
+
+// ReadDetails is the details of a read result.
+type ReadDetails struct {
+	Truncation *Truncation `json:"truncation,omitempty"`
+}
+
+func newRead(env *Env) Tool {
+	return &Func{Spec: Info{
+		Name: "read",
+		Description: fmt.Sprintf("Read a text file or an image (png, jpeg, gif, webp). Text output stops at %d lines "+
+			"or %s; use offset and limit to read further.", DefaultMaxLines, FormatSize(DefaultMaxBytes)),
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"path":{"type":"string","description":"File path, relative or absolute"},` +
+			`"offset":{"type":"integer","minimum":1,"description":"First line to show, from 1"},` +
+			`"limit":{"type":"integer","minimum":1,"description":"Most lines to show"}},` +
+			`"required":["path"]}`),
+		Snippet:    "Read file contents",
+		Guidelines: []string{"Read a file before you edit it."},
+	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
+		return runRead(env, args)
+	}}
+}
+
+func runRead(env *Env, args map[string]any) (Result, error) {
+	name, _, err := argString(args, "path")
+	if err != nil {
+		return Result{}, err
+	}
+	path, err := argPath(env, args, "path", true)
+	if err != nil {
+		return Result{}, err
+	}
+	offset, _, err := argInt(args, "offset")
+	if err != nil {
+		return Result{}, err
+	}
+	limit, hasLimit, err := argInt(args, "limit")
+	if err != nil {
+		return Result{}, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Result{}, fmt.Errorf("cannot read %s: %w", name, err)
+	}
+	if fi.IsDir() {
+		return Result{}, fmt.Errorf("%s is a directory; list it with ls or bash", name)
+	}
+	if fi.Size() > maxReadFileSize {
+		return Result{}, fmt.Errorf("%s is %s, too large to read whole; show parts with bash (sed -n, head, tail)",
+			name, FormatSize(int(fi.Size())))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Result{}, fmt.Errorf("cannot read %s: %w", name, err)
+	}
+	env.remember(lockKey(path), data)
+	if mime := imageMIME(data); mime != "" {
+		return readImage(env, name, mime, data), nil
+	}
+	if isBinary(data) {
+		return TextResult(fmt.Sprintf("%s is a binary file (%s); its bytes are not shown.",
+			name, FormatSize(len(data)))), nil
+	}
+	if !hasLimit {
+		limit = -1
+	}
+	return readText(name, data, offset, limit)
+}
+
+// readText shows lines [offset, offset+limit) of a text file within the output limits, with a
+// notice that says how to go on.
+func readText(name string, data []byte, offset, limit int) (Result, error) {
+	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	text = strings.TrimPrefix(text, "\uFEFF")
+	var lines []string
+	if text != "" {
+		lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	}
+	total := len(lines)
+	start := max(offset, 1) - 1
+	if total == 0 && start == 0 {
+		return TextResult("(empty file)"), nil
+	}
+	if start >= total {
+		return Result{}, fmt.Errorf("offset %d is past the end of %s, which has %d lines", offset, name, total)
+	}
+	end := total
+	if limit >= 0 && start+limit < total {
+		end = start + limit
+	}
+	out, tr := TruncateHead(strings.Join(lines[start:end], "\n"), DefaultMaxLines, DefaultMaxBytes)
+	first := start + 1
+	switch {
+	case tr.FirstLineExceedsLimit:
+		out = fmt.Sprintf("[Line %d alone is %s, over the %s limit. Read part of it with bash: sed -n '%dp' %s | head -c %d]",
+			first, FormatSize(len(lines[start])), FormatSize(DefaultMaxBytes), first, name, DefaultMaxBytes)
+	case tr.Truncated:
+		last := start + tr.OutputLines
+		why := ""
+		if tr.TruncatedBy == "bytes" {
+			why = " (" + FormatSize(DefaultMaxBytes) + " limit)"
+		}
+		out += fmt.Sprintf("\n\n[Lines %d-%d of %d shown%s. Continue with offset=%d.]", first, last, total, why, last+1)
+	case end < total:
+		out += fmt.Sprintf("\n\n[%d more lines. Continue with offset=%d.]", total-end, end+1)
+	}
+	res := TextResult(out)
+	if tr.Truncated {
+		res.Details = ReadDetails{Truncation: &tr}
+	}
+	return res, nil
+}
+
+func readImage(env *Env, name, mime string, data []byte) Result {
+	if !env.imagesAllowed() {
+		return TextResult(fmt.Sprintf("%s is an image (%s); the current model does not take images, so it is left out.", name, mime))
+	}
+	enc := base64.StdEncoding.EncodeToString(data)
+	if len(enc) > maxImageBase64 {
+		return TextResult(fmt.Sprintf("%s is an image (%s) of %s, too large to send to the model.", name, mime, FormatSize(len(data))))
+	}
+	return Result{Content: []provider.Block{
+		provider.Text(fmt.Sprintf("Image file %s [%s]", name, mime)),
+		provider.Image(enc, mime),
+	}}
+}
+
+// imageMIME recognises the image formats models take by their first bytes, not by the file
+// name, which may lie.
+func imageMIME(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(b, []byte{0xFF, 0xD8, 0xFF}):
+		return "image/jpeg"
+	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
+		return "image/gif"
+	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
+}
+
+// isBinary applies git's rule: a NUL byte in the first 8 KiB.
+func isBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), 8192)], 0) >= 0
+}
