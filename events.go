@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"pi/provider"
 	"pi/tools"
@@ -71,43 +72,64 @@ func resultJSON(r *tools.Result) *toolResultJSON {
 	return &toolResultJSON{Content: content, Details: r.Details, Terminate: r.Terminate}
 }
 
-// MarshalJSON writes the event as pi's JSON mode and RPC mode do.
+// MarshalJSON writes the event as pi's JSON mode and RPC mode do, "type" first.
 func (e AgentEvent) MarshalJSON() ([]byte, error) {
-	out := map[string]any{"type": e.Type}
+	f := fields{{"type", e.Type}}
 	switch e.Type {
 	case EvAgentEnd:
-		out["messages"] = nonNilMessages(e.Messages)
+		f = append(f, field{"messages", nonNilMessages(e.Messages)})
 	case EvTurnEnd:
-		out["message"] = e.Message
-		out["toolResults"] = nonNilMessages(e.ToolResults)
+		f = append(f, field{"message", e.Message}, field{"toolResults", nonNilMessages(e.ToolResults)})
 	case EvMessageStart, EvMessageEnd:
-		out["message"] = e.Message
+		f = append(f, field{"message", e.Message})
 	case EvMessageUpdate:
-		out["message"] = e.Message
-		out["assistantMessageEvent"] = e.AssistantEvent
+		f = append(f, field{"message", e.Message}, field{"assistantMessageEvent", e.AssistantEvent})
 	case EvToolExecutionStart:
-		out["toolCallId"], out["toolName"], out["args"] = e.ToolCallID, e.ToolName, nonNilArgs(e.Args)
+		f = append(f, field{"toolCallId", e.ToolCallID}, field{"toolName", e.ToolName}, field{"args", nonNilArgs(e.Args)})
 	case EvToolExecutionUpdate:
-		out["toolCallId"], out["toolName"], out["args"] = e.ToolCallID, e.ToolName, nonNilArgs(e.Args)
-		out["partialResult"] = resultJSON(e.Result)
+		f = append(f, field{"toolCallId", e.ToolCallID}, field{"toolName", e.ToolName}, field{"args", nonNilArgs(e.Args)},
+			field{"partialResult", resultJSON(e.Result)})
 	case EvToolExecutionEnd:
-		out["toolCallId"], out["toolName"] = e.ToolCallID, e.ToolName
-		out["result"], out["isError"] = resultJSON(e.Result), e.IsError
+		f = append(f, field{"toolCallId", e.ToolCallID}, field{"toolName", e.ToolName},
+			field{"result", resultJSON(e.Result)}, field{"isError", e.IsError})
 	case EvAutoRetryStart, EvAutoRetryEnd:
-		if e.Retry != nil {
-			data, err := json.Marshal(e.Retry)
-			if err != nil {
-				return nil, err
-			}
-			if err := json.Unmarshal(data, &out); err != nil {
-				return nil, err
-			}
+		if r := e.Retry; r != nil {
+			f = append(f, field{"attempt", r.Attempt})
 			if e.Type == EvAutoRetryStart {
-				delete(out, "success")
+				f = append(f, field{"maxAttempts", r.MaxAttempts}, field{"delayMs", r.DelayMs}, field{"errorMessage", r.Error})
+			} else {
+				f = append(f, field{"success", r.Success})
+				if r.Error != "" {
+					f = append(f, field{"finalError", r.Error})
+				}
 			}
 		}
 	}
-	return json.Marshal(out)
+	return f.MarshalJSON()
+}
+
+// fields is a JSON object whose keys keep their order.
+type fields []field
+
+type field struct {
+	key   string
+	value any
+}
+
+func (f fields) MarshalJSON() ([]byte, error) {
+	buf := []byte{'{'}
+	for i, kv := range f {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		key, _ := json.Marshal(kv.key) // strings always marshal
+		val, err := json.Marshal(kv.value)
+		if err != nil {
+			return nil, fmt.Errorf("event field %q: %w", kv.key, err)
+		}
+		buf = append(append(append(buf, key...), ':'), val...)
+	}
+	return append(buf, '}'), nil
 }
 
 func nonNilMessages(m []provider.Message) []provider.Message {
