@@ -1,7 +1,9 @@
 // Package wire holds the transport pieces the HTTP model adapters share: a tolerant
-// Server-Sent Events reader, a newline-delimited JSON reader, and a POST helper that turns
-// non-2xx answers into errors carrying the status, the server's message and its Retry-After.
+// Server-Sent Events reader, a newline-delimited JSON reader, a POST helper that turns non-2xx
+// answers into errors carrying the status, the server's message and its Retry-After, and Fail,
+// which ends a reply the same way in every adapter.
 //
-// It knows nothing of messages or events (that is the adapters' job) and never logs: request
-// headers, where API keys live, never leave the http.Request they were set on.
+// It imports package provider (never the reverse) and knows no wire format of any one server.
+// It never logs: request headers, where API keys live, never leave the http.Request they were
+// set on, and Fail removes keys from every error text.
 package wire
