@@ -1,0 +1,204 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// Escape sequences the renderer writes. Only relative cursor motion is used: the renderer
+// never knows (or needs) the absolute row where pi's output started.
+const (
+	syncBegin = "\x1b[?2026h"
+	syncEnd   = "\x1b[?2026l"
+	eraseLine = "\x1b[K" // to the end of the line
+	eraseDown = "\x1b[J" // from the cursor to the end of the screen
+)
+
+// RenderStats counts what the renderer wrote, for tests and benchmarks.
+type RenderStats struct {
+	Frames int
+	Bytes  int64
+	// Clears counts ESC[2J and ESC[3J, which the renderer must never write; kept so that tests
+	// and benchmarks can assert it stays zero.
+	Clears int
+}
+
+// Renderer writes frames inline: committed lines go into the terminal's scrollback once,
+// and the live region below them is diffed line by line against what is on screen.
+//
+// Invariant between frames: the live region occupies the last len(prev) rows that pi wrote,
+// one row per line (no line is wider than the screen), and the cursor is on its last row.
+// When prev is empty the cursor is at column 0 of the row where the next line goes.
+type Renderer struct {
+	w             io.Writer
+	width, height int
+	prev          []string
+	// resetUp is set by Resize: the number of rows to move up, to the top of the old live
+	// region, before erasing below it and drawing the region again at the new size.
+	resetUp int
+	resized bool
+	buf     bytes.Buffer
+	stats   RenderStats
+}
+
+// NewRenderer returns a renderer writing to w for a screen of width×height cells.
+func NewRenderer(w io.Writer, width, height int) *Renderer {
+	return &Renderer{w: w, width: max(width, 1), height: max(height, 1)}
+}
+
+// Size returns the screen size the renderer lays out for.
+func (r *Renderer) Size() (width, height int) { return r.width, r.height }
+
+// Stats returns what has been written so far.
+func (r *Renderer) Stats() RenderStats { return r.stats }
+
+// Resize records a new screen size. The next frame moves to the top of the live region as the
+// terminal has reflowed it, erases below and draws the live region again; the scrollback
+// above it is left alone (never ESC[2J or ESC[3J).
+func (r *Renderer) Resize(width, height int) {
+	width, height = max(width, 1), max(height, 1)
+	if width == r.width && height == r.height {
+		return
+	}
+	// Most terminals reflow soft-wrapped rows on resize; estimate the rows the old live lines
+	// take at the new width, with the cursor on the last of them.
+	rows := 0
+	for _, l := range r.prev {
+		rows += max(1, (Width(l)+width-1)/width)
+	}
+	if len(r.prev) > 0 {
+		r.resetUp = min(rows-1, height-1)
+		r.resized = true
+	}
+	r.width, r.height = width, height
+}
+
+// Frame writes one frame: commit is appended to the scrollback above the live region for
+// good, and live becomes the new live region. If live is taller than the screen its top lines
+// are committed too; spilled says how many, so that the caller can stop rendering them.
+// Nothing is written when nothing changed.
+func (r *Renderer) Frame(commit, live []string) (spilled int, err error) {
+	if n := len(live) - r.height; n > 0 {
+		spilled = n
+		commit = append(commit[:len(commit):len(commit)], live[:n]...)
+		live = live[n:]
+	}
+	seq := make([]string, 0, len(commit)+len(live))
+	for _, l := range commit {
+		seq = append(seq, r.fit(l))
+	}
+	for _, l := range live {
+		seq = append(seq, r.fit(l))
+	}
+	r.buf.Reset()
+	prev := r.prev
+	cur := len(prev) - 1
+	if r.resized {
+		r.moveUp(r.resetUp)
+		r.buf.WriteString(eraseDown)
+		prev, cur, r.resized = nil, -1, false
+	}
+	r.diff(seq, prev, cur)
+	r.prev = append(r.prev[:0], seq[len(commit):]...)
+	if r.buf.Len() == 0 {
+		return spilled, nil
+	}
+	return spilled, r.flush()
+}
+
+// diff writes the changes from prev (on screen, cursor on row cur) to seq.
+func (r *Renderer) diff(seq, prev []string, cur int) {
+	p := len(prev)
+	moveTo := func(row int) {
+		switch {
+		case row < cur:
+			r.moveUp(cur - row)
+		case row > cur:
+			r.buf.WriteString("\r\x1b[" + strconv.Itoa(row-cur) + "B")
+		default:
+			r.buf.WriteByte('\r')
+		}
+		cur = row
+	}
+	for j := 0; j < len(seq) && j < p; j++ {
+		if seq[j] != prev[j] {
+			moveTo(j)
+			r.writeLine(seq[j], true)
+		}
+	}
+	for j := p; j < len(seq); j++ {
+		if j > 0 {
+			if cur != j-1 {
+				moveTo(j - 1)
+			}
+			r.buf.WriteString("\r\n")
+		}
+		r.writeLine(seq[j], false)
+		cur = j
+	}
+	if len(seq) < p {
+		// The region shrank: clear the rows it no longer uses and come back up.
+		moveTo(len(seq))
+		r.buf.WriteString(eraseDown)
+		if len(seq) > 0 {
+			r.buf.WriteString("\x1b[A")
+		}
+	}
+}
+
+func (r *Renderer) moveUp(n int) {
+	r.buf.WriteByte('\r')
+	if n > 0 {
+		r.buf.WriteString("\x1b[" + strconv.Itoa(n) + "A")
+	}
+}
+
+// writeLine writes a line from column 0; over an old line it erases what the new one does not
+// cover. A line exactly as wide as the screen needs no erase, and must not get one: the cursor
+// then waits on the last column and ESC[K would wipe the last character.
+func (r *Renderer) writeLine(l string, overwrite bool) {
+	r.buf.WriteString(l)
+	if overwrite && Width(l) < r.width {
+		r.buf.WriteString(eraseLine)
+	}
+}
+
+// fit guards the invariant that no line is wider than the screen: a wider line would wrap,
+// take two rows, and every relative cursor move after it would be off by one.
+func (r *Renderer) fit(l string) string {
+	if Width(l) > r.width {
+		return Truncate(l, r.width, "")
+	}
+	return l
+}
+
+// flush writes the buffered frame as one synchronized write.
+func (r *Renderer) flush() error {
+	frame := make([]byte, 0, r.buf.Len()+len(syncBegin)+len(syncEnd))
+	frame = append(frame, syncBegin...)
+	frame = append(frame, r.buf.Bytes()...)
+	frame = append(frame, syncEnd...)
+	r.stats.Frames++
+	r.stats.Bytes += int64(len(frame))
+	r.stats.Clears += bytes.Count(frame, []byte("\x1b[2J")) + bytes.Count(frame, []byte("\x1b[3J"))
+	if _, err := r.w.Write(frame); err != nil {
+		return fmt.Errorf("render frame of %d bytes: %w", len(frame), err)
+	}
+	return nil
+}
+
+// Finish leaves the cursor on a fresh line below everything written, so that the shell prompt
+// (or a message printed after exit) starts clean. The live region stays on screen.
+func (r *Renderer) Finish() error {
+	r.buf.Reset()
+	if len(r.prev) > 0 {
+		r.buf.WriteString("\r\n")
+	}
+	r.prev = nil
+	if r.buf.Len() == 0 {
+		return nil
+	}
+	return r.flush()
+}

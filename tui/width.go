@@ -1,0 +1,297 @@
+package tui
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/graphemes"
+	"github.com/mattn/go-runewidth"
+)
+
+// reset closes every SGR attribute; components end styled lines with it so that no style
+// leaks into the next line or into the terminal after exit.
+const reset = "\x1b[0m"
+
+// escLen returns the length of the escape sequence at the start of s (s[0] is ESC). CSI runs
+// to its final byte; OSC, DCS and APC run to BEL or ST; anything else is two bytes.
+func escLen(s string) int {
+	if len(s) < 2 {
+		return len(s)
+	}
+	switch s[1] {
+	case '[':
+		for i := 2; i < len(s); i++ {
+			if s[i] >= 0x40 && s[i] <= 0x7e {
+				return i + 1
+			}
+		}
+		return len(s)
+	case ']', 'P', '_', '^', 'X':
+		for i := 2; i < len(s); i++ {
+			if s[i] == '\a' {
+				return i + 1
+			}
+			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
+				return i + 2
+			}
+		}
+		return len(s)
+	}
+	return 2
+}
+
+// segment is one piece of a styled string: an escape sequence (width 0, esc true) or one
+// grapheme cluster with its width in cells.
+type segment struct {
+	text  string
+	width int
+	esc   bool
+}
+
+// forEachSegment calls fn for every escape sequence and grapheme cluster of s, in order.
+// ASCII is handled byte by byte because it is nearly all of what a coding agent shows.
+func forEachSegment(s string, fn func(segment) bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == 0x1b:
+			n := escLen(s[i:])
+			if !fn(segment{text: s[i : i+n], esc: true}) {
+				return
+			}
+			i += n
+		case c < 0x80:
+			w := 1
+			if c < 0x20 || c == 0x7f {
+				w = 0
+			}
+			if !fn(segment{text: s[i : i+1], width: w}) {
+				return
+			}
+			i++
+		default:
+			j := i
+			for j < len(s) && s[j] >= 0x80 {
+				j++
+			}
+			// A combining mark after an ASCII letter starts its own run here and measures 0
+			// cells, which is what the terminal does with it too.
+			g := graphemes.FromString(s[i:j])
+			for g.Next() {
+				v := g.Value()
+				if !fn(segment{text: v, width: clusterWidth(v)}) {
+					return
+				}
+			}
+			i = j
+		}
+	}
+}
+
+// clusterWidth measures one grapheme cluster. A cluster that starts with a zero-width rune (a
+// combining mark left after an ASCII base) takes no cell of its own.
+func clusterWidth(c string) int {
+	r, _ := utf8.DecodeRuneInString(c)
+	if r == utf8.RuneError && len(c) == 1 {
+		return 1
+	}
+	return runewidth.StringWidth(c)
+}
+
+// Width returns the number of terminal cells s occupies, skipping escape sequences.
+func Width(s string) int {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] < 0x20 || s[i] == 0x7f {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return len(s)
+	}
+	w := 0
+	forEachSegment(s, func(g segment) bool { w += g.width; return true })
+	return w
+}
+
+// sgrState tracks the SGR sequences in effect so that a line cut in the middle of a style can
+// be closed and the style reopened on the next line.
+type sgrState struct{ active string }
+
+func (st *sgrState) apply(seq string) {
+	if !strings.HasSuffix(seq, "m") || !strings.HasPrefix(seq, "\x1b[") {
+		return
+	}
+	p := seq[2 : len(seq)-1]
+	if p == "" || p == "0" {
+		st.active = ""
+		return
+	}
+	st.active += seq
+}
+
+// Truncate cuts s to at most w cells, appending tail (counted in w) when something was cut,
+// and closes any open style.
+func Truncate(s string, w int, tail string) string {
+	if Width(s) <= w {
+		return s
+	}
+	tw := Width(tail)
+	if tw > w {
+		tail, tw = "", 0
+	}
+	var b strings.Builder
+	used, styled := 0, false
+	forEachSegment(s, func(g segment) bool {
+		if g.esc {
+			b.WriteString(g.text)
+			styled = true
+			return true
+		}
+		if used+g.width > w-tw {
+			return false
+		}
+		used += g.width
+		b.WriteString(g.text)
+		return true
+	})
+	b.WriteString(tail)
+	if styled {
+		b.WriteString(reset)
+	}
+	return b.String()
+}
+
+// PadRight pads s with spaces to w cells (no-op when it is already as wide).
+func PadRight(s string, w int) string {
+	if n := w - Width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
+}
+
+// Wrap breaks a styled line into lines of at most w cells, at spaces where possible and inside
+// a word only when the word alone is too wide. Styles open at a break are closed at the end of
+// the line and reopened on the next, so every line stands alone. Newlines in s start new lines.
+func Wrap(s string, w int) []string {
+	if w < 1 {
+		w = 1
+	}
+	var out []string
+	st := &sgrState{}
+	for _, para := range strings.Split(s, "\n") {
+		out = wrapOne(out, para, w, st)
+	}
+	return out
+}
+
+// wrapOne wraps one paragraph (no newlines), appending to out; st carries style state across.
+func wrapOne(out []string, s string, w int, st *sgrState) []string {
+	if !strings.ContainsRune(s, 0x1b) && len(s) <= w && isASCII(s) {
+		return append(out, s)
+	}
+	var line strings.Builder
+	line.WriteString(st.active)
+	width := 0
+	// lastSpace is where the most recent space in line starts, with the width and style
+	// before it, so the line can be broken there when a later word does not fit.
+	lastSpace, spaceWidth, spaceStyle := -1, 0, ""
+	flush := func() {
+		text := line.String()
+		if st.active != "" || strings.Contains(text, "\x1b[") {
+			text += reset
+		}
+		out = append(out, text)
+	}
+	forEachSegment(s, func(g segment) bool {
+		if g.esc {
+			line.WriteString(g.text)
+			st.apply(g.text)
+			return true
+		}
+		if width+g.width > w && width > 0 {
+			if g.text == " " {
+				flush()
+				line.Reset()
+				line.WriteString(st.active)
+				width, lastSpace = 0, -1
+				return true
+			}
+			if lastSpace >= 0 {
+				text := line.String()
+				rest := text[lastSpace+1:]
+				restWidth := width - spaceWidth - 1
+				line.Reset()
+				line.WriteString(text[:lastSpace])
+				saved := st.active
+				st.active = spaceStyle
+				flush()
+				st.active = saved
+				line.Reset()
+				line.WriteString(spaceStyle)
+				line.WriteString(rest)
+				width, lastSpace = restWidth, -1
+			} else {
+				flush()
+				line.Reset()
+				line.WriteString(st.active)
+				width, lastSpace = 0, -1
+			}
+		}
+		if g.text == " " {
+			if width == 0 && len(out) > 0 && line.Len() == len(st.active) {
+				return true // no leading space on a wrapped line
+			}
+			lastSpace, spaceWidth, spaceStyle = line.Len(), width, st.active
+		}
+		line.WriteString(g.text)
+		width += g.width
+		return true
+	})
+	flush()
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// sanitize makes untrusted text (tool output, file contents) safe to lay out: tabs become
+// spaces, carriage returns and escape sequences are dropped, other control characters are
+// shown as '?'. Without it a stray ESC in a command's output could move our cursor.
+func sanitize(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\n') || c == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == 0x1b:
+			i += escLen(s[i:]) - 1
+		case c == '\t':
+			b.WriteString("    ")
+		case c == '\r':
+		case c == '\n':
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			b.WriteByte('?')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
