@@ -1,0 +1,46 @@
+// Package session owns pi's session files: the JSONL format (version 3, with v1 and v2 migrated
+// on load), the tree of entries linked by parentId and the leaf that says where the conversation
+// stands, the context rebuilt from a leaf for the next model call, branching, forking and cloning,
+// finding and listing the session files of a project, and compaction (choosing what to summarise,
+// asking a model for the summary, recording it).
+//
+// It must not import any package of this module but provider, must not print (problems are
+// returned as errors or warnings), and must not append to a session on its own initiative: the
+// agent loop owns the transcript and the caller decides what is recorded and when.
+//
+// # File format
+//
+// Line 1 is the header {"type":"session","version":3,"id","timestamp","cwd"[,"parentSession"]};
+// every later line is one entry. Entries are written with the fields in the order pi writes
+// them, which is type, id, parentId, timestamp, payload for most types, but customType and its
+// payload before id for "custom" and "custom_message" (pi builds those objects in that order).
+// Strings are escaped as JavaScript's JSON.stringify escapes them ('<', '>', '&' stay literal),
+// so a file written here and one written by pi agree byte for byte, entry by entry.
+//
+// # Durability
+//
+// Nothing is written until the first assistant message is appended (pi does the same, so an
+// abandoned prompt leaves no file). Then the header and the buffered entries are written, and
+// from then on every entry is exactly one write(2) of one line with O_APPEND. A kill can
+// therefore leave at most a torn last line; loading skips it with a Warning and, when the file is
+// opened for writing, cuts it off so the next entry starts on a fresh line.
+//
+// The file is fsynced after every assistant message, compaction and branch summary (the points a
+// user would hate to lose: a finished model reply, a paid-for summary) and on Close. Other
+// entries reach the page cache with their write and survive a crash of the process, though not
+// necessarily a power failure before the next fsync.
+//
+// # Locking
+//
+// A session opened for writing holds an exclusive, non-blocking flock(2) on its file (a lock file
+// beside it where flock is missing), so a second pi process appending to the same session gets
+// ErrLocked instead of interleaving entries. Reading for a listing or a fork takes no lock: the
+// file only grows, so a reader sees a prefix of whole lines plus perhaps a torn one.
+//
+// # Memory
+//
+// Open keeps a small index (id, parentId, type, offset, length) for every entry and parses only
+// what it needs: labels and session names, and the entries of the active path from the latest
+// compaction onwards when a context is built. Entries off the active path are read back from the
+// file when asked for.
+package session

@@ -1,0 +1,547 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"pi/provider"
+)
+
+// CurrentVersion is the session format version this package writes.
+const CurrentVersion = 3
+
+// Type names an entry type, as pi spells it.
+type Type string
+
+const (
+	TypeSession       Type = "session" // the header line, not an entry
+	TypeMessage       Type = "message"
+	TypeModelChange   Type = "model_change"
+	TypeThinking      Type = "thinking_level_change"
+	TypeCompaction    Type = "compaction"
+	TypeBranchSummary Type = "branch_summary"
+	TypeCustom        Type = "custom"
+	TypeCustomMessage Type = "custom_message"
+	TypeLabel         Type = "label"
+	TypeSessionInfo   Type = "session_info"
+)
+
+// Header is the first line of a session file. It is not part of the tree.
+type Header struct {
+	Version       int    // 0 when the file did not say (version 1)
+	ID            string // a UUID
+	Timestamp     string // ISO-8601, as written
+	Cwd           string
+	ParentSession string // the file this one was forked or cloned from, if any
+
+	Extra map[string]json.RawMessage // fields pi wrote that we do not know (v1 had several)
+}
+
+// Entry is one line of a session file after the header. Type decides which payload fields are
+// meaningful; the others stay zero. Optional fields use pointers or nil raw JSON so that "absent"
+// and "empty" stay distinct and a loaded entry is written back exactly as it was read.
+//
+// An Entry is immutable once appended: callers get copies and must not change Message in place.
+type Entry struct {
+	Type      Type
+	ID        string // 8 hex digits
+	ParentID  string // "" for a root (null in the file)
+	Timestamp string // ISO-8601 UTC with milliseconds, kept as written
+
+	Message *provider.Message // message
+
+	Provider string // model_change
+	ModelID  string // model_change
+
+	ThinkingLevel string // thinking_level_change
+
+	Summary          string          // compaction, branch_summary
+	FirstKeptEntryID string          // compaction
+	TokensBefore     int             // compaction
+	FromID           string          // branch_summary: the leaf the user came back from, or "root"
+	Details          json.RawMessage // compaction, branch_summary, custom_message (optional)
+	FromHook         *bool           // compaction, branch_summary (optional)
+
+	CustomType    string           // custom, custom_message
+	Data          json.RawMessage  // custom (optional)
+	Content       []provider.Block // custom_message
+	StringContent bool             // custom_message: content was a plain string
+	Display       bool             // custom_message
+
+	TargetID string  // label
+	Label    *string // label: nil clears the label
+	Name     *string // session_info
+
+	Extra map[string]json.RawMessage // fields of newer pi versions, written back after ours
+}
+
+// CompactionDetails is what pi stores in a compaction's details: the files the summarised part
+// of the conversation read and modified, carried from one compaction to the next.
+type CompactionDetails struct {
+	ReadFiles     []string `json:"readFiles"`
+	ModifiedFiles []string `json:"modifiedFiles"`
+}
+
+// MarshalJSON writes the header in pi's field order.
+func (h Header) MarshalJSON() ([]byte, error) {
+	w := newWriter()
+	w.field("type", TypeSession)
+	if h.Version != 0 {
+		w.field("version", h.Version)
+	}
+	w.field("id", h.ID)
+	w.field("timestamp", h.Timestamp)
+	w.field("cwd", h.Cwd)
+	if h.ParentSession != "" {
+		w.field("parentSession", h.ParentSession)
+	}
+	w.extra(h.Extra)
+	return w.close()
+}
+
+// UnmarshalJSON reads a header line; anything that is not one is an error.
+func (h *Header) UnmarshalJSON(data []byte) error {
+	var f map[string]json.RawMessage
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	var typ Type
+	_ = decode(f, "type", &typ)
+	if typ != TypeSession {
+		return errors.New(`first line is not a session header (no "type":"session")`)
+	}
+	*h = Header{}
+	if err := decodeAll(f, map[string]any{"version": &h.Version, "id": &h.ID,
+		"timestamp": &h.Timestamp, "cwd": &h.Cwd, "parentSession": &h.ParentSession}); err != nil {
+		return err
+	}
+	if h.ID == "" {
+		return errors.New("session header has no id")
+	}
+	h.Extra = leftovers(f, "type", "version", "id", "timestamp", "cwd", "parentSession")
+	return nil
+}
+
+// MarshalJSON writes the entry in the field order pi uses for its type.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	w := newWriter()
+	w.field("type", e.Type)
+	switch e.Type {
+	case TypeCustom:
+		w.field("customType", e.CustomType)
+		w.raw("data", e.Data)
+		e.writeBase(w)
+	case TypeCustomMessage:
+		w.field("customType", e.CustomType)
+		w.content(e.Content, e.StringContent)
+		w.field("display", e.Display)
+		w.raw("details", e.Details)
+		e.writeBase(w)
+	default:
+		e.writeBase(w)
+		e.writePayload(w)
+	}
+	w.extra(e.Extra)
+	return w.close()
+}
+
+func (e *Entry) writeBase(w *writer) {
+	w.field("id", e.ID)
+	if e.ParentID == "" {
+		w.raw("parentId", json.RawMessage("null"))
+	} else {
+		w.field("parentId", e.ParentID)
+	}
+	w.field("timestamp", e.Timestamp)
+}
+
+func (e *Entry) writePayload(w *writer) {
+	switch e.Type {
+	case TypeMessage:
+		w.message(e.Message)
+	case TypeModelChange:
+		w.field("provider", e.Provider)
+		w.field("modelId", e.ModelID)
+	case TypeThinking:
+		w.field("thinkingLevel", e.ThinkingLevel)
+	case TypeCompaction:
+		w.field("summary", e.Summary)
+		w.field("firstKeptEntryId", e.FirstKeptEntryID)
+		w.field("tokensBefore", e.TokensBefore)
+		w.raw("details", e.Details)
+		w.optBool("fromHook", e.FromHook)
+	case TypeBranchSummary:
+		w.field("fromId", e.FromID)
+		w.field("summary", e.Summary)
+		w.raw("details", e.Details)
+		w.optBool("fromHook", e.FromHook)
+	case TypeLabel:
+		w.field("targetId", e.TargetID)
+		w.optString("label", e.Label)
+	case TypeSessionInfo:
+		w.optString("name", e.Name)
+	}
+}
+
+// payloadFields lists the payload fields a type understands; the rest go to Extra.
+func payloadFields(t Type) []string {
+	switch t {
+	case TypeMessage:
+		return []string{"message"}
+	case TypeModelChange:
+		return []string{"provider", "modelId"}
+	case TypeThinking:
+		return []string{"thinkingLevel"}
+	case TypeCompaction:
+		return []string{"summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"}
+	case TypeBranchSummary:
+		return []string{"fromId", "summary", "details", "fromHook"}
+	case TypeCustom:
+		return []string{"customType", "data"}
+	case TypeCustomMessage:
+		return []string{"customType", "content", "display", "details"}
+	case TypeLabel:
+		return []string{"targetId", "label"}
+	case TypeSessionInfo:
+		return []string{"name"}
+	}
+	return nil
+}
+
+// UnmarshalJSON reads an entry of any type; unknown types keep their payload in Extra.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var f map[string]json.RawMessage
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	*e = Entry{}
+	if err := decodeAll(f, map[string]any{"type": &e.Type, "id": &e.ID, "parentId": &e.ParentID,
+		"timestamp": &e.Timestamp}); err != nil {
+		return err
+	}
+	if e.Type == "" || e.Type == TypeSession {
+		return fmt.Errorf("not an entry (type %q)", e.Type)
+	}
+	if err := e.decodePayload(f); err != nil {
+		return fmt.Errorf("%s entry %s: %w", e.Type, e.ID, err)
+	}
+	e.Extra = leftovers(f, append([]string{"type", "id", "parentId", "timestamp"}, payloadFields(e.Type)...)...)
+	return nil
+}
+
+func (e *Entry) decodePayload(f map[string]json.RawMessage) error {
+	e.Details = rawField(f, "details")
+	e.Data = rawField(f, "data")
+	if raw, ok := f["message"]; ok && e.Type == TypeMessage {
+		e.Message = new(provider.Message)
+		if err := json.Unmarshal(raw, e.Message); err != nil {
+			return err
+		}
+	}
+	if raw, ok := f["content"]; ok && e.Type == TypeCustomMessage {
+		var err error
+		if e.Content, e.StringContent, err = decodeContent(raw); err != nil {
+			return err
+		}
+	}
+	if e.Type == TypeLabel {
+		if err := decode(f, "label", &e.Label); err != nil {
+			return err
+		}
+	}
+	if e.Type == TypeSessionInfo {
+		if err := decode(f, "name", &e.Name); err != nil {
+			return err
+		}
+	}
+	return decodeAll(f, map[string]any{"provider": &e.Provider, "modelId": &e.ModelID,
+		"thinkingLevel": &e.ThinkingLevel, "summary": &e.Summary, "firstKeptEntryId": &e.FirstKeptEntryID,
+		"tokensBefore": &e.TokensBefore, "fromId": &e.FromID, "fromHook": &e.FromHook,
+		"customType": &e.CustomType, "display": &e.Display, "targetId": &e.TargetID})
+}
+
+// decodeContent reads content that is either a string or an array of blocks.
+func decodeContent(raw json.RawMessage) ([]provider.Block, bool, error) {
+	trimmed := bytes.TrimLeft(raw, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, false, fmt.Errorf("content: %w", err)
+		}
+		return []provider.Block{provider.Text(s)}, true, nil
+	}
+	var blocks []provider.Block
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, false, fmt.Errorf("content: %w", err)
+	}
+	return blocks, false, nil
+}
+
+func decode(f map[string]json.RawMessage, name string, dst any) error {
+	raw, ok := f[name]
+	if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("field %q: %w", name, err)
+	}
+	return nil
+}
+
+func decodeAll(f map[string]json.RawMessage, dsts map[string]any) error {
+	for name, dst := range dsts {
+		if err := decode(f, name, dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func rawField(f map[string]json.RawMessage, name string) json.RawMessage {
+	raw, ok := f[name]
+	if !ok {
+		return nil
+	}
+	return raw
+}
+
+func leftovers(f map[string]json.RawMessage, known ...string) map[string]json.RawMessage {
+	var extra map[string]json.RawMessage
+outer:
+	for k, v := range f {
+		for _, n := range known {
+			if k == n {
+				continue outer
+			}
+		}
+		if extra == nil {
+			extra = map[string]json.RawMessage{}
+		}
+		extra[k] = v
+	}
+	return extra
+}
+
+// writer builds one JSON object with fields in a fixed order. The first error sticks.
+type writer struct {
+	buf bytes.Buffer
+	err error
+}
+
+func newWriter() *writer {
+	w := &writer{}
+	w.buf.WriteByte('{')
+	return w
+}
+
+func (w *writer) key(name string) {
+	if w.buf.Len() > 1 {
+		w.buf.WriteByte(',')
+	}
+	w.buf.WriteByte('"')
+	w.buf.WriteString(name)
+	w.buf.WriteString(`":`)
+}
+
+func (w *writer) field(name string, v any) {
+	if w.err != nil {
+		return
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		w.err = fmt.Errorf("field %q: %w", name, err)
+		return
+	}
+	w.key(name)
+	w.buf.Write(data)
+}
+
+// raw writes pre-encoded JSON; nil means the field is absent.
+func (w *writer) raw(name string, v json.RawMessage) {
+	if w.err != nil || v == nil {
+		return
+	}
+	w.key(name)
+	w.buf.Write(v)
+}
+
+func (w *writer) optBool(name string, v *bool) {
+	if v != nil {
+		w.field(name, *v)
+	}
+}
+
+func (w *writer) optString(name string, v *string) {
+	if v != nil {
+		w.field(name, *v)
+	}
+}
+
+func (w *writer) content(blocks []provider.Block, asString bool) {
+	if asString && len(blocks) == 1 && blocks[0].Type == provider.BlockText {
+		w.field("content", blocks[0].Text)
+		return
+	}
+	if blocks == nil {
+		blocks = []provider.Block{}
+	}
+	w.field("content", blocks)
+}
+
+func (w *writer) message(m *provider.Message) {
+	if w.err != nil {
+		return
+	}
+	if m == nil {
+		w.err = errors.New("message entry without a message")
+		return
+	}
+	data, err := marshalMessage(m)
+	if err != nil {
+		w.err = err
+		return
+	}
+	w.raw("message", data)
+}
+
+func (w *writer) extra(extra map[string]json.RawMessage) {
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if w.err != nil {
+			return
+		}
+		name, _ := json.Marshal(k) // a string always marshals
+		if w.buf.Len() > 1 {
+			w.buf.WriteByte(',')
+		}
+		w.buf.Write(name)
+		w.buf.WriteByte(':')
+		w.buf.Write(extra[k])
+	}
+}
+
+func (w *writer) close() ([]byte, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	w.buf.WriteByte('}')
+	return w.buf.Bytes(), nil
+}
+
+// appRoleOrder is the field order pi uses for the application messages it stores in message
+// entries. provider.Message writes unknown fields sorted, which is valid JSON but would make a
+// re-written pi file differ from the original.
+func appRoleOrder(r provider.Role) []string {
+	switch r {
+	case RoleCustom:
+		return []string{"customType", "content", "display", "details", "timestamp"}
+	case RoleBashExecution:
+		return []string{"command", "output", "exitCode", "cancelled", "truncated", "fullOutputPath",
+			"timestamp", "excludeFromContext"}
+	}
+	return nil
+}
+
+func marshalMessage(m *provider.Message) ([]byte, error) {
+	order := appRoleOrder(m.Role)
+	if order == nil {
+		data, err := json.Marshal(m)
+		if err != nil {
+			return nil, fmt.Errorf("message (%s): %w", m.Role, err)
+		}
+		return data, nil
+	}
+	w := newWriter()
+	w.field("role", m.Role)
+	done := map[string]bool{}
+	for _, k := range order {
+		done[k] = true
+		switch k {
+		case "content":
+			if m.Content != nil {
+				w.content(m.Content, m.StringContent)
+			}
+		case "details":
+			if len(m.Details) > 0 {
+				w.raw(k, m.Details)
+			}
+		case "timestamp":
+			if m.Timestamp != 0 {
+				w.field(k, m.Timestamp)
+			}
+		default:
+			if v, ok := m.Extra[k]; ok {
+				w.raw(k, v)
+			}
+		}
+	}
+	rest := map[string]json.RawMessage{}
+	for k, v := range m.Extra {
+		if !done[k] {
+			rest[k] = v
+		}
+	}
+	w.extra(rest)
+	return w.close()
+}
+
+// encodeLine renders v as one line of the file, escaped the way JSON.stringify escapes, with
+// the trailing newline.
+func encodeLine(v json.Marshaler) ([]byte, error) {
+	data, err := v.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	data = jsEscape(data)
+	return append(data, '\n'), nil
+}
+
+// jsEscape undoes the escapes encoding/json adds and JSON.stringify does not (\u003c, \u003e,
+// \u0026, \u2028, \u2029), so our lines match pi's byte for byte. It walks escape sequences
+// from the start, so a literal backslash followed by "u003c" is never mistaken for one.
+func jsEscape(data []byte) []byte {
+	if bytes.IndexByte(data, '\\') < 0 {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if c != '\\' || i+1 >= len(data) {
+			out = append(out, c)
+			continue
+		}
+		if data[i+1] == 'u' && i+6 <= len(data) {
+			if r := unescapeJS(data[i+2 : i+6]); r != "" {
+				out = append(out, r...)
+				i += 5
+				continue
+			}
+		}
+		out = append(out, c, data[i+1])
+		i++
+	}
+	return out
+}
+
+func unescapeJS(hex []byte) string {
+	switch string(hex) {
+	case "003c":
+		return "<"
+	case "003e":
+		return ">"
+	case "0026":
+		return "&"
+	case "2028":
+		return "\u2028"
+	case "2029":
+		return "\u2029"
+	}
+	return ""
+}

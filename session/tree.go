@@ -1,0 +1,264 @@
+package session
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"pi/provider"
+)
+
+// Context builds the context at the current leaf (empty after ResetLeaf).
+func (s *Session) Context() (Context, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.leaf < 0 {
+		return Context{Thinking: "off"}, nil
+	}
+	return s.contextAt(s.leaf)
+}
+
+// BuildContext builds the context at leafID; an empty or unknown id means the last entry, as in
+// pi. Only the entries the context needs are read from the file, and they are kept.
+func (s *Session) BuildContext(leafID string) (Context, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, ok := s.byID[leafID]
+	if !ok {
+		i = len(s.nodes) - 1
+	}
+	if i < 0 {
+		return Context{Thinking: "off"}, nil
+	}
+	return s.contextAt(i)
+}
+
+func (s *Session) contextAt(leaf int) (Context, error) {
+	idx := s.pathIndices(leaf)
+	need, err := s.neededOnPath(idx)
+	if err != nil {
+		return Context{}, err
+	}
+	path := make([]*Entry, 0, len(idx))
+	for k, i := range idx {
+		if !need[k] {
+			continue
+		}
+		e, err := s.load(i, true)
+		if err != nil {
+			return Context{}, err
+		}
+		path = append(path, e)
+	}
+	return contextFromPath(path), nil
+}
+
+// neededOnPath marks the path positions contextFromPath needs: everything from the latest
+// compaction's first kept entry on (everything if there is no compaction), and the latest
+// thinking-level and model entries before that.
+func (s *Session) neededOnPath(idx []int) ([]bool, error) {
+	need := make([]bool, len(idx))
+	start := 0
+	for k := len(idx) - 1; k >= 0; k-- {
+		if s.nodes[idx[k]].typ != TypeCompaction {
+			continue
+		}
+		cp, err := s.load(idx[k], true)
+		if err != nil {
+			return nil, err
+		}
+		start = k
+		for j := 0; j < k; j++ {
+			if s.nodes[idx[j]].id == cp.FirstKeptEntryID {
+				start = j
+				break
+			}
+		}
+		break
+	}
+	for k := start; k < len(idx); k++ {
+		need[k] = true
+	}
+	thinking, model := false, false
+	for k := start - 1; k >= 0 && !(thinking && model); k-- {
+		n := &s.nodes[idx[k]]
+		switch {
+		case n.typ == TypeThinking && !thinking:
+			need[k], thinking = true, true
+		case !model && (n.typ == TypeModelChange || n.typ == TypeMessage && s.isAssistant(idx[k])):
+			need[k], model = true, true
+		}
+	}
+	return need, nil
+}
+
+// isAssistant tells whether a message node is an assistant message, reading it when the index
+// did not catch the role.
+func (s *Session) isAssistant(i int) bool {
+	n := &s.nodes[i]
+	if n.role != "" {
+		return n.role == string(provider.RoleAssistant)
+	}
+	e, err := s.load(i, false)
+	return err == nil && e.Message != nil && e.Message.Role == provider.RoleAssistant
+}
+
+// Branch moves the leaf to id: the next append becomes a new child of id, starting a branch
+// beside whatever followed it. Nothing is written.
+func (s *Session) Branch(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, ok := s.byID[id]
+	if !ok {
+		return fmt.Errorf("branch: entry %q not found", id)
+	}
+	s.leaf = i
+	return nil
+}
+
+// ResetLeaf moves the leaf before the first entry: the next append starts a new root (used to
+// re-edit the first prompt).
+func (s *Session) ResetLeaf() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.leaf = -1
+}
+
+// BranchWithSummary moves the leaf to id ("" for the root) and appends a branch_summary there
+// recording what happened on the path the user left. details may be nil.
+func (s *Session) BranchWithSummary(id, summary string, details any, fromHook bool) (string, error) {
+	raw, err := rawJSON(details)
+	if err != nil {
+		return "", fmt.Errorf("branch summary details: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.byID[id]; id != "" && !ok {
+		return "", fmt.Errorf("branch: entry %q not found", id)
+	}
+	from := id
+	if from == "" {
+		from = "root"
+	}
+	e := &Entry{Type: TypeBranchSummary, FromID: from, Summary: summary, Details: raw}
+	if fromHook {
+		e.FromHook = &fromHook
+	}
+	return s.appendLocked(e, id)
+}
+
+// Children returns the ids of the entries whose parent is id ("" for the roots), in file order.
+func (s *Session) Children(id string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for i := range s.nodes {
+		p := s.nodes[i].parent
+		if _, ok := s.byID[p]; !ok {
+			p = "" // orphans show as roots, as in pi's tree
+		}
+		if p == id {
+			out = append(out, s.nodes[i].id)
+		}
+	}
+	return out
+}
+
+// ForkAt starts a new session holding the path from the root to id, with a header naming this
+// session's file as its parent (pi's /fork and, at the leaf, /clone). Labels of entries on the
+// path are carried over as fresh label entries at the end. The new file is written at once if
+// the path holds an assistant message, else with its first one. The receiver is not changed.
+func (s *Session) ForkAt(id string) (*Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, ok := s.byID[id]
+	if !ok {
+		return nil, fmt.Errorf("fork: entry %q not found", id)
+	}
+	var path []*Entry
+	for _, j := range s.pathIndices(i) {
+		if s.nodes[j].typ == TypeLabel {
+			continue
+		}
+		e, err := s.load(j, false)
+		if err != nil {
+			return nil, err
+		}
+		path = append(path, e)
+	}
+	return s.newFrom(path)
+}
+
+// Clone is ForkAt the current leaf.
+func (s *Session) Clone() (*Session, error) {
+	leaf := s.Leaf()
+	if leaf == "" {
+		return nil, fmt.Errorf("clone: session %s has no entries", s.ID())
+	}
+	return s.ForkAt(leaf)
+}
+
+func (s *Session) newFrom(path []*Entry) (*Session, error) {
+	now := time.Now()
+	h := newHeader(now, s.header.Cwd, s.path)
+	var ns *Session
+	if s.persist {
+		ns = newSession(h, sibling(s.path, fileName(h.Timestamp, h.ID)), true)
+	} else {
+		ns = newSession(h, "", false)
+	}
+	for _, e := range path {
+		c := *e
+		ns.addNode(nodeFor(&c))
+	}
+	for _, e := range path {
+		if label := s.labels[e.ID]; label != "" {
+			l := label
+			ns.addNode(nodeFor(&Entry{Type: TypeLabel, ID: newEntryID(ns.has), ParentID: ns.leafID(),
+				Timestamp: isoTime(now), TargetID: e.ID, Label: &l}))
+		}
+	}
+	if err := ns.flushLocked(); err != nil {
+		return nil, err
+	}
+	return ns, nil
+}
+
+func (s *Session) has(id string) bool { _, ok := s.byID[id]; return ok }
+
+// Tree returns every entry as a forest in file order: roots are entries without a (known)
+// parent. Entries off the active path are read from the file for this and not kept.
+func (s *Session) Tree() ([]*TreeNode, error) {
+	entries, err := s.Entries()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	labels := make(map[string]string, len(s.labels))
+	for k, v := range s.labels {
+		labels[k] = v
+	}
+	s.mu.Unlock()
+	nodes := make(map[string]*TreeNode, len(entries))
+	for _, e := range entries {
+		nodes[e.ID] = &TreeNode{Entry: e, Label: labels[e.ID]}
+	}
+	var roots []*TreeNode
+	for _, e := range entries {
+		if p, ok := nodes[e.ParentID]; ok && e.ParentID != e.ID {
+			p.Children = append(p.Children, nodes[e.ID])
+		} else {
+			roots = append(roots, nodes[e.ID])
+		}
+	}
+	return roots, nil
+}
+
+// TreeNode is an entry with its label and children, for the /tree view.
+type TreeNode struct {
+	Entry    Entry
+	Label    string
+	Children []*TreeNode
+}
+
+func sibling(path, name string) string { return filepath.Join(filepath.Dir(path), name) }
