@@ -1,0 +1,150 @@
+package ollama
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"pi/provider"
+	"pi/provider/internal/replay"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const fixtures = "../../testdata/ollama"
+
+func fixture(name string) string { return filepath.Join(fixtures, name) }
+
+func testModel() provider.Model {
+	return provider.Model{ID: "qwen3:1.7b", Provider: "ollama", API: API, Input: []string{"text"}}
+}
+
+func newProvider(t *testing.T, url string) *Provider {
+	t.Helper()
+	p, err := New(Config{BaseURL: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func run(t *testing.T, p provider.Provider, req *provider.Request) ([]provider.Event, provider.Message) {
+	t.Helper()
+	var evs []provider.Event
+	msg := p.Stream(context.Background(), req, func(e provider.Event) { evs = append(evs, e) })
+	if last := evs[len(evs)-1]; last.Message == nil || !reflect.DeepEqual(*last.Message, msg) {
+		t.Errorf("the last event does not carry the returned message")
+	}
+	return evs, msg
+}
+
+func TestStreamFixtures(t *testing.T) {
+	tests := []struct {
+		name string
+		stop provider.StopReason
+	}{
+		{"text", provider.StopStop},
+		{"thinking", provider.StopStop},
+		{"tool_call", provider.StopToolUse},
+		{"parallel_tools", provider.StopToolUse},
+		{"length", provider.StopLength},
+		{"error_midstream", provider.StopError},
+		{"malformed", provider.StopError},
+		{"rate_limited", provider.StopError},
+		{"overflow", provider.StopError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := replay.Serve(t, fixture("show_qwen3.json.http"), fixture(tt.name+".ndjson"))
+			evs, msg := run(t, newProvider(t, srv.URL), &provider.Request{Model: testModel(),
+				Messages: []provider.Message{provider.UserText("hi", 1)}})
+			if msg.StopReason != tt.stop {
+				t.Errorf("stop reason %s (%s), want %s", msg.StopReason, msg.ErrorMessage, tt.stop)
+			}
+			if got := srv.Paths(); !reflect.DeepEqual(got, []string{"/api/show", "/api/chat"}) {
+				t.Errorf("paths %v", got)
+			}
+			replay.Golden(t, fixture(tt.name+".golden"), replay.Transcript(evs, msg), *update)
+		})
+	}
+}
+
+func TestClassification(t *testing.T) {
+	for name, want := range map[string][2]bool{"rate_limited": {true, false}, "overflow": {false, true}, "error_midstream": {true, false}} {
+		srv := replay.Serve(t, fixture("show_qwen3.json.http"), fixture(name+".ndjson"))
+		_, msg := run(t, newProvider(t, srv.URL), &provider.Request{Model: testModel()})
+		if got := [2]bool{provider.IsRetryable(&msg), provider.IsContextOverflow(&msg, 0)}; got != want {
+			t.Errorf("%s (%q): retryable, overflow = %v, want %v", name, msg.ErrorMessage, got, want)
+		}
+	}
+}
+
+func TestRetryThenSuccess(t *testing.T) {
+	srv := replay.Serve(t, fixture("show_qwen3.json.http"), fixture("rate_limited.ndjson"), fixture("text.ndjson"))
+	var waits []time.Duration
+	p := &provider.Retrying{Provider: newProvider(t, srv.URL), Policy: provider.DefaultRetryPolicy(),
+		Sleep: func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
+	evs, msg := run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
+	if !reflect.DeepEqual(waits, []time.Duration{3 * time.Second}) {
+		t.Errorf("waits %v", waits)
+	}
+	// /api/show is asked once and cached across attempts.
+	if got := srv.Paths(); !reflect.DeepEqual(got, []string{"/api/show", "/api/chat", "/api/chat"}) {
+		t.Errorf("paths %v", got)
+	}
+	replay.Golden(t, fixture("text.golden"), replay.Transcript(evs, msg), false)
+}
+
+func TestModelNotFound(t *testing.T) {
+	srv := replay.Serve(t, fixture("not_found.json.http"))
+	_, msg := run(t, newProvider(t, srv.URL), &provider.Request{Model: testModel()})
+	if msg.StopReason != provider.StopError || !strings.Contains(msg.ErrorMessage, "not found") || provider.IsRetryable(&msg) {
+		t.Errorf("got %s %q", msg.StopReason, msg.ErrorMessage)
+	}
+}
+
+func TestAbortMidStream(t *testing.T) {
+	show := mustRead(t, fixture("show_qwen3.json.http"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/show" {
+			w.Write(show[bytes.Index(show, []byte("\n\n"))+2:])
+			return
+		}
+		io.WriteString(w, `{"message":{"role":"assistant","content":"Hel"},"done":false}`+"\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var cancelled time.Time
+	msg := newProvider(t, srv.URL).Stream(ctx, &provider.Request{Model: testModel()}, func(e provider.Event) {
+		if e.Type == provider.EventTextDelta {
+			cancelled = time.Now()
+			cancel()
+		}
+	})
+	if d := time.Since(cancelled); d > 100*time.Millisecond {
+		t.Errorf("returned %v after cancellation", d)
+	}
+	if msg.StopReason != provider.StopAborted || msg.TextContent() != "Hel" {
+		t.Errorf("got %s %q", msg.StopReason, msg.TextContent())
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

@@ -1,0 +1,138 @@
+package ollama
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/ollama/ollama/api"
+
+	"pi/provider"
+	"pi/provider/internal/wire"
+)
+
+// modelInfo is what /api/show says about a model that matters to a request.
+type modelInfo struct {
+	capabilities  []string
+	contextLength int    // the model's trained maximum; 0 if the server did not say
+	harmony       bool   // gpt-oss: think takes "low"/"medium"/"high" instead of a boolean
+	family        string // for listings
+}
+
+func (m *modelInfo) has(capability string) bool { return slices.Contains(m.capabilities, capability) }
+
+// info returns the cached /api/show answer for model, asking the server the first time.
+// Failures are not cached: the user may pull the model and try again.
+func (p *Provider) info(ctx context.Context, model string) (*modelInfo, error) {
+	p.mu.Lock()
+	info, ok := p.infos[model]
+	p.mu.Unlock()
+	if ok {
+		return info, nil
+	}
+	resp, err := p.client.Show(ctx, &api.ShowRequest{Model: model})
+	if err != nil {
+		return nil, fmt.Errorf("asking Ollama at %s about model %q: %s", p.BaseURL(), model,
+			wire.Redact(err.Error(), p.cfg.APIKey))
+	}
+	info = parseShow(resp)
+	p.mu.Lock()
+	p.infos[model] = info
+	p.mu.Unlock()
+	return info, nil
+}
+
+func parseShow(resp *api.ShowResponse) *modelInfo {
+	info := &modelInfo{harmony: resp.Parser == "harmony", family: resp.Details.Family}
+	for _, c := range resp.Capabilities {
+		info.capabilities = append(info.capabilities, string(c))
+	}
+	arch, _ := resp.ModelInfo["general.architecture"].(string)
+	if n, ok := resp.ModelInfo[arch+".context_length"].(float64); ok {
+		info.contextLength = int(n)
+	}
+	return info
+}
+
+// numCtx is the context size to ask for: the configured window, else the model's maximum
+// capped by the default, since a 128k window costs memory a laptop does not have.
+func (p *Provider) numCtx(m *provider.Model, info *modelInfo) int {
+	if m.ContextWindow > 0 {
+		return m.ContextWindow
+	}
+	if info.contextLength > 0 && info.contextLength < p.cfg.DefaultNumCtx {
+		return info.contextLength
+	}
+	return p.cfg.DefaultNumCtx
+}
+
+// Describe returns what the server tells about model id, for a configuration that names the
+// model without describing it: ContextWindow is the num_ctx requests will use, Reasoning says
+// whether it can think, Input has "image" when it has vision. It also reports the capabilities.
+func (p *Provider) Describe(ctx context.Context, id string) (provider.Model, []string, error) {
+	info, err := p.info(ctx, id)
+	if err != nil {
+		return provider.Model{}, nil, err
+	}
+	m := provider.Model{ID: id, API: API, BaseURL: p.BaseURL(), Reasoning: info.has("thinking"), Input: []string{"text"}}
+	if info.has("vision") {
+		m.Input = append(m.Input, "image")
+	}
+	m.ContextWindow = p.numCtx(&m, info)
+	return m, slices.Clone(info.capabilities), nil
+}
+
+// ListModels implements provider.ModelLister with /api/tags. It does not ask /api/show about
+// each model; Describe does that for the one that gets used.
+func (p *Provider) ListModels(ctx context.Context) ([]provider.Model, error) {
+	resp, err := p.client.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing models of Ollama at %s: %s", p.BaseURL(), wire.Redact(err.Error(), p.cfg.APIKey))
+	}
+	models := make([]provider.Model, 0, len(resp.Models))
+	for _, m := range resp.Models {
+		models = append(models, provider.Model{ID: m.Name, API: API, BaseURL: p.BaseURL(), Input: []string{"text"}})
+	}
+	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
+	return models, nil
+}
+
+// maxDescribed bounds how many models Discover asks /api/show about.
+const maxDescribed = 20
+
+// Discover picks a model for a user who configured none: the most recently pulled one whose
+// capabilities include tools, else the most recent one. With no server or no models, the error
+// says what to do.
+func (p *Provider) Discover(ctx context.Context) (provider.Model, error) {
+	resp, err := p.client.List(ctx)
+	if err != nil {
+		return provider.Model{}, fmt.Errorf("no Ollama server answered at %s (%s): start one with `ollama serve`, "+
+			"set OLLAMA_HOST, or name another provider in pi.toml", p.BaseURL(), wire.Redact(err.Error(), p.cfg.APIKey))
+	}
+	if len(resp.Models) == 0 {
+		return provider.Model{}, fmt.Errorf("the Ollama server at %s has no models: pull one, e.g. `ollama pull qwen3:1.7b`, "+
+			"or name another provider in pi.toml", p.BaseURL())
+	}
+	var first *provider.Model
+	for i, m := range resp.Models {
+		if i == maxDescribed {
+			break
+		}
+		model, caps, err := p.Describe(ctx, m.Name)
+		if err != nil {
+			continue
+		}
+		if slices.Contains(caps, "tools") {
+			return model, nil
+		}
+		if first == nil {
+			first = &model
+		}
+	}
+	if first != nil {
+		return *first, nil
+	}
+	model, _, err := p.Describe(ctx, resp.Models[0].Name)
+	return model, err
+}
