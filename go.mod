@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/ollama/ollama v0.17.4
+	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/text v0.44.0
 )
 
@@ -17,6 +18,7 @@ require (
 	github.com/mattn/go-runewidth v0.0.31 // indirect
 	github.com/rogpeppe/go-internal v1.8.0 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
+	github.com/yuin/goldmark v1.8.7 // indirect
 	golang.org/x/crypto v0.43.0 // indirect
 	golang.org/x/sys v0.38.0 // indirect
 	golang.org/x/term v0.37.0 // indirect
