@@ -101,6 +101,9 @@ type Agent struct {
 	toolDefs     []provider.ToolDef
 	toolDefsFrom []tools.Tool
 	sessionID    string
+	// foreign counts transcript messages a model does not take (custom roles), so that the
+	// common case of none needs no scan of a long transcript per request.
+	foreign int
 
 	emitMu sync.Mutex // serialises delivery to subscribers across tool goroutines
 }
@@ -135,8 +138,8 @@ func NewAgent(cfg AgentConfig) *Agent {
 		sessionID:  cfg.SessionID,
 	}
 	a.state = AgentState{SystemPrompt: cfg.SystemPrompt, Model: cfg.Model, Thinking: cfg.Thinking,
-		Tools: append([]tools.Tool(nil), cfg.Tools...), Messages: append([]provider.Message(nil), cfg.Messages...),
-		PendingToolCalls: map[string]bool{}}
+		Tools: append([]tools.Tool(nil), cfg.Tools...), PendingToolCalls: map[string]bool{}}
+	a.ReplaceMessages(cfg.Messages)
 	return a
 }
 
@@ -201,6 +204,12 @@ func (a *Agent) SetTools(ts []tools.Tool) {
 func (a *Agent) ReplaceMessages(msgs []provider.Message) {
 	a.mu.Lock()
 	a.state.Messages = append([]provider.Message(nil), msgs...)
+	a.foreign = 0
+	for i := range msgs {
+		if !isLLMRole(msgs[i].Role) {
+			a.foreign++
+		}
+	}
 	a.mu.Unlock()
 }
 
@@ -352,7 +361,14 @@ func (a *Agent) emit(ctx context.Context, ev AgentEvent) {
 func (a *Agent) appendMessage(m provider.Message) {
 	a.mu.Lock()
 	a.state.Messages = append(a.state.Messages, m)
+	if !isLLMRole(m.Role) {
+		a.foreign++
+	}
 	a.mu.Unlock()
+}
+
+func isLLMRole(r provider.Role) bool {
+	return r == provider.RoleUser || r == provider.RoleAssistant || r == provider.RoleToolResult
 }
 
 // pollQueue takes one message or all of them from q, by mode.
@@ -511,6 +527,7 @@ func (a *Agent) streamAssistant(ctx context.Context) provider.Message {
 func (a *Agent) buildRequest(ctx context.Context) (*provider.Request, error) {
 	a.mu.Lock()
 	msgs := a.state.Messages[:len(a.state.Messages):len(a.state.Messages)]
+	foreign := a.foreign
 	req := &provider.Request{Model: a.state.Model, SystemPrompt: a.state.SystemPrompt,
 		Tools: a.toolDefsLocked(), Options: provider.Options{Thinking: a.state.Thinking, SessionID: a.sessionID}}
 	a.mu.Unlock()
@@ -520,31 +537,26 @@ func (a *Agent) buildRequest(ctx context.Context) (*provider.Request, error) {
 			return nil, fmt.Errorf("context hook: %w", err)
 		}
 	}
-	if a.hooks.ConvertToLLM != nil {
+	switch {
+	case a.hooks.ConvertToLLM != nil:
 		req.Messages = a.hooks.ConvertToLLM(msgs)
-	} else {
+	case foreign == 0 && a.hooks.TransformContext == nil:
+		req.Messages = msgs
+	default:
 		req.Messages = llmMessages(msgs)
 	}
 	return req, nil
 }
 
-// llmMessages keeps the roles a model understands; it returns msgs itself when all are.
+// llmMessages keeps the roles a model understands.
 func llmMessages(msgs []provider.Message) []provider.Message {
+	out := make([]provider.Message, 0, len(msgs))
 	for i := range msgs {
-		switch msgs[i].Role {
-		case provider.RoleUser, provider.RoleAssistant, provider.RoleToolResult:
-			continue
+		if isLLMRole(msgs[i].Role) {
+			out = append(out, msgs[i])
 		}
-		out := append([]provider.Message(nil), msgs[:i]...)
-		for _, m := range msgs[i+1:] {
-			switch m.Role {
-			case provider.RoleUser, provider.RoleAssistant, provider.RoleToolResult:
-				out = append(out, m)
-			}
-		}
-		return out
 	}
-	return msgs
+	return out
 }
 
 // toolDefsLocked returns the tool definitions, rebuilt only when the active tools change, so
