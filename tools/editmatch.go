@@ -97,18 +97,20 @@ func newFuzzyText(orig string) fuzzyText {
 	var from, to []int
 	var it norm.Iter
 	it.InitString(norm.NFKC, orig)
+	// The iterator may hand out one segment's output in pieces before its position moves, so
+	// output bytes past len(from) wait until the input they came from is known.
+	segStart := 0
 	for !it.Done() {
-		start := it.Pos()
-		seg := it.Next()
-		end := it.Pos()
-		for len(seg) > 0 {
+		for seg := it.Next(); len(seg) > 0; {
 			r, size := utf8.DecodeRune(seg)
 			seg = seg[size:]
-			n := len(b)
 			b = utf8.AppendRune(b, foldTypography(r))
-			for range len(b) - n {
-				from, to = append(from, start), append(to, end)
+		}
+		if p := it.Pos(); p > segStart || it.Done() {
+			for len(from) < len(b) {
+				from, to = append(from, segStart), append(to, p)
 			}
+			segStart = p
 		}
 	}
 	keep := trailingSpaceMask(b)
