@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/provider"
 	"pi/tools"
 )
 
@@ -119,5 +121,34 @@ func TestContextBlockOnlyOpensTheConversation(t *testing.T) {
 	later := FirstUserMessage("and this", nil, false, "/work/proj", now)
 	if len(later.Content) != 1 || !later.StringContent {
 		t.Fatalf("later message %+v", later)
+	}
+}
+
+// TestDefaultPromptSize keeps the first request small: the default system prompt plus the
+// four default tools' definitions, as a model server receives them, must stay under 3 KB.
+func TestDefaultPromptSize(t *testing.T) {
+	env, err := tools.NewEnv(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var active []tools.Tool
+	var defs []provider.ToolDef
+	for _, name := range tools.DefaultNames {
+		tool, err := tools.New(name, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		active = append(active, tool)
+		defs = append(defs, tool.Info().Def())
+	}
+	prompt := BuildSystemPrompt(PromptParts{Tools: active})
+	defsJSON, err := json.Marshal(defs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := len(prompt) + len(defsJSON)
+	t.Logf("system prompt %d B + tool definitions %d B = %d B", len(prompt), len(defsJSON), total)
+	if total >= 3000 {
+		t.Fatalf("default prompt is %d bytes, budget 3000:\n%s\n%s", total, prompt, defsJSON)
 	}
 }
