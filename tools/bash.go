@@ -170,7 +170,7 @@ func appendText(r *Result, s string) {
 	if *t == "(no output)" {
 		*t = s
 	} else {
-		*t += "\n\n" + s
+		*t = strings.TrimSuffix(*t, "\n") + "\n\n" + s
 	}
 }
 
@@ -253,7 +253,7 @@ func (s *outputSink) result() Result {
 		}
 		return Result{Content: []provider.Block{provider.Text(text)}}
 	}
-	text += "\n\n" + s.notice(&tr)
+	text = strings.TrimSuffix(text, "\n") + "\n\n" + s.notice(&tr)
 	return Result{Content: []provider.Block{provider.Text(text)},
 		Details: BashDetails{Truncation: &tr, FullOutputPath: s.spillPath}}
 }

@@ -1,0 +1,249 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestBash(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		timeout any
+		want    string // the whole text, or a prefix when it ends in "…"
+		isError bool
+	}{
+		{"success", "echo hello", nil, "hello\n", false},
+		{"no output", "true", nil, "(no output)", false},
+		{"merged in order", "echo a; echo b >&2; echo c", nil, "a\nb\nc\n", false},
+		{"exit code", "echo oops; exit 3", nil, "oops\n\nCommand exited with code 3", true},
+		{"exit code, no output", "exit 7", nil, "Command exited with code 7", true},
+		{"runs in cwd", "cat marker.txt", nil, "here", false},
+		{"no stdin", "cat; echo done", nil, "done\n", false},
+		{"timeout", "echo started; sleep 30", 0.3, "started\n\nCommand timed out after 0.3 seconds", true},
+		{"integer timeout", "sleep 30", 1, "Command timed out after 1 seconds", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			writeFiles(t, env.Cwd, map[string]string{"marker.txt": "here"})
+			args := map[string]any{"command": tc.command}
+			if tc.timeout != nil {
+				args["timeout"] = tc.timeout
+			}
+			start := time.Now()
+			res := callTool(t, env, "bash", args)
+			if got := resultText(res); got != tc.want || res.IsError != tc.isError {
+				t.Fatalf("got %q (error %v), want %q (error %v)", got, res.IsError, tc.want, tc.isError)
+			}
+			if time.Since(start) > 10*time.Second {
+				t.Fatalf("took %v", time.Since(start))
+			}
+		})
+	}
+}
+
+func TestBashDefaultTimeoutFromEnv(t *testing.T) {
+	env := testEnv(t)
+	env.BashTimeout = 200 * time.Millisecond
+	res := callTool(t, env, "bash", map[string]any{"command": "sleep 20"})
+	if !res.IsError || !strings.Contains(resultText(res), "timed out after 0.2 seconds") {
+		t.Fatalf("got %q", resultText(res))
+	}
+}
+
+// A background process that keeps stdout open must not keep the call waiting: the call ends
+// when the shell does.
+func TestBashBackgroundChildDoesNotHang(t *testing.T) {
+	env := testEnv(t)
+	start := time.Now()
+	res := callTool(t, env, "bash", map[string]any{"command": "sleep 100 & echo $!"})
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("call took %v", d)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(resultText(res)))
+	if err != nil {
+		t.Fatalf("output %q: %v", resultText(res), err)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+}
+
+func processAlive(pid int) bool {
+	// a zombie still answers kill(0); read its state instead
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// Abort kills the whole process group, including a child that ignores SIGTERM.
+func TestBashAbortKillsGroup(t *testing.T) {
+	env := testEnv(t)
+	pidFile := filepath.Join(env.Cwd, "child.pid")
+	cmd := `bash -c 'trap "" TERM; while true; do sleep 0.05; done' & echo $! > child.pid; wait`
+	tool, _ := New("bash", env)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for range 100 {
+			if _, err := os.Stat(pidFile); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+	}()
+	res, err := tool.Execute(ctx, "c", map[string]any{"command": cmd}, nil)
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "Command aborted") {
+		t.Fatalf("got %q, %v", resultText(res), err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(readFileT(t, pidFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 50 {
+		if !processAlive(pid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("child %d survived the abort", pid)
+}
+
+func TestBashStreamsUpdates(t *testing.T) {
+	env := testEnv(t)
+	tool, _ := New("bash", env)
+	var mu sync.Mutex
+	var times []time.Time
+	var last string
+	onUpdate := func(r Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		times = append(times, time.Now())
+		last = resultText(r)
+	}
+	res, err := tool.Execute(context.Background(), "c",
+		map[string]any{"command": "for i in 1 2 3 4 5 6 7 8; do echo $i; sleep 0.08; done"}, onUpdate)
+	if err != nil || res.IsError {
+		t.Fatalf("%q %v", resultText(res), err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(times) < 2 {
+		t.Fatalf("%d updates, want several", len(times))
+	}
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < updateInterval-10*time.Millisecond {
+			t.Fatalf("updates %v apart, want at least %v", gap, updateInterval)
+		}
+	}
+	if !strings.HasPrefix(last, "1\n2\n") {
+		t.Fatalf("last update %q", last)
+	}
+}
+
+func TestBashTruncatesTailAndSpills(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		notice  *regexp.Regexp
+		tail    string
+		full    int // bytes of the spilled file
+	}{
+		{"lines", "seq 1 5000", regexp.MustCompile(`\[Lines 3001-5000 of 5000 shown\. Full output: (\S+)\]$`), "4999\n5000", 23893},
+		{"bytes", "for i in $(seq 1 1000); do printf '%099d\\n' $i; done", regexp.MustCompile(`\[Lines 489-1000 of 1000 shown \(50\.0KB limit\)\. Full output: (\S+)\]$`), "01000", 100000},
+		{"one long line", "head -c 200000 /dev/zero | tr '\\0' 'z'", regexp.MustCompile(`\[Last 50\.0KB of line 1 shown \(the line is longer\)\. Full output: (\S+)\]$`), "zzz", 200000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			res := callTool(t, env, "bash", map[string]any{"command": tc.command})
+			text := resultText(res)
+			m := tc.notice.FindStringSubmatch(text)
+			if res.IsError || m == nil {
+				t.Fatalf("text ends %q", clip(text))
+			}
+			body := strings.TrimSuffix(text, "\n\n"+m[0])
+			if !strings.HasSuffix(body, tc.tail) || len(body) > DefaultMaxBytes {
+				t.Fatalf("body ends %q (%d bytes)", clip(body), len(body))
+			}
+			d, ok := res.Details.(BashDetails)
+			if !ok || d.FullOutputPath != m[1] || d.Truncation == nil || !d.Truncation.Truncated {
+				t.Fatalf("details %+v", res.Details)
+			}
+			if fi, err := os.Stat(m[1]); err != nil || fi.Size() != int64(tc.full) {
+				t.Fatalf("full output file: %v %v, want %d bytes", fi, err, tc.full)
+			}
+		})
+	}
+}
+
+// TestBashMemory runs 100 MB of output through bash in a child process (this test binary again)
+// and checks the child's peak resident memory, which the parent cannot see in its own.
+func TestBashMemory(t *testing.T) {
+	if os.Getenv("PI_BASH_MEMORY_CHILD") == "1" {
+		bashMemoryChild(t)
+		return
+	}
+	if testing.Short() {
+		t.Skip("writes 100 MB")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBashMemory$", "-test.v")
+	cmd.Env = append(os.Environ(), "PI_BASH_MEMORY_CHILD=1", "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`peak RSS (\d+) kB, baseline (\d+) kB`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no figure in child output:\n%s", out)
+	}
+	peak, _ := strconv.Atoi(string(m[1]))
+	base, _ := strconv.Atoi(string(m[2]))
+	t.Logf("100 MB of bash output: peak RSS %d kB (%d kB before the call)", peak, base)
+	limit := 30 * 1024
+	if raceEnabled { // the race detector's shadow memory is not ours: hold the growth to the limit
+		peak -= base
+	}
+	if peak > limit {
+		t.Fatalf("peak RSS %d kB, want under %d kB", peak, limit)
+	}
+}
+
+func bashMemoryChild(t *testing.T) {
+	base := peakRSS(t)
+	env := testEnv(t)
+	res := callTool(t, env, "bash", map[string]any{"command": "yes 'a line of output that repeats' | head -c 100000000"})
+	d, _ := res.Details.(BashDetails)
+	if res.IsError || d.Truncation == nil || d.Truncation.TotalBytes != 100_000_000 {
+		t.Fatalf("result %q %+v", clip(resultText(res)), res.Details)
+	}
+	fmt.Printf("peak RSS %d kB, baseline %d kB\n", peakRSS(t), base)
+}
+
+// peakRSS reads VmHWM, the high-water mark of resident memory, from /proc.
+func peakRSS(t *testing.T) int {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc: cannot measure memory")
+	}
+	m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("no VmHWM in /proc/self/status")
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package tools
+
+const raceEnabled = true
