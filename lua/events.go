@@ -1,0 +1,344 @@
+package lua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"pi/provider"
+	"pi/tools"
+)
+
+// chain runs the handlers of event one after another, in load order (late ones last), as one
+// task. args builds the handler arguments once on the owner goroutine, so a table shared by
+// all handlers carries each one's changes to the next. each sees every handler's return value
+// and says whether the chain stops there (a block); end runs after the last handler unless one
+// stopped the chain. A handler that raises or times out becomes a notice and the chain goes on.
+func (r *Runtime) chain(ctx context.Context, event string, async bool, args func(v *vm) []lua.LValue,
+	each func(v *vm, ret lua.LValue, h handler) bool, end func(v *vm)) {
+	var hs []handler
+	var a []lua.LValue
+	i := -1
+	t := newTask(ctx, r.opts.HookTimeout, func(v *vm, rets []lua.LValue, err error) *call {
+		if i < 0 {
+			hs = append([]handler(nil), v.handlers[event]...)
+			if len(hs) > 0 {
+				a = args(v)
+			}
+		} else if err != nil {
+			v.r.notify("error", "lua: %s handler (%s) failed, carrying on without it: %v", event, hs[i].script, cleanError(err))
+		} else if each != nil && each(v, first(rets), hs[i]) {
+			return nil
+		}
+		i++
+		if i >= len(hs) {
+			if end != nil && len(hs) > 0 {
+				end(v)
+			}
+			return nil
+		}
+		return &call{fn: hs[i].fn, args: a}
+	})
+	t.async = async
+	if async {
+		_ = r.enqueue(t) // closed: nobody is listening any more
+		return
+	}
+	_ = r.submit(ctx, t)
+}
+
+func first(rets []lua.LValue) lua.LValue {
+	if len(rets) == 0 {
+		return lua.LNil
+	}
+	return rets[0]
+}
+
+// ToolCall runs the tool_call handlers: ev = {tool_name, tool_call_id, input}. A handler may
+// change ev.input (the changes are written back into args, which the loop then runs without
+// validating again) or return {block = true, reason = "…"}; the first block wins. Wire it to
+// Hooks.BeforeToolCall.
+func (r *Runtime) ToolCall(ctx context.Context, name, id string, args map[string]any) (block bool, reason string) {
+	if !r.HasHandlers("tool_call") {
+		return false, ""
+	}
+	var ev *lua.LTable
+	r.chain(ctx, "tool_call", false, func(v *vm) []lua.LValue {
+		ev = v.L.NewTable()
+		ev.RawSetString("tool_name", lua.LString(name))
+		ev.RawSetString("tool_call_id", lua.LString(id))
+		ev.RawSetString("input", v.toLua(args))
+		return []lua.LValue{ev}
+	}, func(v *vm, ret lua.LValue, h handler) bool {
+		t, ok := ret.(*lua.LTable)
+		if !ok || !lua.LVAsBool(t.RawGetString("block")) {
+			return false
+		}
+		block = true
+		if s, ok := t.RawGetString("reason").(lua.LString); ok && s != "" {
+			reason = string(s)
+		} else {
+			reason = fmt.Sprintf("Tool call %q was blocked by a script (%s).", name, h.script)
+		}
+		return true
+	}, func(v *vm) {
+		d, err := v.fromLua(ev.RawGetString("input"))
+		m, ok := d.(map[string]any)
+		if err != nil || (!ok && d != nil) {
+			v.r.notify("error", "lua: tool_call: ev.input of %q is not an object any more (%v); running with the original arguments", name, err)
+			return
+		}
+		clear(args)
+		for k, x := range m {
+			args[k] = x
+		}
+	})
+	return block, reason
+}
+
+// ResultOverride is what tool_result handlers changed; nil fields keep the tool's value. It
+// mirrors the loop's ResultOverride field by field.
+type ResultOverride struct {
+	Content   []provider.Block
+	Details   any
+	IsError   *bool
+	Terminate *bool
+}
+
+// ToolResult runs the tool_result handlers: ev = {tool_name, tool_call_id, input, content,
+// details, is_error}. A handler may return {content?, details?, is_error?, terminate?}; each
+// field given replaces the current one, and the next handler sees the result so far. Wire it
+// to Hooks.AfterToolCall.
+func (r *Runtime) ToolResult(ctx context.Context, name, id string, args map[string]any, res tools.Result) (o ResultOverride, changed bool) {
+	if !r.HasHandlers("tool_result") {
+		return o, false
+	}
+	var ev *lua.LTable
+	r.chain(ctx, "tool_result", false, func(v *vm) []lua.LValue {
+		ev = v.resultToLua(&res).(*lua.LTable)
+		ev.RawSetString("terminate", lua.LNil)
+		ev.RawSetString("tool_name", lua.LString(name))
+		ev.RawSetString("tool_call_id", lua.LString(id))
+		ev.RawSetString("input", v.toLua(args))
+		return []lua.LValue{ev}
+	}, func(v *vm, ret lua.LValue, h handler) bool {
+		t, ok := ret.(*lua.LTable)
+		if !ok {
+			return false
+		}
+		if err := v.applyResultOverride(t, ev, &o); err != nil {
+			v.r.notify("error", "lua: tool_result handler (%s) returned a bad %v; ignored", h.script, err)
+			return false
+		}
+		changed = true
+		return false
+	}, nil)
+	return o, changed
+}
+
+func (v *vm) applyResultOverride(t, ev *lua.LTable, o *ResultOverride) error {
+	if c := t.RawGetString("content"); c != lua.LNil {
+		blocks, err := v.contentFromLua(c)
+		if err != nil {
+			return err
+		}
+		o.Content = blocks
+		ev.RawSetString("content", c)
+	}
+	if d := t.RawGetString("details"); d != lua.LNil {
+		details, err := v.fromLua(d)
+		if err != nil {
+			return fmt.Errorf("details: %w", err)
+		}
+		o.Details = details
+		ev.RawSetString("details", d)
+	}
+	for _, f := range []struct {
+		key string
+		dst **bool
+	}{{"is_error", &o.IsError}, {"terminate", &o.Terminate}} {
+		if b, ok := t.RawGetString(f.key).(lua.LBool); ok {
+			val := bool(b)
+			*f.dst = &val
+			ev.RawSetString(f.key, b)
+		}
+	}
+	return nil
+}
+
+// InputResult is what input handlers made of a prompt.
+type InputResult struct {
+	Text    string
+	Handled bool // a script dealt with it: send nothing
+}
+
+// Input runs the input handlers: ev = {text, images, source} with source "interactive", "rpc"
+// or "extension". A handler may return {text = "…"} (the next handler sees the new text) or
+// {handled = true} (stop; nothing is sent). Skill and template expansion are late input
+// handlers of the bundled scripts, so user scripts see what was typed. Call it for every
+// prompt, before the agent sees it, after running a runnable /command.
+func (r *Runtime) Input(ctx context.Context, text string, images []provider.Block, source string) InputResult {
+	res := InputResult{Text: text}
+	if !r.HasHandlers("input") {
+		return res
+	}
+	var ev *lua.LTable
+	r.chain(ctx, "input", false, func(v *vm) []lua.LValue {
+		ev = v.L.NewTable()
+		ev.RawSetString("text", lua.LString(text))
+		ev.RawSetString("images", v.toLua(blocksOrEmpty(images)))
+		ev.RawSetString("source", lua.LString(source))
+		return []lua.LValue{ev}
+	}, func(v *vm, ret lua.LValue, h handler) bool {
+		t, ok := ret.(*lua.LTable)
+		if !ok {
+			return false
+		}
+		if lua.LVAsBool(t.RawGetString("handled")) {
+			res.Handled = true
+			return true
+		}
+		if s, ok := t.RawGetString("text").(lua.LString); ok {
+			res.Text = string(s)
+			ev.RawSetString("text", s)
+		}
+		return false
+	}, nil)
+	return res
+}
+
+// BeforeAgentStart runs the before_agent_start handlers: ev = {prompt, images, system_prompt}.
+// A handler may return {system_prompt = "…"}; handlers chain, each seeing the prompt so far.
+// It returns the system prompt for this run. Call it once per prompt, before Agent.Prompt,
+// with the base system prompt; set the result with Agent.SetSystemPrompt (restore the base
+// one for the next prompt).
+func (r *Runtime) BeforeAgentStart(ctx context.Context, prompt string, images []provider.Block, systemPrompt string) string {
+	if !r.HasHandlers("before_agent_start") {
+		return systemPrompt
+	}
+	var ev *lua.LTable
+	r.chain(ctx, "before_agent_start", false, func(v *vm) []lua.LValue {
+		ev = v.L.NewTable()
+		ev.RawSetString("prompt", lua.LString(prompt))
+		ev.RawSetString("images", v.toLua(blocksOrEmpty(images)))
+		ev.RawSetString("system_prompt", lua.LString(systemPrompt))
+		return []lua.LValue{ev}
+	}, func(v *vm, ret lua.LValue, h handler) bool {
+		if t, ok := ret.(*lua.LTable); ok {
+			if s, ok := t.RawGetString("system_prompt").(lua.LString); ok {
+				systemPrompt = string(s)
+				ev.RawSetString("system_prompt", s)
+			}
+		}
+		return false
+	}, nil)
+	return systemPrompt
+}
+
+// Context runs the context handlers before each model call: ev = {messages} in pi's message
+// JSON (a copy). A handler may return {messages = {…}}; the next handler sees them. Wire it to
+// Hooks.TransformContext.
+func (r *Runtime) Context(ctx context.Context, msgs []provider.Message) []provider.Message {
+	if !r.HasHandlers("context") {
+		return msgs
+	}
+	var ev *lua.LTable
+	r.chain(ctx, "context", false, func(v *vm) []lua.LValue {
+		ev = v.L.NewTable()
+		ev.RawSetString("messages", v.toLua(msgs))
+		return []lua.LValue{ev}
+	}, func(v *vm, ret lua.LValue, h handler) bool {
+		t, ok := ret.(*lua.LTable)
+		if !ok || t.RawGetString("messages") == lua.LNil {
+			return false
+		}
+		var out []provider.Message
+		if err := v.fromLuaInto(t.RawGetString("messages"), &out); err != nil {
+			v.r.notify("error", "lua: context handler (%s) returned messages pi cannot read (%v); ignored", h.script, err)
+			return false
+		}
+		msgs = out
+		ev.RawSetString("messages", t.RawGetString("messages"))
+		return false
+	}, nil)
+	return msgs
+}
+
+// CompactDecision is what session_before_compact handlers decided.
+type CompactDecision struct {
+	Cancel  bool
+	Summary string // non-empty: use this summary instead of asking the model
+	Details any
+}
+
+// BeforeCompact runs the session_before_compact handlers with payload (the host's keys, e.g.
+// {reason, tokens_before, messages_to_summarize, custom_instructions}). A handler may return
+// {cancel = true} or {summary = "…", details = …}; the first that does wins.
+func (r *Runtime) BeforeCompact(ctx context.Context, payload map[string]any) CompactDecision {
+	var d CompactDecision
+	if !r.HasHandlers("session_before_compact") {
+		return d
+	}
+	r.chain(ctx, "session_before_compact", false, func(v *vm) []lua.LValue {
+		return []lua.LValue{v.toLua(payload)}
+	}, func(v *vm, ret lua.LValue, h handler) bool {
+		t, ok := ret.(*lua.LTable)
+		if !ok {
+			return false
+		}
+		if c, ok := t.RawGetString("compaction").(*lua.LTable); ok { // pi's shape
+			t = c
+		}
+		if lua.LVAsBool(t.RawGetString("cancel")) {
+			d.Cancel = true
+			return true
+		}
+		if s, ok := t.RawGetString("summary").(lua.LString); ok && s != "" {
+			d.Summary = string(s)
+			d.Details, _ = v.fromLua(t.RawGetString("details"))
+			return true
+		}
+		return false
+	}, nil)
+	return d
+}
+
+// Emit queues an observe-only event (session_start, session_shutdown, agent_*, turn_*,
+// message_*, tool_execution_*, session_compact, model_select) and returns at once; handlers
+// run in order on the Lua goroutine and their return values are ignored. The payload is
+// converted when the handlers run: maps and slices as they are, pi's types (messages, events,
+// tool results) in their JSON shape, so do not change it after the call. Flush waits for the
+// queue to drain (before exit after session_shutdown).
+func (r *Runtime) Emit(ctx context.Context, event string, payload map[string]any) {
+	if !r.HasHandlers(event) {
+		return
+	}
+	// Observers see agent_end even after an abort cancelled the run's context.
+	r.chain(context.WithoutCancel(ctx), event, true, func(v *vm) []lua.LValue {
+		return []lua.LValue{v.toLua(payload)}
+	}, nil, nil)
+}
+
+var syntaxError = regexp.MustCompile(`^(.*) line:(\d+)\(column:(\d+)\) near '(.*)':\s*(.*?)\s*$`)
+
+// cleanError gives a Lua error as "file:line: message": no Go stack trace, and gopher-lua's
+// syntax error format brought in line with its runtime errors.
+func cleanError(err error) string {
+	var api *lua.ApiError
+	msg := err.Error()
+	if errors.As(err, &api) {
+		msg = api.Object.String()
+		if api.Cause != nil && api.Type == lua.ApiErrorSyntax {
+			msg = api.Cause.Error()
+		}
+	}
+	msg = strings.TrimSpace(msg)
+	if m := syntaxError.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s:%s: %s near '%s'", m[1], m[2], m[5], m[4])
+	}
+	return msg
+}

@@ -1,0 +1,247 @@
+package lua
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// maxExecOutput caps what pi.exec keeps of each stream; a runaway process must not fill memory.
+const maxExecOutput = 8 << 20
+
+func (v *vm) exec(L *lua.LState) int {
+	command := L.CheckString(1)
+	opts := L.OptTable(2, L.NewTable())
+	dir := v.path(optString(L, opts, "cwd"))
+	stdin := optString(L, opts, "stdin")
+	timeout := optSeconds(L, opts, "timeout")
+	return v.await(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
+		res, err := runProcess(ctx, dir, command, stdin, timeout)
+		if err != nil {
+			return errorResult(err)
+		}
+		return func(L *lua.LState) []lua.LValue {
+			t := L.NewTable()
+			t.RawSetString("stdout", lua.LString(res.stdout))
+			t.RawSetString("stderr", lua.LString(res.stderr))
+			t.RawSetString("code", lua.LNumber(res.code))
+			t.RawSetString("killed", lua.LBool(res.killed))
+			return []lua.LValue{t}
+		}
+	})
+}
+
+type processResult struct {
+	stdout, stderr string
+	code           int
+	killed         bool // by the timeout or the caller's context
+}
+
+// runProcess runs command with sh -c in its own process group, so a timeout kills the
+// children too.
+func runProcess(ctx context.Context, dir, command, stdin string, timeout time.Duration) (processResult, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut cappedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second // a grandchild holding the pipes open must not hang us
+	err := cmd.Run()
+	res := processResult{stdout: out.String(), stderr: errOut.String(), killed: ctx.Err() != nil}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		res.code = exitErr.ExitCode()
+	case res.killed:
+		res.code = -1
+	default:
+		return res, fmt.Errorf("pi.exec %q: %w", command, err)
+	}
+	return res, nil
+}
+
+type cappedBuffer struct{ bytes.Buffer }
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := maxExecOutput - b.Len(); room < len(p) {
+		if room > 0 {
+			b.Buffer.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+// path resolves a script's path against the project directory.
+func (v *vm) path(p string) string {
+	if p == "" {
+		return v.r.opts.Cwd
+	}
+	if strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[2:])
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(v.r.opts.Cwd, p)
+	}
+	return p
+}
+
+func (v *vm) readFile(L *lua.LState) int {
+	data, err := os.ReadFile(v.path(L.CheckString(1)))
+	if err != nil {
+		return v.ok(L, err)
+	}
+	L.Push(lua.LString(data))
+	return 1
+}
+
+func (v *vm) writeFile(L *lua.LState) int {
+	p := v.path(L.CheckString(1))
+	content := L.CheckString(2)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return v.ok(L, err)
+	}
+	return v.ok(L, os.WriteFile(p, []byte(content), 0o644))
+}
+
+func (v *vm) stat(L *lua.LState) int {
+	fi, err := os.Stat(v.path(L.CheckString(1)))
+	if err != nil {
+		return v.ok(L, err)
+	}
+	t := L.NewTable()
+	kind := "file"
+	if fi.IsDir() {
+		kind = "dir"
+	}
+	t.RawSetString("type", lua.LString(kind))
+	t.RawSetString("size", lua.LNumber(fi.Size()))
+	t.RawSetString("mtime", lua.LNumber(fi.ModTime().Unix()))
+	L.Push(t)
+	return 1
+}
+
+// glob(pattern, {cwd?, hidden?}) lists matching paths, sorted. "**" matches any number of
+// directories; entries whose name starts with a dot are skipped by "**" unless hidden = true.
+// A relative pattern gives paths relative to cwd (default pi.cwd()); an absolute one gives
+// absolute paths.
+func (v *vm) glob(L *lua.LState) int {
+	pattern := L.CheckString(1)
+	opts := L.OptTable(2, L.NewTable())
+	base := v.path(optString(L, opts, "cwd"))
+	matches, err := globFiles(base, pattern, lua.LVAsBool(opts.RawGetString("hidden")))
+	if err != nil {
+		return v.ok(L, fmt.Errorf("pi.glob %q: %w", pattern, err))
+	}
+	L.Push(v.toLua(matches))
+	return 1
+}
+
+func globFiles(base, pattern string, hidden bool) ([]string, error) {
+	abs := filepath.IsAbs(pattern)
+	full := pattern
+	if !abs {
+		full = filepath.Join(base, pattern)
+	}
+	var matches []string
+	if !strings.Contains(full, "**") {
+		m, err := filepath.Glob(full)
+		if err != nil {
+			return nil, err
+		}
+		matches = m
+	} else {
+		m, err := walkGlob(full, hidden)
+		if err != nil {
+			return nil, err
+		}
+		matches = m
+	}
+	if !abs {
+		for i, m := range matches {
+			if rel, err := filepath.Rel(base, m); err == nil {
+				matches[i] = rel
+			}
+		}
+	}
+	sort.Strings(matches)
+	return matches, nil
+}
+
+// walkGlob walks from the longest literal prefix of pattern and matches each path segment by
+// segment.
+func walkGlob(pattern string, hidden bool) ([]string, error) {
+	segs := strings.Split(filepath.ToSlash(pattern), "/")
+	i := 0
+	for i < len(segs) && !strings.ContainsAny(segs[i], "*?[") {
+		i++
+	}
+	root := strings.Join(segs[:i], "/")
+	if root == "" {
+		root = "/"
+	}
+	rest := segs[i:]
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return fs.SkipAll // a missing root is no match, not an error
+			}
+			return nil
+		}
+		if p != root && !hidden && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel != "." && matchSegments(rest, strings.Split(filepath.ToSlash(rel), "/")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func matchSegments(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for k := 0; k <= len(name); k++ {
+				if matchSegments(pat[1:], name[k:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := filepath.Match(pat[0], name[0]); !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}

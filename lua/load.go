@@ -1,0 +1,142 @@
+package lua
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+//go:embed bundled/*.lua
+var bundledFS embed.FS
+
+// script is one file to load: name is how messages and Lua errors refer to it.
+type script struct {
+	name string
+	src  string
+}
+
+// BundledScripts names the embedded scripts (without .lua), in load order, for pi.toml's list
+// of scripts to switch off and for documentation.
+func BundledScripts() []string {
+	entries, _ := fs.ReadDir(bundledFS, "bundled") // the directory is embedded: it exists
+	var names []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".lua") {
+			names = append(names, strings.TrimSuffix(e.Name(), ".lua"))
+		}
+	}
+	return names
+}
+
+// collectScripts lists the scripts in load order: bundled (or their $PI_HOME/lua/ replacement),
+// $PI_HOME/init.lua, then the project's .pi/init.lua when the directory is trusted. Problems
+// become notices; a missing file is simply not there.
+func (r *Runtime) collectScripts(ctx context.Context) []script {
+	var out []script
+	for _, name := range BundledScripts() {
+		if slices.Contains(r.opts.Disabled, name) {
+			continue
+		}
+		if s, ok := r.readScript(filepath.Join(r.opts.PiHome, "lua", name+".lua")); ok {
+			out = append(out, s)
+			continue
+		}
+		src, _ := bundledFS.ReadFile("bundled/" + name + ".lua")
+		out = append(out, script{name: "bundled/" + name + ".lua", src: string(src)})
+	}
+	if s, ok := r.readScript(filepath.Join(r.opts.PiHome, "init.lua")); ok {
+		out = append(out, s)
+	}
+	if r.opts.NoProject || r.opts.Cwd == "" {
+		return out
+	}
+	project := filepath.Join(r.opts.Cwd, ".pi", "init.lua")
+	if _, err := os.Stat(project); err != nil {
+		return out
+	}
+	if r.projectTrusted(ctx, project) {
+		if s, ok := r.readScript(project); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (r *Runtime) readScript(path string) (script, bool) {
+	if r.opts.PiHome == "" && !filepath.IsAbs(path) {
+		return script{}, false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			r.notify("error", "lua: cannot read %s: %v", path, err)
+		}
+		return script{}, false
+	}
+	return script{name: path, src: string(data)}, true
+}
+
+// projectTrusted decides whether the project script may run, asking the user when the host
+// can and nobody decided yet.
+func (r *Runtime) projectTrusted(ctx context.Context, project string) bool {
+	if r.opts.Trust {
+		return true
+	}
+	dir := r.opts.Cwd
+	trusted, decided, err := TrustDecision(r.opts.PiHome, dir)
+	if err != nil {
+		r.notify("error", "lua: %v", err)
+	}
+	if decided {
+		if !trusted {
+			r.notify("warning", "lua: not loading %s: %s is marked untrusted in %s. Pass --trust to load it for this run.",
+				project, dir, trustFile(r.opts.PiHome))
+		}
+		return trusted
+	}
+	if r.opts.AskTrust != nil {
+		yes, err := r.opts.AskTrust(ctx, dir)
+		if err != nil {
+			r.notify("error", "lua: asking whether to trust %s: %v", dir, err)
+			return false
+		}
+		if err := SaveTrust(r.opts.PiHome, dir, yes); err != nil {
+			r.notify("error", "lua: %v", err)
+		}
+		return yes
+	}
+	r.notify("warning", "lua: not loading %s: this directory is not trusted yet, and project scripts run with your "+
+		"permissions. Run pi --trust to load it for this run, or start pi interactively here and answer yes to trust it for good.", project)
+	return false
+}
+
+// load runs the scripts in order as one task. A script that fails to compile or raises while
+// loading is reported with file:line and skipped; what it registered before failing stays.
+func (r *Runtime) load(ctx context.Context, scripts []script) error {
+	i := -1
+	t := newTask(ctx, r.opts.HookTimeout, func(v *vm, rets []lua.LValue, err error) *call {
+		if i >= 0 && err != nil {
+			r.notify("error", "lua: %s failed while loading, pi carries on without the rest of it: %s", scripts[i].name, cleanError(err))
+		}
+		for i++; i < len(scripts); i++ {
+			s := scripts[i]
+			fn, err := v.L.Load(strings.NewReader(s.src), s.name)
+			if err != nil {
+				r.notify("error", "lua: %s was not loaded: %s", s.name, cleanError(err))
+				continue
+			}
+			v.script = s.name
+			return &call{fn: fn}
+		}
+		v.script = ""
+		return nil
+	})
+	return r.submit(ctx, t)
+}

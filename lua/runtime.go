@@ -1,0 +1,308 @@
+package lua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"pi/tools"
+)
+
+// Default deadlines. Hooks sit on the agent's hot path, so they get little time; tools and
+// commands do real work.
+const (
+	DefaultHookTimeout    = 5 * time.Second
+	DefaultToolTimeout    = 10 * time.Minute
+	DefaultCommandTimeout = 10 * time.Minute
+)
+
+// ErrClosed is returned by calls made after Close.
+var ErrClosed = errors.New("lua runtime closed")
+
+// Options configure a Runtime.
+type Options struct {
+	PiHome string // $PI_HOME (default ~/.pi is main's business)
+	Cwd    string // the project directory; pi.cwd() and relative paths start here
+	// Trust loads the project's .pi/init.lua for this run whatever trust.json says (--trust).
+	Trust bool
+	// AskTrust, when set (interactive mode), is asked once for an undecided project; the answer
+	// is saved in $PI_HOME/trust.json. Print, JSON and RPC modes leave it nil.
+	AskTrust func(ctx context.Context, dir string) (bool, error)
+	// Disabled names bundled scripts (without .lua, e.g. "skills") not to load.
+	Disabled []string
+	// NoProject skips the project script entirely (tests, --no-extensions).
+	NoProject bool
+
+	HookTimeout    time.Duration // per handler; 0: DefaultHookTimeout
+	ToolTimeout    time.Duration // Lua tools without their own timeout; 0: DefaultToolTimeout
+	CommandTimeout time.Duration // 0: DefaultCommandTimeout
+
+	Host Host
+}
+
+// Notice is a message for the user: a script that failed to load, a hook that failed or timed
+// out, a warning from a bundled script, or pi.notify.
+type Notice struct {
+	Level   string // info, warning, error
+	Message string
+}
+
+// Runtime is the Lua side of pi. All methods are safe for concurrent use.
+type Runtime struct {
+	opts Options
+
+	mu      sync.Mutex // guards the fields below and queue
+	queue   []*task
+	tools   []tools.Tool
+	cmds    []Command
+	events  map[string]int // handler count per event, so callers skip work nobody listens to
+	notices []Notice
+	async   int             // observe-only tasks not finished yet
+	idle    []chan struct{} // Flush waiters, closed when async reaches 0
+	closed  bool
+
+	signal chan struct{} // a task was queued
+	wake   chan wakeup   // an awaited operation finished
+	quit   chan struct{}
+	done   chan struct{} // the owner goroutine has exited
+}
+
+// New builds a runtime and loads the scripts: bundled ones, $PI_HOME/init.lua, then the
+// project's .pi/init.lua if the directory is trusted. Scripts that fail to load become notices;
+// New fails only when the context ends first.
+func New(ctx context.Context, opts Options) (*Runtime, error) {
+	if opts.HookTimeout <= 0 {
+		opts.HookTimeout = DefaultHookTimeout
+	}
+	if opts.ToolTimeout <= 0 {
+		opts.ToolTimeout = DefaultToolTimeout
+	}
+	if opts.CommandTimeout <= 0 {
+		opts.CommandTimeout = DefaultCommandTimeout
+	}
+	r := &Runtime{opts: opts, events: map[string]int{}, signal: make(chan struct{}, 1),
+		wake: make(chan wakeup, 16), quit: make(chan struct{}), done: make(chan struct{})}
+	scripts := r.collectScripts(ctx)
+	go r.own(newVM(r))
+	if err := r.load(ctx, scripts); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Reload builds a fresh Lua state and loads every script again (/reload). Work still waiting
+// in the old state ends with an error.
+func (r *Runtime) Reload(ctx context.Context) error {
+	scripts := r.collectScripts(ctx)
+	t := &task{ctx: ctx, timeout: r.opts.HookTimeout, done: make(chan struct{}), reload: true}
+	if err := r.submit(ctx, t); err != nil {
+		return err
+	}
+	return r.load(ctx, scripts)
+}
+
+// Close stops the owner goroutine. Calls after Close fail with ErrClosed.
+func (r *Runtime) Close() {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.closed = true
+	r.mu.Unlock()
+	close(r.quit)
+	<-r.done
+}
+
+// Tools returns the tools scripts registered, in registration order. A Lua tool named like a
+// built-in replaces it: see MergeTools. The list changes when a script registers a tool later
+// (from a command or a handler) and on Reload, so hosts ask again before each run.
+func (r *Runtime) Tools() []tools.Tool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]tools.Tool(nil), r.tools...)
+}
+
+// Commands returns the slash commands scripts registered, sorted by name.
+func (r *Runtime) Commands() []Command {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Command(nil), r.cmds...)
+}
+
+// HasHandlers reports whether any script listens to event, so a host can skip building a
+// payload nobody reads (message_update fires per token).
+func (r *Runtime) HasHandlers(event string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.events[event] > 0
+}
+
+// Notices returns the notices collected since the last call and forgets them. Notices also go
+// to Host.Notify as they happen, when it is set.
+func (r *Runtime) Notices() []Notice {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := r.notices
+	r.notices = nil
+	return n
+}
+
+// notify records a notice and passes it to the host. Safe from any goroutine.
+func (r *Runtime) notify(level, format string, args ...any) {
+	n := Notice{Level: level, Message: fmt.Sprintf(format, args...)}
+	r.mu.Lock()
+	if len(r.notices) < 1000 { // a script notifying in a loop must not eat memory
+		r.notices = append(r.notices, n)
+	}
+	r.mu.Unlock()
+	if r.opts.Host.Notify != nil {
+		r.opts.Host.Notify(n.Message, n.Level)
+	}
+}
+
+// Flush waits until every observe-only event queued by Emit has been handled (session
+// shutdown, tests).
+func (r *Runtime) Flush(ctx context.Context) error {
+	r.mu.Lock()
+	if r.async == 0 {
+		r.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	r.idle = append(r.idle, ch)
+	r.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for Lua event handlers: %w", ctx.Err())
+	case <-r.done:
+		return ErrClosed
+	}
+}
+
+// enqueue hands a task to the owner goroutine without ever blocking, so the owner itself (a
+// tool's ctx.update reaching a subscriber that calls Emit) can queue work.
+func (r *Runtime) enqueue(t *task) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return ErrClosed
+	}
+	if t.async {
+		r.async++
+	}
+	r.queue = append(r.queue, t)
+	r.mu.Unlock()
+	select {
+	case r.signal <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// submit queues t and waits for it to finish. The owner always finishes a task (deadlines
+// bound every step), so waiting on done alone cannot hang past the task's deadline.
+func (r *Runtime) submit(ctx context.Context, t *task) error {
+	if err := r.enqueue(t); err != nil {
+		return err
+	}
+	select {
+	case <-t.done:
+		return nil
+	case <-r.done:
+		return ErrClosed
+	}
+}
+
+func (r *Runtime) taskFinished(t *task) {
+	close(t.done)
+	if !t.async {
+		return
+	}
+	r.mu.Lock()
+	r.async--
+	var idle []chan struct{}
+	if r.async == 0 {
+		idle, r.idle = r.idle, nil
+	}
+	r.mu.Unlock()
+	for _, ch := range idle {
+		close(ch)
+	}
+}
+
+// own is the owner goroutine: the only one that touches a Lua state.
+func (r *Runtime) own(v *vm) {
+	defer close(r.done)
+	for {
+		select {
+		case <-r.signal:
+			for _, t := range r.takeQueue() {
+				if t.reload {
+					v.close(errors.New("the Lua state was reloaded"))
+					v = newVM(r)
+					r.taskFinished(t)
+					continue
+				}
+				v.start(t)
+			}
+		case w := <-r.wake:
+			v.resume(w)
+		case <-r.quit:
+			v.close(ErrClosed)
+			for _, t := range r.takeQueue() {
+				r.taskFinished(t)
+			}
+			return
+		}
+	}
+}
+
+func (r *Runtime) takeQueue() []*task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q := r.queue
+	r.queue = nil
+	return q
+}
+
+// call is one Lua function to run in a fresh coroutine.
+type call struct {
+	fn   *lua.LFunction
+	args []lua.LValue
+}
+
+// task is a unit of work for the owner: a sequence of Lua calls, each in its own coroutine
+// with its own deadline. next runs on the owner goroutine: first with no results, then with
+// the results (or error) of the previous call; it returns the next call or nil when done.
+type task struct {
+	ctx     context.Context
+	timeout time.Duration
+	next    func(v *vm, rets []lua.LValue, err error) *call
+	done    chan struct{}
+	async   bool // an observe-only event: counted for Flush
+	reload  bool // replace the state instead of running Lua
+
+	co      *lua.LState // the coroutine running or suspended
+	cancel  context.CancelFunc
+	waiting bool // co yielded through await and a wakeup will come
+}
+
+func newTask(ctx context.Context, timeout time.Duration, next func(v *vm, rets []lua.LValue, err error) *call) *task {
+	return &task{ctx: ctx, timeout: timeout, next: next, done: make(chan struct{})}
+}
+
+// wakeup carries the result of an awaited operation back to the owner; results builds the
+// values the yielded Lua call returns, on the owner goroutine.
+type wakeup struct {
+	t       *task
+	co      *lua.LState
+	results func(L *lua.LState) []lua.LValue
+}

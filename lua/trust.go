@@ -1,0 +1,89 @@
+package lua
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+func trustFile(piHome string) string { return filepath.Join(piHome, "trust.json") }
+
+// canonicalDir makes trust decisions stable across symlinks and relative paths.
+func canonicalDir(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return filepath.Clean(dir)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+func readTrust(piHome string) (map[string]bool, error) {
+	m := map[string]bool{}
+	data, err := os.ReadFile(trustFile(piHome))
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return m, fmt.Errorf("reading %s: %w", trustFile(piHome), err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return map[string]bool{}, fmt.Errorf("reading %s: %w", trustFile(piHome), err)
+	}
+	return m, nil
+}
+
+// TrustDecision reports what $PI_HOME/trust.json says about dir: the entry for dir or for its
+// nearest ancestor wins (trusting ~/src trusts every project below it, and a "false" for one
+// of them overrides that). decided is false when no entry applies.
+func TrustDecision(piHome, dir string) (trusted, decided bool, err error) {
+	m, err := readTrust(piHome)
+	for d := canonicalDir(dir); ; {
+		if t, ok := m[d]; ok {
+			return t, true, err
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false, false, err
+		}
+		d = parent
+	}
+}
+
+// SaveTrust records the user's answer for dir in $PI_HOME/trust.json (the TUI calls it after
+// asking; the runtime calls it after Options.AskTrust). The file is replaced atomically.
+func SaveTrust(piHome, dir string, trusted bool) error {
+	m, err := readTrust(piHome)
+	if err != nil {
+		return err
+	}
+	m[canonicalDir(dir)] = trusted
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("saving trust for %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(piHome, 0o755); err != nil {
+		return fmt.Errorf("saving trust for %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(piHome, "trust-*.json")
+	if err != nil {
+		return fmt.Errorf("saving trust for %s: %w", dir, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("saving trust for %s: %w", dir, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("saving trust for %s: %w", dir, err)
+	}
+	if err := os.Rename(tmp.Name(), trustFile(piHome)); err != nil {
+		return fmt.Errorf("saving trust for %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+package lua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// vm is one Lua state and what scripts registered in it. Only the owner goroutine touches it;
+// Reload replaces it whole.
+type vm struct {
+	r        *Runtime
+	L        *lua.LState
+	arrayMT  *lua.LTable // marks tables that convert to JSON arrays even when empty
+	handlers map[string][]handler
+	toolFns  map[string]*lua.LFunction
+	cmdFns   map[string]commandFns
+	tools    []*luaTool
+	commands map[string]Command
+	tasks    map[*lua.LState]*task // suspended coroutines
+	running  *lua.LState           // the coroutine being resumed right now
+	current  *task                 // its task
+	script   string                // the script being loaded, for messages
+}
+
+type handler struct {
+	fn     *lua.LFunction
+	late   bool
+	script string
+}
+
+type commandFns struct {
+	run, complete *lua.LFunction
+}
+
+// Small registries: each call runs in a new coroutine, and gopher-lua gives every coroutine its
+// own registry and call stack, so the defaults (kilobytes each) would dominate a hook's cost.
+var stateOptions = lua.Options{
+	SkipOpenLibs:        true,
+	CallStackSize:       200,
+	MinimizeStackMemory: true,
+	RegistrySize:        256,
+	RegistryMaxSize:     1 << 20,
+	RegistryGrowStep:    128,
+}
+
+func newVM(r *Runtime) *vm {
+	v := &vm{r: r, L: lua.NewState(stateOptions), handlers: map[string][]handler{},
+		toolFns: map[string]*lua.LFunction{}, cmdFns: map[string]commandFns{}, commands: map[string]Command{}, tasks: map[*lua.LState]*task{}}
+	v.openSafeLibs()
+	v.arrayMT = v.L.NewTable()
+	v.L.SetGlobal("pi", v.piModule())
+	r.publish(v)
+	return v
+}
+
+// openSafeLibs opens base, table, string, math and coroutine, and three functions of os. No io,
+// no package/require, no loading of files: files and processes go through pi.*.
+func (v *vm) openSafeLibs() {
+	L := v.L
+	for _, lib := range []struct {
+		name string
+		fn   lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}, {lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath}, {lua.CoroutineLibName, lua.OpenCoroutine}, {lua.OsLibName, lua.OpenOs},
+	} {
+		L.Push(L.NewFunction(lib.fn))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	for _, name := range []string{"dofile", "loadfile", "require", "module", "_printregs"} {
+		L.SetGlobal(name, lua.LNil)
+	}
+	full := L.GetGlobal("os").(*lua.LTable)
+	safe := L.NewTable()
+	for _, name := range []string{"getenv", "time", "date", "clock", "difftime"} {
+		safe.RawSetString(name, full.RawGetString(name))
+	}
+	L.SetGlobal("os", safe)
+	// print would write over the terminal UI; it becomes an info notice instead.
+	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
+		parts := make([]string, L.GetTop())
+		for i := range parts {
+			parts[i] = L.ToStringMeta(L.Get(i + 1)).String()
+		}
+		v.r.notify("info", "%s", strings.Join(parts, "\t"))
+		return 0
+	}))
+}
+
+// start runs a task's first call.
+func (v *vm) start(t *task) {
+	v.step(t, nil, nil)
+}
+
+// step asks the task for its next call and runs calls until one yields or the task is done.
+func (v *vm) step(t *task, rets []lua.LValue, err error) {
+	for {
+		c := v.nextCall(t, rets, err)
+		if c == nil {
+			v.r.taskFinished(t)
+			return
+		}
+		co, _ := v.L.NewThread()
+		ctx, cancel := context.WithTimeout(t.ctx, t.timeout)
+		co.SetContext(ctx)
+		t.co, t.cancel, t.waiting = co, cancel, false
+		var st lua.ResumeState
+		st, rets, err = v.resumeCo(t, co, c.fn, c.args)
+		if st == lua.ResumeYield {
+			return
+		}
+	}
+}
+
+// nextCall calls t.next, turning a Go panic in it into the end of the task.
+func (v *vm) nextCall(t *task, rets []lua.LValue, err error) (c *call) {
+	defer func() {
+		if p := recover(); p != nil {
+			v.r.notify("error", "lua: internal error: %v", p)
+			c = nil
+		}
+	}()
+	return t.next(v, rets, err)
+}
+
+// resumeCo resumes co and sorts out what happened: finished, failed, or waiting on an await.
+func (v *vm) resumeCo(t *task, co *lua.LState, fn *lua.LFunction, args []lua.LValue) (lua.ResumeState, []lua.LValue, error) {
+	v.running, v.current = co, t
+	st, err, rets := v.L.Resume(co, fn, args...)
+	v.running, v.current = nil, nil
+	if st == lua.ResumeYield {
+		if t.waiting {
+			v.tasks[co] = t
+			return st, nil, nil
+		}
+		// A bare coroutine.yield() in a handler: nobody would ever resume it.
+		st, rets, err = lua.ResumeError, nil, errors.New("coroutine.yield called outside a coroutine the script created")
+	}
+	if err != nil && t.ctx.Err() == nil && errors.Is(co.Context().Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("timed out after %v (%s)", t.timeout, cleanError(err))
+	}
+	t.cancel()
+	return st, rets, err
+}
+
+// resume continues a coroutine whose awaited operation finished.
+func (v *vm) resume(w wakeup) {
+	t, ok := v.tasks[w.co]
+	if !ok || t != w.t {
+		return // the state was reloaded meanwhile
+	}
+	delete(v.tasks, w.co)
+	t.waiting = false
+	st, rets, err := v.resumeCo(t, w.co, nil, w.results(v.L))
+	if st == lua.ResumeYield {
+		return
+	}
+	v.step(t, rets, err)
+}
+
+// close ends every suspended task with err and closes the state.
+func (v *vm) close(err error) {
+	for co, t := range v.tasks {
+		delete(v.tasks, co)
+		t.cancel()
+		v.nextCall(t, nil, err) // the task sees the error as its call's result; no further calls
+		v.r.taskFinished(t)
+	}
+	v.L.Close()
+}
+
+// await runs work off the owner goroutine. In a task's own coroutine it yields, and the owner
+// resumes the coroutine with the results, so other tasks run meanwhile. Anywhere else (a
+// coroutine the script made, inside pcall or a callback from Go, where gopher-lua cannot yield)
+// it waits right here: correct, only not parallel.
+func (v *vm) await(L *lua.LState, work func(ctx context.Context) func(L *lua.LState) []lua.LValue) int {
+	ctx := L.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var t *task
+	if L == v.running {
+		t = v.current
+	}
+	if t != nil && canYield(L) {
+		t.waiting = true
+		r := v.r
+		go func() {
+			res := runWithContext(ctx, work)
+			select {
+			case r.wake <- wakeup{t: t, co: L, results: res}:
+			case <-r.done:
+			}
+		}()
+		return L.Yield()
+	}
+	vals := runWithContext(ctx, work)(L)
+	for _, x := range vals {
+		L.Push(x)
+	}
+	return len(vals)
+}
+
+// canYield reports whether every frame below the calling Go function is a Lua function: a Go
+// frame in between (pcall, table.sort, string.gsub…) runs a nested interpreter loop that a
+// yield would break.
+func canYield(L *lua.LState) bool {
+	for level := 1; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			return true
+		}
+		if _, err := L.GetInfo("S", dbg, lua.LNil); err != nil || dbg.What == "G" {
+			return false
+		}
+	}
+}
+
+// runWithContext runs work on its own goroutine and gives up when ctx ends, so a host function
+// that ignores its context cannot hold a coroutine past its deadline.
+func runWithContext(ctx context.Context, work func(ctx context.Context) func(L *lua.LState) []lua.LValue) func(L *lua.LState) []lua.LValue {
+	ch := make(chan func(L *lua.LState) []lua.LValue, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- errorResult(fmt.Errorf("internal error: %v", p))
+			}
+		}()
+		ch <- work(ctx)
+	}()
+	select {
+	case res := <-ch:
+		return res
+	case <-ctx.Done():
+		return errorResult(ctx.Err())
+	}
+}
+
+// errorResult is the Lua convention for a failure: nil and a message.
+func errorResult(err error) func(L *lua.LState) []lua.LValue {
+	return func(L *lua.LState) []lua.LValue {
+		return []lua.LValue{lua.LNil, lua.LString(err.Error())}
+	}
+}
