@@ -1,0 +1,193 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// searchTree is a project with nested .gitignore files, a negation, hidden files, a .git
+// directory and a binary file.
+var searchTree = map[string]string{
+	".gitignore":          "*.log\nbuild/\n!keep.log\n/rootonly.txt\n",
+	"main.go":             "package main\n// needle in main\nfunc main() {}\n",
+	"app.log":             "needle in a log\n",
+	"keep.log":            "needle kept by negation\n",
+	"rootonly.txt":        "needle ignored at the root only\n",
+	"build/out.go":        "needle in build\n",
+	".hidden/h.go":        "needle in a hidden dir\n",
+	".env":                "needle=hidden file\n",
+	".git/config":         "needle in git\n",
+	"bin/tool":            "needle\x00binary\n",
+	"sub/.gitignore":      "secret.txt\n!*.keep\n",
+	"sub/secret.txt":      "needle secret\n",
+	"sub/rootonly.txt":    "needle not at the root\n",
+	"sub/a.go":            "x\nneedle sub\ny\n",
+	"sub/deeper/b.go":     "needle deeper\n",
+	"sub/deeper/Q.keep":   "needle\n",
+	"sub/deeper/skip.log": "needle\n",
+}
+
+func TestGrep(t *testing.T) {
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"gitignore, nested, negation, hidden, binary", map[string]any{"pattern": "needle"},
+			".env:1: needle=hidden file\n.hidden/h.go:1: needle in a hidden dir\nkeep.log:1: needle kept by negation\n" +
+				"main.go:2: // needle in main\nsub/a.go:2: needle sub\nsub/deeper/Q.keep:1: needle\n" +
+				"sub/deeper/b.go:1: needle deeper\nsub/rootonly.txt:1: needle not at the root"},
+		{"glob", map[string]any{"pattern": "needle", "glob": "*.go"},
+			".hidden/h.go:1: needle in a hidden dir\nmain.go:2: // needle in main\nsub/a.go:2: needle sub\nsub/deeper/b.go:1: needle deeper"},
+		{"glob with a slash", map[string]any{"pattern": "needle", "glob": "sub/**/*.go"},
+			"sub/a.go:2: needle sub\nsub/deeper/b.go:1: needle deeper"},
+		{"path is a subdirectory", map[string]any{"pattern": "needle", "path": "sub/deeper"},
+			"Q.keep:1: needle\nb.go:1: needle deeper"},
+		{"path is a file", map[string]any{"pattern": "needle", "path": "sub/a.go"}, "a.go:2: needle sub"},
+		{"context", map[string]any{"pattern": "needle sub", "context": 1.0}, "sub/a.go-1- x\nsub/a.go:2: needle sub\nsub/a.go-3- y"},
+		{"regex", map[string]any{"pattern": `needle (in|sub)\b`, "glob": "*.go"},
+			".hidden/h.go:1: needle in a hidden dir\nmain.go:2: // needle in main\nsub/a.go:2: needle sub"},
+		{"literal", map[string]any{"pattern": "func main()", "literal": true}, "main.go:3: func main() {}"},
+		{"ignore case", map[string]any{"pattern": "NEEDLE DEEPER", "ignoreCase": true}, "sub/deeper/b.go:1: needle deeper"},
+		{"no match", map[string]any{"pattern": "nothing here"}, "No matches found"},
+		{"limit", map[string]any{"pattern": "needle", "limit": 2.0},
+			".env:1: needle=hidden file\n.hidden/h.go:1: needle in a hidden dir\n\n[Stopped at 2 matches; pass limit=4 for more, or narrow the pattern.]"},
+	}
+	env := testEnv(t)
+	writeFiles(t, env.Cwd, searchTree)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := callTool(t, env, "grep", tc.args)
+			if got := resultText(res); got != tc.want || res.IsError {
+				t.Fatalf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGrepErrorsAndLongLines(t *testing.T) {
+	env := testEnv(t)
+	writeFiles(t, env.Cwd, map[string]string{"min.js": "var a=1;" + strings.Repeat("x", 800) + "\n"})
+	if r := callTool(t, env, "grep", map[string]any{"pattern": "("}); !r.IsError || !strings.Contains(resultText(r), "literal") {
+		t.Fatalf("bad regex: %q", resultText(r))
+	}
+	if r := callTool(t, env, "grep", map[string]any{"pattern": "x", "path": "missing"}); !r.IsError {
+		t.Fatalf("missing path: %q", resultText(r))
+	}
+	r := callTool(t, env, "grep", map[string]any{"pattern": "var a"})
+	text := resultText(r)
+	if !strings.Contains(text, "... [truncated]") || !strings.Contains(text, "longer than 500") || len(text) > 700 {
+		t.Fatalf("long line: %q", text)
+	}
+}
+
+// With many files and matches the output must be the same on every run despite the parallel
+// search, and hold exactly the first matches in walk order.
+func TestGrepDeterministicLimit(t *testing.T) {
+	env := testEnv(t)
+	files := map[string]string{}
+	for i := range 300 {
+		files[fmt.Sprintf("d%d/f%03d.txt", i%7, i)] = strings.Repeat("hit\n", i%4)
+	}
+	writeFiles(t, env.Cwd, files)
+	first := resultText(callTool(t, env, "grep", map[string]any{"pattern": "hit", "limit": 50.0}))
+	if n := strings.Count(first, ": hit"); n != 50 {
+		t.Fatalf("%d matches, want 50", n)
+	}
+	for range 10 {
+		if again := resultText(callTool(t, env, "grep", map[string]any{"pattern": "hit", "limit": 50.0})); again != first {
+			t.Fatalf("output changed between runs:\n%s\n---\n%s", first, again)
+		}
+	}
+}
+
+func TestFind(t *testing.T) {
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"basename glob", map[string]any{"pattern": "*.go"}, ".hidden/h.go\nmain.go\nsub/a.go\nsub/deeper/b.go"},
+		{"path glob", map[string]any{"pattern": "sub/**/*.go"}, "sub/a.go\nsub/deeper/b.go"},
+		{"braces", map[string]any{"pattern": "*.{log,keep}"}, "keep.log\nsub/deeper/Q.keep"},
+		{"directories end in a slash", map[string]any{"pattern": "deep*"}, "sub/deeper/"},
+		{"hidden included, .git never", map[string]any{"pattern": ".*"}, ".env\n.gitignore\n.hidden/\nsub/.gitignore"},
+		{"in a subdirectory", map[string]any{"pattern": "*", "path": "sub"},
+			".gitignore\na.go\ndeeper/\ndeeper/Q.keep\ndeeper/b.go\nrootonly.txt"},
+		{"limit", map[string]any{"pattern": "*.go", "limit": 2.0}, ".hidden/h.go\nmain.go\n\n[Stopped at 2 results; pass limit=4 for more.]"},
+		{"nothing", map[string]any{"pattern": "*.rs"}, "No files match the pattern"},
+	}
+	env := testEnv(t)
+	writeFiles(t, env.Cwd, searchTree)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := callTool(t, env, "find", tc.args)
+			if got := resultText(res); got != tc.want || res.IsError {
+				t.Fatalf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLs(t *testing.T) {
+	env := testEnv(t)
+	writeFiles(t, env.Cwd, map[string]string{"b.txt": "", "A.txt": "", ".dot": "", "dir/x": "", "Zed/y": "", "empty/.keep": ""})
+	os.Remove(filepath.Join(env.Cwd, "empty/.keep"))
+	tests := []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{}, ".dot\nA.txt\nb.txt\ndir/\nempty/\nZed/"},
+		{map[string]any{"path": "dir"}, "x"},
+		{map[string]any{"path": "empty"}, "(empty directory)"},
+		{map[string]any{"limit": 2.0}, ".dot\nA.txt\n\n[Stopped at 2 entries; pass limit=4 for more.]"},
+	}
+	for _, tc := range tests {
+		if got := resultText(callTool(t, env, "ls", tc.args)); got != tc.want {
+			t.Errorf("ls %v:\n%s\nwant\n%s", tc.args, got, tc.want)
+		}
+	}
+	if r := callTool(t, env, "ls", map[string]any{"path": "nope"}); !r.IsError {
+		t.Errorf("ls of a missing directory: %q", resultText(r))
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	tests := []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"*.go", "a.go", true},
+		{"*.go", "dir/a.go", false},
+		{"**/*.go", "a.go", true},
+		{"**/*.go", "x/y/a.go", true},
+		{"src/**", "src/a/b", true},
+		{"a/**/b", "a/b", true},
+		{"a/**/b", "a/x/y/b", true},
+		{"a/**/b", "a/x/y/c", false},
+		{"*.{ts,tsx}", "c.tsx", true},
+		{"*.{ts,tsx}", "c.js", false},
+		{"[ab]?.txt", "bz.txt", true},
+		{"{a,b", "{a,b", true},
+	}
+	for _, tc := range tests {
+		if got := globMatch(tc.pattern, tc.name); got != tc.want {
+			t.Errorf("globMatch(%q, %q) = %v", tc.pattern, tc.name, got)
+		}
+	}
+}
+
+// A subdirectory search still honours the .gitignore files above it, up to the repository root.
+func TestGrepHonoursParentGitignore(t *testing.T) {
+	env := testEnv(t)
+	writeFiles(t, env.Cwd, map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n", ".gitignore": "gen/\n*.tmp\n",
+		"pkg/a.go": "needle\n", "pkg/gen/b.go": "needle\n", "pkg/c.tmp": "needle\n",
+	})
+	if got := resultText(callTool(t, env, "grep", map[string]any{"pattern": "needle", "path": "pkg"})); got != "a.go:1: needle" {
+		t.Fatalf("got %q", got)
+	}
+}
