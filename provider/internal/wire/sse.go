@@ -20,9 +20,11 @@ type SSEReader struct {
 }
 
 // NewSSEReader reads events from r.
-func NewSSEReader(r io.Reader) *SSEReader {
+func NewSSEReader(r io.Reader) *SSEReader { return newSSEReader(r, MaxLine) }
+
+func newSSEReader(r io.Reader, maxLine int) *SSEReader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	sc.Buffer(make([]byte, 0, min(64<<10, maxLine)), maxLine)
 	sc.Split(splitLines)
 	return &SSEReader{sc: sc}
 }

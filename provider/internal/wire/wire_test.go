@@ -67,8 +67,8 @@ func TestSSEReader(t *testing.T) {
 }
 
 func TestSSEReaderLineTooLong(t *testing.T) {
-	in := "data: " + strings.Repeat("x", MaxLine+1) + "\n\n"
-	if _, err := readAllSSE(t, strings.NewReader(in)); err == nil {
+	in := "data: " + strings.Repeat("x", 2000) + "\n\n"
+	if _, err := newSSEReader(strings.NewReader(in), 1024).Next(); err == nil {
 		t.Fatal("want an error for an over-long line")
 	}
 }
