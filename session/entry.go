@@ -237,7 +237,7 @@ func (e *Entry) decodePayload(f map[string]json.RawMessage) error {
 	e.Data = rawField(f, "data")
 	if raw, ok := f["message"]; ok && e.Type == TypeMessage {
 		e.Message = new(provider.Message)
-		if err := json.Unmarshal(raw, e.Message); err != nil {
+		if err := e.Message.UnmarshalJSON(raw); err != nil { // raw was validated with the line
 			return err
 		}
 	}
