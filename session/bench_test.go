@@ -22,7 +22,7 @@ import (
 func genSession(tb testing.TB, dir string, size int64, compactEvery int) string {
 	tb.Helper()
 	s := Create(dir, "/bench")
-	s.persist = false // build in memory, then write in one go: generation is not what we measure
+	s.persist = false                                                                       // build in memory, then write in one go: generation is not what we measure
 	payload := strings.Repeat("line of tool output with some text in it 0123456789\n", 400) // ~20 KB
 	ok := func(id string, err error) string {
 		if err != nil {
