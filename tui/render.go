@@ -29,12 +29,14 @@ type RenderStats struct {
 // and the live region below them is diffed line by line against what is on screen.
 //
 // Invariant between frames: the live region occupies the last len(prev) rows that pi wrote,
-// one row per line (no line is wider than the screen), and the cursor is on its last row.
-// When prev is empty the cursor is at column 0 of the row where the next line goes.
+// one row per line (no line is wider than the screen), and the cursor is on row cur of it
+// (counted from its top; negative when it stayed on a committed line above). When prev is
+// empty the cursor is at column 0 of the row where the next line goes.
 type Renderer struct {
 	w             io.Writer
 	width, height int
 	prev          []string
+	cur           int
 	// resetUp is set by Resize: the number of rows to move up, to the top of the old live
 	// region, before erasing below it and drawing the region again at the new size.
 	resetUp int
@@ -64,12 +66,15 @@ func (r *Renderer) Resize(width, height int) {
 	}
 	// Most terminals reflow soft-wrapped rows on resize; estimate the rows the old live lines
 	// take at the new width, with the cursor on the last of them.
-	rows := 0
-	for _, l := range r.prev {
-		rows += max(1, (Width(l)+width-1)/width)
-	}
 	if len(r.prev) > 0 {
-		r.resetUp = min(rows-1, height-1)
+		up := r.cur
+		if r.cur >= 0 {
+			up = -1
+			for _, l := range r.prev[:min(r.cur+1, len(r.prev))] {
+				up += max(1, (Width(l)+width-1)/width)
+			}
+		}
+		r.resetUp = min(up, height-1)
 		r.resized = true
 	}
 	r.width, r.height = width, height
@@ -94,32 +99,26 @@ func (r *Renderer) Frame(commit, live []string) (spilled int, err error) {
 	}
 	r.buf.Reset()
 	prev := r.prev
-	cur := len(prev) - 1
 	if r.resized {
 		r.moveUp(r.resetUp)
 		r.buf.WriteString(eraseDown)
-		prev, cur, r.resized = nil, -1, false
+		prev, r.resized = nil, false
 	}
-	r.diff(seq, prev, cur)
+	cur := r.diff(seq, prev, r.cur)
 	r.prev = append(r.prev[:0], seq[len(commit):]...)
+	r.cur = cur - len(commit)
 	if r.buf.Len() == 0 {
 		return spilled, nil
 	}
 	return spilled, r.flush()
 }
 
-// diff writes the changes from prev (on screen, cursor on row cur) to seq.
-func (r *Renderer) diff(seq, prev []string, cur int) {
+// diff writes the changes from prev (on screen, cursor on row cur) to seq and returns the
+// row the cursor is left on.
+func (r *Renderer) diff(seq, prev []string, cur int) int {
 	p := len(prev)
 	moveTo := func(row int) {
-		switch {
-		case row < cur:
-			r.moveUp(cur - row)
-		case row > cur:
-			r.buf.WriteString("\r\x1b[" + strconv.Itoa(row-cur) + "B")
-		default:
-			r.buf.WriteByte('\r')
-		}
+		r.moveUp(cur - row)
 		cur = row
 	}
 	for j := 0; j < len(seq) && j < p; j++ {
@@ -144,14 +143,20 @@ func (r *Renderer) diff(seq, prev []string, cur int) {
 		r.buf.WriteString(eraseDown)
 		if len(seq) > 0 {
 			r.buf.WriteString("\x1b[A")
+			cur--
 		}
 	}
+	return cur
 }
 
+// moveUp moves to column 0, n rows up (down when n is negative).
 func (r *Renderer) moveUp(n int) {
 	r.buf.WriteByte('\r')
-	if n > 0 {
+	switch {
+	case n > 0:
 		r.buf.WriteString("\x1b[" + strconv.Itoa(n) + "A")
+	case n < 0:
+		r.buf.WriteString("\x1b[" + strconv.Itoa(-n) + "B")
 	}
 }
 
@@ -194,9 +199,10 @@ func (r *Renderer) flush() error {
 func (r *Renderer) Finish() error {
 	r.buf.Reset()
 	if len(r.prev) > 0 {
+		r.moveUp(r.cur - (len(r.prev) - 1))
 		r.buf.WriteString("\r\n")
 	}
-	r.prev = nil
+	r.prev, r.cur = nil, 0
 	if r.buf.Len() == 0 {
 		return nil
 	}

@@ -170,7 +170,7 @@ func TestWidthAndWrap(t *testing.T) {
 	}{
 		{"the quick brown fox", 9, []string{"the quick", "brown fox"}},
 		{"abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
-		{"\x1b[1mbold text\x1b[0m", 5, []string{"\x1b[1mbold\x1b[0m", "\x1b[1mtext\x1b[0m\x1b[0m"}},
+		{"\x1b[1mbold text\x1b[0m", 5, []string{"\x1b[1mbold\x1b[0m", "\x1b[1mtext\x1b[0m"}},
 		{"日本語です", 5, []string{"日本", "語で", "す"}},
 		{"a\nb", 5, []string{"a", "b"}},
 	}

@@ -199,7 +199,7 @@ func wrapOne(out []string, s string, w int, st *sgrState) []string {
 	lastSpace, spaceWidth, spaceStyle := -1, 0, ""
 	flush := func() {
 		text := line.String()
-		if st.active != "" || strings.Contains(text, "\x1b[") {
+		if st.active != "" {
 			text += reset
 		}
 		out = append(out, text)

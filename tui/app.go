@@ -1,0 +1,303 @@
+package tui
+
+import (
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"pi/provider"
+)
+
+// frameInterval caps the frame rate at 60 per second.
+const frameInterval = time.Second / 60
+
+// Callbacks connect the App to the controller. Each is called on the input goroutine with no
+// App lock held, so it may call back into the App. Nil callbacks are skipped.
+type Callbacks struct {
+	OnSubmit   func(text string)            // Enter while idle
+	OnSteer    func(text string)            // Enter while the agent works
+	OnFollowUp func(text string)            // Alt+Enter
+	OnAbort    func()                       // Escape while working: abort and clear queues
+	OnCommand  func(name, args string)      // "/name args"
+	OnBash     func(cmd string, keep bool)  // "!cmd" (keep: add output to context), "!!cmd"
+	OnQuit     func()                       // Ctrl+C twice, Ctrl+D on an empty editor
+	OnKey      func(name string) (handled bool) // Ctrl+L "model", Shift+Tab "thinking"
+}
+
+// Options configure an App.
+type Options struct {
+	Cwd      string    // root for @file completion
+	Commands []Command // slash commands for completion
+	// ManualFrames disables the frame timer: frames are drawn only by Flush. Tests and
+	// benchmarks use it to get deterministic output.
+	ManualFrames bool
+	Now          func() time.Time // clock, for tests
+}
+
+// liveEntry is a transcript entry in the live region and how many of its lines (counting the
+// blank line above it) have spilled into scrollback.
+type liveEntry struct {
+	e    entry
+	sep  bool // a blank line separates it from what is above
+	skip int
+}
+
+// App is the interactive screen: transcript, live region, editor, footer. Its methods are
+// safe for concurrent use: agent events and key presses arrive on different goroutines.
+type App struct {
+	mu     sync.Mutex
+	r      *Renderer
+	cb     Callbacks
+	opts   Options
+	now    func() time.Time
+	closed bool
+
+	live      []*liveEntry
+	anyOutput bool // something is above the live region: the next entry gets a blank line
+	commit    []string
+	cur       *assistantView
+	tools     map[string]*toolView
+	retry     *retryView
+
+	editor   *Editor
+	complete completer
+	steer    []string
+	follow   []string
+	footer   FooterInfo
+
+	working      bool
+	workSince    time.Time
+	status       string
+	expandTools  bool
+	showThinking bool
+	lastCtrlC    time.Time
+	pasting      *strings.Builder
+
+	lastFrame time.Time
+	timer     *time.Timer
+	ticker    *time.Ticker
+	stopTick  chan struct{}
+	err       error
+}
+
+// NewApp returns an App drawing on w, a terminal of width×height cells.
+func NewApp(w io.Writer, width, height int, cb Callbacks, opts Options) *App {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	a := &App{r: NewRenderer(w, width, height), cb: cb, opts: opts, now: now,
+		tools: map[string]*toolView{}, editor: NewEditor()}
+	a.complete.cwd = opts.Cwd
+	return a
+}
+
+// add appends an entry to the live region.
+func (a *App) add(e entry) {
+	a.live = append(a.live, &liveEntry{e: e, sep: a.anyOutput || len(a.live) > 0})
+	a.requestRender()
+}
+
+// AddUserMessage shows a message the user sent (or one delivered from the queues).
+func (a *App) AddUserMessage(text string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.add(&userView{text: text})
+}
+
+// StartAssistant begins a streamed reply.
+func (a *App) StartAssistant() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cur = newAssistantView(&a.showThinking)
+	a.add(a.cur)
+}
+
+// UpdateAssistant shows the reply so far; m is cloned, so the caller may keep changing it.
+func (a *App) UpdateAssistant(m *provider.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cur == nil {
+		a.cur = newAssistantView(&a.showThinking)
+		a.add(a.cur)
+	}
+	a.cur.set(m)
+	a.requestRender()
+}
+
+// EndAssistant shows the final reply and lets it go to scrollback.
+func (a *App) EndAssistant(m *provider.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cur == nil {
+		a.cur = newAssistantView(&a.showThinking)
+		a.add(a.cur)
+	}
+	if m != nil {
+		a.cur.set(m)
+	}
+	a.cur.done = true
+	a.cur = nil
+	a.requestRender()
+}
+
+// ToolStart shows a tool call that began executing.
+func (a *App) ToolStart(id, name string, args map[string]any) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t := &toolView{id: id, name: name, args: args, started: a.now(), expanded: &a.expandTools, now: a.now}
+	a.tools[id] = t
+	a.add(t)
+}
+
+// ToolUpdate shows partial output of a running tool.
+func (a *App) ToolUpdate(id string, partial []provider.Block) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t := a.tools[id]; t != nil {
+		t.setOutput(partial)
+		a.requestRender()
+	}
+}
+
+// ToolEnd shows a tool's result; details are the tool's details (an edit's diff is shown).
+func (a *App) ToolEnd(id string, content []provider.Block, details any, isError bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t := a.tools[id]
+	if t == nil {
+		return
+	}
+	t.setOutput(content)
+	t.setDetails(details)
+	t.state, t.ended = toolDone, a.now()
+	if isError {
+		t.state = toolFailed
+	}
+	delete(a.tools, id)
+	a.requestRender()
+}
+
+// Notify shows a notice (from Lua's pi.notify, a command, an error) in the transcript.
+func (a *App) Notify(level, text string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.add(&noticeView{level: level, text: text})
+}
+
+// RetryStart shows a countdown to an automatic retry after a provider error.
+func (a *App) RetryStart(attempt, maxAttempts int, delay time.Duration, errMsg string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.endRetry()
+	a.retry = &retryView{attempt: attempt, maxAttempts: maxAttempts, until: a.now().Add(delay), err: errMsg, now: a.now}
+	a.add(a.retry)
+}
+
+// RetryEnd closes the countdown.
+func (a *App) RetryEnd() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.endRetry()
+	a.requestRender()
+}
+
+func (a *App) endRetry() {
+	if a.retry != nil {
+		a.retry.done = true
+		a.retry = nil
+	}
+}
+
+// SetWorking switches the working indicator ("Working… (esc to interrupt)").
+func (a *App) SetWorking(on bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if on && !a.working {
+		a.workSince = a.now()
+		a.startTicker()
+	}
+	if !on {
+		a.stopTicker()
+		a.endRetry()
+		if a.cur != nil {
+			a.cur.done, a.cur = true, nil
+		}
+		for id, t := range a.tools {
+			t.state, t.ended = toolFailed, a.now()
+			delete(a.tools, id)
+		}
+	}
+	a.working = on
+	a.requestRender()
+}
+
+// SetStatus replaces the status text (the working message, or a hint while idle).
+func (a *App) SetStatus(text string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.status = text
+	a.requestRender()
+}
+
+// SetQueue shows the steering and follow-up messages waiting for delivery.
+func (a *App) SetQueue(steer, follow []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.steer, a.follow = append([]string(nil), steer...), append([]string(nil), follow...)
+	a.requestRender()
+}
+
+// SetFooter replaces the footer.
+func (a *App) SetFooter(f FooterInfo) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.footer = f
+	a.requestRender()
+}
+
+// SetCommands replaces the slash commands offered for completion.
+func (a *App) SetCommands(cmds []Command) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.opts.Commands = cmds
+}
+
+// SetEditorBorder colours the editor border (the controller maps thinking levels to styles).
+func (a *App) SetEditorBorder(style string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.editor.BorderStyle = style
+	a.requestRender()
+}
+
+// SetEditorText replaces the editor's text.
+func (a *App) SetEditorText(s string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.editor.SetText(s)
+	a.requestRender()
+}
+
+// Resize re-lays out the live region for a new terminal size; scrollback is left alone.
+func (a *App) Resize(width, height int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.r.Resize(width, height)
+	a.requestRender()
+}
+
+// Stats returns what the renderer has written.
+func (a *App) Stats() RenderStats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.r.Stats()
+}
+
+// Err returns the first error writing to the terminal.
+func (a *App) Err() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.err
+}

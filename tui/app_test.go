@@ -1,0 +1,182 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"pi/provider"
+)
+
+// fixedClock is a test clock that only moves when told.
+type fixedClock struct{ t time.Time }
+
+func (c *fixedClock) now() time.Time { return c.t }
+
+func newTestApp(t testing.TB, w, h int, cb Callbacks) (*App, *vt, *fixedClock) {
+	term := newVT(w, h)
+	clock := &fixedClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	app := NewApp(term, w, h, cb, Options{ManualFrames: true, Now: clock.now, Cwd: t.TempDir()})
+	return app, term, clock
+}
+
+func assistant(text string) *provider.Message {
+	return &provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.Text(text)}}
+}
+
+// stream feeds text to the App in 16-character chunks, drawing a frame after each.
+func stream(app *App, text string) {
+	app.StartAssistant()
+	for i := 16; ; i += 16 {
+		app.UpdateAssistant(assistant(text[:min(i, len(text))]))
+		app.Flush()
+		if i >= len(text) {
+			break
+		}
+	}
+	app.EndAssistant(assistant(text))
+	app.Flush()
+}
+
+// widening is a markdown table whose second column widens as rows arrive.
+func widening(rows int) string {
+	var b strings.Builder
+	b.WriteString("Here is the table:\n\n| id | value |\n|----|-------|\n")
+	for i := 1; i <= rows; i++ {
+		fmt.Fprintf(&b, "| r%03d | %s |\n", i, strings.Repeat("w", 1+i/2))
+	}
+	b.WriteString("\nDone.\n")
+	return b.String()
+}
+
+// A streamed table taller than the screen, whose columns widen as rows arrive, never clears
+// the screen or the scrollback, and every row ends up in the scrollback exactly once, in order.
+func TestStreamingWideningTableNeverClears(t *testing.T) {
+	app, term, _ := newTestApp(t, 60, 20, Callbacks{})
+	app.AddUserMessage("make a table")
+	stream(app, widening(120))
+	if term.clears != 0 || app.Stats().Clears != 0 {
+		t.Fatalf("screen cleared %d times", term.clears+app.Stats().Clears)
+	}
+	next := 1
+	for _, l := range term.all() {
+		if i := strings.Index(l, "r"); i >= 0 && strings.Contains(l, "│") && len(l) > i+3 {
+			var n int
+			if _, err := fmt.Sscanf(l[i:], "r%03d", &n); err == nil {
+				if n != next {
+					t.Fatalf("row r%03d where r%03d was expected:\n%s", n, next, strings.Join(term.all(), "\n"))
+				}
+				next++
+			}
+		}
+	}
+	if next != 121 {
+		t.Fatalf("saw %d rows, want 120:\n%s", next-1, strings.Join(term.all(), "\n"))
+	}
+}
+
+func toolCallArgs(kv ...string) map[string]any {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
+// A whole exchange, checked as the screen (scrollback included) a user would see.
+func TestAppSessionScreen(t *testing.T) {
+	app, term, clock := newTestApp(t, 50, 30, Callbacks{})
+	app.SetFooter(FooterInfo{Cwd: "/work/proj", Session: "demo", Model: "qwen3:8b", Thinking: "low",
+		Input: 12300, Output: 456, CacheRead: 2000, Cost: 0.0123, ContextTokens: 4096, ContextWindow: 32768})
+	app.Flush()
+	app.AddUserMessage("fix the bug in main.go")
+	app.SetWorking(true)
+	stream(app, "# Plan\n\nI will **read** the file, then `edit` it:\n\n1. read\n2. edit\n\n```go\nfunc main() {}\n```\n")
+	app.ToolStart("t1", "bash", toolCallArgs("command", "go test ./..."))
+	app.ToolUpdate("t1", []provider.Block{provider.Text("ok  pi/a\nok  pi/b\n")})
+	app.Flush()
+	clock.t = clock.t.Add(1500 * time.Millisecond)
+	app.ToolEnd("t1", []provider.Block{provider.Text("ok  pi/a\nok  pi/b\nok  pi/c\nok  pi/d\nok  pi/e\nok  pi/f\nok  pi/g")}, nil, false)
+	app.ToolStart("t2", "edit", toolCallArgs("path", "main.go"))
+	app.ToolEnd("t2", []provider.Block{provider.Text("edited")}, map[string]any{"diff": "-1 old\n+1 new"}, false)
+	app.Notify(LevelWarning, "a notice from a script")
+	app.SetWorking(false)
+	app.Flush()
+	if term.clears != 0 {
+		t.Fatalf("screen cleared")
+	}
+	golden(t, "app_session", strings.Join(term.all(), "\n")+"\n")
+}
+
+func key(k tcell.Key, r rune, m tcell.ModMask) *tcell.EventKey { return tcell.NewEventKey(k, r, m) }
+
+func typeText(app *App, s string) {
+	for _, r := range s {
+		app.HandleEvent(key(tcell.KeyRune, r, 0))
+	}
+}
+
+func TestAppKeys(t *testing.T) {
+	var got []string
+	cb := Callbacks{
+		OnSubmit:   func(s string) { got = append(got, "submit:"+s) },
+		OnSteer:    func(s string) { got = append(got, "steer:"+s) },
+		OnFollowUp: func(s string) { got = append(got, "follow:"+s) },
+		OnAbort:    func() { got = append(got, "abort") },
+		OnCommand:  func(n, a string) { got = append(got, "cmd:"+n+"|"+a) },
+		OnBash:     func(c string, keep bool) { got = append(got, fmt.Sprintf("bash:%s|%v", c, keep)) },
+		OnQuit:     func() { got = append(got, "quit") },
+	}
+	app, _, _ := newTestApp(t, 40, 20, cb)
+	enter := key(tcell.KeyEnter, 0, 0)
+	typeText(app, "hello")
+	app.HandleEvent(enter)
+	app.SetWorking(true)
+	typeText(app, "go left")
+	app.HandleEvent(enter)
+	typeText(app, "then this")
+	app.HandleEvent(key(tcell.KeyEnter, 0, tcell.ModAlt))
+	app.SetQueue([]string{"go left"}, []string{"then this"})
+	app.HandleEvent(key(tcell.KeyEscape, 0, 0))
+	if text := app.editor.RawText(); text != "go left\nthen this" {
+		t.Errorf("queued text back in editor = %q", text)
+	}
+	app.SetWorking(false)
+	app.editor.Clear()
+	typeText(app, "/compact keep it short")
+	app.HandleEvent(enter)
+	typeText(app, "!ls")
+	app.HandleEvent(enter)
+	typeText(app, "!!ls")
+	app.HandleEvent(enter)
+	app.HandleEvent(key(tcell.KeyCtrlD, 0, 0))
+	want := []string{"submit:hello", "steer:go left", "follow:then this", "abort", "cmd:compact|keep it short",
+		"bash:ls|true", "bash:ls|false", "quit"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("callbacks\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestShiftEnterAndPaste(t *testing.T) {
+	var sent string
+	app, _, _ := newTestApp(t, 40, 20, Callbacks{OnSubmit: func(s string) { sent = s }})
+	typeText(app, "a")
+	app.HandleEvent(key(tcell.KeyEnter, 0, tcell.ModShift))
+	typeText(app, "b ")
+	app.HandleEvent(tcell.NewEventPaste(true))
+	for i := range 12 {
+		typeText(app, fmt.Sprintf("line%d", i))
+		app.HandleEvent(key(tcell.KeyEnter, 0, 0))
+	}
+	app.HandleEvent(tcell.NewEventPaste(false))
+	if raw := app.editor.RawText(); raw != "a\nb [paste #1 +13 lines]" {
+		t.Fatalf("editor shows %q", raw)
+	}
+	app.HandleEvent(key(tcell.KeyEnter, 0, 0))
+	if !strings.HasPrefix(sent, "a\nb line0\nline1\n") || !strings.HasSuffix(sent, "line11\n") {
+		t.Fatalf("sent %q", sent)
+	}
+}

@@ -1,0 +1,248 @@
+package tui
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Command is a slash command offered for completion: built-in, Lua, skill or template.
+type Command struct {
+	Name        string // without the slash
+	Description string
+	ArgHint     string // e.g. "<file>" or "[instructions]"
+	// Complete, when set, returns completions for the argument text typed so far.
+	Complete func(arg string) []string
+}
+
+// suggestion is one line of the completion popup; insert replaces the completed range.
+type suggestion struct{ label, detail, insert string }
+
+const popupRows = 8
+
+// completer keeps the popup for the editor: /commands with argument hints and @files.
+type completer struct {
+	cwd      string
+	files    []string
+	loaded   bool
+	items    []suggestion
+	sel      int
+	from, to int    // rune range of the editor text the selection replaces
+	hint     string // usage line for a command whose name is complete
+}
+
+// update recomputes the popup from the editor's text before the cursor.
+func (c *completer) update(e *Editor, cmds []Command) {
+	c.items, c.hint, c.sel = nil, "", 0
+	before := string(e.buf[:e.cursor])
+	if strings.HasPrefix(string(e.buf), "/") {
+		c.commands(before, cmds)
+		return
+	}
+	start := strings.LastIndexAny(before, " \t\n") + 1
+	if tok := before[start:]; strings.HasPrefix(tok, "@") {
+		c.fileItems(tok[1:])
+		c.from, c.to = len([]rune(before[:start])), e.cursor
+	}
+}
+
+func (c *completer) commands(before string, cmds []Command) {
+	sp := strings.IndexAny(before, " \t\n")
+	if sp < 0 {
+		prefix := strings.ToLower(before[1:])
+		for _, cmd := range cmds {
+			if strings.HasPrefix(strings.ToLower(cmd.Name), prefix) {
+				c.items = append(c.items, suggestion{"/" + cmd.Name, cmd.Description, "/" + cmd.Name + " "})
+			}
+		}
+		c.from, c.to = 0, len([]rune(before))
+		return
+	}
+	name := before[1:sp]
+	for _, cmd := range cmds {
+		if cmd.Name != name {
+			continue
+		}
+		c.hint = strings.TrimSpace("/" + cmd.Name + " " + cmd.ArgHint + "  " + cmd.Description)
+		if cmd.Complete != nil {
+			arg := strings.TrimLeft(before[sp:], " ")
+			for _, s := range cmd.Complete(arg) {
+				c.items = append(c.items, suggestion{label: s, insert: s})
+			}
+			c.from, c.to = len([]rune(before))-len([]rune(arg)), len([]rune(before))
+		}
+	}
+}
+
+func (c *completer) fileItems(query string) {
+	if !c.loaded {
+		c.files, c.loaded = listFiles(c.cwd, 20000), true
+	}
+	type scored struct {
+		path  string
+		score int
+	}
+	var hits []scored
+	for _, f := range c.files {
+		if s, ok := fuzzyScore(f, query); ok {
+			hits = append(hits, scored{f, s})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	for i := 0; i < len(hits) && i < 50; i++ {
+		p := hits[i].path
+		ins := "@" + p
+		if strings.ContainsRune(p, ' ') {
+			ins = `@"` + p + `"`
+		}
+		if !strings.HasSuffix(p, "/") {
+			ins += " "
+		}
+		c.items = append(c.items, suggestion{label: p, insert: ins})
+	}
+}
+
+// accept replaces the completed range with the selection; it reports false with no popup.
+func (c *completer) accept(e *Editor) bool {
+	if len(c.items) == 0 {
+		return false
+	}
+	it := c.items[c.sel]
+	e.snapshot("complete")
+	rest := append([]rune(it.insert), e.buf[c.to:]...)
+	e.buf = append(e.buf[:c.from:c.from], rest...)
+	e.cursor = c.from + len([]rune(it.insert))
+	c.items = nil
+	return true
+}
+
+func (c *completer) move(d int) {
+	if n := len(c.items); n > 0 {
+		c.sel = (c.sel + d + n) % n
+	}
+}
+
+// Render draws the popup below the editor.
+func (c *completer) Render(width int) []string {
+	var out []string
+	first := max(0, c.sel-popupRows+1)
+	for i := first; i < len(c.items) && i < first+popupRows; i++ {
+		it := c.items[i]
+		line := it.label
+		if it.detail != "" {
+			line += "  " + paint(sMuted, it.detail)
+		}
+		line = Truncate(line, max(width-2, 1), "…")
+		if i == c.sel {
+			out = append(out, paint(sAccent, "› ")+paint(sBold, line))
+		} else {
+			out = append(out, "  "+line)
+		}
+	}
+	if c.hint != "" {
+		out = append(out, paint(sMuted, Truncate(c.hint, width, "…")))
+	}
+	return out
+}
+
+// fuzzyScore matches query as a subsequence of path, case-insensitively. Matches at the
+// start of a path component and runs of consecutive letters score higher; long paths lower.
+func fuzzyScore(path, query string) (int, bool) {
+	p, q := strings.ToLower(path), strings.ToLower(query)
+	score, j, prev := 0, 0, -2
+	for i := 0; i < len(p) && j < len(q); i++ {
+		if p[i] != q[j] {
+			continue
+		}
+		score += 10
+		if i == prev+1 {
+			score += 15
+		}
+		if i == 0 || p[i-1] == '/' || p[i-1] == '_' || p[i-1] == '-' || p[i-1] == '.' {
+			score += 20
+		}
+		prev = i
+		j++
+	}
+	if j < len(q) {
+		return 0, false
+	}
+	return score - len(p)/4, true
+}
+
+// listFiles walks root for the @file popup: directories (with a trailing slash) and files,
+// relative, skipping .git and whatever the root .gitignore names, at most limit entries.
+func listFiles(root string, limit int) []string {
+	ign := readGitignore(filepath.Join(root, ".gitignore"))
+	var out []string
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == root {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.Name() == ".git" || ign.match(rel, d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			rel += "/"
+		}
+		out = append(out, rel)
+		if len(out) >= limit {
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool {
+		di, dj := strings.HasSuffix(out[i], "/"), strings.HasSuffix(out[j], "/")
+		return di && !dj
+	})
+	return out
+}
+
+// gitignore is the subset of .gitignore syntax that covers nearly every project: globs,
+// directory-only patterns (trailing /) and anchored patterns (leading / or an inner /).
+// Negations are not supported and are skipped.
+type gitignore []string
+
+func readGitignore(path string) gitignore {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var g gitignore
+	for _, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "!") {
+			g = append(g, l)
+		}
+	}
+	return g
+}
+
+func (g gitignore) match(rel string, dir bool) bool {
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	for _, p := range g {
+		if strings.HasSuffix(p, "/") {
+			if !dir {
+				continue
+			}
+			p = strings.TrimSuffix(p, "/")
+		}
+		if strings.Contains(p, "/") {
+			if ok, _ := filepath.Match(strings.TrimPrefix(p, "/"), rel); ok {
+				return true
+			}
+			continue
+		}
+		if ok, _ := filepath.Match(p, base); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,172 @@
+package tui
+
+import "time"
+
+// requestRender schedules a frame, coalescing requests so that frames are at least
+// frameInterval apart. Called with a.mu held.
+func (a *App) requestRender() {
+	if a.opts.ManualFrames || a.closed || a.timer != nil {
+		return
+	}
+	wait := max(0, frameInterval-a.now().Sub(a.lastFrame))
+	a.timer = time.AfterFunc(wait, func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.timer = nil
+		a.draw()
+	})
+}
+
+// Flush draws a frame now.
+func (a *App) Flush() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.draw()
+}
+
+// startTicker redraws ten times a second while working, for the spinner and the clocks.
+func (a *App) startTicker() {
+	if a.opts.ManualFrames || a.ticker != nil {
+		return
+	}
+	a.ticker = time.NewTicker(100 * time.Millisecond)
+	stop := make(chan struct{})
+	a.stopTick = stop
+	go func(c <-chan time.Time) {
+		for {
+			select {
+			case <-c:
+				a.mu.Lock()
+				a.requestRender()
+				a.mu.Unlock()
+			case <-stop:
+				return
+			}
+		}
+	}(a.ticker.C)
+}
+
+func (a *App) stopTicker() {
+	if a.ticker != nil {
+		a.ticker.Stop()
+		close(a.stopTick)
+		a.ticker = nil
+	}
+}
+
+// draw commits final entries, renders the live region and writes the frame. Called with
+// a.mu held.
+func (a *App) draw() {
+	if a.closed {
+		return
+	}
+	a.lastFrame = a.now()
+	width, height := a.r.Size()
+	for len(a.live) > 0 && a.live[0].e.final() {
+		a.commit = append(a.commit, a.entryLines(a.live[0], width)...)
+		a.live = a.live[1:]
+		a.anyOutput = true
+	}
+	var lines []string
+	counts := make([]int, len(a.live))
+	for i, le := range a.live {
+		l := a.entryLines(le, width)
+		counts[i] = len(l)
+		lines = append(lines, l...)
+	}
+	lines = append(lines, a.chrome(width, height)...)
+	spilled, err := a.r.Frame(a.commit, lines)
+	a.commit = a.commit[:0]
+	if err != nil && a.err == nil {
+		a.err = err
+	}
+	a.spill(spilled, counts)
+}
+
+// entryLines renders an entry with its separator, minus the lines already in scrollback.
+func (a *App) entryLines(le *liveEntry, width int) []string {
+	lines := le.e.Render(width)
+	if le.sep {
+		lines = append([]string{""}, lines...)
+	}
+	if le.skip >= len(lines) {
+		return nil
+	}
+	return lines[le.skip:]
+}
+
+// spill records that the first n live lines went to scrollback, entry by entry, and tells
+// the entries so that they keep those lines stable.
+func (a *App) spill(n int, counts []int) {
+	for i, le := range a.live {
+		if n <= 0 {
+			return
+		}
+		take := min(n, counts[i])
+		le.skip += take
+		n -= take
+		a.anyOutput = true
+		if f, ok := le.e.(freezer); ok {
+			sep := 0
+			if le.sep {
+				sep = 1
+			}
+			f.Freeze(le.skip - sep)
+		}
+	}
+}
+
+// chrome is everything below the transcript: queue, status, editor, popup, footer.
+func (a *App) chrome(width, height int) []string {
+	var out []string
+	if len(a.live) > 0 || a.anyOutput {
+		out = append(out, "")
+	}
+	out = append(out, renderQueue(a.steer, a.follow, width)...)
+	out = append(out, renderStatus(a.working, a.workSince, a.now(), a.status, width)...)
+	out = append(out, a.editor.Render(width)...)
+	popup := a.complete.Render(width)
+	if max(height/2, 3) < len(popup) {
+		popup = popup[:max(height/2, 3)]
+	}
+	out = append(out, popup...)
+	return append(out, renderFooter(a.footer, width)...)
+}
+
+// Close commits everything still live, draws a last frame and leaves the cursor below it.
+// The App draws nothing afterwards.
+func (a *App) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return a.err
+	}
+	a.stopTicker()
+	if a.timer != nil {
+		a.timer.Stop()
+		a.timer = nil
+	}
+	a.draw()
+	a.closed = true
+	if err := a.r.Finish(); err != nil && a.err == nil {
+		a.err = err
+	}
+	return a.err
+}
+
+// pause stops drawing and leaves the cursor below the live region (before a suspend).
+func (a *App) pause() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.draw()
+	a.r.Finish()
+	a.closed = true
+}
+
+// resume draws the live region afresh at the cursor (after fg).
+func (a *App) resume() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = false
+	a.draw()
+}

@@ -1,0 +1,297 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// HandleEvent processes one input event from tcell's parser: keys, pastes and resizes.
+func (a *App) HandleEvent(ev tcell.Event) {
+	a.mu.Lock()
+	var after func()
+	switch ev := ev.(type) {
+	case *tcell.EventPaste:
+		after = a.paste(ev.Start())
+	case *tcell.EventKey:
+		if a.pasting != nil {
+			a.pasteKey(ev)
+			break
+		}
+		after = a.key(normalizeKey(ev))
+		a.complete.update(a.editor, a.opts.Commands)
+	case *tcell.EventResize:
+		w, h := ev.Size()
+		a.r.Resize(w, h)
+	}
+	a.requestRender()
+	a.mu.Unlock()
+	if after != nil {
+		after()
+	}
+}
+
+// normalizeKey maps the forms terminals send for Ctrl+letter under the kitty and
+// modifyOtherKeys protocols (a rune with ModCtrl) to tcell's classic control keys.
+func normalizeKey(ev *tcell.EventKey) *tcell.EventKey {
+	r := ev.Rune()
+	if ev.Key() == tcell.KeyRune && ev.Modifiers()&tcell.ModCtrl != 0 && r >= 'a' && r <= 'z' {
+		return tcell.NewEventKey(tcell.KeyCtrlA+tcell.Key(r-'a'), 0, ev.Modifiers()&^tcell.ModCtrl)
+	}
+	return ev
+}
+
+func (a *App) paste(start bool) func() {
+	if start {
+		a.pasting = &strings.Builder{}
+		return nil
+	}
+	if a.pasting != nil {
+		a.editor.Paste(a.pasting.String())
+		a.pasting = nil
+	}
+	return nil
+}
+
+// pasteKey collects a key inside a bracketed paste: tcell reports pasted text as keys.
+func (a *App) pasteKey(ev *tcell.EventKey) {
+	switch ev.Key() {
+	case tcell.KeyRune:
+		a.pasting.WriteRune(ev.Rune())
+	case tcell.KeyEnter, tcell.KeyCtrlJ:
+		a.pasting.WriteByte('\n')
+	case tcell.KeyTab:
+		a.pasting.WriteByte('\t')
+	}
+}
+
+// key handles one key press and returns the callback to run once the lock is released.
+func (a *App) key(ev *tcell.EventKey) func() {
+	e := a.editor
+	width, _ := a.r.Size()
+	mods := ev.Modifiers()
+	if a.status == quitHint && ev.Key() != tcell.KeyCtrlC {
+		a.status = ""
+	}
+	if f := a.popupKey(ev); f {
+		return nil
+	}
+	switch ev.Key() {
+	case tcell.KeyEnter:
+		switch {
+		case mods&tcell.ModShift != 0:
+			e.Insert("\n")
+		case mods&tcell.ModAlt != 0:
+			return a.send(true)
+		default:
+			return a.send(false)
+		}
+	case tcell.KeyCtrlJ:
+		e.Insert("\n")
+	case tcell.KeyEscape:
+		return a.escape()
+	case tcell.KeyCtrlC:
+		return a.ctrlC()
+	case tcell.KeyCtrlD:
+		if len(e.buf) == 0 {
+			return a.cb.OnQuit
+		}
+		e.Delete()
+	case tcell.KeyCtrlO:
+		a.expandTools = !a.expandTools
+	case tcell.KeyCtrlT:
+		a.showThinking = !a.showThinking
+	case tcell.KeyCtrlL:
+		return a.named("model")
+	case tcell.KeyBacktab:
+		return a.named("thinking")
+	case tcell.KeyTab:
+		a.complete.update(e, a.opts.Commands)
+		a.complete.accept(e)
+	default:
+		a.editKey(ev, width)
+	}
+	return nil
+}
+
+// popupKey handles keys meant for an open completion popup; it reports whether it did.
+func (a *App) popupKey(ev *tcell.EventKey) bool {
+	if len(a.complete.items) == 0 {
+		return false
+	}
+	switch ev.Key() {
+	case tcell.KeyUp:
+		a.complete.move(-1)
+	case tcell.KeyDown:
+		a.complete.move(1)
+	case tcell.KeyTab:
+		a.complete.accept(a.editor)
+	case tcell.KeyEnter:
+		if ev.Modifiers() != 0 || a.complete.items[a.complete.sel].insert == string(a.editor.buf[a.complete.from:a.complete.to]) {
+			return false
+		}
+		a.complete.accept(a.editor)
+	case tcell.KeyEscape:
+		a.complete.items = nil
+	default:
+		return false
+	}
+	return true
+}
+
+func (a *App) named(name string) func() {
+	if a.cb.OnKey == nil {
+		return nil
+	}
+	return func() { a.cb.OnKey(name) }
+}
+
+// editKey handles text input and the editing keys.
+func (a *App) editKey(ev *tcell.EventKey, width int) {
+	e := a.editor
+	alt := ev.Modifiers()&tcell.ModAlt != 0
+	ctrl := ev.Modifiers()&tcell.ModCtrl != 0
+	switch ev.Key() {
+	case tcell.KeyRune:
+		switch {
+		case alt && ev.Rune() == 'b':
+			e.WordLeft()
+		case alt && ev.Rune() == 'f':
+			e.WordRight()
+		case alt && ev.Rune() == 'd':
+			e.KillWordForward()
+		case alt && ev.Rune() == 'y':
+			e.YankPop()
+		default:
+			e.Insert(string(ev.Rune()))
+		}
+	case tcell.KeyBackspace, tcell.KeyBackspace2:
+		if alt || ctrl {
+			e.KillWordBack()
+		} else {
+			e.Backspace()
+		}
+	case tcell.KeyDelete:
+		e.Delete()
+	case tcell.KeyLeft:
+		if alt || ctrl {
+			e.WordLeft()
+		} else {
+			e.Left()
+		}
+	case tcell.KeyRight:
+		if alt || ctrl {
+			e.WordRight()
+		} else {
+			e.Right()
+		}
+	case tcell.KeyUp:
+		e.Up(width)
+	case tcell.KeyDown:
+		e.Down(width)
+	case tcell.KeyHome, tcell.KeyCtrlA:
+		e.Home()
+	case tcell.KeyEnd, tcell.KeyCtrlE:
+		e.End()
+	case tcell.KeyCtrlB:
+		e.Left()
+	case tcell.KeyCtrlF:
+		e.Right()
+	case tcell.KeyCtrlW:
+		e.KillWordBack()
+	case tcell.KeyCtrlK:
+		e.KillToEnd()
+	case tcell.KeyCtrlU:
+		e.KillToStart()
+	case tcell.KeyCtrlY:
+		e.Yank()
+	case tcell.KeyCtrlUnderscore:
+		e.Undo()
+	}
+}
+
+// send handles Enter (and Alt+Enter with followUp): a slash command, a shell escape, a steer
+// while working, or a prompt.
+func (a *App) send(followUp bool) func() {
+	raw := a.editor.RawText()
+	text := a.editor.Text()
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	a.editor.AddHistory(raw)
+	a.editor.Clear()
+	a.complete.items = nil
+	cb := a.cb
+	switch {
+	case strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//"):
+		name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+		return call2(cb.OnCommand, name, strings.TrimSpace(args))
+	case strings.HasPrefix(text, "!!"):
+		return callBash(cb.OnBash, strings.TrimSpace(text[2:]), false)
+	case strings.HasPrefix(text, "!"):
+		return callBash(cb.OnBash, strings.TrimSpace(text[1:]), true)
+	case followUp:
+		return call1(cb.OnFollowUp, text)
+	case a.working:
+		return call1(cb.OnSteer, text)
+	}
+	return call1(cb.OnSubmit, text)
+}
+
+func call1(f func(string), s string) func() {
+	if f == nil {
+		return nil
+	}
+	return func() { f(s) }
+}
+
+func call2(f func(string, string), s, t string) func() {
+	if f == nil {
+		return nil
+	}
+	return func() { f(s, t) }
+}
+
+func callBash(f func(string, bool), s string, keep bool) func() {
+	if f == nil {
+		return nil
+	}
+	return func() { f(s, keep) }
+}
+
+// escape aborts a run and returns the queued messages to the editor, as pi does.
+func (a *App) escape() func() {
+	if !a.working {
+		return nil
+	}
+	queued := append(append([]string(nil), a.steer...), a.follow...)
+	if len(queued) > 0 {
+		text := strings.Join(queued, "\n")
+		if cur := a.editor.RawText(); cur != "" {
+			text += "\n" + cur
+		}
+		a.editor.SetText(text)
+	}
+	a.steer, a.follow = nil, nil
+	return a.cb.OnAbort
+}
+
+const quitHint = "press ctrl+c again to quit"
+
+// ctrlC clears the editor; on an empty editor a second press within a second quits.
+func (a *App) ctrlC() func() {
+	if len(a.editor.buf) > 0 {
+		a.editor.SetText("")
+		return nil
+	}
+	now := a.now()
+	if now.Sub(a.lastCtrlC) < time.Second {
+		return a.cb.OnQuit
+	}
+	a.lastCtrlC = now
+	if !a.working {
+		a.status = quitHint
+	}
+	return nil
+}

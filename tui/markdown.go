@@ -1,0 +1,318 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// Markdown renders streamed markdown incrementally. The source is cut into chunks at blank
+// lines that certainly end every open block (outside code fences, before a line that cannot
+// continue a list, quote or table); a chunk followed by another is final, so it is parsed and
+// laid out once and cached, and each update re-renders only the open last chunk. That keeps
+// the cost of a streamed chunk independent of the length of the reply so far.
+//
+// goldmark parses each chunk: CommonMark plus GFM tables and strikethrough is a lot of
+// grammar to get right by hand, and it parses a chunk in microseconds.
+type Markdown struct {
+	parser parser.Parser
+	src    string
+	width  int
+
+	stable    []string // lines of the final chunks, separated by blank lines
+	stableEnd int      // offset in src where the open chunk starts
+	openSrc   string   // the open chunk as last rendered, and its lines
+	openLines []string
+	openTable [][]int // column widths of the open chunk's tables, as last laid out
+
+	// frozen holds column widths by chunk start offset: a table whose lines have spilled
+	// into scrollback keeps its columns, so lines already written stay true.
+	frozen map[int][][]int
+}
+
+// NewMarkdown returns an empty markdown view.
+func NewMarkdown() *Markdown {
+	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+	return &Markdown{parser: md.Parser(), frozen: map[int][][]int{}}
+}
+
+// SetText replaces the source. Appending to the previous source (streaming) is cheap; any
+// other change starts over.
+func (m *Markdown) SetText(src string) {
+	if !strings.HasPrefix(src, m.src) || len(src) < m.stableEnd {
+		m.stable, m.stableEnd, m.openSrc, m.openLines = nil, 0, "", nil
+	}
+	m.src = src
+}
+
+// Render returns the lines at width.
+func (m *Markdown) Render(width int) []string {
+	if width != m.width {
+		m.width, m.stable, m.stableEnd, m.openSrc, m.openLines = width, nil, 0, "", nil
+	}
+	for {
+		cut := nextSplit(m.src, m.stableEnd)
+		if cut < 0 {
+			break
+		}
+		lines, _ := m.renderChunk(m.src[m.stableEnd:cut], m.stableEnd)
+		m.stable = joinBlocks(m.stable, lines)
+		m.stableEnd = cut
+		m.openSrc, m.openLines = "", nil
+	}
+	open := m.src[m.stableEnd:]
+	if open != m.openSrc || m.openLines == nil {
+		m.openLines, m.openTable = m.renderChunk(open, m.stableEnd)
+		m.openSrc = open
+	}
+	return joinBlocks(append([]string(nil), m.stable...), m.openLines)
+}
+
+// Freeze tells the view that its first n lines are in scrollback. Tables of the open chunk
+// keep their current column widths from now on.
+func (m *Markdown) Freeze(n int) {
+	if n > len(m.stable) && len(m.openTable) > 0 {
+		if _, ok := m.frozen[m.stableEnd]; !ok {
+			m.frozen[m.stableEnd] = m.openTable
+		}
+	}
+}
+
+func joinBlocks(out, lines []string) []string {
+	if len(out) > 0 && len(lines) > 0 {
+		out = append(out, "")
+	}
+	return append(out, lines...)
+}
+
+// nextSplit returns the offset of the first chunk boundary after from, or -1. A boundary is
+// the start of a complete line that begins at column 0 with a character that cannot continue
+// a list, quote or table, after a blank line, outside a code fence.
+func nextSplit(src string, from int) int {
+	fence := ""
+	blank := false
+	for i := from; i < len(src); {
+		nl := strings.IndexByte(src[i:], '\n')
+		if nl < 0 {
+			return -1 // the last line may still grow
+		}
+		line := src[i : i+nl]
+		trimmed := strings.TrimLeft(line, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			if blank && i > from && line == trimmed {
+				return i
+			}
+			fence = trimmed[:3]
+		case strings.TrimSpace(line) == "":
+			blank = true
+			i += nl + 1
+			continue
+		case blank && i > from && startsBlock(line):
+			return i
+		}
+		blank = false
+		i += nl + 1
+	}
+	return -1
+}
+
+func startsBlock(line string) bool {
+	c := line[0]
+	if c == ' ' || c == '\t' || c == '-' || c == '*' || c == '+' || c == '>' || c == '|' || c >= '0' && c <= '9' {
+		return false
+	}
+	return true
+}
+
+// renderChunk parses and lays out one chunk, starting at offset start of the whole source.
+func (m *Markdown) renderChunk(src string, start int) ([]string, [][]int) {
+	if strings.TrimSpace(src) == "" {
+		return nil, nil
+	}
+	b := []byte(src)
+	doc := m.parser.Parse(text.NewReader(b))
+	r := &mdRenderer{src: b, frozen: m.frozen[start]}
+	return r.blocks(doc, m.width, false), r.tables
+}
+
+// mdRenderer lays out one parsed chunk.
+type mdRenderer struct {
+	src    []byte
+	frozen [][]int // column widths to keep, by table number
+	tables [][]int // column widths used, by table number
+}
+
+// blocks lays out the children of parent, separated by blank lines unless tight.
+func (r *mdRenderer) blocks(parent ast.Node, width int, tight bool) []string {
+	var out []string
+	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
+		lines := r.block(c, width)
+		if tight {
+			out = append(out, lines...)
+		} else {
+			out = joinBlocks(out, lines)
+		}
+	}
+	return out
+}
+
+func (r *mdRenderer) block(n ast.Node, width int) []string {
+	switch n := n.(type) {
+	case *ast.Heading:
+		style := sBold + sAccent
+		if n.Level == 1 {
+			style += sUnderline
+		}
+		prefix := ""
+		if n.Level > 2 {
+			prefix = strings.Repeat("#", n.Level) + " "
+		}
+		return Wrap(paint(style, prefix+r.inline(n, style)), width)
+	case *ast.Paragraph, *ast.TextBlock:
+		return Wrap(r.inline(n, ""), width)
+	case *ast.ThematicBreak:
+		return []string{paint(sMuted, strings.Repeat("─", width))}
+	case *ast.FencedCodeBlock:
+		return r.code(n, string(n.Language(r.src)), width, true)
+	case *ast.CodeBlock:
+		return r.code(n, "", width, false)
+	case *ast.Blockquote:
+		return prefixLines(r.blocks(n, width-2, false), paint(sMuted, "│ "), paint(sMuted, "│ "))
+	case *ast.List:
+		return r.list(n, width)
+	case *extast.Table:
+		return r.table(n, width)
+	case *ast.HTMLBlock:
+		return Wrap(sanitize(strings.TrimRight(r.rawLines(n), "\n")), width)
+	}
+	return Wrap(sanitize(strings.TrimRight(r.rawLines(n), "\n")), width)
+}
+
+func (r *mdRenderer) rawLines(n ast.Node) string {
+	var b strings.Builder
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(r.src))
+	}
+	return b.String()
+}
+
+// code lays out a code block with highlighting; fenced blocks keep dim fence lines so that
+// copying from the terminal gives valid markdown.
+func (r *mdRenderer) code(n ast.Node, lang string, width int, fenced bool) []string {
+	body := sanitize(strings.TrimRight(r.rawLines(n), "\n"))
+	var out []string
+	if fenced {
+		out = append(out, Truncate(paint(sMuted, "```"+lang), width, ""))
+	}
+	for _, l := range highlightCode(body, lang) {
+		out = append(out, Wrap(l, width)...)
+	}
+	if fenced {
+		out = append(out, paint(sMuted, "```"))
+	}
+	return out
+}
+
+func (r *mdRenderer) list(n *ast.List, width int) []string {
+	var out []string
+	num := n.Start
+	for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+		marker := "• "
+		if n.IsOrdered() {
+			marker = strconv.Itoa(num) + ". "
+			num++
+		}
+		mw := Width(marker)
+		lines := r.blocks(item, width-mw, n.IsTight)
+		if len(lines) == 0 {
+			lines = []string{""}
+		}
+		lines = prefixLines(lines, paint(sAccent, marker), strings.Repeat(" ", mw))
+		if n.IsTight || len(out) == 0 {
+			out = append(out, lines...)
+		} else {
+			out = joinBlocks(out, lines)
+		}
+	}
+	return out
+}
+
+func prefixLines(lines []string, first, rest string) []string {
+	for i, l := range lines {
+		if i == 0 {
+			lines[i] = first + l
+		} else {
+			lines[i] = rest + l
+		}
+	}
+	return lines
+}
+
+// inline renders the inline children of n as one styled string. outer is the style in effect
+// around n, restored after every nested style closes.
+func (r *mdRenderer) inline(n ast.Node, outer string) string {
+	var b strings.Builder
+	r.inlineInto(&b, n, outer)
+	return b.String()
+}
+
+func (r *mdRenderer) inlineInto(b *strings.Builder, n ast.Node, outer string) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			b.WriteString(sanitize(string(c.Segment.Value(r.src))))
+			if c.HardLineBreak() {
+				b.WriteByte('\n')
+			} else if c.SoftLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.WriteString(sanitize(string(c.Value)))
+		case *ast.CodeSpan:
+			r.styled(b, c, sCode, outer)
+		case *ast.Emphasis:
+			style := sItalic
+			if c.Level >= 2 {
+				style = sBold
+			}
+			r.styled(b, c, style, outer)
+		case *extast.Strikethrough:
+			r.styled(b, c, sStrike, outer)
+		case *ast.Link:
+			r.styled(b, c, sUnderline+sAccent, outer)
+			if url := string(c.Destination); url != r.inline(c, "") {
+				b.WriteString(sMuted + " (" + sanitize(url) + ")" + reset + outer)
+			}
+		case *ast.AutoLink:
+			b.WriteString(sAccent + sanitize(string(c.URL(r.src))) + reset + outer)
+		case *ast.Image:
+			b.WriteString(sMuted + "[image: " + r.inline(c, "") + "]" + reset + outer)
+		case *ast.RawHTML:
+			for i := 0; i < c.Segments.Len(); i++ {
+				seg := c.Segments.At(i)
+				b.WriteString(sanitize(string(seg.Value(r.src))))
+			}
+		default:
+			r.inlineInto(b, c, outer)
+		}
+	}
+}
+
+func (r *mdRenderer) styled(b *strings.Builder, n ast.Node, style, outer string) {
+	b.WriteString(style)
+	r.inlineInto(b, n, outer+style)
+	b.WriteString(reset + outer)
+}

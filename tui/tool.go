@@ -1,0 +1,175 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"pi/provider"
+)
+
+type toolState int
+
+const (
+	toolRunning toolState = iota
+	toolDone
+	toolFailed
+)
+
+// toolView is a tool call as a compact box: a header with the call, coloured by state, and a
+// collapsed preview of the output that Ctrl+O expands.
+type toolView struct {
+	id, name string
+	args     map[string]any
+	state    toolState
+	output   []string // sanitized output lines
+	diff     string   // edit: the diff from the result details
+	started  time.Time
+	ended    time.Time
+	expanded *bool // shared with the App
+	now      func() time.Time
+}
+
+func (t *toolView) final() bool { return t.state != toolRunning }
+
+func (t *toolView) setOutput(content []provider.Block) {
+	var b strings.Builder
+	for _, c := range content {
+		switch c.Type {
+		case provider.BlockText:
+			b.WriteString(c.Text)
+		case provider.BlockImage:
+			b.WriteString("[image " + c.MimeType + "]\n")
+		}
+	}
+	text := strings.TrimRight(sanitize(b.String()), "\n")
+	t.output = nil
+	if text != "" {
+		t.output = strings.Split(text, "\n")
+	}
+}
+
+// setDetails picks what the box shows from a result's details: the diff of an edit.
+func (t *toolView) setDetails(details any) {
+	if details == nil {
+		return
+	}
+	data, err := json.Marshal(details)
+	if err != nil {
+		return
+	}
+	var d struct {
+		Diff string `json:"diff"`
+	}
+	if json.Unmarshal(data, &d) == nil {
+		t.diff = sanitize(d.Diff)
+	}
+}
+
+func (t *toolView) style() (icon, style string) {
+	switch t.state {
+	case toolDone:
+		return "✓ ", sGreen
+	case toolFailed:
+		return "✗ ", sRed
+	}
+	return "● ", sYellow
+}
+
+func (t *toolView) Render(width int) []string {
+	icon, style := t.style()
+	head := paint(style, icon) + paint(sBold, t.name) + " " + paint(sMuted, t.summary())
+	if t.name == "bash" || t.state == toolRunning {
+		head += paint(sMuted, " ("+t.elapsed()+")")
+	}
+	lines := []string{Truncate(head, width, "…")}
+	body, hidden := t.preview()
+	bar := paint(style, "│ ")
+	for _, l := range body {
+		lines = append(lines, bar+Truncate(l, max(width-2, 1), "…"))
+	}
+	if hidden > 0 {
+		lines = append(lines, paint(sMuted, Truncate(fmt.Sprintf("╰ … %d more lines (ctrl+o to expand)", hidden), width, "…")))
+	}
+	return lines
+}
+
+func (t *toolView) elapsed() string {
+	end := t.ended
+	if end.IsZero() {
+		end = t.now()
+	}
+	return end.Sub(t.started).Round(100 * time.Millisecond).String()
+}
+
+// preview returns the body lines to show and how many were left out. Bash shows the last
+// lines (the end of a build is what matters), everything else the first ones.
+func (t *toolView) preview() ([]string, int) {
+	lines := t.output
+	if t.diff != "" && t.state == toolDone {
+		lines = colourDiff(t.diff)
+	} else if t.name == "write" && len(lines) <= 1 {
+		if c, ok := t.args["content"].(string); ok {
+			lines = strings.Split(sanitize(strings.TrimRight(c, "\n")), "\n")
+		}
+	}
+	limit := map[string]int{"bash": 5, "read": 10, "grep": 15, "find": 20, "ls": 20, "edit": 30}[t.name]
+	if limit == 0 {
+		limit = 10
+	}
+	if *t.expanded {
+		limit = 1000
+	}
+	if len(lines) <= limit {
+		return lines, 0
+	}
+	if t.name == "bash" {
+		return lines[len(lines)-limit:], len(lines) - limit
+	}
+	return lines[:limit], len(lines) - limit
+}
+
+func colourDiff(diff string) []string {
+	lines := strings.Split(diff, "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "+"):
+			lines[i] = paint(sGreen, l)
+		case strings.HasPrefix(l, "-"):
+			lines[i] = paint(sRed, l)
+		default:
+			lines[i] = paint(sMuted, l)
+		}
+	}
+	return lines
+}
+
+// summary is the one-line form of the call's arguments.
+func (t *toolView) summary() string {
+	str := func(k string) string { s, _ := t.args[k].(string); return sanitize(s) }
+	switch t.name {
+	case "bash":
+		return strings.ReplaceAll(str("command"), "\n", " ⏎ ")
+	case "read", "write", "edit", "ls":
+		s := str("path")
+		if off, ok := t.args["offset"].(float64); ok {
+			s += fmt.Sprintf(":%d", int(off))
+		}
+		return s
+	case "grep", "find":
+		return strings.TrimSpace(str("pattern") + " " + str("path"))
+	}
+	keys := make([]string, 0, len(t.args))
+	for k := range t.args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		v, _ := json.Marshal(t.args[k])
+		parts = append(parts, k+"="+sanitize(string(v)))
+	}
+	return strings.Join(parts, " ")
+}
