@@ -220,3 +220,52 @@ func sortedKeys(m map[string]any) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// plain turns a payload into data that shares no memory with the caller: maps and slices are
+// copied, pi's types take their JSON shape, tool results their snake_case table shape. Emit
+// uses it before queueing, because the loop keeps changing a streaming message after the
+// event has been delivered.
+func plain(x any) any {
+	switch x := x.(type) {
+	case nil, bool, string, float64, float32, int, int64, json.Number:
+		return x
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = plain(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			s[i] = plain(e)
+		}
+		return s
+	case []string:
+		return append([]string(nil), x...)
+	case tools.Result:
+		return resultPlain(&x)
+	case *tools.Result:
+		if x == nil {
+			return nil
+		}
+		return resultPlain(x)
+	}
+	data, err := json.Marshal(x)
+	if err != nil {
+		return fmt.Sprint(x)
+	}
+	var d any
+	if json.Unmarshal(data, &d) != nil {
+		return nil
+	}
+	if d == nil {
+		return nil
+	}
+	return d
+}
+
+func resultPlain(r *tools.Result) map[string]any {
+	return map[string]any{"content": plain(blocksOrEmpty(r.Content)), "details": plain(r.Details),
+		"is_error": r.IsError, "terminate": r.Terminate}
+}

@@ -308,15 +308,17 @@ func (r *Runtime) BeforeCompact(ctx context.Context, payload map[string]any) Com
 }
 
 // Emit queues an observe-only event (session_start, session_shutdown, agent_*, turn_*,
-// message_*, tool_execution_*, session_compact, model_select) and returns at once; handlers
-// run in order on the Lua goroutine and their return values are ignored. The payload is
-// converted when the handlers run: maps and slices as they are, pi's types (messages, events,
-// tool results) in their JSON shape, so do not change it after the call. Flush waits for the
-// queue to drain (before exit after session_shutdown).
+// message_*, tool_execution_*, session_compact, model_select) and returns without waiting for
+// the handlers, which run in order on the Lua goroutine; their return values are ignored. The
+// payload is copied before Emit returns (maps and slices as they are, pi's types such as
+// messages and stream events in their JSON shape, tool results as {content, details,
+// is_error, terminate}), so the caller may change it afterwards. Flush waits for the queue to
+// drain (before exit, after session_shutdown).
 func (r *Runtime) Emit(ctx context.Context, event string, payload map[string]any) {
 	if !r.HasHandlers(event) {
 		return
 	}
+	payload, _ = plain(payload).(map[string]any)
 	// Observers see agent_end even after an abort cancelled the run's context.
 	r.chain(context.WithoutCancel(ctx), event, true, func(v *vm) []lua.LValue {
 		return []lua.LValue{v.toLua(payload)}
