@@ -1,0 +1,615 @@
+package main
+
+// config.go owns pi.toml: reading $PI_HOME/pi.toml and the project's .pi/pi.toml, merging them,
+// parsing --model specs, and turning a spec into a ready provider and model description. It
+// does not wire the agent (main.go does) and never writes a key anywhere: keys are read at
+// resolve time and handed only to the adapter.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"pi/provider"
+	"pi/provider/anthropic"
+	"pi/provider/ollama"
+	"pi/provider/openai"
+)
+
+// Config is the merged pi.toml.
+type Config struct {
+	Model     string                     `toml:"model"`    // "provider/model[:thinking]"
+	Thinking  string                     `toml:"thinking"` // off, minimal, low, medium, high, xhigh
+	Retry     RetryConfig                `toml:"retry"`
+	Providers map[string]*ProviderConfig `toml:"providers"`
+
+	// Files lists the files that were read, in order; Warnings what was ignored in them.
+	Files    []string `toml:"-"`
+	Warnings []string `toml:"-"`
+
+	sections map[string]any                                // every top-level table as merged, for Section
+	getenv   func(string) string                           // os.Getenv; tests replace it
+	runCmd   func(context.Context, string) (string, error) // runs api_key_cmd
+}
+
+// RetryConfig is the [retry] table. Pointers tell "not set" from zero, so files merge.
+type RetryConfig struct {
+	Enabled     *bool `toml:"enabled"`
+	MaxRetries  *int  `toml:"max_retries"`
+	BaseDelayMs *int  `toml:"base_delay_ms"`
+	MaxDelayMs  *int  `toml:"max_delay_ms"`
+}
+
+// ProviderConfig is one [providers.<name>] table.
+type ProviderConfig struct {
+	Kind      string            `toml:"kind"` // ollama, openai or anthropic
+	BaseURL   string            `toml:"base_url"`
+	APIKeyEnv string            `toml:"api_key_env"`
+	APIKeyCmd string            `toml:"api_key_cmd"`
+	Headers   map[string]string `toml:"headers"`
+	Models    []ModelConfig     `toml:"models"`
+	// Ollama only: the cap on a model's own context length when it has no context_window,
+	// and how long the server keeps a model loaded ("30m"; "-1" forever).
+	DefaultNumCtx int    `toml:"default_num_ctx"`
+	KeepAlive     string `toml:"keep_alive"`
+
+	fromFile bool // named in a file, not only built in
+}
+
+// ModelConfig is one [[providers.<name>.models]] entry.
+type ModelConfig struct {
+	ID            string     `toml:"id"`
+	Name          string     `toml:"name"`
+	ContextWindow int        `toml:"context_window"`
+	MaxTokens     int        `toml:"max_tokens"`
+	Reasoning     *bool      `toml:"reasoning"`
+	Input         []string   `toml:"input"`
+	Cost          CostConfig `toml:"cost"`
+}
+
+// CostConfig is a model's price in US dollars per million tokens.
+type CostConfig struct {
+	Input      float64 `toml:"input"`
+	Output     float64 `toml:"output"`
+	CacheRead  float64 `toml:"cache_read"`
+	CacheWrite float64 `toml:"cache_write"`
+}
+
+// Provider kinds, the wire formats pi speaks.
+const (
+	kindOllama    = "ollama"
+	kindOpenAI    = "openai"
+	kindAnthropic = "anthropic"
+)
+
+// configThinkingLevels are pi's thinking levels, in order.
+var configThinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"}
+
+func configIsThinkingLevel(s string) bool { return slices.Contains(configThinkingLevels, s) }
+
+// configBuiltinProviders are known without any file: the local servers at their default ports
+// and the hosted APIs with their usual key variables. A file overrides any field.
+func configBuiltinProviders() map[string]*ProviderConfig {
+	return map[string]*ProviderConfig{
+		"ollama":     {Kind: kindOllama},
+		"lmstudio":   {Kind: kindOpenAI, BaseURL: "http://127.0.0.1:1234/v1"},
+		"llamacpp":   {Kind: kindOpenAI, BaseURL: "http://127.0.0.1:8080/v1"},
+		"openai":     {Kind: kindOpenAI, BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
+		"anthropic":  {Kind: kindAnthropic, BaseURL: "https://api.anthropic.com", APIKeyEnv: "ANTHROPIC_API_KEY"},
+		"openrouter": {Kind: kindOpenAI, BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
+	}
+}
+
+// LoadConfig reads piHome/pi.toml, then cwd/.pi/pi.toml over it. Missing files are fine; a
+// file that does not parse is an error naming it. The project file is trusted less: it cannot
+// name where keys come from, nor point a provider that has a key somewhere else, since a
+// cloned repository could otherwise run commands or send the user's key to its own server.
+func LoadConfig(piHome, cwd string) (*Config, error) {
+	c := &Config{Providers: configBuiltinProviders(), sections: map[string]any{}, getenv: os.Getenv, runCmd: configRunKeyCmd}
+	var paths []string
+	if piHome != "" {
+		paths = append(paths, filepath.Join(piHome, "pi.toml"))
+	}
+	if cwd != "" {
+		paths = append(paths, filepath.Join(cwd, ".pi", "pi.toml"))
+	}
+	for i, path := range paths {
+		if i == 1 && len(paths) == 2 && filepath.Clean(path) == filepath.Clean(paths[0]) {
+			break // started in the home directory: the project file is the user's file
+		}
+		if err := c.mergeFile(path, i == 1 || piHome == ""); err != nil {
+			return nil, err
+		}
+	}
+	return c, c.validate()
+}
+
+func (c *Config) mergeFile(path string, project bool) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	var file Config
+	md, err := toml.Decode(string(data), &file)
+	if err != nil {
+		return fmt.Errorf("parsing %s: %w", path, err)
+	}
+	var sections map[string]any
+	if _, err := toml.Decode(string(data), &sections); err != nil {
+		return fmt.Errorf("parsing %s: %w", path, err)
+	}
+	c.Files = append(c.Files, path)
+	for _, key := range md.Undecoded() {
+		if top := key[0]; top == "providers" || top == "retry" || len(key) == 1 {
+			c.warnf("%s: unknown key %q ignored", path, key.String())
+		}
+	}
+	configMergeSections(c.sections, sections)
+	c.mergeScalars(&file)
+	for name, p := range file.Providers {
+		c.mergeProvider(path, name, p, project)
+	}
+	return nil
+}
+
+func (c *Config) warnf(format string, args ...any) {
+	c.Warnings = append(c.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (c *Config) mergeScalars(f *Config) {
+	if f.Model != "" {
+		c.Model = f.Model
+	}
+	if f.Thinking != "" {
+		c.Thinking = f.Thinking
+	}
+	r := &c.Retry
+	for _, p := range []struct{ dst, src **int }{{&r.MaxRetries, &f.Retry.MaxRetries},
+		{&r.BaseDelayMs, &f.Retry.BaseDelayMs}, {&r.MaxDelayMs, &f.Retry.MaxDelayMs}} {
+		if *p.src != nil {
+			*p.dst = *p.src
+		}
+	}
+	if f.Retry.Enabled != nil {
+		r.Enabled = f.Retry.Enabled
+	}
+}
+
+// mergeProvider lays src over the provider of that name. Models are upserted by id.
+func (c *Config) mergeProvider(path, name string, src *ProviderConfig, project bool) {
+	dst := c.Providers[name]
+	if dst == nil {
+		dst = &ProviderConfig{}
+		c.Providers[name] = dst
+	}
+	dst.fromFile = true
+	if project && (src.APIKeyEnv != "" || src.APIKeyCmd != "") {
+		c.warnf("%s: providers.%s: api_key_env and api_key_cmd are only read from $PI_HOME/pi.toml; ignored", path, name)
+		src.APIKeyEnv, src.APIKeyCmd = "", ""
+	}
+	if project && (dst.APIKeyEnv != "" || dst.APIKeyCmd != "") && (src.BaseURL != "" && src.BaseURL != dst.BaseURL || len(src.Headers) > 0) {
+		c.warnf("%s: providers.%s: a project file cannot change base_url or headers of a provider with a key; ignored", path, name)
+		src.BaseURL, src.Headers = "", nil
+	}
+	for _, f := range []struct{ dst, src *string }{{&dst.Kind, &src.Kind}, {&dst.BaseURL, &src.BaseURL},
+		{&dst.APIKeyEnv, &src.APIKeyEnv}, {&dst.APIKeyCmd, &src.APIKeyCmd}, {&dst.KeepAlive, &src.KeepAlive}} {
+		if *f.src != "" {
+			*f.dst = *f.src
+		}
+	}
+	if src.DefaultNumCtx != 0 {
+		dst.DefaultNumCtx = src.DefaultNumCtx
+	}
+	for k, v := range src.Headers {
+		if dst.Headers == nil {
+			dst.Headers = map[string]string{}
+		}
+		dst.Headers[k] = v
+	}
+	for _, m := range src.Models {
+		if i := slices.IndexFunc(dst.Models, func(o ModelConfig) bool { return o.ID == m.ID }); i >= 0 {
+			dst.Models[i] = m
+		} else {
+			dst.Models = append(dst.Models, m)
+		}
+	}
+}
+
+// configMergeSections merges src into dst, tables recursively, anything else replaced.
+func configMergeSections(dst, src map[string]any) {
+	for k, v := range src {
+		if sv, ok := v.(map[string]any); ok {
+			if dv, ok := dst[k].(map[string]any); ok {
+				configMergeSections(dv, sv)
+				continue
+			}
+			cp := map[string]any{}
+			configMergeSections(cp, sv)
+			v = cp
+		}
+		dst[k] = v
+	}
+}
+
+func (c *Config) validate() error {
+	if c.Thinking != "" && !configIsThinkingLevel(c.Thinking) {
+		return fmt.Errorf("pi.toml: thinking = %q: want one of %s", c.Thinking, strings.Join(configThinkingLevels, ", "))
+	}
+	for _, name := range c.providerNames() {
+		p := c.Providers[name]
+		switch p.Kind {
+		case kindOllama, kindOpenAI, kindAnthropic:
+		default:
+			return fmt.Errorf("pi.toml: providers.%s: kind = %q: want ollama, openai or anthropic", name, p.Kind)
+		}
+		if p.Kind == kindOpenAI && p.BaseURL == "" {
+			return fmt.Errorf("pi.toml: providers.%s: an openai provider needs base_url (e.g. http://127.0.0.1:1234/v1)", name)
+		}
+		for i, m := range p.Models {
+			if m.ID == "" {
+				return fmt.Errorf("pi.toml: providers.%s.models[%d]: id is missing", name, i)
+			}
+		}
+		if _, err := configKeepAlive(p.KeepAlive); err != nil {
+			return fmt.Errorf("pi.toml: providers.%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (c *Config) providerNames() []string {
+	names := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Section returns the merged top-level table name (e.g. "extensions"), for settings that
+// other parts of pi own. Nil when no file has it.
+func (c *Config) Section(name string) map[string]any {
+	t, _ := c.sections[name].(map[string]any)
+	return t
+}
+
+// RetryPolicy is the [retry] table over pi's defaults (3 retries after 2, 4, 8 s; a server
+// asking for more than 60 s is not waited for).
+func (c *Config) RetryPolicy() provider.RetryPolicy {
+	p := provider.DefaultRetryPolicy()
+	r := c.Retry
+	if r.MaxRetries != nil {
+		p.MaxRetries = *r.MaxRetries
+	}
+	if r.BaseDelayMs != nil {
+		p.BaseDelay = time.Duration(*r.BaseDelayMs) * time.Millisecond
+	}
+	if r.MaxDelayMs != nil {
+		p.MaxDelay = time.Duration(*r.MaxDelayMs) * time.Millisecond
+	}
+	if r.Enabled != nil && !*r.Enabled {
+		p.MaxRetries = 0
+	}
+	return p
+}
+
+func configKeepAlive(s string) (time.Duration, error) {
+	switch s {
+	case "":
+		return 0, nil
+	case "-1":
+		return -1, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("keep_alive = %q: want a duration such as \"30m\", or \"-1\" for forever", s)
+	}
+	if d == 0 {
+		d = time.Nanosecond // Ollama reads 0 as "unload at once"; our 0 means the default
+	}
+	return d, nil
+}
+
+// configRunKeyCmd runs an api_key_cmd through the shell and returns its trimmed output. The
+// error never carries the output, which may hold the key.
+func configRunKeyCmd(ctx context.Context, command string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Stderr = nil
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("api_key_cmd failed: %w", err) // not the command: it may hold the key
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// ParseModelSpec splits "provider/model[:thinking]". The provider is everything before the
+// first "/"; a ":suffix" is a thinking level only when it names one, so "ollama/qwen3:1.7b"
+// keeps its tag and "ollama/qwen3:1.7b:high" asks for high thinking. A spec without "/" is a
+// model id (or a provider name) with an empty provider.
+func ParseModelSpec(spec string) (providerName, modelID, thinking string, err error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return "", "", "", errors.New("empty model spec: want provider/model[:thinking]")
+	}
+	providerName, modelID, found := strings.Cut(spec, "/")
+	if !found {
+		providerName, modelID = "", spec
+	}
+	if i := strings.LastIndex(modelID, ":"); i >= 0 && configIsThinkingLevel(modelID[i+1:]) {
+		modelID, thinking = modelID[:i], modelID[i+1:]
+	}
+	if found && (providerName == "" || modelID == "") {
+		return "", "", "", fmt.Errorf("model spec %q: want provider/model[:thinking]", spec)
+	}
+	return providerName, modelID, thinking, nil
+}
+
+// ThinkingLevel is the level spec asks for (its ":level" suffix), else the configured one.
+// An empty spec means the configured model.
+func (c *Config) ThinkingLevel(spec string) string {
+	if spec == "" {
+		spec = c.Model
+	}
+	if _, _, level, err := ParseModelSpec(spec); err == nil && level != "" {
+		return level
+	}
+	return c.Thinking
+}
+
+// ResolveModel turns spec (a --model value; empty means the configured model, and with none
+// configured, discovery on the local Ollama server) into a ready provider and the description
+// of the model. The provider is bare: wrap it in provider.Retrying with c.RetryPolicy() to
+// retry. Errors say what to do next.
+func (c *Config) ResolveModel(ctx context.Context, spec string) (provider.Provider, provider.Model, error) {
+	if spec == "" {
+		spec = c.Model
+	}
+	if spec == "" {
+		return c.discover(ctx)
+	}
+	name, id, _, err := ParseModelSpec(spec)
+	if err != nil {
+		return nil, provider.Model{}, err
+	}
+	if name == "" {
+		if name, id, err = c.findModel(id); err != nil {
+			return nil, provider.Model{}, err
+		}
+	}
+	pc := c.Providers[name]
+	if pc == nil {
+		return nil, provider.Model{}, fmt.Errorf("model %q: no provider %q: known providers are %s; add [providers.%s] to pi.toml",
+			spec, name, strings.Join(c.providerNames(), ", "), name)
+	}
+	p, err := c.newProvider(ctx, name, pc)
+	if err != nil {
+		return nil, provider.Model{}, err
+	}
+	m, err := c.describe(ctx, name, pc, p, id)
+	return p, m, err
+}
+
+// findModel resolves a spec without "/": a provider name means its first configured model;
+// otherwise the one provider that configures a model of that id.
+func (c *Config) findModel(id string) (string, string, error) {
+	if pc := c.Providers[id]; pc != nil && len(pc.Models) > 0 {
+		return id, pc.Models[0].ID, nil
+	}
+	var found []string
+	for _, name := range c.providerNames() {
+		if slices.ContainsFunc(c.Providers[name].Models, func(m ModelConfig) bool { return m.ID == id }) {
+			found = append(found, name)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], id, nil
+	case 0:
+		return "", "", fmt.Errorf("model %q: no configured provider has it; write provider/model, e.g. ollama/%s", id, id)
+	}
+	return "", "", fmt.Errorf("model %q: providers %s all have it; write provider/model", id, strings.Join(found, ", "))
+}
+
+// discover picks a model on the local Ollama server for a user who configured none.
+func (c *Config) discover(ctx context.Context) (provider.Provider, provider.Model, error) {
+	pc := c.Providers["ollama"]
+	if pc == nil || pc.Kind != kindOllama {
+		return nil, provider.Model{}, errors.New("no model configured: set model = \"provider/model\" in pi.toml or pass --model")
+	}
+	p, err := c.newProvider(ctx, "ollama", pc)
+	if err != nil {
+		return nil, provider.Model{}, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	found, err := p.(*ollama.Provider).Discover(dctx)
+	if err != nil {
+		return nil, provider.Model{}, fmt.Errorf("no model configured, and %w", err)
+	}
+	m, err := c.describe(ctx, "ollama", pc, p, found.ID)
+	return p, m, err
+}
+
+// newProvider builds the adapter for a provider, reading its key now so that a key never
+// sits in the Config.
+func (c *Config) newProvider(ctx context.Context, name string, pc *ProviderConfig) (provider.Provider, error) {
+	key, err := c.apiKey(ctx, name, pc)
+	if err != nil {
+		return nil, err
+	}
+	switch pc.Kind {
+	case kindOllama:
+		keepAlive, _ := configKeepAlive(pc.KeepAlive) // validated on load
+		p, err := ollama.New(ollama.Config{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers,
+			DefaultNumCtx: pc.DefaultNumCtx, KeepAlive: keepAlive}, c.getenv)
+		if err != nil {
+			return nil, fmt.Errorf("providers.%s: %w", name, err)
+		}
+		return p, nil
+	case kindOpenAI:
+		return openai.New(openai.Config{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers}), nil
+	case kindAnthropic:
+		return anthropic.New(anthropic.Config{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers}), nil
+	}
+	return nil, fmt.Errorf("providers.%s: kind %q is not one pi speaks", name, pc.Kind)
+}
+
+func (c *Config) apiKey(ctx context.Context, name string, pc *ProviderConfig) (string, error) {
+	switch {
+	case pc.APIKeyCmd != "":
+		key, err := c.runCmd(ctx, pc.APIKeyCmd)
+		if err != nil {
+			return "", fmt.Errorf("providers.%s: %w", name, err)
+		}
+		if key == "" {
+			return "", fmt.Errorf("providers.%s: api_key_cmd printed nothing", name)
+		}
+		return key, nil
+	case pc.APIKeyEnv != "":
+		key := strings.TrimSpace(c.getenv(pc.APIKeyEnv))
+		if key == "" {
+			return "", fmt.Errorf("providers.%s: no API key: set the environment variable %s, or api_key_cmd in $PI_HOME/pi.toml", name, pc.APIKeyEnv)
+		}
+		return key, nil
+	}
+	return "", nil
+}
+
+// Context windows and output limits for models pi.toml does not describe: pi's defaults, and
+// Anthropic's window, which every current Claude model has.
+const (
+	configDefaultWindow          = 128000
+	configDefaultAnthropicWindow = 200000
+	configDefaultMaxTokens       = 16384
+)
+
+// describe builds the model description from pi.toml, asking an Ollama server for what the
+// file leaves out. Ollama models without max_tokens get 0: no output cap but the window.
+func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, p provider.Provider, id string) (provider.Model, error) {
+	m := provider.Model{ID: id, Provider: name, API: pc.Kind, BaseURL: pc.BaseURL, Input: []string{"text"}}
+	var mc ModelConfig
+	if i := slices.IndexFunc(pc.Models, func(o ModelConfig) bool { return o.ID == id }); i >= 0 {
+		mc = pc.Models[i]
+	}
+	switch pc.Kind {
+	case kindOllama:
+		op := p.(*ollama.Provider)
+		d, _, err := op.Describe(ctx, id)
+		if err != nil {
+			return provider.Model{}, fmt.Errorf("model %s/%s: %w (is it pulled? `ollama pull %s`)", name, id, err, id)
+		}
+		m.BaseURL, m.ContextWindow, m.Reasoning, m.Input = op.BaseURL(), d.ContextWindow, d.Reasoning, d.Input
+	case kindAnthropic:
+		m.ContextWindow, m.MaxTokens, m.Input = configDefaultAnthropicWindow, configDefaultMaxTokens, []string{"text", "image"}
+	default:
+		m.ContextWindow, m.MaxTokens = configDefaultWindow, configDefaultMaxTokens
+	}
+	configApplyModel(&m, &mc)
+	return m, nil
+}
+
+func configApplyModel(m *provider.Model, mc *ModelConfig) {
+	if mc.Name != "" {
+		m.Name = mc.Name
+	}
+	if mc.ContextWindow > 0 {
+		m.ContextWindow = mc.ContextWindow
+	}
+	if mc.MaxTokens > 0 {
+		m.MaxTokens = mc.MaxTokens
+	}
+	if mc.Reasoning != nil {
+		m.Reasoning = *mc.Reasoning
+	}
+	if len(mc.Input) > 0 {
+		m.Input = slices.Clone(mc.Input)
+	}
+	m.Cost = provider.ModelCost{Input: mc.Cost.Input, Output: mc.Cost.Output, CacheRead: mc.Cost.CacheRead, CacheWrite: mc.Cost.CacheWrite}
+}
+
+// ProviderModels is one provider's part of a model listing.
+type ProviderModels struct {
+	Provider string
+	Kind     string
+	BaseURL  string
+	Models   []provider.Model // configured models first, then the ones only the server lists
+	Err      error            // the server could not be asked; Models still has the configured ones
+}
+
+// ListModels asks every provider named in a file, the local servers at their default ports
+// (Ollama, LM Studio, llama.cpp) and the hosted APIs whose key is set, all at once, each with
+// a short timeout, for `pi --list-models`.
+func (c *Config) ListModels(ctx context.Context) []ProviderModels {
+	names := c.listedProviders()
+	out := make([]ProviderModels, len(names))
+	done := make(chan struct{})
+	for i, name := range names {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			out[i] = c.listProvider(ctx, name)
+		}()
+	}
+	for range names {
+		<-done
+	}
+	return out
+}
+
+func (c *Config) listedProviders() []string {
+	var names []string
+	for _, name := range c.providerNames() {
+		pc := c.Providers[name]
+		hosted := pc.APIKeyEnv != "" || pc.APIKeyCmd != ""
+		if pc.fromFile || !hosted || strings.TrimSpace(c.getenv(pc.APIKeyEnv)) != "" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func (c *Config) listProvider(ctx context.Context, name string) ProviderModels {
+	pc := c.Providers[name]
+	res := ProviderModels{Provider: name, Kind: pc.Kind, BaseURL: pc.BaseURL}
+	for _, mc := range pc.Models {
+		m := provider.Model{ID: mc.ID, Provider: name, API: pc.Kind, BaseURL: pc.BaseURL}
+		configApplyModel(&m, &mc)
+		res.Models = append(res.Models, m)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	p, err := c.newProvider(ctx, name, pc)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	if op, ok := p.(*ollama.Provider); ok {
+		res.BaseURL = op.BaseURL()
+	}
+	lister, ok := p.(provider.ModelLister)
+	if !ok {
+		return res
+	}
+	listed, err := lister.ListModels(ctx)
+	res.Err = err
+	for _, m := range listed {
+		if !slices.ContainsFunc(res.Models, func(o provider.Model) bool { return o.ID == m.ID }) {
+			m.Provider = name
+			res.Models = append(res.Models, m)
+		}
+	}
+	return res
+}
