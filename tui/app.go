@@ -15,13 +15,13 @@ const frameInterval = time.Second / 60
 // Callbacks connect the App to the controller. Each is called on the input goroutine with no
 // App lock held, so it may call back into the App. Nil callbacks are skipped.
 type Callbacks struct {
-	OnSubmit   func(text string)            // Enter while idle
-	OnSteer    func(text string)            // Enter while the agent works
-	OnFollowUp func(text string)            // Alt+Enter
-	OnAbort    func()                       // Escape while working: abort and clear queues
-	OnCommand  func(name, args string)      // "/name args"
-	OnBash     func(cmd string, keep bool)  // "!cmd" (keep: add output to context), "!!cmd"
-	OnQuit     func()                       // Ctrl+C twice, Ctrl+D on an empty editor
+	OnSubmit   func(text string)                // Enter while idle
+	OnSteer    func(text string)                // Enter while the agent works
+	OnFollowUp func(text string)                // Alt+Enter
+	OnAbort    func()                           // Escape while working: abort and clear queues
+	OnCommand  func(name, args string)          // "/name args"
+	OnBash     func(cmd string, keep bool)      // "!cmd" (keep: add output to context), "!!cmd"
+	OnQuit     func()                           // Ctrl+C twice, Ctrl+D on an empty editor
 	OnKey      func(name string) (handled bool) // Ctrl+L "model", Shift+Tab "thinking"
 }
 

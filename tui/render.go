@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // Escape sequences the renderer writes. Only relative cursor motion is used: the renderer
@@ -121,8 +122,21 @@ func (r *Renderer) diff(seq, prev []string, cur int) int {
 		r.moveUp(cur - row)
 		cur = row
 	}
+	if p > 0 && len(seq) != p {
+		prev, cur = r.shift(seq, prev, cur, moveTo)
+		p = len(prev)
+	}
 	for j := 0; j < len(seq) && j < p; j++ {
-		if seq[j] != prev[j] {
+		switch {
+		case seq[j] == prev[j]:
+		case prev[j] != "" && strings.HasPrefix(seq[j], prev[j]):
+			// The line only grew at its end, as a streamed line does: write what is new.
+			moveTo(j)
+			if w := Width(prev[j]); w > 0 {
+				r.buf.WriteString("\x1b[" + strconv.Itoa(w) + "C")
+			}
+			r.buf.WriteString(seq[j][len(prev[j]):])
+		default:
 			moveTo(j)
 			r.writeLine(seq[j], true)
 		}
@@ -147,6 +161,40 @@ func (r *Renderer) diff(seq, prev []string, cur int) int {
 		}
 	}
 	return cur
+}
+
+// shift handles lines inserted into or removed from the middle of the region (a reply
+// growing by a line above the editor and footer) by moving the unchanged tail with IL or DL
+// instead of rewriting it. For an insertion it first makes room at the bottom with newlines,
+// which scroll the screen exactly as writing the longer region would. It returns prev as it
+// now is on screen (same length as seq) and the cursor row.
+func (r *Renderer) shift(seq, prev []string, cur int, moveTo func(int)) ([]string, int) {
+	p, n := len(prev), len(seq)
+	a := 0
+	for a < min(n, p) && seq[a] == prev[a] {
+		a++
+	}
+	b := 0
+	for b < min(n, p)-a && seq[n-1-b] == prev[p-1-b] {
+		b++
+	}
+	if b == 0 {
+		return prev, cur
+	}
+	if n > p {
+		k := n - p
+		moveTo(p - 1)
+		r.buf.WriteString(strings.Repeat("\r\n", k))
+		r.moveUp(p - 1 + k - a)
+		r.buf.WriteString("\x1b[" + strconv.Itoa(k) + "L")
+		shifted := append(append(append([]string(nil), prev[:a]...), make([]string, k)...), prev[a:]...)
+		return shifted, a
+	}
+	k := p - n
+	moveTo(a)
+	r.buf.WriteString("\x1b[" + strconv.Itoa(k) + "M")
+	shifted := append(append([]string(nil), prev[:a]...), prev[a+k:]...)
+	return shifted, a
 }
 
 // moveUp moves to column 0, n rows up (down when n is negative).

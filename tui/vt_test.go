@@ -108,6 +108,18 @@ func (t *vt) escape(seq string) {
 		t.y, t.pending = max(0, t.y-n), false
 	case 'B':
 		t.y, t.pending = min(t.h-1, t.y+n), false
+	case 'C':
+		t.x, t.pending = min(t.w-1, t.x+n), false
+	case 'L': // insert n blank rows at the cursor row; rows pushed off the bottom are lost
+		for range n {
+			t.rows = append(t.rows[:t.y], append([][]string{t.blank()}, t.rows[t.y:t.h-1]...)...)
+		}
+		t.x, t.pending = 0, false
+	case 'M': // delete n rows at the cursor row; blank rows come in at the bottom
+		for range n {
+			t.rows = append(append(t.rows[:t.y:t.y], t.rows[t.y+1:]...), t.blank())
+		}
+		t.x, t.pending = 0, false
 	case 'K':
 		for i := t.x; i < t.w; i++ {
 			t.rows[t.y][i] = " "
