@@ -66,6 +66,16 @@ func (e *env) start(t *testing.T, src string) *Runtime {
 	return r
 }
 
+func writeFile(tb testing.TB, p, content string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 func (e *env) notices() []Notice {
 	e.mu.Lock()
 	defer e.mu.Unlock()

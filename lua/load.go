@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
 )
 
 //go:embed bundled/*.lua
@@ -18,8 +20,47 @@ var bundledFS embed.FS
 
 // script is one file to load: name is how messages and Lua errors refer to it.
 type script struct {
-	name string
-	src  string
+	name    string
+	src     string
+	bundled bool
+	proto   *lua.FunctionProto // compiled by compileAll
+	err     error
+}
+
+// compileAll parses and compiles the scripts in parallel. Compiling is most of the start-up
+// time, it needs no Lua state (so it overlaps with building one), and scripts are independent.
+func compileAll(scripts []script) (wait func()) {
+	var wg sync.WaitGroup
+	for i := range scripts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &scripts[i]
+			src := s.src
+			if s.bundled {
+				src = blankCommentLines(src)
+			}
+			chunk, err := parse.Parse(strings.NewReader(src), s.name)
+			if err == nil {
+				s.proto, err = lua.Compile(chunk, s.name)
+			}
+			s.err = err
+		}()
+	}
+	return wg.Wait
+}
+
+// blankCommentLines empties whole-line comments of the bundled scripts, which are long
+// explanations, before the (slow) scanner reads them; line numbers stay as they are. Only for
+// our own scripts: in a user's script such a line could sit inside a long string.
+func blankCommentLines(src string) string {
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		if t := strings.TrimLeft(l, " \t"); strings.HasPrefix(t, "--") && !strings.HasPrefix(t, "--[") {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // BundledScripts names the embedded scripts (without .lua), in load order, for pi.toml's list
@@ -49,7 +90,7 @@ func (r *Runtime) collectScripts(ctx context.Context) []script {
 			continue
 		}
 		src, _ := bundledFS.ReadFile("bundled/" + name + ".lua")
-		out = append(out, script{name: "bundled/" + name + ".lua", src: string(src)})
+		out = append(out, script{name: "bundled/" + name + ".lua", src: string(src), bundled: true})
 	}
 	if s, ok := r.readScript(filepath.Join(r.opts.PiHome, "init.lua")); ok {
 		out = append(out, s)
@@ -127,13 +168,12 @@ func (r *Runtime) load(ctx context.Context, scripts []script) error {
 		}
 		for i++; i < len(scripts); i++ {
 			s := scripts[i]
-			fn, err := v.L.Load(strings.NewReader(s.src), s.name)
-			if err != nil {
-				r.notify("error", "lua: %s was not loaded: %s", s.name, cleanError(err))
+			if s.err != nil {
+				r.notify("error", "lua: %s was not loaded: %s", s.name, cleanError(s.err))
 				continue
 			}
 			v.script = s.name
-			return &call{fn: fn}
+			return &call{fn: v.L.NewFunctionFromProto(s.proto)}
 		}
 		v.script = ""
 		return nil

@@ -87,7 +87,10 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	r := &Runtime{opts: opts, events: map[string]int{}, signal: make(chan struct{}, 1),
 		wake: make(chan wakeup, 16), quit: make(chan struct{}), done: make(chan struct{})}
 	scripts := r.collectScripts(ctx)
-	go r.own(newVM(r))
+	compiled := compileAll(scripts)
+	v := newVM(r)
+	compiled()
+	go r.own(v)
 	if err := r.load(ctx, scripts); err != nil {
 		r.Close()
 		return nil, err
@@ -99,6 +102,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 // in the old state ends with an error.
 func (r *Runtime) Reload(ctx context.Context) error {
 	scripts := r.collectScripts(ctx)
+	compileAll(scripts)()
 	t := &task{ctx: ctx, timeout: r.opts.HookTimeout, done: make(chan struct{}), reload: true}
 	if err := r.submit(ctx, t); err != nil {
 		return err

@@ -24,6 +24,7 @@ type vm struct {
 	running  *lua.LState           // the coroutine being resumed right now
 	current  *task                 // its task
 	script   string                // the script being loaded, for messages
+	free     []*lua.LState         // finished coroutines, reused: a new one costs kilobytes
 }
 
 type handler struct {
@@ -105,7 +106,7 @@ func (v *vm) step(t *task, rets []lua.LValue, err error) {
 			v.r.taskFinished(t)
 			return
 		}
-		co, _ := v.L.NewThread()
+		co := v.thread()
 		ctx, cancel := context.WithTimeout(t.ctx, t.timeout)
 		co.SetContext(ctx)
 		t.co, t.cancel, t.waiting = co, cancel, false
@@ -145,7 +146,32 @@ func (v *vm) resumeCo(t *task, co *lua.LState, fn *lua.LFunction, args []lua.LVa
 		err = fmt.Errorf("timed out after %v (%s)", t.timeout, cleanError(err))
 	}
 	t.cancel()
+	if st == lua.ResumeOK {
+		v.reuse(co)
+	}
 	return st, rets, err
+}
+
+// thread returns a coroutine to run a call in.
+func (v *vm) thread() *lua.LState {
+	if n := len(v.free); n > 0 {
+		co := v.free[n-1]
+		v.free = v.free[:n-1]
+		return co
+	}
+	co, _ := v.L.NewThread()
+	return co
+}
+
+// reuse keeps a coroutine that returned normally: its stack is empty again, so only the dead
+// mark gopher-lua sets on return stands between it and the next call. One that failed may
+// still hold frames and is left to the collector.
+func (v *vm) reuse(co *lua.LState) {
+	if len(v.free) < 32 {
+		co.Dead = false
+		co.RemoveContext()
+		v.free = append(v.free, co)
+	}
 }
 
 // resume continues a coroutine whose awaited operation finished.

@@ -1,0 +1,87 @@
+package lua
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime is the CPU time this process used so far. On a shared machine wall time per op
+// swings with other people's load; CPU time per op is the cost that is ours.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+func benchEnv(b *testing.B) *env {
+	root := b.TempDir()
+	e := &env{home: filepath.Join(root, "home"), cwd: filepath.Join(root, "project")}
+	e.opts = Options{PiHome: e.home, Cwd: e.cwd}
+	b.Setenv("HOME", root)
+	return e
+}
+
+// BenchmarkToolCallHook is the cost one no-op Lua tool_call handler adds to a tool call.
+func BenchmarkToolCallHook(b *testing.B) {
+	for _, tc := range []struct{ name, src string }{
+		{"none", ""},
+		{"noop", `pi.on("tool_call", function(ev) end)`},
+		{"inspect", `pi.on("tool_call", function(ev) if ev.input.command:find("rm -rf") then return {block = true} end end)`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			e := benchEnv(b)
+			e.opts.Trust = true
+			writeFile(b, filepath.Join(e.cwd, ".pi", "init.lua"), tc.src)
+			r, err := New(context.Background(), e.opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			ctx := context.Background()
+			b.ReportAllocs()
+			start := cpuTime()
+			for b.Loop() {
+				args := map[string]any{"command": "ls -la", "timeout": 30.0}
+				if block, _ := r.ToolCall(ctx, "bash", "call-1", args); block {
+					b.Fatal("blocked")
+				}
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
+// BenchmarkNew is the start-up cost of the runtime with the bundled scripts, in an empty
+// project and in one with a few skills and prompt templates.
+func BenchmarkNew(b *testing.B) {
+	for _, files := range []int{0, 10} {
+		b.Run(fmt.Sprintf("skills+templates=%d", files), func(b *testing.B) {
+			e := benchEnv(b)
+			writeFile(b, filepath.Join(e.cwd, ".git", "HEAD"), "ref: refs/heads/main\n")
+			for i := 0; i < files; i++ {
+				writeFile(b, filepath.Join(e.cwd, ".pi", "skills", fmt.Sprintf("s%d", i), "SKILL.md"),
+					fmt.Sprintf("---\nname: s%d\ndescription: Skill number %d.\n---\nBody.\n", i, i))
+				writeFile(b, filepath.Join(e.cwd, ".pi", "prompts", fmt.Sprintf("p%d.md", i)), "Do $1.\n")
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			start := cpuTime()
+			for b.Loop() {
+				r, err := New(ctx, e.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.Close()
+			}
+			reportCPU(b, start)
+		})
+	}
+}
