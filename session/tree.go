@@ -34,10 +34,20 @@ func (s *Session) BuildContext(leafID string) (Context, error) {
 }
 
 func (s *Session) contextAt(leaf int) (Context, error) {
+	path, err := s.activePathLocked(leaf)
+	if err != nil {
+		return Context{}, err
+	}
+	return contextFromPath(path), nil
+}
+
+// activePathLocked loads the entries of the path to leaf that a context needs (see
+// neededOnPath), root first, and keeps them in the index.
+func (s *Session) activePathLocked(leaf int) ([]*Entry, error) {
 	idx := s.pathIndices(leaf)
 	need, err := s.neededOnPath(idx)
 	if err != nil {
-		return Context{}, err
+		return nil, err
 	}
 	path := make([]*Entry, 0, len(idx))
 	for k, i := range idx {
@@ -46,11 +56,11 @@ func (s *Session) contextAt(leaf int) (Context, error) {
 		}
 		e, err := s.load(i, true)
 		if err != nil {
-			return Context{}, err
+			return nil, err
 		}
 		path = append(path, e)
 	}
-	return contextFromPath(path), nil
+	return path, nil
 }
 
 // neededOnPath marks the path positions contextFromPath needs: everything from the latest
