@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -99,8 +98,8 @@ func runGrep(ctx context.Context, env *Env, args map[string]any) (Result, error)
 	if fi.IsDir() {
 		hits, more, err = g.search.tree(ctx, g.root, g.glob)
 	} else {
-		var buf []byte
-		hits, more = takeMatches(g.search.file(g.root, filepath.Base(g.root), &buf), g.search.limit)
+		var buf, scratch []byte
+		hits, more = takeMatches(g.search.file(g.root, filepath.Base(g.root), &buf, &scratch), g.search.limit)
 	}
 	if err != nil {
 		return Result{}, err
@@ -167,32 +166,4 @@ func cutLine(s string, n int) (string, bool) {
 		i++
 	}
 	return s, false
-}
-
-// matcher finds lines: a regular expression, and when the pattern requires some literal text,
-// that text for a fast byte search before the expression runs (most searches are for names).
-type matcher struct {
-	re      *regexp.Regexp
-	literal []byte // every match contains it; nil when there is no such text
-	pure    bool   // the pattern is literal itself: a hit needs no check by re
-}
-
-func newMatcher(pattern string, literal, ignoreCase bool) (*matcher, error) {
-	expr := pattern
-	if literal {
-		expr = regexp.QuoteMeta(pattern)
-	}
-	flags := "(?m)"
-	if ignoreCase {
-		flags = "(?mi)"
-	}
-	re, err := regexp.Compile(flags + expr)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q: %w (set literal to search plain text)", pattern, err)
-	}
-	m := &matcher{re: re}
-	if lit, pure := requiredLiteral(expr, ignoreCase); lit != "" {
-		m.literal, m.pure = []byte(lit), pure
-	}
-	return m, nil
 }

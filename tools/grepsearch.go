@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp/syntax"
 	"runtime"
 	"strings"
 	"sync"
@@ -30,74 +29,9 @@ type grepSearch struct {
 	limit   int
 }
 
-// requiredLiteral finds text that every match of expr contains, for a byte search before the
-// regular expression runs; pure says expr is exactly that text.
-func requiredLiteral(expr string, ignoreCase bool) (lit string, pure bool) {
-	if ignoreCase {
-		return "", false
-	}
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return "", false
-	}
-	re = re.Simplify()
-	switch re.Op {
-	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase == 0 {
-			lit, pure = string(re.Rune), true
-		}
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			if sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0 && len(string(sub.Rune)) > len(lit) {
-				lit = string(sub.Rune)
-			}
-		}
-	}
-	if strings.Contains(lit, "\n") {
-		return "", false // matches span lines: leave them to the expression
-	}
-	return lit, pure
-}
-
-type lineSpan struct{ start, end int } // a line's bytes, without its newline
-
-// lines returns up to n matching lines of data, in order.
-func (m *matcher) lines(data []byte, n int) []lineSpan {
-	var out []lineSpan
-	for pos := 0; pos < len(data) && len(out) < n; {
-		var hit int
-		if m.literal != nil {
-			i := bytes.Index(data[pos:], m.literal)
-			if i < 0 {
-				break
-			}
-			hit = pos + i
-		} else {
-			loc := m.re.FindIndex(data[pos:])
-			if loc == nil {
-				break
-			}
-			hit = pos + loc[0]
-		}
-		start := pos + bytes.LastIndexByte(data[pos:hit], '\n') + 1
-		end := len(data)
-		if i := bytes.IndexByte(data[hit:], '\n'); i >= 0 {
-			end = hit + i
-		}
-		if start == len(data) {
-			break // an empty match after the final newline is not a line
-		}
-		if m.pure || m.literal == nil || m.re.Match(data[start:end]) {
-			out = append(out, lineSpan{start, end})
-		}
-		pos = end + 1
-	}
-	return out
-}
-
 // file searches one file, returning at most limit+1 matches (one more than shown, so the caller
 // knows there are more) with their context lines. Unreadable and binary files give nothing.
-func (s *grepSearch) file(p, rel string, buf *[]byte) []grepLine {
+func (s *grepSearch) file(p, rel string, buf, scratch *[]byte) []grepLine {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil
@@ -118,7 +52,7 @@ func (s *grepSearch) file(p, rel string, buf *[]byte) []grepLine {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil // binary
 	}
-	spans := s.m.lines(data, s.limit+1)
+	spans := s.m.lines(data, s.limit+1, scratch)
 	if len(spans) == 0 {
 		return nil
 	}
@@ -207,11 +141,11 @@ func (s *grepSearch) tree(parent context.Context, root, glob string) ([]grepLine
 	var wg sync.WaitGroup
 	for range max(2, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			var buf []byte
+			var buf, scratch []byte
 			for j := range jobs {
 				d := fileHits{seq: j.seq}
 				if ctx.Err() == nil {
-					d.lines = s.file(j.path, j.rel, &buf)
+					d.lines = s.file(j.path, j.rel, &buf, &scratch)
 				}
 				results <- d
 			}
