@@ -74,8 +74,8 @@ func toolLoop(t *testing.T, s *Session, prompt string, n, size int, files ...str
 			name, file = "edit", file[2:]
 		}
 		ok(s.AppendMessage(provider.Message{Role: provider.RoleAssistant, API: "faux", Provider: "faux", Model: "faux-1",
-			Content:    []provider.Block{provider.ToolCall(id, name, map[string]any{"path": file})},
-			Usage:      &provider.Usage{TotalTokens: 100}, StopReason: provider.StopToolUse, Timestamp: 2}))
+			Content: []provider.Block{provider.ToolCall(id, name, map[string]any{"path": file})},
+			Usage:   &provider.Usage{TotalTokens: 100}, StopReason: provider.StopToolUse, Timestamp: 2}))
 		ok(s.AppendMessage(provider.Message{Role: provider.RoleToolResult, ToolCallID: id, ToolName: name,
 			Content: []provider.Block{provider.Text(strings.Repeat("x", size))}, Timestamp: 3}))
 	}
