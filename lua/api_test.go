@@ -428,3 +428,25 @@ func TestBundledOverrideAndDisable(t *testing.T) {
 		t.Errorf("bundled: %v", BundledScripts())
 	}
 }
+
+// TestDefinitionsCoverAPI keeps pi.d.lua in step with the module: every function and every
+// event must be declared.
+func TestDefinitionsCoverAPI(t *testing.T) {
+	e := newEnv(t)
+	r := runLua(t, e, `local names = {} for k, v in pairs(pi) do if type(v) == "function" then names[#names + 1] = k end end
+		return {details = names}`)
+	defs := Definitions()
+	if !strings.HasPrefix(defs, "---@meta") {
+		t.Error("pi.d.lua must start with ---@meta")
+	}
+	for _, name := range r.Details.([]any) {
+		if !strings.Contains(defs, "function pi."+name.(string)+"(") {
+			t.Errorf("pi.%s missing from pi.d.lua", name)
+		}
+	}
+	for _, ev := range Events {
+		if !strings.Contains(defs, `"`+ev+`"`) {
+			t.Errorf("event %s missing from pi.d.lua", ev)
+		}
+	}
+}

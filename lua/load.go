@@ -18,6 +18,13 @@ import (
 //go:embed bundled/*.lua
 var bundledFS embed.FS
 
+//go:embed pi.d.lua
+var definitions string
+
+// Definitions is the LuaLS definition file for the pi module (pi.d.lua), for a host that
+// offers to write it where editors find it.
+func Definitions() string { return definitions }
+
 // script is one file to load: name is how messages and Lua errors refer to it.
 type script struct {
 	name    string

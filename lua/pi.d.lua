@@ -1,0 +1,324 @@
+---@meta
+-- LuaLS definitions for pi's `pi` module, version 1. Put this file (or `pi --lua-defs` output,
+-- when the host offers it) where your editor's Lua language server finds it, for example in
+-- .pi/ next to init.lua or in a "workspace.library" folder, to get completion and checks.
+
+---@class pi
+---@field version integer API version (1). It changes only with incompatible changes.
+pi = {}
+
+-- ── content and results ─────────────────────────────────────────────────────────────────
+
+---@class pi.TextBlock
+---@field type "text"
+---@field text string
+
+---@class pi.ImageBlock
+---@field type "image"
+---@field data string base64
+---@field mime_type? string e.g. "image/png" (mimeType is accepted too)
+
+---@alias pi.Block pi.TextBlock|pi.ImageBlock
+
+---@class pi.ToolResult
+---@field content? string|pi.Block[] what the model sees
+---@field details? any shown to the user interface, never to the model
+---@field is_error? boolean
+---@field terminate? boolean ask pi not to call the model again after this batch (only when every result of the batch asks)
+
+-- ── tools ────────────────────────────────────────────────────────────────────────────────
+
+---@class pi.ToolContext
+---@field call_id string
+---@field cwd string
+---@field update fun(partial: string|pi.ToolResult) stream partial output to the user interface
+---@field aborted fun(): boolean true once the user aborted the run
+
+---@class pi.ToolDef
+---@field name string 1-64 letters, digits, _ or -; a built-in of the same name is replaced
+---@field description string
+---@field parameters? table a JSON Schema object; arguments are validated against it before execute runs
+---@field execute fun(args: table, ctx: pi.ToolContext): (string|pi.ToolResult|nil) raise an error to return an error result
+---@field sequential? boolean never run alongside other tools
+---@field prompt_snippet? string one line for the system prompt's tool list
+---@field prompt_guidelines? string[] bullets added to the system prompt while the tool is active
+---@field timeout? number seconds before the call is stopped (default 600)
+
+--- Register a tool the model can call. Registering a name again replaces the earlier tool.
+---@param def pi.ToolDef
+function pi.register_tool(def) end
+
+-- ── commands ─────────────────────────────────────────────────────────────────────────────
+
+---@class pi.CommandContext
+---@field cwd string
+---@field name string
+
+---@class pi.CommandDef
+---@field name string without the slash
+---@field description? string
+---@field argument_hint? string shown after the name in completion menus
+---@field run? fun(args: string, ctx: pi.CommandContext) runs at once, even while the agent works; without run the command is only listed and its text goes through the input event
+---@field complete? fun(prefix: string): string[] argument completions
+
+--- Register a slash command.
+---@param def pi.CommandDef
+function pi.register_command(def) end
+
+-- ── events ───────────────────────────────────────────────────────────────────────────────
+-- Messages inside payloads keep pi's JSON shape (role, content, toolCallId, stopReason, …), so
+-- they round-trip to session files; the payload fields themselves are snake_case.
+
+---@class pi.Message
+---@field role "user"|"assistant"|"toolResult"|string
+---@field content string|table[]
+---@field timestamp? integer unix milliseconds
+
+---@class pi.SessionStartEvent
+---@field reason "startup"|"reload"|"new"|"resume"|"fork"
+---@field previous_session_file? string
+
+---@class pi.SessionShutdownEvent
+---@field reason "quit"|"reload"|"new"|"resume"|"fork"
+
+---@class pi.InputEvent
+---@field text string
+---@field images pi.ImageBlock[]
+---@field source "interactive"|"rpc"|"extension"
+
+---@class pi.InputResult
+---@field text? string replace the text (later handlers see the new text)
+---@field handled? boolean stop: nothing is sent
+
+---@class pi.BeforeAgentStartEvent
+---@field prompt string
+---@field images pi.ImageBlock[]
+---@field system_prompt string the prompt so far (earlier handlers' changes included)
+
+---@class pi.AgentEndEvent
+---@field messages pi.Message[]
+
+---@class pi.TurnStartEvent
+---@field turn_index integer
+---@field timestamp integer
+
+---@class pi.TurnEndEvent
+---@field turn_index integer
+---@field message pi.Message
+---@field tool_results pi.Message[]
+
+---@class pi.MessageEvent
+---@field message pi.Message
+---@field assistant_message_event? table message_update only: the provider event (type, delta, …)
+
+---@class pi.ContextEvent
+---@field messages pi.Message[] a copy of what the model is about to see
+
+---@class pi.ToolCallEvent
+---@field tool_name string
+---@field tool_call_id string
+---@field input table the validated arguments; change them in place to change what runs
+
+---@class pi.ToolCallResult
+---@field block? boolean
+---@field reason? string told to the model
+
+---@class pi.ToolResultEvent
+---@field tool_name string
+---@field tool_call_id string
+---@field input table
+---@field content string|pi.Block[]
+---@field details any
+---@field is_error boolean
+
+---@class pi.ToolExecutionEvent
+---@field tool_call_id string
+---@field tool_name string
+---@field args? table start and update
+---@field partial_result? pi.ToolResult update
+---@field result? pi.ToolResult end
+---@field is_error? boolean end
+
+---@class pi.BeforeCompactEvent
+---@field reason? "threshold"|"overflow"|"manual"
+---@field messages? pi.Message[] the part about to be summarised
+---@field custom_instructions? string
+---@field tokens_before? integer
+
+---@class pi.BeforeCompactResult
+---@field cancel? boolean
+---@field summary? string use this summary instead of asking the model
+---@field details? any
+
+---@class pi.SessionCompactEvent
+---@field compaction_entry? table
+---@field from_extension? boolean
+---@field tokens_before? integer
+---@field tokens_after? integer
+
+---@class pi.ModelSelectEvent
+---@field model string "provider/id"
+---@field previous_model string
+---@field source "set"|"cycle"|"restore"
+
+---@class pi.OnOptions
+---@field late? boolean run after the handlers without it (the bundled skill and template expansion use this)
+
+--- Listen to an event. Handlers of one event run one after another in load order; a hook that
+--- raises or runs past its deadline (5 s) becomes a notice and the action goes on.
+---@overload fun(event: "session_start", fn: fun(ev: pi.SessionStartEvent), opts?: pi.OnOptions)
+---@overload fun(event: "session_shutdown", fn: fun(ev: pi.SessionShutdownEvent), opts?: pi.OnOptions)
+---@overload fun(event: "input", fn: fun(ev: pi.InputEvent): pi.InputResult?, opts?: pi.OnOptions)
+---@overload fun(event: "before_agent_start", fn: fun(ev: pi.BeforeAgentStartEvent): {system_prompt: string}?, opts?: pi.OnOptions)
+---@overload fun(event: "agent_start", fn: fun(ev: table), opts?: pi.OnOptions)
+---@overload fun(event: "agent_end", fn: fun(ev: pi.AgentEndEvent), opts?: pi.OnOptions)
+---@overload fun(event: "turn_start", fn: fun(ev: pi.TurnStartEvent), opts?: pi.OnOptions)
+---@overload fun(event: "turn_end", fn: fun(ev: pi.TurnEndEvent), opts?: pi.OnOptions)
+---@overload fun(event: "message_start"|"message_update"|"message_end", fn: fun(ev: pi.MessageEvent), opts?: pi.OnOptions)
+---@overload fun(event: "context", fn: fun(ev: pi.ContextEvent): {messages: pi.Message[]}?, opts?: pi.OnOptions)
+---@overload fun(event: "tool_call", fn: fun(ev: pi.ToolCallEvent): pi.ToolCallResult?, opts?: pi.OnOptions)
+---@overload fun(event: "tool_result", fn: fun(ev: pi.ToolResultEvent): pi.ToolResult?, opts?: pi.OnOptions)
+---@overload fun(event: "tool_execution_start"|"tool_execution_update"|"tool_execution_end", fn: fun(ev: pi.ToolExecutionEvent), opts?: pi.OnOptions)
+---@overload fun(event: "session_before_compact", fn: fun(ev: pi.BeforeCompactEvent): pi.BeforeCompactResult?, opts?: pi.OnOptions)
+---@overload fun(event: "session_compact", fn: fun(ev: pi.SessionCompactEvent), opts?: pi.OnOptions)
+---@overload fun(event: "model_select", fn: fun(ev: pi.ModelSelectEvent), opts?: pi.OnOptions)
+---@param event string
+---@param fn function
+---@param opts? pi.OnOptions
+function pi.on(event, fn, opts) end
+
+-- ── messages, processes, files ───────────────────────────────────────────────────────────
+
+---@class pi.SendOptions
+---@field deliver_as? "steer"|"follow_up" default: now when idle, else after the current run
+
+--- Queue a user message.
+---@param text string
+---@param opts? pi.SendOptions
+---@return true|nil ok
+---@return string? err
+function pi.send_user_message(text, opts) end
+
+---@class pi.ExecOptions
+---@field cwd? string default pi.cwd()
+---@field timeout? number seconds
+---@field stdin? string
+
+---@class pi.ExecResult
+---@field stdout string
+---@field stderr string
+---@field code integer exit code; -1 when killed
+---@field killed boolean stopped by the timeout or an abort
+
+--- Run a shell command (sh -c). Other tools and hooks keep running while it waits.
+---@param command string
+---@param opts? pi.ExecOptions
+---@return pi.ExecResult|nil result
+---@return string? err when the command could not start
+function pi.exec(command, opts) end
+
+---@param path string relative to pi.cwd(); ~/ is the home directory
+---@return string|nil content
+---@return string? err
+function pi.read_file(path) end
+
+--- Write a file, creating its directories.
+---@param path string
+---@param content string
+---@return true|nil ok
+---@return string? err
+function pi.write_file(path, content) end
+
+---@class pi.GlobOptions
+---@field cwd? string the directory a relative pattern starts from
+---@field hidden? boolean let ** enter dot-directories
+
+--- Paths matching a pattern, sorted; ** matches any number of directories.
+---@param pattern string
+---@param opts? pi.GlobOptions
+---@return string[]|nil paths
+---@return string? err
+function pi.glob(pattern, opts) end
+
+---@class pi.Stat
+---@field type "file"|"dir"
+---@field size integer
+---@field mtime integer unix seconds
+
+---@param path string
+---@return pi.Stat|nil
+---@return string? err
+function pi.stat(path) end
+
+--- Split a leading --- block of simple YAML off a text.
+---@param text string
+---@return table|nil meta
+---@return string body
+function pi.parse_frontmatter(text) end
+
+--- Mark a table as a list, so it converts to a JSON array even when empty.
+---@param t? table
+---@return table
+function pi.array(t) end
+
+-- ── configuration, user interface, state ────────────────────────────────────────────────
+
+--- The [extensions.<name>] table of pi.toml.
+---@param name string
+---@return table|nil
+function pi.config(name) end
+
+---@param msg string
+---@param level? "info"|"warning"|"error"
+function pi.notify(msg, level) end
+
+--- Ask yes or no. Without a user interface (print mode) the answer is false.
+---@param title string
+---@param msg? string
+---@return boolean
+function pi.confirm(title, msg) end
+
+--- Pick one option; nil when dismissed or without a user interface.
+---@param title string
+---@param options string[]
+---@return string|nil
+function pi.select(title, options) end
+
+--- Ask for a line of text; nil when dismissed or without a user interface.
+---@param title string
+---@param placeholder? string
+---@return string|nil
+function pi.input(title, placeholder) end
+
+---@return string
+function pi.cwd() end
+
+---@return string the pi home directory ($PI_HOME, default ~/.pi)
+function pi.pi_home() end
+
+---@return string "provider/id"
+function pi.model() end
+
+---@param spec string "provider/id" or an id
+---@return true|nil ok
+---@return string? err
+function pi.set_model(spec) end
+
+---@return string[]
+function pi.active_tools() end
+
+---@param names string[]
+---@return true|nil ok
+---@return string? err
+function pi.set_active_tools(names) end
+
+---@class pi.CompleteOptions
+---@field system? string
+---@field model? string "provider/id"; default the current model
+
+--- One model call outside the conversation.
+---@param prompt string
+---@param opts? pi.CompleteOptions
+---@return string|nil text
+---@return string? err
+function pi.complete(prompt, opts) end
