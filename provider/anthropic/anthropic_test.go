@@ -66,6 +66,9 @@ func TestStreamFixtures(t *testing.T) {
 			if srv.Paths()[0] != "/v1/messages" || h.Get("X-Api-Key") != "sk-ant-test-key" || h.Get("Anthropic-Version") != Version {
 				t.Errorf("path %v, headers %v", srv.Paths(), h)
 			}
+			if err := replay.CheckEvents(evs); err != nil {
+				t.Error(err)
+			}
 			replay.Golden(t, fixture(tt.name+".golden"), replay.Transcript(evs, msg), *update)
 		})
 	}

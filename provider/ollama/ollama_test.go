@@ -73,6 +73,9 @@ func TestStreamFixtures(t *testing.T) {
 			if got := srv.Paths(); !reflect.DeepEqual(got, []string{"/api/show", "/api/chat"}) {
 				t.Errorf("paths %v", got)
 			}
+			if err := replay.CheckEvents(evs); err != nil {
+				t.Error(err)
+			}
 			replay.Golden(t, fixture(tt.name+".golden"), replay.Transcript(evs, msg), *update)
 		})
 	}

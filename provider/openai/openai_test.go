@@ -63,6 +63,9 @@ func TestStreamFixtures(t *testing.T) {
 			if got := srv.Paths(); len(got) != 1 || got[0] != "/v1/chat/completions" {
 				t.Errorf("paths %v", got)
 			}
+			if err := replay.CheckEvents(evs); err != nil {
+				t.Error(err)
+			}
 			replay.Golden(t, filepath.Join(fixtures, tt.name+".golden"), replay.Transcript(evs, msg), *update)
 		})
 	}
