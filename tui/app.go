@@ -62,6 +62,7 @@ type App struct {
 
 	editor   *Editor
 	complete completer
+	modal    *modal // an open question replaces the editor
 	steer    []string
 	follow   []string
 	footer   FooterInfo
@@ -249,11 +250,13 @@ func (a *App) SetQueue(steer, follow []string) {
 	a.requestRender()
 }
 
-// SetFooter replaces the footer.
+// SetFooter replaces the footer; the editor border takes the colour of the thinking level,
+// as in pi.
 func (a *App) SetFooter(f FooterInfo) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.footer = f
+	a.editor.BorderStyle = thinkingBorder(f.Thinking)
 	a.requestRender()
 }
 
@@ -262,14 +265,6 @@ func (a *App) SetCommands(cmds []Command) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.opts.Commands = cmds
-}
-
-// SetEditorBorder colours the editor border (the controller maps thinking levels to styles).
-func (a *App) SetEditorBorder(style string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.editor.BorderStyle = style
-	a.requestRender()
 }
 
 // SetEditorText replaces the editor's text.

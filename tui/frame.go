@@ -124,6 +124,10 @@ func (a *App) chrome(width, height int) []string {
 	}
 	out = append(out, renderQueue(a.steer, a.follow, width)...)
 	out = append(out, renderStatus(a.working, a.workSince, a.now(), a.status, width)...)
+	if a.modal != nil {
+		out = append(out, a.modal.Render(width)...)
+		return append(out, renderFooter(a.footer, width)...)
+	}
 	out = append(out, a.editor.Render(width)...)
 	popup := a.complete.Render(width)
 	if max(height/2, 3) < len(popup) {

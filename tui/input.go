@@ -19,6 +19,11 @@ func (a *App) HandleEvent(ev tcell.Event) {
 			a.pasteKey(ev)
 			break
 		}
+		if a.modal != nil {
+			w, _ := a.r.Size()
+			a.modal.key(normalizeKey(ev), w)
+			break
+		}
 		after = a.key(normalizeKey(ev))
 		a.complete.update(a.editor, a.opts.Commands)
 	case *tcell.EventResize:
@@ -48,7 +53,11 @@ func (a *App) paste(start bool) func() {
 		return nil
 	}
 	if a.pasting != nil {
-		a.editor.Paste(a.pasting.String())
+		target := a.editor
+		if a.modal != nil && a.modal.input != nil {
+			target = a.modal.input
+		}
+		target.Paste(a.pasting.String())
 		a.pasting = nil
 	}
 	return nil
@@ -110,7 +119,7 @@ func (a *App) key(ev *tcell.EventKey) func() {
 		a.complete.update(e, a.opts.Commands)
 		a.complete.accept(e)
 	default:
-		a.editKey(ev, width)
+		editKeyOn(e, ev, width)
 	}
 	return nil
 }
@@ -147,9 +156,8 @@ func (a *App) named(name string) func() {
 	return func() { a.cb.OnKey(name) }
 }
 
-// editKey handles text input and the editing keys.
-func (a *App) editKey(ev *tcell.EventKey, width int) {
-	e := a.editor
+// editKeyOn handles text input and the editing keys for e.
+func editKeyOn(e *Editor, ev *tcell.EventKey, width int) {
 	alt := ev.Modifiers()&tcell.ModAlt != 0
 	ctrl := ev.Modifiers()&tcell.ModCtrl != 0
 	switch ev.Key() {

@@ -31,3 +31,21 @@ func paint(style, s string) string {
 	}
 	return style + s + reset
 }
+
+// thinkingBorder is the editor border colour for a thinking level: grey when off, warmer as
+// the model thinks harder.
+func thinkingBorder(level string) string {
+	switch level {
+	case "minimal":
+		return "\x1b[38;5;66m"
+	case "low":
+		return "\x1b[38;5;67m"
+	case "medium":
+		return "\x1b[38;5;140m"
+	case "high":
+		return "\x1b[38;5;175m"
+	case "xhigh":
+		return "\x1b[38;5;204m"
+	}
+	return sMuted
+}

@@ -1,0 +1,193 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// ErrCancelled is returned by Select, Confirm and Input when the user pressed Escape.
+var ErrCancelled = errors.New("cancelled")
+
+const modalRows = 10
+
+// modal is a picker, a yes/no question or a one-line input shown in place of the editor
+// (model picker, session picker, Lua's pi.select / pi.confirm / pi.input).
+type modal struct {
+	kind    string // "select", "confirm", "input"
+	title   string
+	message string
+	options []string
+	filter  string
+	shown   []int // indexes of options matching the filter
+	sel     int
+	input   *Editor
+	done    chan modalResult
+}
+
+type modalResult struct {
+	index int
+	text  string
+	ok    bool
+}
+
+// Select shows a list and returns the index of the option chosen; typing filters the list.
+// It blocks until the user answers or ctx ends, so never call it from a Callbacks function
+// (they run on the input goroutine): start a goroutine.
+func (a *App) Select(ctx context.Context, title string, options []string) (int, error) {
+	r, err := a.ask(ctx, &modal{kind: "select", title: title, options: options})
+	return r.index, err
+}
+
+// Confirm asks a yes/no question.
+func (a *App) Confirm(ctx context.Context, title, message string) (bool, error) {
+	r, err := a.ask(ctx, &modal{kind: "confirm", title: title, message: message})
+	return err == nil && r.index == 1, err
+}
+
+// Input asks for one line (or more, with Shift+Enter) of text.
+func (a *App) Input(ctx context.Context, title string) (string, error) {
+	r, err := a.ask(ctx, &modal{kind: "input", title: title, input: NewEditor()})
+	return r.text, err
+}
+
+func (a *App) ask(ctx context.Context, m *modal) (modalResult, error) {
+	m.done = make(chan modalResult, 1)
+	m.refilter()
+	a.mu.Lock()
+	if a.modal != nil {
+		a.mu.Unlock()
+		return modalResult{}, fmt.Errorf("%s %q: another question is open", m.kind, m.title)
+	}
+	a.modal = m
+	a.requestRender()
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		if a.modal == m {
+			a.modal = nil
+		}
+		a.requestRender()
+		a.mu.Unlock()
+	}()
+	select {
+	case r := <-m.done:
+		if !r.ok {
+			return r, ErrCancelled
+		}
+		return r, nil
+	case <-ctx.Done():
+		return modalResult{}, fmt.Errorf("%s %q: %w", m.kind, m.title, ctx.Err())
+	}
+}
+
+func (m *modal) refilter() {
+	m.shown = m.shown[:0]
+	score := map[int]int{}
+	for i, o := range m.options {
+		if s, ok := fuzzyScore(o, m.filter); ok {
+			m.shown = append(m.shown, i)
+			score[i] = s
+		}
+	}
+	if m.filter != "" {
+		sort.SliceStable(m.shown, func(i, j int) bool { return score[m.shown[i]] > score[m.shown[j]] })
+	}
+	m.sel = min(m.sel, max(len(m.shown)-1, 0))
+}
+
+func (m *modal) answer(r modalResult) {
+	select {
+	case m.done <- r:
+	default:
+	}
+}
+
+// key handles a key for the modal.
+func (m *modal) key(ev *tcell.EventKey, width int) {
+	if ev.Key() == tcell.KeyEscape || ev.Key() == tcell.KeyCtrlC {
+		m.answer(modalResult{})
+		return
+	}
+	switch m.kind {
+	case "confirm":
+		switch {
+		case ev.Key() == tcell.KeyRune && strings.ContainsRune("yY", ev.Rune()), ev.Key() == tcell.KeyEnter:
+			m.answer(modalResult{index: 1, ok: true})
+		case ev.Key() == tcell.KeyRune && strings.ContainsRune("nN", ev.Rune()):
+			m.answer(modalResult{index: 0, ok: true})
+		}
+	case "input":
+		if ev.Key() == tcell.KeyEnter && ev.Modifiers()&tcell.ModShift == 0 {
+			m.answer(modalResult{text: m.input.Text(), ok: true})
+			return
+		}
+		editKeyOn(m.input, ev, width)
+	default:
+		m.selectKey(ev)
+	}
+}
+
+func (m *modal) selectKey(ev *tcell.EventKey) {
+	switch ev.Key() {
+	case tcell.KeyUp:
+		m.sel = max(0, m.sel-1)
+	case tcell.KeyDown:
+		m.sel = min(len(m.shown)-1, m.sel+1)
+	case tcell.KeyEnter:
+		if len(m.shown) > 0 {
+			m.answer(modalResult{index: m.shown[m.sel], text: m.options[m.shown[m.sel]], ok: true})
+		}
+	case tcell.KeyBackspace, tcell.KeyBackspace2:
+		if r := []rune(m.filter); len(r) > 0 {
+			m.filter = string(r[:len(r)-1])
+			m.refilter()
+		}
+	case tcell.KeyRune:
+		m.filter += string(ev.Rune())
+		m.refilter()
+	}
+}
+
+// Render draws the modal.
+func (m *modal) Render(width int) []string {
+	border := paint(sAccent, strings.Repeat("─", width))
+	out := []string{border, paint(sBold+sAccent, Truncate(m.title, width, "…"))}
+	switch m.kind {
+	case "confirm":
+		out = append(out, Wrap(sanitize(m.message), width)...)
+		out = append(out, paint(sMuted, "y yes · n no · esc cancel"))
+	case "input":
+		out = append(out, m.input.Render(width)[1:]...)
+		out = out[:len(out)-1]
+		out = append(out, paint(sMuted, "enter confirm · esc cancel"))
+	default:
+		out = append(out, m.renderList(width)...)
+	}
+	return append(out, border)
+}
+
+func (m *modal) renderList(width int) []string {
+	var out []string
+	if m.filter != "" {
+		out = append(out, paint(sMuted, Truncate("filter: "+m.filter, width, "…")))
+	}
+	first := max(0, m.sel-modalRows+1)
+	for k := first; k < len(m.shown) && k < first+modalRows; k++ {
+		label := Truncate(sanitize(m.options[m.shown[k]]), max(width-2, 1), "…")
+		if k == m.sel {
+			out = append(out, paint(sAccent, "› ")+paint(sBold, label))
+		} else {
+			out = append(out, "  "+label)
+		}
+	}
+	if len(m.shown) == 0 {
+		out = append(out, paint(sMuted, "  (no match)"))
+	}
+	return append(out, paint(sMuted, Truncate(fmt.Sprintf("%d/%d · ↑↓ move · enter choose · type to filter · esc cancel",
+		len(m.shown), len(m.options)), width, "…")))
+}
