@@ -12,17 +12,19 @@ import (
 // APIVersion is pi.version: scripts can check it; it changes only with incompatible changes.
 const APIVersion = 1
 
-// Events lists the event names pi.on accepts, pi's names.
-var Events = []string{
-	"session_start", "session_shutdown", "input", "before_agent_start",
-	"agent_start", "agent_end", "turn_start", "turn_end",
-	"message_start", "message_update", "message_end", "context",
-	"tool_call", "tool_result", "tool_execution_start", "tool_execution_update", "tool_execution_end",
-	"session_before_compact", "session_compact", "model_select",
+// Events returns the event names pi.on accepts: pi's names, in the order of a session.
+func Events() []string {
+	return []string{
+		"session_start", "session_shutdown", "input", "before_agent_start",
+		"agent_start", "agent_end", "turn_start", "turn_end",
+		"message_start", "message_update", "message_end", "context",
+		"tool_call", "tool_result", "tool_execution_start", "tool_execution_update", "tool_execution_end",
+		"session_before_compact", "session_compact", "model_select",
+	}
 }
 
 func knownEvent(name string) bool {
-	for _, e := range Events {
+	for _, e := range Events() {
 		if e == name {
 			return true
 		}

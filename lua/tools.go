@@ -215,9 +215,15 @@ func (v *vm) schemaJSON(x lua.LValue) (json.RawMessage, error) {
 	return data, nil
 }
 
-// listKeywords are the schema keywords whose value is a list: an empty Lua table there means
-// an empty list, not an empty object.
-var listKeywords = map[string]bool{"required": true, "enum": true, "anyOf": true, "oneOf": true, "allOf": true, "type": true}
+// listKeyword reports the schema keywords whose value is a list: an empty Lua table there
+// means an empty list, not an empty object.
+func listKeyword(k string) bool {
+	switch k {
+	case "required", "enum", "anyOf", "oneOf", "allOf", "type":
+		return true
+	}
+	return false
+}
 
 // fixEmptyLists rewrites {} to [] under list keywords; inProps marks a properties map, whose
 // keys are property names, not keywords.
@@ -225,7 +231,7 @@ func fixEmptyLists(x any, inProps bool) any {
 	switch x := x.(type) {
 	case map[string]any:
 		for k, e := range x {
-			if em, ok := e.(map[string]any); ok && len(em) == 0 && listKeywords[k] && !inProps {
+			if em, ok := e.(map[string]any); ok && len(em) == 0 && listKeyword(k) && !inProps {
 				x[k] = []any{}
 				continue
 			}

@@ -39,17 +39,19 @@ type commandFns struct {
 
 // Small registries: each call runs in a new coroutine, and gopher-lua gives every coroutine its
 // own registry and call stack, so the defaults (kilobytes each) would dominate a hook's cost.
-var stateOptions = lua.Options{
-	SkipOpenLibs:        true,
-	CallStackSize:       200,
-	MinimizeStackMemory: true,
-	RegistrySize:        256,
-	RegistryMaxSize:     1 << 20,
-	RegistryGrowStep:    128,
+func stateOptions() lua.Options {
+	return lua.Options{
+		SkipOpenLibs:        true,
+		CallStackSize:       200,
+		MinimizeStackMemory: true,
+		RegistrySize:        256,
+		RegistryMaxSize:     1 << 20,
+		RegistryGrowStep:    128,
+	}
 }
 
 func newVM(r *Runtime) *vm {
-	v := &vm{r: r, L: lua.NewState(stateOptions), handlers: map[string][]handler{},
+	v := &vm{r: r, L: lua.NewState(stateOptions()), handlers: map[string][]handler{},
 		toolFns: map[string]*lua.LFunction{}, cmdFns: map[string]commandFns{}, commands: map[string]Command{}, tasks: map[*lua.LState]*task{}}
 	v.openSafeLibs()
 	v.arrayMT = v.L.NewTable()
