@@ -169,7 +169,23 @@ func fuzzyScore(path, query string) (int, bool) {
 	if j < len(q) {
 		return 0, false
 	}
-	return score - len(p)/4, true
+	// Greedy matching finds the leftmost letters, not the best run: reward the query as a
+	// whole substring, more at the start of a path component.
+	bonus := 0
+	for off := 0; q != ""; {
+		i := strings.Index(p[off:], q)
+		if i < 0 {
+			break
+		}
+		i += off
+		b := 30
+		if i == 0 || strings.IndexByte("/_-.", p[i-1]) >= 0 {
+			b = 50
+		}
+		bonus = max(bonus, b)
+		off = i + 1
+	}
+	return score + bonus - len(p)/4, true
 }
 
 // listFiles walks root for the @file popup: directories (with a trailing slash) and files,
