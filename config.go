@@ -92,9 +92,9 @@ const (
 )
 
 // configThinkingLevels are pi's thinking levels, in order.
-var configThinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"}
+func configThinkingLevels() []string { return []string{"off", "minimal", "low", "medium", "high", "xhigh"} }
 
-func configIsThinkingLevel(s string) bool { return slices.Contains(configThinkingLevels, s) }
+func configIsThinkingLevel(s string) bool { return slices.Contains(configThinkingLevels(), s) }
 
 // configBuiltinProviders are known without any file: the local servers at their default ports
 // and the hosted APIs with their usual key variables. A file overrides any field.
@@ -245,7 +245,7 @@ func configMergeSections(dst, src map[string]any) {
 
 func (c *Config) validate() error {
 	if c.Thinking != "" && !configIsThinkingLevel(c.Thinking) {
-		return fmt.Errorf("pi.toml: thinking = %q: want one of %s", c.Thinking, strings.Join(configThinkingLevels, ", "))
+		return fmt.Errorf("pi.toml: thinking = %q: want one of %s", c.Thinking, strings.Join(configThinkingLevels(), ", "))
 	}
 	for _, name := range c.providerNames() {
 		p := c.Providers[name]

@@ -29,3 +29,22 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkStream measures parsing a 1,000-chunk text reply as Ollama streams it.
+func BenchmarkStream(b *testing.B) {
+	var body bytes.Buffer
+	for i := 0; i < 1000; i++ {
+		body.WriteString(`{"model":"qwen3:1.7b","created_at":"2026-11-30T09:12:01.101Z","message":{"role":"assistant","content":"word "},"done":false}` + "\n")
+	}
+	body.WriteString(`{"model":"qwen3:1.7b","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"prompt_eval_count":10,"eval_count":1000}` + "\n")
+	m := testModel()
+	b.SetBytes(int64(body.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		bd := provider.NewBuilder(&m, func(provider.Event) {})
+		s := &streamState{b: bd}
+		if err := s.read(wire.NewNDJSONReader(bytes.NewReader(body.Bytes()))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

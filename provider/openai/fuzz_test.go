@@ -30,3 +30,22 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkStream measures parsing a 1,000-chunk text reply (about 100 KB of SSE).
+func BenchmarkStream(b *testing.B) {
+	var body bytes.Buffer
+	for i := 0; i < 1000; i++ {
+		body.WriteString(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"word "},"finish_reason":null}]}` + "\n\n")
+	}
+	body.WriteString("data: [DONE]\n\n")
+	m := testModel()
+	b.SetBytes(int64(body.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		bd := provider.NewBuilder(&m, func(provider.Event) {})
+		s := &streamState{b: bd}
+		if err := s.read(wire.NewSSEReader(bytes.NewReader(body.Bytes()))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

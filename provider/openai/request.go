@@ -64,7 +64,7 @@ type toolFuction struct {
 }
 
 // emptySchema stands in for a tool without parameters: servers reject a missing schema.
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+const emptySchema = `{"type":"object","properties":{}}`
 
 func (p *Provider) buildRequest(req *provider.Request) *chatRequest {
 	r := &chatRequest{Model: req.Model.ID, Stream: true, StreamOptions: &streamOptions{IncludeUsage: true},
@@ -76,7 +76,7 @@ func (p *Provider) buildRequest(req *provider.Request) *chatRequest {
 	for _, t := range req.Tools {
 		params := t.Parameters
 		if len(params) == 0 {
-			params = emptySchema
+			params = json.RawMessage(emptySchema)
 		}
 		r.Tools = append(r.Tools, chatTool{Type: "function", Function: toolFuction{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
