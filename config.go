@@ -92,7 +92,9 @@ const (
 )
 
 // configThinkingLevels are pi's thinking levels, in order.
-func configThinkingLevels() []string { return []string{"off", "minimal", "low", "medium", "high", "xhigh"} }
+func configThinkingLevels() []string {
+	return []string{"off", "minimal", "low", "medium", "high", "xhigh"}
+}
 
 func configIsThinkingLevel(s string) bool { return slices.Contains(configThinkingLevels(), s) }
 
