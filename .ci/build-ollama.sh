@@ -20,11 +20,12 @@ cache="${PI_CACHE_DIR:-$HOME/.cache/pi-ci}"
 
 log() { printf 'build-ollama: %s\n' "$*" >&2; }
 
-# Go module zips leave out vendor/ folders; these Debian packages supply two
-# of the three missing headers (the third is our miniaudio stand-in).
+# g++ compiles the cgo parts. Go module zips leave out vendor/ folders; the two
+# header packages supply two of the three missing headers (the third is our
+# miniaudio stand-in).
 install_packages() {
 	local missing=()
-	for p in nlohmann-json3-dev libstb-dev; do
+	for p in g++ nlohmann-json3-dev libstb-dev; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0

@@ -155,3 +155,20 @@ func checkReply(reply string, control []string) error {
 	}
 	return nil
 }
+
+// ToolLoop is a spec for multi-turn tool conversations, such as the prompt-cache test: a user
+// message offering tool gets a call with calls[0], the k-th tool result gets calls[k], and the
+// tool result after the last call gets final. With no calls the user message gets final.
+func ToolLoop(tool string, calls []map[string]any, final string) ModelSpec {
+	if len(calls) == 0 {
+		return ModelSpec{Rules: []Rule{{When: When{LastRole: "user"}, Reply: final}}}
+	}
+	var rules []Rule
+	for k := len(calls) - 1; k >= 1; k-- {
+		rules = append(rules, Rule{When: When{LastRole: "tool", ToolResults: k}, Reply: ToolCall(tool, calls[k])})
+	}
+	rules = append(rules,
+		Rule{When: When{LastRole: "tool", ToolResults: len(calls)}, Reply: final},
+		Rule{When: When{LastRole: "user", ToolOffered: tool}, Reply: ToolCall(tool, calls[0])})
+	return ModelSpec{Rules: rules}
+}

@@ -6,46 +6,56 @@ import (
 	"strings"
 )
 
-// templateHead renders the conversation ChatML-style and records, while doing so, what the
-// rules test: the newest message's role and content, and the number of tool and user messages
-// (as strings of x, because Go templates cannot add). The tools come first, as one JSON line
-// each, so they sit in the stable start of the prompt. Mentioning .Tools makes Ollama report
-// the tools capability; the {{ if .ToolCalls }} block names <tool_call> as the tag Ollama parses
-// tool calls from, and renders earlier calls exactly as ToolCall spells them.
-const templateHead = `{{- $role := "" }}{{ $content := "" }}{{ $toolResults := "" }}{{ $userTurns := "" }}
+// The template renders the conversation ChatML-style. While it goes, it records what the rules
+// test: the newest message's role and content, and the number of tool and user messages (as
+// strings of x, because Go templates cannot add). The tools come first, one JSON line each, so
+// they sit in the stable start of the prompt. Mentioning .Tools makes Ollama report the tools
+// capability; the {{ if .ToolCalls }} block names <tool_call> as the tag Ollama parses tool
+// calls from, and renders earlier calls exactly as ToolCall spells them.
+//
+// Each assistant message is rendered after the marker the rules pick for the conversation
+// before it, which is the marker its prompt ended with. So every prompt starts with the whole
+// previous prompt, and the server's prompt cache covers all of it, as it would for a real model.
+const (
+	templateStart = `{{- $role := "" }}{{ $content := "" }}{{ $toolResults := "" }}{{ $userTurns := "" }}
 {{- if .Tools }}<|im_start|>system
 # Tools
 {{ range .Tools }}{{ json .Function }}
 {{ end }}<|im_end|>
 {{ end }}
-{{- range .Messages }}
-{{- $role = .Role }}{{ $content = .Content }}
-{{- if eq .Role "tool" }}{{ $toolResults = print $toolResults "x" }}{{ end }}
-{{- if eq .Role "user" }}{{ $userTurns = print $userTurns "x" }}{{ end -}}
-<|im_start|>{{ .Role }}
-{{ .Content }}
+{{- range .Messages }}<|im_start|>{{ .Role }}
+{{ if eq .Role "assistant" }}`
+	templateMessage = `{{ end }}{{ .Content }}
 {{- if .ToolCalls }}{{ range .ToolCalls }}<tool_call>
 {"name": {{ json .Function.Name }}, "arguments": {{ .Function.Arguments }}}
 </tool_call>{{ end }}{{ end }}<|im_end|>
-{{ end }}<|im_start|>assistant
+{{ $role = .Role }}{{ $content = .Content }}
+{{- if eq .Role "tool" }}{{ $toolResults = print $toolResults "x" }}{{ end }}
+{{- if eq .Role "user" }}{{ $userTurns = print $userTurns "x" }}{{ end }}
+{{- end }}<|im_start|>assistant
 `
+)
 
-// chatTemplate is templateHead plus the choice of marker: the first rule whose condition holds
-// puts its marker last in the prompt, and the model's bigram table continues from there.
+// chatTemplate assembles the template: the first rule whose condition holds puts its marker
+// last in the prompt, and the model's bigram table continues from there.
 func chatTemplate(spec ModelSpec, markers []string) string {
+	choice := markerChoice(spec, markers)
+	return toolFlags(spec.Rules) + templateStart + choice + templateMessage + choice
+}
+
+// markerChoice is an if/else-if chain over the rules that prints the chosen marker.
+func markerChoice(spec ModelSpec, markers []string) string {
+	fallback := markers[len(markers)-1]
+	if len(spec.Rules) == 0 {
+		return fallback
+	}
 	var b strings.Builder
-	b.WriteString(toolFlags(spec.Rules))
-	b.WriteString(templateHead)
 	for i, r := range spec.Rules {
 		kw := "else if"
 		if i == 0 {
 			kw = "if"
 		}
 		fmt.Fprintf(&b, "{{ %s %s }}%s", kw, condition(i, r.When), markers[i])
-	}
-	fallback := markers[len(markers)-1]
-	if len(spec.Rules) == 0 {
-		return b.String() + fallback
 	}
 	return b.String() + "{{ else }}" + fallback + "{{ end }}"
 }

@@ -84,21 +84,26 @@ func TestTemplatePicksRule(t *testing.T) {
 	}
 }
 
-// TestTemplateRendersCallsAsSaid checks that an earlier tool call is rendered as exactly the
-// text the model produced, so the prompt of the next turn extends the previous one.
-func TestTemplateRendersCallsAsSaid(t *testing.T) {
+// TestTemplateExtendsPreviousPrompt checks that the prompt of the next turn starts with the
+// previous prompt followed by exactly the text the model produced, so the server's prompt cache
+// covers everything but the new messages.
+func TestTemplateExtendsPreviousPrompt(t *testing.T) {
 	m, err := Build(ReadRoundTrip())
 	if err != nil {
 		t.Fatal(err)
 	}
+	read := []tmplTool{{Type: "function", Function: tmplFunction{Name: "read"}}}
+	system := tmplMessage{Role: "system", Content: "Be brief."}
+	ask := tmplMessage{Role: "user", Content: "hi"}
 	call := tmplMessage{Role: "assistant", ToolCalls: []tmplToolCall{{tmplCallFunction{"read", tmplArgs{"path": ReadPath}}}}}
-	got := render(t, m.Template, []tmplMessage{{Role: "user", Content: "hi"}, call}, nil)
-	want := "<|im_start|>assistant\n" + ToolCall("read", map[string]any{"path": ReadPath}) + "<|im_end|>\n"
-	if !strings.Contains(got, want) {
-		t.Errorf("rendered:\n%s\nwant it to contain:\n%s", got, want)
+	first := render(t, m.Template, []tmplMessage{system, ask}, read)
+	second := render(t, m.Template, []tmplMessage{system, ask, call, {Role: "tool", Content: "hello"}}, read)
+	want := first + ToolCall("read", map[string]any{"path": ReadPath}) + "<|im_end|>\n<|im_start|>tool\nhello<|im_end|>\n"
+	if !strings.HasPrefix(second, want) {
+		t.Errorf("second prompt:\n%s\nwant it to start with:\n%s", second, want)
 	}
-	if !strings.HasPrefix(got, "<|im_start|>user\nhi<|im_end|>\n") {
-		t.Errorf("prompt starts %q", got)
+	if !strings.HasSuffix(first, "<|im_start|>assistant\n<|rule_1|>") || !strings.HasSuffix(second, "<|rule_0|>") {
+		t.Errorf("markers: first ends %q, second ends %q", first[len(first)-30:], second[len(second)-30:])
 	}
 }
 

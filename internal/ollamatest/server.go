@@ -1,0 +1,216 @@
+package ollamatest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BinEnv names the environment variable that holds the path of the ollama binary.
+const BinEnv = "PI_OLLAMA_BIN"
+
+// skipMessage tells whoever sees a skipped test how to run it.
+const skipMessage = BinEnv + " is not set, so tests against a real Ollama server are skipped. " +
+	"Build the server once with .ci/build-ollama.sh (it prints the binary's path) and run " +
+	"`export " + BinEnv + "=<that path>`, or run .ci/run, which does both."
+
+// Server is one Ollama server started for one test, listening on 127.0.0.1 only.
+type Server struct {
+	BaseURL string // http://127.0.0.1:<port>, the root of the native API and of /v1
+	Host    string // 127.0.0.1:<port>, the form OLLAMA_HOST takes
+	Dir     string // the server's HOME; models live in Dir/models
+	LogPath string // the server's combined output
+
+	client *http.Client
+}
+
+// Start runs `ollama serve` from the binary named by PI_OLLAMA_BIN, with its own HOME and model
+// folder in t.TempDir(), on a free loopback port, and waits until it answers. Extra env entries
+// ("KEY=value", e.g. "OLLAMA_NEW_ENGINE=1") are added to the server's environment. The server's
+// process group is stopped when the test ends. Without PI_OLLAMA_BIN the test is skipped.
+func Start(t testing.TB, env ...string) *Server {
+	t.Helper()
+	bin := os.Getenv(BinEnv)
+	if bin == "" {
+		t.Skip(skipMessage)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%s=%s: %v (rebuild it with .ci/build-ollama.sh)", BinEnv, bin, err)
+	}
+	s, cmd, exited, err := launch(bin, t.TempDir(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stopGroup(cmd, exited)
+		if t.Failed() {
+			t.Logf("ollama server log (%s):\n%s", s.LogPath, tail(s.LogPath, 4000))
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := s.waitReady(ctx, exited); err != nil {
+		t.Fatalf("%v\nserver log:\n%s", err, tail(s.LogPath, 4000))
+	}
+	return s
+}
+
+// launch starts the server in its own process group. The environment is built from scratch so
+// a developer's OLLAMA_HOST or OLLAMA_MODELS can never point the test at their own server.
+func launch(bin, dir string, extra []string) (*Server, *exec.Cmd, <-chan error, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	host := fmt.Sprintf("127.0.0.1:%d", port)
+	s := &Server{BaseURL: "http://" + host, Host: host, Dir: dir, LogPath: filepath.Join(dir, "server.log"),
+		client: &http.Client{Timeout: 5 * time.Minute}}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, nil, nil, fmt.Errorf("ollama temp dir %s: %w", tmp, err)
+	}
+	log, err := os.Create(s.LogPath)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("ollama log %s: %w", s.LogPath, err)
+	}
+	defer log.Close() // the child keeps its own descriptor
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + tmp,
+		"OLLAMA_HOST=" + host, "OLLAMA_MODELS=" + filepath.Join(dir, "models"),
+		"OLLAMA_DEBUG=1"}, extra...) // debug lines feed CacheLoads and failure reports
+	cmd.Stdout, cmd.Stderr = log, log
+	setGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, fmt.Errorf("start %s serve: %w", bin, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return s, cmd, exited, nil
+}
+
+// freePort asks the kernel for an unused loopback port. Another process could take it before
+// the server binds; the server then exits and waitReady reports its log.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (s *Server) waitReady(ctx context.Context, exited <-chan error) error {
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.BaseURL+"/api/version", nil)
+		if resp, err := s.client.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case err := <-exited:
+			return fmt.Errorf("ollama serve on %s exited before it was ready: %v", s.Host, err)
+		case <-ctx.Done():
+			return fmt.Errorf("ollama serve on %s not ready: %w", s.Host, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// tail returns the end of a log file for a failure message.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// CreateModel generates spec's model and creates it on the server under name, the way the CLI
+// would but over HTTP: upload the GGUF blob, then /api/create with the template and stop token.
+func (s *Server) CreateModel(ctx context.Context, name string, spec ModelSpec) error {
+	m, err := Build(spec)
+	if err != nil {
+		return fmt.Errorf("build model %s: %w", name, err)
+	}
+	return s.Create(ctx, name, m)
+}
+
+// Create uploads a built model and creates it under name.
+func (s *Server) Create(ctx context.Context, name string, m *Model) error {
+	digest := m.Digest()
+	if err := s.post(ctx, "/api/blobs/"+digest, "application/octet-stream", m.GGUF, nil); err != nil {
+		return fmt.Errorf("upload model %s: %w", name, err)
+	}
+	body, err := json.Marshal(map[string]any{
+		"model":      name,
+		"files":      map[string]string{"model.gguf": digest},
+		"template":   m.Template,
+		"parameters": m.Parameters,
+		"stream":     false,
+	})
+	if err != nil {
+		return fmt.Errorf("create model %s: %w", name, err)
+	}
+	var out struct{ Status, Error string }
+	if err := s.post(ctx, "/api/create", "application/json", body, &out); err != nil {
+		return fmt.Errorf("create model %s: %w", name, err)
+	}
+	if out.Status != "success" {
+		return fmt.Errorf("create model %s: status %q, error %q", name, out.Status, out.Error)
+	}
+	return nil
+}
+
+// post sends body to path and decodes a JSON answer into out when out is not nil.
+func (s *Server) post(ctx context.Context, path, contentType string, body []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.BaseURL+path, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("POST %s: read answer: %w", path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("POST %s: %s: %s", path, resp.Status, strings.TrimSpace(string(data)))
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("POST %s: decode %q: %w", path, data, err)
+	}
+	return nil
+}
+
+// PostJSON sends in as JSON to path and decodes the answer into out. Tests use it for the
+// native and compatible endpoints alike.
+func (s *Server) PostJSON(ctx context.Context, path string, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("POST %s: encode request: %w", path, err)
+	}
+	return s.post(ctx, path, "application/json", body, out)
+}
