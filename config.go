@@ -491,16 +491,17 @@ func (c *Config) apiKey(ctx context.Context, name string, pc *ProviderConfig) (s
 	return "", nil
 }
 
-// Context windows and output limits for models pi.toml does not describe: pi's defaults, and
-// Anthropic's window, which every current Claude model has.
+// Context windows for models pi.toml does not describe: pi's default, and Anthropic's window,
+// which every current Claude model has.
 const (
 	configDefaultWindow          = 128000
 	configDefaultAnthropicWindow = 200000
-	configDefaultMaxTokens       = 16384
 )
 
 // describe builds the model description from pi.toml, asking an Ollama server for what the
-// file leaves out. Ollama models without max_tokens get 0: no output cap but the window.
+// file leaves out. Without max_tokens the model gets 0, and no limit is sent: a default such as
+// 16384 would make servers with small windows (vLLM) refuse every request as too long. The
+// Anthropic adapter picks its own, since that API requires one.
 func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, p provider.Provider, id string) (provider.Model, error) {
 	m := provider.Model{ID: id, Provider: name, API: pc.Kind, BaseURL: pc.BaseURL, Input: []string{"text"}}
 	var mc ModelConfig
@@ -516,9 +517,9 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 		}
 		m.BaseURL, m.ContextWindow, m.Reasoning, m.Input = op.BaseURL(), d.ContextWindow, d.Reasoning, d.Input
 	case kindAnthropic:
-		m.ContextWindow, m.MaxTokens, m.Input = configDefaultAnthropicWindow, configDefaultMaxTokens, []string{"text", "image"}
+		m.ContextWindow, m.Input = configDefaultAnthropicWindow, []string{"text", "image"}
 	default:
-		m.ContextWindow, m.MaxTokens = configDefaultWindow, configDefaultMaxTokens
+		m.ContextWindow = configDefaultWindow
 	}
 	configApplyModel(&m, &mc)
 	return m, nil

@@ -77,8 +77,12 @@ func budget(level string) int {
 	return 0
 }
 
-// defaultMaxTokens is used when neither the call nor the model names a limit; the API requires one.
-const defaultMaxTokens = 8192
+// defaultMaxTokens is used when neither the call nor the model names a limit (the API requires
+// one); answerTokens is what is left for the answer when a thinking budget has to fit too.
+const (
+	defaultMaxTokens = 16384
+	answerTokens     = 8192
+)
 
 func buildRequest(req *provider.Request) *request {
 	r := &request{Model: req.Model.ID, Stream: true, Temperature: req.Options.Temperature}
@@ -92,7 +96,7 @@ func buildRequest(req *provider.Request) *request {
 	if budget := budget(req.Options.Thinking); budget > 0 && req.Model.Reasoning {
 		r.Thinking = &thinking{Type: "enabled", BudgetTokens: budget}
 		if r.MaxTokens <= budget {
-			r.MaxTokens = budget + defaultMaxTokens // the budget counts against max_tokens
+			r.MaxTokens = budget + answerTokens // the budget counts against max_tokens
 		}
 		r.Temperature = nil // the API accepts no temperature with thinking
 	}
