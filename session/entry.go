@@ -233,8 +233,12 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 }
 
 func (e *Entry) decodePayload(f map[string]json.RawMessage) error {
-	e.Details = rawField(f, "details")
-	e.Data = rawField(f, "data")
+	switch e.Type {
+	case TypeCompaction, TypeBranchSummary, TypeCustomMessage:
+		e.Details = rawField(f, "details")
+	case TypeCustom:
+		e.Data = rawField(f, "data")
+	}
 	if raw, ok := f["message"]; ok && e.Type == TypeMessage {
 		e.Message = new(provider.Message)
 		if err := e.Message.UnmarshalJSON(raw); err != nil { // raw was validated with the line

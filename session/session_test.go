@@ -153,6 +153,11 @@ func TestBranchForkClone(t *testing.T) {
 	if kids := s.Children(a1); len(kids) != 2 { // the label (u2 hangs off it) and alt
 		t.Fatalf("children of %s = %v", a1, kids)
 	}
+	nodes := s.Nodes()
+	if len(nodes) != 6 || nodes[2].Type != TypeLabel || nodes[0].Label != "first" || nodes[5].ParentID != a1 ||
+		nodes[1].Role != "assistant" {
+		t.Fatalf("nodes = %+v", nodes)
+	}
 	if err := s.Branch("nope"); err == nil {
 		t.Fatal("branch to an unknown entry succeeded")
 	}

@@ -264,6 +264,28 @@ func (s *Session) Tree() ([]*TreeNode, error) {
 	return roots, nil
 }
 
+// Node is what the index knows of an entry without reading its payload.
+type Node struct {
+	ID       string
+	ParentID string
+	Type     Type
+	Role     string // message entries: the message role when the index caught it, else ""
+	Label    string
+}
+
+// Nodes returns the index in file order, without reading the file: enough to draw the shape
+// of the tree of a long session and then fetch the visible rows with Entry.
+func (s *Session) Nodes() []Node {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Node, len(s.nodes))
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		out[i] = Node{ID: n.id, ParentID: n.parent, Type: n.typ, Role: n.role, Label: s.labels[n.id]}
+	}
+	return out
+}
+
 // TreeNode is an entry with its label and children, for the /tree view.
 type TreeNode struct {
 	Entry    Entry
