@@ -184,23 +184,37 @@ func (s *Server) post(ctx context.Context, path, contentType string, body []byte
 		return fmt.Errorf("POST %s: %w", path, err)
 	}
 	req.Header.Set("Content-Type", contentType)
+	return s.do(req, out)
+}
+
+// GetJSON fetches path ("/api/ps", "/v1/models") and decodes the JSON answer into out.
+func (s *Server) GetJSON(ctx context.Context, path string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.BaseURL+path, nil)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	return s.do(req, out)
+}
+
+func (s *Server) do(req *http.Request, out any) error {
+	what := req.Method + " " + req.URL.Path
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("POST %s: %w", path, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("POST %s: read answer: %w", path, err)
+		return fmt.Errorf("%s: read answer: %w", what, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("POST %s: %s: %s", path, resp.Status, strings.TrimSpace(string(data)))
+		return fmt.Errorf("%s: %s: %s", what, resp.Status, strings.TrimSpace(string(data)))
 	}
 	if out == nil {
 		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("POST %s: decode %q: %w", path, data, err)
+		return fmt.Errorf("%s: decode %q: %w", what, data, err)
 	}
 	return nil
 }
