@@ -175,7 +175,7 @@ func TestHost(t *testing.T) {
 }
 
 func TestDescribeAndList(t *testing.T) {
-	srv := replay.Serve(t, fixture("show_qwen3.json.http"), fixture("tags.json.http"))
+	srv := replay.Serve(t, fixture("show_qwen3.json.http"), fixture("tags.json.http"), fixture("show_llava.json.http"))
 	p := newProvider(t, srv.URL)
 	m, caps, err := p.Describe(context.Background(), "qwen3:1.7b")
 	if err != nil {
@@ -188,8 +188,12 @@ func TestDescribeAndList(t *testing.T) {
 		t.Fatal(err) // cached: no second /api/show
 	}
 	list, err := p.ListModels(context.Background())
-	if err != nil || len(list) != 2 || list[0].ID != "llava:7b" {
+	if err != nil || len(list) != 2 || list[0].ID != "llava:7b" || !list[0].AcceptsImages() || list[0].ContextWindow != 4096 ||
+		list[1].ContextWindow != 32768 {
 		t.Fatalf("list %+v %v", list, err)
+	}
+	if got := srv.Paths(); len(got) != 3 {
+		t.Errorf("requests %v: qwen3 should have been described once", got)
 	}
 }
 

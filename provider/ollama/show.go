@@ -83,16 +83,23 @@ func (p *Provider) Describe(ctx context.Context, id string) (provider.Model, []s
 	return m, slices.Clone(info.capabilities), nil
 }
 
-// ListModels implements provider.ModelLister with /api/tags. It does not ask /api/show about
-// each model; Describe does that for the one that gets used.
+// ListModels implements provider.ModelLister with /api/tags, described through /api/show (the
+// first maxDescribed models; a local server answers each in milliseconds) so a listing can show
+// the context each would get and whether it thinks or sees.
 func (p *Provider) ListModels(ctx context.Context) ([]provider.Model, error) {
 	resp, err := p.client.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing models of Ollama at %s: %s", p.BaseURL(), wire.Redact(err.Error(), p.cfg.APIKey))
 	}
 	models := make([]provider.Model, 0, len(resp.Models))
-	for _, m := range resp.Models {
-		models = append(models, provider.Model{ID: m.Name, API: API, BaseURL: p.BaseURL(), Input: []string{"text"}})
+	for i, m := range resp.Models {
+		model := provider.Model{ID: m.Name, API: API, BaseURL: p.BaseURL(), Input: []string{"text"}}
+		if i < maxDescribed {
+			if d, _, err := p.Describe(ctx, m.Name); err == nil {
+				model = d
+			}
+		}
+		models = append(models, model)
 	}
 	sort.Slice(models, func(i, j int) bool { return models[i].ID < models[j].ID })
 	return models, nil
