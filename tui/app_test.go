@@ -180,3 +180,20 @@ func TestShiftEnterAndPaste(t *testing.T) {
 		t.Fatalf("sent %q", sent)
 	}
 }
+
+// Bytes as terminals send them, through tcell's parser and our normalisation.
+func TestKeyDecoding(t *testing.T) {
+	cases := map[string]string{
+		"\x1b\r": "Alt+Enter", "\r": "Enter", "\x1b[13;2u": "Shift+Enter", "\x1b[27;2;13~": "Shift+Enter",
+		"\x03": "Ctrl+C", "\x1b[99;5u": "Ctrl+C", "\x1b[27;5;99~": "Ctrl+C", "\n": "Ctrl+J",
+		"\x1f": "Ctrl+_", "\x1bb": "Alt+Rune[b]", "\x1b\x7f": "Alt+Backspace", "\x1b[Z": "Backtab",
+	}
+	for in, want := range cases {
+		ch := make(chan tcell.Event, 4)
+		tcell.NewInputProcessor(ch).ScanUTF8([]byte(in))
+		ev := (<-ch).(*tcell.EventKey)
+		if got := normalizeKey(ev).Name(); got != want {
+			t.Errorf("%q decoded as %s, want %s", in, got, want)
+		}
+	}
+}

@@ -37,14 +37,27 @@ func (a *App) HandleEvent(ev tcell.Event) {
 	}
 }
 
-// normalizeKey maps the forms terminals send for Ctrl+letter under the kitty and
-// modifyOtherKeys protocols (a rune with ModCtrl) to tcell's classic control keys.
+// normalizeKey maps the forms terminals send for control keys under the kitty and
+// modifyOtherKeys protocols, and with Alt (ESC prefix), to one form: Ctrl+letter as tcell's
+// KeyCtrlA…KeyCtrlZ, and Ctrl+M / Ctrl+I as Enter and Tab (ESC CR is how most terminals send
+// Alt+Enter, and tcell reports it as Ctrl+Alt+M).
 func normalizeKey(ev *tcell.EventKey) *tcell.EventKey {
-	r := ev.Rune()
-	if ev.Key() == tcell.KeyRune && ev.Modifiers()&tcell.ModCtrl != 0 && r >= 'a' && r <= 'z' {
-		return tcell.NewEventKey(tcell.KeyCtrlA+tcell.Key(r-'a'), 0, ev.Modifiers()&^tcell.ModCtrl)
+	r, mods := ev.Rune(), ev.Modifiers()
+	k := ev.Key()
+	if k == tcell.KeyRune && mods&tcell.ModCtrl != 0 && r >= 'a' && r <= 'z' {
+		k, mods = tcell.KeyCtrlA+tcell.Key(r-'a'), mods&^tcell.ModCtrl
+	} else if k >= tcell.KeyCtrlA && k <= tcell.KeyCtrlZ {
+		mods &^= tcell.ModCtrl
+	} else {
+		return ev
 	}
-	return ev
+	switch k {
+	case tcell.KeyCtrlM:
+		return tcell.NewEventKey(tcell.KeyEnter, 0, mods)
+	case tcell.KeyCtrlI:
+		return tcell.NewEventKey(tcell.KeyTab, 0, mods)
+	}
+	return tcell.NewEventKey(k, 0, mods|tcell.ModCtrl)
 }
 
 func (a *App) paste(start bool) func() {
