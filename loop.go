@@ -184,6 +184,17 @@ func (a *Agent) State() AgentState {
 	return s
 }
 
+// RetryNotice reports a provider's automatic retry as auto_retry_start / auto_retry_end.
+func (a *Agent) RetryNotice(n provider.RetryNotice) {
+	info := &RetryInfo{Attempt: n.Attempt, MaxAttempts: n.MaxAttempts, DelayMs: n.Delay.Milliseconds(),
+		Error: n.ErrorMessage, Success: n.Success}
+	typ := EvAutoRetryStart
+	if !n.Start {
+		typ, info.Error = EvAutoRetryEnd, n.FinalError
+	}
+	a.emit(context.Background(), AgentEvent{Type: typ, Retry: info})
+}
+
 // SetModel switches the model for the next call.
 func (a *Agent) SetModel(m provider.Model) { a.mu.Lock(); a.state.Model = m; a.mu.Unlock() }
 

@@ -17,6 +17,8 @@ import (
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/tools"
+
+	"golang.org/x/term"
 )
 
 // cliOptions are the command-line flags.
@@ -32,6 +34,7 @@ type cliOptions struct {
 	noTools        bool
 	noContextFiles bool
 	fauxScript     string
+	listModels     bool
 	messages       []string
 }
 
@@ -52,29 +55,69 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "pi:", err)
 		return 2
 	}
-	if piped, err := readPipedStdin(stdin); err != nil {
-		fmt.Fprintln(stderr, "pi: reading standard input:", err)
-		return 1
-	} else if piped != "" {
-		opts.messages = mergePiped(piped, opts.messages)
+	if opts.mode != "" && opts.mode != "text" && opts.mode != "json" {
+		fmt.Fprintf(stderr, "pi: unknown mode %q (use text or json)\n", opts.mode)
+		return 2
 	}
-	app, err := setup(ctx, opts)
+	if opts.listModels {
+		return runListModels(ctx, stdout, stderr)
+	}
+	interactive := opts.mode == "" && !opts.print && isTerminal(stdin)
+	if !interactive {
+		piped, err := readPipedStdin(stdin)
+		if err != nil {
+			fmt.Fprintln(stderr, "pi: reading standard input:", err)
+			return 1
+		}
+		if piped != "" {
+			opts.messages = mergePiped(piped, opts.messages)
+		}
+	}
+	app, err := setup(ctx, opts, interactive, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
+	defer app.close()
 	switch {
+	case interactive:
+		return runInteractiveMode(ctx, app, opts.messages)
 	case opts.mode == "json":
 		return runJSONMode(ctx, app, opts.messages, stdout, stderr)
-	case opts.mode == "" || opts.mode == "text" || opts.print:
-		if len(opts.messages) == 0 {
-			fmt.Fprintln(stderr, "pi: nothing to do: give a prompt, e.g. pi -p \"explain main.go\" (the interactive terminal UI is not built yet)")
-			return 2
-		}
-		return runPrintMode(ctx, app, opts.messages, stdout, stderr)
+	case len(opts.messages) == 0:
+		fmt.Fprintln(stderr, "pi: nothing to do: give a prompt, e.g. pi -p \"explain main.go\"")
+		return 2
 	}
-	fmt.Fprintf(stderr, "pi: unknown mode %q (use text or json)\n", opts.mode)
-	return 2
+	return runPrintMode(ctx, app, opts.messages, stdout, stderr)
+}
+
+// isTerminal asks the tty driver; a mode check alone would take /dev/null for a terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && f != nil && term.IsTerminal(int(f.Fd()))
+}
+
+// runListModels prints every model the configured and local providers offer.
+func runListModels(ctx context.Context, stdout, stderr io.Writer) int {
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return 1
+	}
+	cfg, err := LoadConfig(piHomeDir(), cwd)
+	if err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return 1
+	}
+	for _, pm := range cfg.ListModels(ctx) {
+		if pm.Err != nil {
+			fmt.Fprintf(stderr, "%s (%s): %v\n", pm.Provider, pm.BaseURL, pm.Err)
+		}
+		for _, m := range pm.Models {
+			fmt.Fprintf(stdout, "%s/%s\tcontext %d\n", pm.Provider, m.ID, m.ContextWindow)
+		}
+	}
+	return 0
 }
 
 func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
@@ -92,6 +135,7 @@ func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
 	fs.StringVar(&o.toolList, "tools", "", "comma-separated tools to enable (default read,bash,edit,write)")
 	fs.BoolVar(&o.noTools, "no-tools", false, "enable no tools")
 	fs.BoolVar(&o.noContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md")
+	fs.BoolVar(&o.listModels, "list-models", false, "list the models of every configured and local provider")
 	fs.StringVar(&o.fauxScript, "faux-script", "", "test aid: replay scripted replies from a JSON file instead of calling a model")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: pi [flags] [prompt ...]")
@@ -138,47 +182,76 @@ func mergePiped(piped string, messages []string) []string {
 
 // app is a wired-up agent ready for a mode to drive.
 type app struct {
-	agent *Agent
-	cwd   string
-	model provider.Model
+	agent  *Agent
+	cwd    string
+	piHome string
+	cfg    *Config
+	model  provider.Model
+	stderr io.Writer
 }
 
-func setup(ctx context.Context, o *cliOptions) (*app, error) {
+func (a *app) close() {}
+
+// setup loads the configuration and wires the agent. Without a usable model, the terminal UI
+// still starts (interactive) and says what to do; the other modes fail with that advice.
+func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Writer) (*app, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("finding the working directory: %w", err)
 	}
-	piHome := piHomeDir()
-	prov, model, err := resolveProvider(ctx, o)
+	a := &app{cwd: cwd, piHome: piHomeDir(), stderr: stderr}
+	if a.cfg, err = LoadConfig(a.piHome, cwd); err != nil {
+		return nil, err
+	}
+	for _, w := range a.cfg.Warnings {
+		fmt.Fprintln(stderr, "pi: warning:", w)
+	}
+	prov, model, err := resolveProvider(ctx, o, a.cfg)
+	if err != nil && (!interactive || prov == nil) {
+		return nil, err
+	}
+	a.model = model
+	thinking := o.thinking
+	if thinking == "" {
+		thinking = a.cfg.ThinkingLevel(o.model)
+	}
+	active, prompt, err := a.buildTools(o)
 	if err != nil {
 		return nil, err
 	}
-	env, err := tools.NewEnv(cwd)
-	if err != nil {
-		return nil, err
+	a.agent = NewAgent(AgentConfig{Provider: prov, Model: model, Thinking: thinking, SystemPrompt: prompt, Tools: active})
+	if r, ok := prov.(*provider.Retrying); ok {
+		r.Notify = a.agent.RetryNotice
 	}
-	env.ImagesAllowed = model.AcceptsImages
+	return a, nil
+}
+
+// buildTools makes the active tools and the system prompt that lists them.
+func (a *app) buildTools(o *cliOptions) ([]tools.Tool, string, error) {
+	env, err := tools.NewEnv(a.cwd)
+	if err != nil {
+		return nil, "", err
+	}
+	env.ImagesAllowed = func() bool { m := a.agent.State().Model; return m.AcceptsImages() }
 	active, err := selectTools(o, env)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	parts := PromptParts{Tools: active, Body: o.systemPrompt}
-	fileBody, fileAppend, err := LoadPromptFiles(piHome, cwd)
+	fileBody, fileAppend, err := LoadPromptFiles(a.piHome, a.cwd)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if parts.Body == "" {
 		parts.Body = fileBody
 	}
 	parts.Append = []string{fileAppend, o.appendPrompt}
 	if !o.noContextFiles {
-		if parts.ContextFiles, err = LoadContextFiles(piHome, cwd); err != nil {
-			return nil, err
+		if parts.ContextFiles, err = LoadContextFiles(a.piHome, a.cwd); err != nil {
+			return nil, "", err
 		}
 	}
-	agent := NewAgent(AgentConfig{Provider: prov, Model: model, Thinking: o.thinking,
-		SystemPrompt: BuildSystemPrompt(parts), Tools: active})
-	return &app{agent: agent, cwd: cwd, model: model}, nil
+	return active, BuildSystemPrompt(parts), nil
 }
 
 // piHomeDir is $PI_HOME, else ~/.pi.
@@ -215,22 +288,45 @@ func selectTools(o *cliOptions, env *tools.Env) ([]tools.Tool, error) {
 	return active, nil
 }
 
-// resolveProvider picks the provider and model from the flags.
-func resolveProvider(ctx context.Context, o *cliOptions) (provider.Provider, provider.Model, error) {
+// resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that
+// transient failures are retried. A failure to find a model is returned with the
+// unavailable provider, so the terminal UI can still start and say what to do.
+func resolveProvider(ctx context.Context, o *cliOptions, cfg *Config) (provider.Provider, provider.Model, error) {
 	if o.fauxScript != "" || o.providerName == "faux" {
-		if o.fauxScript == "" {
-			return nil, provider.Model{}, errors.New("--provider faux needs --faux-script <file.json>")
-		}
-		p, err := faux.LoadScript(o.fauxScript)
-		if err != nil {
-			return nil, provider.Model{}, err
-		}
-		id := strings.TrimPrefix(o.model, "faux/")
-		if id == "" {
-			id = "faux-1"
-		}
-		return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
-			Input: []string{"text", "image"}}, nil
+		return fauxProvider(o)
 	}
-	return nil, provider.Model{}, errors.New("no model configured: model providers are not wired in yet; use --faux-script for a scripted run")
+	spec := o.model
+	if o.providerName != "" && !strings.Contains(spec, "/") {
+		spec = strings.TrimSuffix(o.providerName+"/"+spec, "/")
+	}
+	p, model, err := cfg.ResolveModel(ctx, spec)
+	if err != nil {
+		return unavailable{err}, provider.Model{ID: "none", Provider: "none"}, err
+	}
+	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
+}
+
+func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {
+	if o.fauxScript == "" {
+		return nil, provider.Model{}, errors.New("--provider faux needs --faux-script <file.json>")
+	}
+	p, err := faux.LoadScript(o.fauxScript)
+	if err != nil {
+		return nil, provider.Model{}, err
+	}
+	id := strings.TrimPrefix(o.model, "faux/")
+	if id == "" {
+		id = "faux-1"
+	}
+	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
+		Input: []string{"text", "image"}}, nil
+}
+
+// unavailable stands in for a model that could not be set up; every call explains why.
+type unavailable struct{ err error }
+
+func (u unavailable) Stream(_ context.Context, req *provider.Request, emit func(provider.Event)) provider.Message {
+	b := provider.NewBuilder(&req.Model, emit)
+	b.Start()
+	return b.Fail(provider.StopError, u.err.Error())
 }
