@@ -42,6 +42,7 @@ type Renderer struct {
 	// region, before erasing below it and drawing the region again at the new size.
 	resetUp int
 	resized bool
+	pushed  int // lines of the old live region the resize pushed into scrollback
 	buf     bytes.Buffer
 	stats   RenderStats
 }
@@ -72,8 +73,23 @@ func (r *Renderer) Resize(width, height int) {
 		if r.cur >= 0 {
 			up = -1
 			for _, l := range r.prev[:min(r.cur+1, len(r.prev))] {
-				up += max(1, (Width(l)+width-1)/width)
+				up += rowsAt(l, width)
 			}
+		}
+		// Rows the terminal pushed above the screen top (a shorter window keeps the cursor
+		// row and scrolls the rest up) are in scrollback now: count whole lines of them as
+		// spilled rather than draw them a second time.
+		r.pushed = 0
+		if excess := up - (height - 1); excess > 0 {
+			acc := 0
+			for _, l := range r.prev {
+				if acc+rowsAt(l, width) > excess {
+					break
+				}
+				acc += rowsAt(l, width)
+				r.pushed++
+			}
+			up -= acc
 		}
 		r.resetUp = min(up, height-1)
 		r.resized = true
@@ -81,13 +97,20 @@ func (r *Renderer) Resize(width, height int) {
 	r.width, r.height = width, height
 }
 
+// rowsAt is how many rows a line takes on a terminal width cells wide that reflows it.
+func rowsAt(l string, width int) int { return max(1, (Width(l)+width-1)/width) }
+
 // Frame writes one frame: commit is appended to the scrollback above the live region for
 // good, and live becomes the new live region. If live is taller than the screen its top lines
 // are committed too; spilled says how many, so that the caller can stop rendering them.
 // Nothing is written when nothing changed.
 func (r *Renderer) Frame(commit, live []string) (spilled int, err error) {
+	if r.resized && r.pushed > 0 {
+		spilled = min(r.pushed, len(live))
+		live, r.pushed = live[spilled:], 0
+	}
 	if n := len(live) - r.height; n > 0 {
-		spilled = n
+		spilled += n
 		commit = append(commit[:len(commit):len(commit)], live[:n]...)
 		live = live[n:]
 	}

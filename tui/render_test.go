@@ -36,15 +36,6 @@ type step struct {
 	w, h         int
 }
 
-func (v *vt) resize(w, h int) {
-	for i := range v.rows {
-		for len(v.rows[i]) < w {
-			v.rows[i] = append(v.rows[i], " ")
-		}
-	}
-	v.w = w
-}
-
 func TestRendererGolden(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -77,6 +68,11 @@ func TestRendererGolden(t *testing.T) {
 			{live: []string{"abc", "defgh", "ij"}},
 			{w: 16, h: 4},
 			{live: []string{"abc", "defgh and more", "ij"}},
+		}},
+		{"resize_shorter", 10, 5, []step{
+			{live: []string{"a", "b", "c", "d", "e"}},
+			{w: 10, h: 3},
+			{live: []string{"a", "b", "c", "d", "E"}}, // a and b are reported spilled, not drawn
 		}},
 		{"wide", 10, 5, []step{
 			{live: []string{"日本語テキ", "👍🏽 ok", "e\u0301te", "漢字漢字漢字漢字"}},

@@ -179,3 +179,26 @@ func TestVTModel(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// resize changes the screen size without reflow (xterm's behaviour). A shorter screen keeps
+// the cursor row: rows above the new top go to scrollback, as xterm does.
+func (v *vt) resize(w, h int) {
+	for i := range v.rows {
+		for len(v.rows[i]) < w {
+			v.rows[i] = append(v.rows[i], " ")
+		}
+		v.rows[i] = v.rows[i][:w]
+	}
+	v.w = w
+	if drop := v.y - (h - 1); drop > 0 {
+		for _, r := range v.rows[:drop] {
+			v.scrollback = append(v.scrollback, rowText(r))
+		}
+		v.rows, v.y = v.rows[drop:], v.y-drop
+	}
+	for len(v.rows) < h {
+		v.rows = append(v.rows, v.blank())
+	}
+	v.rows, v.h = v.rows[:h], h
+	v.x = min(v.x, w-1)
+}
