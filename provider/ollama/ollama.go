@@ -145,6 +145,10 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 	}
 	hdr := p.cfg.header()
 	hdr.Set("Accept", "application/x-ndjson")
+	if k := req.Options.APIKey; k != "" {
+		key = k
+		hdr.Set("Authorization", "Bearer "+k)
+	}
 	resp, err := wire.Post(ctx, p.cfg.Client, p.base.JoinPath("/api/chat").String(), hdr, body)
 	if err != nil {
 		return wire.Fail(ctx, b, err, key)
