@@ -74,6 +74,13 @@ func Create(dir, cwd string) *Session {
 	return newSession(h, filepath.Join(dir, fileName(h.Timestamp, h.ID)), true)
 }
 
+// CreateAt starts a new session that will be written to path, for --session naming a file
+// that does not exist yet (pi keeps the user's path). Like Create, nothing is written before
+// the first assistant message; creating the file fails if something else made it meanwhile.
+func CreateAt(path, cwd string) *Session {
+	return newSession(newHeader(time.Now(), cwd, ""), path, true)
+}
+
 // InMemory starts a session that is never written (--no-session).
 func InMemory(cwd string) *Session {
 	return newSession(newHeader(time.Now(), cwd, ""), "", false)

@@ -415,3 +415,18 @@ func TestHeaderRoundTrip(t *testing.T) {
 		t.Fatalf("got %s, %v", out, err)
 	}
 }
+
+func TestCreateAt(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sub", "mine.jsonl")
+	s := CreateAt(p, "/p")
+	ok := mustAppend(t)
+	ok(s.AppendMessage(provider.UserText("hi", 1)))
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("file written before the first reply")
+	}
+	ok(s.AppendMessage(assistant("hello")))
+	s.Close()
+	if lines := readLines(t, p); len(lines) != 3 {
+		t.Fatalf("%d lines at the explicit path", len(lines))
+	}
+}
