@@ -17,9 +17,30 @@ local function warn(path, msg)
   pi.notify("skill " .. path .. ": " .. msg, "warning")
 end
 
-local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
-local function basename(p) return p:match("([^/]*)$") end
-local function depth(p) return select(2, p:gsub("/", "")) end
+-- Path helpers use plain find: Lua patterns are slow on long paths in gopher-lua.
+local function last_slash(p)
+  local i = 0
+  while true do
+    local j = p:find("/", i + 1, true)
+    if not j then return i end
+    i = j
+  end
+end
+local function dirname(p)
+  local i = last_slash(p)
+  if i == 0 then return "." end
+  if i == 1 then return "/" end
+  return p:sub(1, i - 1)
+end
+local function basename(p) return p:sub(last_slash(p) + 1) end
+local function depth(p)
+  local n, i = 0, 0
+  while true do
+    i = p:find("/", i + 1, true)
+    if not i then return n end
+    n = n + 1
+  end
+end
 
 local function xml_escape(s)
   return (s:gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&apos;" }))
@@ -56,7 +77,7 @@ local function load_skill(path, root_file)
   end
   local meta = pi.parse_frontmatter(text) or {}
   local folder = basename(dirname(path))
-  local default_name = root_file and basename(path):gsub("%.md$", "") or folder
+  local default_name = root_file and basename(path):sub(1, -4) or folder
   local name = type(meta.name) == "string" and meta.name ~= "" and meta.name or default_name
   for _, problem in ipairs(name_problems(name, not root_file and folder or nil)) do
     warn(path, problem)
@@ -83,8 +104,10 @@ local function find_in_root(root, allow_root_files)
   local found = {}
   if not pi.stat(root) then return found end
   local files = pi.glob(root .. "/**/SKILL.md") or {}
+  local depths = {}
+  for _, f in ipairs(files) do depths[f] = depth(f) end
   table.sort(files, function(a, b)
-    if depth(a) ~= depth(b) then return depth(a) < depth(b) end
+    if depths[a] ~= depths[b] then return depths[a] < depths[b] end
     return a < b
   end)
   local roots = {} -- folders already taken by a skill: nothing below them counts
@@ -127,8 +150,6 @@ local function skill_roots()
     if pi.stat(dir .. "/.git") then break end
     local parent = dirname(dir)
     if parent == dir or parent == "." then break end
-    if parent == "" then parent = "/" end
-    if parent == dir then break end
     dir = parent
   end
   return roots

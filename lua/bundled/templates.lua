@@ -86,7 +86,7 @@ local templates = {}
 local function load_dir(dir)
   if not dir or not pi.stat(dir) then return end
   for _, path in ipairs(pi.glob(dir .. "/*.md") or {}) do
-    local name = path:match("([^/]+)%.md$")
+    local name = path:sub(#dir + 2, -4) -- path is dir/<name>.md
     local text, err = pi.read_file(path)
     if not text then
       warn(path .. ": cannot read: " .. tostring(err))
