@@ -26,7 +26,9 @@ func FuzzLine(f *testing.F) {
 		m, err := scanMeta(line)
 		var e Entry
 		jerr := json.Unmarshal(line, &e)
-		if err == nil && jerr == nil && (m.typ != e.Type || m.id != e.ID || m.parent != e.ParentID) {
+		// pi never writes a key twice; for such lines the fast index scan may take the first
+		// value where encoding/json takes the last.
+		if err == nil && jerr == nil && !duplicateKeys(line) && (m.typ != e.Type || m.id != e.ID || m.parent != e.ParentID) {
 			t.Fatalf("index %+v disagrees with entry %s/%s/%s", m, e.Type, e.ID, e.ParentID)
 		}
 		var h Header
@@ -58,4 +60,28 @@ func FuzzFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = scanFile(context.Background(), bytes.NewReader(data))
 	})
+}
+
+// duplicateKeys reports whether the top-level object of line repeats a key.
+func duplicateKeys(line []byte) bool {
+	var f map[string]json.RawMessage
+	if json.Unmarshal(line, &f) != nil {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if _, err := dec.Token(); err != nil {
+		return false
+	}
+	n := 0
+	for dec.More() {
+		if _, err := dec.Token(); err != nil {
+			return false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return false
+		}
+		n++
+	}
+	return n != len(f)
 }

@@ -13,6 +13,9 @@ import (
 // ErrNotSession says a file is not a pi session file.
 var ErrNotSession = errors.New("not a pi session file")
 
+// ErrNewerVersion says a session file was written by a newer pi in a format we do not know.
+var ErrNewerVersion = errors.New("session file is from a newer pi")
+
 // ErrLocked says another process has the session open for writing.
 var ErrLocked = errors.New("session is in use by another pi process")
 
@@ -203,6 +206,11 @@ func scanFile(ctx context.Context, r io.Reader) (*scanned, error) {
 	sc := &scanned{tornAt: -1}
 	if err := json.Unmarshal(first, &sc.header); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotSession, err)
+	}
+	if sc.header.Version > CurrentVersion {
+		// A newer pi may have changed what entries mean; appending v3 entries could corrupt it.
+		return nil, fmt.Errorf("%w: format version %d is newer than this pi reads (%d)",
+			ErrNewerVersion, sc.header.Version, CurrentVersion)
 	}
 	sc.end, sc.needNL = lr.off, !complete
 	full := sc.header.Version < CurrentVersion

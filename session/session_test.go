@@ -218,6 +218,14 @@ func TestOpenRefusesNonSession(t *testing.T) {
 	}
 }
 
+func TestNewerVersionRefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "v4.jsonl")
+	_ = os.WriteFile(p, []byte(`{"type":"session","version":4,"id":"x","timestamp":"t","cwd":"/"}`+"\n"), 0o600)
+	if _, err := Open(context.Background(), p); !errors.Is(err, ErrNewerVersion) {
+		t.Fatalf("err = %v, want ErrNewerVersion", err)
+	}
+}
+
 func TestLock(t *testing.T) {
 	p := copyFixture(t)
 	s, err := Open(context.Background(), p)
