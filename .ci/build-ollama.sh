@@ -24,7 +24,7 @@ log() { printf 'build-ollama: %s\n' "$*" >&2; }
 # header packages supply two of the three missing headers (the third is our
 # miniaudio stand-in).
 install_packages() {
-	local missing=()
+	local missing=() p
 	for p in g++ nlohmann-json3-dev libstb-dev; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 	done

@@ -29,7 +29,9 @@ type ModelSpec struct {
 	ContextLength int
 }
 
-// Rule is one scripted reply and the conversations it answers.
+// Rule is one scripted reply and the conversations it answers. The model says the reply as
+// word-sized tokens (pieces start at whitespace; pieces that two replies would continue
+// differently are merged with a neighbour), then <|im_end|>.
 type Rule struct {
 	When  When
 	Reply string // the model's whole output; ToolCall builds a tool call
@@ -37,7 +39,8 @@ type Rule struct {
 
 // When is a condition on the conversation, checked by the chat template inside Ollama. Every
 // set field must hold; the zero When matches every conversation. Role names are Ollama's: user,
-// assistant, tool, system.
+// assistant, tool, system. Messages are counted as Ollama hands them to the template, after it
+// has merged consecutive messages of one role (tool messages excepted).
 type When struct {
 	LastRole    string // the newest message has this role
 	LastPrefix  string // the newest message's content starts with this
