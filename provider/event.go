@@ -3,6 +3,7 @@ package provider
 import (
 	"encoding/json"
 	"time"
+	"unsafe"
 )
 
 // EventType names a stream event, as pi names them.
@@ -70,7 +71,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 type Builder struct {
 	msg     Message
 	emit    func(Event)
-	open    int // index of the open block, or -1
+	open    int    // index of the open block, or -1
+	text    []byte // the open text or thinking block's text; see grow
 	rawArgs []byte
 }
 
@@ -93,14 +95,14 @@ func (b *Builder) Start() { b.emit(Event{Type: EventStart, Partial: &b.msg}) }
 // TextDelta appends text, opening a text block first if the open block is another kind.
 func (b *Builder) TextDelta(s string) {
 	i := b.ensureOpen(BlockText)
-	b.msg.Content[i].Text += s
+	b.msg.Content[i].Text = b.grow(s)
 	b.emit(Event{Type: EventTextDelta, ContentIndex: i, Delta: s, Partial: &b.msg})
 }
 
 // ThinkingDelta appends thinking text, opening a thinking block first when needed.
 func (b *Builder) ThinkingDelta(s string) {
 	i := b.ensureOpen(BlockThinking)
-	b.msg.Content[i].Thinking += s
+	b.msg.Content[i].Thinking = b.grow(s)
 	b.emit(Event{Type: EventThinkingDelta, ContentIndex: i, Delta: s, Partial: &b.msg})
 }
 
@@ -188,11 +190,21 @@ func (b *Builder) Fail(reason StopReason, errorMessage string) Message {
 	return final
 }
 
+// grow appends s to the open block's text and returns the whole text without copying it, so a
+// long reply costs linear time, not quadratic. This is safe because bytes already handed out
+// in a string are never written again: appends only write past them, and a new block starts a
+// new buffer.
+func (b *Builder) grow(s string) string {
+	b.text = append(b.text, s...)
+	return unsafe.String(unsafe.SliceData(b.text), len(b.text))
+}
+
 func (b *Builder) ensureOpen(kind string) int {
 	if b.open >= 0 && b.msg.Content[b.open].Type == kind {
 		return b.open
 	}
 	b.CloseBlock()
+	b.text = nil
 	b.msg.Content = append(b.msg.Content, Block{Type: kind})
 	b.open = len(b.msg.Content) - 1
 	typ := EventTextStart
