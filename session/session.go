@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pi/provider"
@@ -332,6 +334,20 @@ func (s *Session) load(i int, keep bool) (*Entry, error) {
 	if n.entry != nil {
 		return n.entry, nil
 	}
+	e, err := s.parse(i)
+	if err != nil {
+		return nil, err
+	}
+	if keep {
+		n.entry = e
+	}
+	return e, nil
+}
+
+// parse reads and decodes the entry at index i from the file. It only reads the index, so
+// several goroutines may parse at once while the caller holds s.mu.
+func (s *Session) parse(i int) (*Entry, error) {
+	n := &s.nodes[i]
 	if s.f == nil {
 		return nil, fmt.Errorf("session %s: entry %s has no payload", s.header.ID, n.id)
 	}
@@ -345,10 +361,40 @@ func (s *Session) load(i int, keep bool) (*Entry, error) {
 	if err := e.UnmarshalJSON(buf); err != nil {
 		return nil, fmt.Errorf("read entry %s of %s: %w", n.id, s.path, err)
 	}
-	if keep {
-		n.entry = e
-	}
 	return e, nil
+}
+
+// loadAll returns the entries at idx, parsing those not in memory on all cores when there
+// are many (decoding JSON is what a long path costs); keep stores them in the index.
+func (s *Session) loadAll(idx []int, keep bool) ([]*Entry, error) {
+	out := make([]*Entry, len(idx))
+	var todo []int // positions in idx still to parse
+	for k, i := range idx {
+		if out[k] = s.nodes[i].entry; out[k] == nil {
+			todo = append(todo, k)
+		}
+	}
+	errs := make([]error, len(todo))
+	workers := min(runtime.GOMAXPROCS(0), (len(todo)+63)/64)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for t := int(next.Add(1) - 1); t < len(todo); t = int(next.Add(1) - 1) {
+				out[todo[t]], errs[t] = s.parse(idx[todo[t]])
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if keep {
+		for _, k := range todo {
+			s.nodes[idx[k]].entry = out[k]
+		}
+	}
+	return out, nil
 }
 
 // Entries returns every entry in file order. Entries off the active path are read from the
@@ -356,13 +402,17 @@ func (s *Session) load(i int, keep bool) (*Entry, error) {
 func (s *Session) Entries() ([]Entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Entry, 0, len(s.nodes))
-	for i := range s.nodes {
-		e, err := s.load(i, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *e)
+	idx := make([]int, len(s.nodes))
+	for i := range idx {
+		idx[i] = i
+	}
+	loaded, err := s.loadAll(idx, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(loaded))
+	for i, e := range loaded {
+		out[i] = *e
 	}
 	return out, nil
 }
@@ -375,14 +425,13 @@ func (s *Session) PathTo(id string) ([]Entry, error) {
 	if !ok {
 		return nil, fmt.Errorf("session %s: entry %q not found", s.header.ID, id)
 	}
-	idx := s.pathIndices(i)
-	out := make([]Entry, 0, len(idx))
-	for _, j := range idx {
-		e, err := s.load(j, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *e)
+	loaded, err := s.loadAll(s.pathIndices(i), false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(loaded))
+	for k, e := range loaded {
+		out[k] = *e
 	}
 	return out, nil
 }

@@ -49,18 +49,13 @@ func (s *Session) activePathLocked(leaf int) ([]*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := make([]*Entry, 0, len(idx))
+	var want []int
 	for k, i := range idx {
-		if !need[k] {
-			continue
+		if need[k] {
+			want = append(want, i)
 		}
-		e, err := s.load(i, true)
-		if err != nil {
-			return nil, err
-		}
-		path = append(path, e)
 	}
-	return path, nil
+	return s.loadAll(want, true)
 }
 
 // neededOnPath marks the path positions contextFromPath needs: everything from the latest
@@ -185,16 +180,15 @@ func (s *Session) ForkAt(id string) (*Session, error) {
 	if !ok {
 		return nil, fmt.Errorf("fork: entry %q not found", id)
 	}
-	var path []*Entry
+	var idx []int
 	for _, j := range s.pathIndices(i) {
-		if s.nodes[j].typ == TypeLabel {
-			continue
+		if s.nodes[j].typ != TypeLabel { // labels are re-created at the end of the copy
+			idx = append(idx, j)
 		}
-		e, err := s.load(j, false)
-		if err != nil {
-			return nil, err
-		}
-		path = append(path, e)
+	}
+	path, err := s.loadAll(idx, false)
+	if err != nil {
+		return nil, err
 	}
 	return s.newFrom(path)
 }
