@@ -98,8 +98,8 @@ func runGrep(ctx context.Context, env *Env, args map[string]any) (Result, error)
 	if fi.IsDir() {
 		hits, more, err = g.search.tree(ctx, g.root, g.glob)
 	} else {
-		var buf, scratch []byte
-		hits, more = takeMatches(g.search.file(g.root, filepath.Base(g.root), &buf, &scratch), g.search.limit)
+		var buf []byte
+		hits, more = takeMatches(g.search.file(g.root, filepath.Base(g.root), &buf, &searchScratch{}), g.search.limit)
 	}
 	if err != nil {
 		return Result{}, err

@@ -31,7 +31,7 @@ type grepSearch struct {
 
 // file searches one file, returning at most limit+1 matches (one more than shown, so the caller
 // knows there are more) with their context lines. Unreadable and binary files give nothing.
-func (s *grepSearch) file(p, rel string, buf, scratch *[]byte) []grepLine {
+func (s *grepSearch) file(p, rel string, buf *[]byte, sc *searchScratch) []grepLine {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil
@@ -52,7 +52,7 @@ func (s *grepSearch) file(p, rel string, buf, scratch *[]byte) []grepLine {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil // binary
 	}
-	spans := s.m.lines(data, s.limit+1, scratch)
+	spans := s.m.lines(data, s.limit+1, sc)
 	if len(spans) == 0 {
 		return nil
 	}
@@ -141,11 +141,12 @@ func (s *grepSearch) tree(parent context.Context, root, glob string) ([]grepLine
 	var wg sync.WaitGroup
 	for range max(2, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			var buf, scratch []byte
+			var buf []byte
+			var sc searchScratch
 			for j := range jobs {
 				d := fileHits{seq: j.seq}
 				if ctx.Err() == nil {
-					d.lines = s.file(j.path, j.rel, &buf, &scratch)
+					d.lines = s.file(j.path, j.rel, &buf, &sc)
 				}
 				results <- d
 			}

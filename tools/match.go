@@ -20,6 +20,15 @@ type matcher struct {
 	// files holding those are searched with the expression alone.
 	foldRisky bool
 	pure      bool // the pattern is exactly lits[0]: a hit needs no check by re
+	// dfa screens lines when there are no literals; nil when the pattern has word boundaries.
+	dfa *lineDFA
+}
+
+// searchScratch is one worker's reusable state: the lowered copy of a file for
+// case-insensitive literals, and its own DFA, whose cache grows as it runs.
+type searchScratch struct {
+	lower []byte
+	dfa   *lineDFA
 }
 
 func newMatcher(pattern string, literal, ignoreCase bool) (*matcher, error) {
@@ -42,6 +51,7 @@ func newMatcher(pattern string, literal, ignoreCase bool) (*matcher, error) {
 	tree = tree.Simplify()
 	lits, fold, ok := requiredLiterals(tree)
 	if !ok {
+		m.dfa = newLineDFA(tree)
 		return m, nil
 	}
 	for _, l := range lits {
@@ -135,14 +145,14 @@ type lineSpan struct{ start, end int } // a line's bytes, without its newline
 
 // lines returns up to n matching lines of data, in order. scratch is reused for the lowered
 // copy that case-insensitive literals are searched in.
-func (m *matcher) lines(data []byte, n int, scratch *[]byte) []lineSpan {
+func (m *matcher) lines(data []byte, n int, sc *searchScratch) []lineSpan {
 	if len(m.lits) == 0 || m.foldRisky && (bytes.Contains(data, []byte("\u212A")) || bytes.Contains(data, []byte("\u017F"))) {
-		return m.eachLine(data, n)
+		return m.eachLine(data, n, sc)
 	}
 	hay := data
 	if m.fold {
-		*scratch = lowerASCII(*scratch, data)
-		hay = *scratch
+		sc.lower = lowerASCII(sc.lower, data)
+		hay = sc.lower
 	}
 	var out []lineSpan
 	f := newMultiFinder(hay, m.lits)
@@ -164,9 +174,15 @@ func (m *matcher) lines(data []byte, n int, scratch *[]byte) []lineSpan {
 	return out
 }
 
-// eachLine runs the expression on every line: slower, but lines are short enough for regexp's
-// backtracking engine, which beats its automaton on whole files.
-func (m *matcher) eachLine(data []byte, n int) []lineSpan {
+// eachLine tests every line: with the DFA where there is one, then with the expression itself,
+// which on a single short line runs regexp's fastest general engine (backtracking).
+func (m *matcher) eachLine(data []byte, n int, sc *searchScratch) []lineSpan {
+	if m.dfa != nil {
+		if sc.dfa == nil {
+			sc.dfa = m.dfa.clone()
+		}
+		return m.dfaLines(data, n, sc.dfa)
+	}
 	var out []lineSpan
 	for pos := 0; pos < len(data) && len(out) < n; {
 		end := len(data)
@@ -175,6 +191,22 @@ func (m *matcher) eachLine(data []byte, n int) []lineSpan {
 		}
 		if m.re.Match(data[pos:end]) {
 			out = append(out, lineSpan{pos, end})
+		}
+		pos = end + 1
+	}
+	return out
+}
+
+// dfaLines finds lines with the DFA and confirms each with the expression.
+func (m *matcher) dfaLines(data []byte, n int, dfa *lineDFA) []lineSpan {
+	var out []lineSpan
+	for pos := 0; pos < len(data) && len(out) < n; {
+		start, end := dfa.nextLine(data, pos)
+		if start < 0 {
+			break
+		}
+		if m.re.Match(data[start:end]) {
+			out = append(out, lineSpan{start, end})
 		}
 		pos = end + 1
 	}

@@ -1,10 +1,76 @@
 package tools
 
 import (
+	"bytes"
 	"fmt"
+	"regexp"
+	"regexp/syntax"
 	"strings"
 	"testing"
 )
+
+// regexpLines is the reference the fast paths must agree with: the expression on every line.
+func regexpLines(m *matcher, data []byte) []lineSpan {
+	var out []lineSpan
+	for pos := 0; pos < len(data); {
+		end := len(data)
+		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			end = pos + i
+		}
+		if m.re.Match(data[pos:end]) {
+			out = append(out, lineSpan{pos, end})
+		}
+		pos = end + 1
+	}
+	return out
+}
+
+func TestLineDFA(t *testing.T) {
+	lines := []string{"", "abc", "ABC123", "Foo123 bar", "x\u00e9y", "tab\there", "a.b", "Straße 42", "zzz999"}
+	patterns := []string{`[A-Z][a-z]+[0-9]{3}`, `^$`, `^a`, `c$`, `^abc$`, `(?i)abc`, `\d{3}`, `a.b`, `é`, `[^a-z]`,
+		`(?i)STRASSE|straße`, `x*`, `\Aabc\z`, `\t`, `(a|b)+c`, `[[:upper:]]{2,}`, `.\d$`}
+	for _, p := range patterns {
+		re := regexp.MustCompile(p)
+		tree, _ := syntax.Parse(p, syntax.Perl)
+		d := newLineDFA(tree.Simplify())
+		if d == nil {
+			t.Fatalf("%q: no DFA", p)
+		}
+		for _, l := range lines {
+			if got, want := d.matchLine([]byte(l)), re.MatchString(l); got != want {
+				t.Errorf("%q on %q: DFA %v, regexp %v", p, l, got, want)
+			}
+		}
+	}
+	tree, _ := syntax.Parse(`\bword\b`, syntax.Perl)
+	if newLineDFA(tree.Simplify()) != nil {
+		t.Error("word boundaries should get no DFA")
+	}
+}
+
+// FuzzLineDFA holds the DFA to regexp's answer on single lines.
+func FuzzLineDFA(f *testing.F) {
+	f.Add(`[A-Z][a-z]+[0-9]{3}`, "Abc1234")
+	f.Add(`^x|y$`, "axy")
+	f.Add(`(?i)k`, "\u212a")
+	f.Fuzz(func(t *testing.T, pattern, line string) {
+		if strings.Contains(line, "\n") {
+			return
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return
+		}
+		tree, _ := syntax.Parse(pattern, syntax.Perl)
+		d := newLineDFA(tree.Simplify())
+		if d == nil {
+			return
+		}
+		if got, want := d.matchLine([]byte(line)), re.MatchString(line); got != want {
+			t.Fatalf("%q on %q: DFA %v, regexp %v", pattern, line, got, want)
+		}
+	})
+}
 
 func TestRequiredLiterals(t *testing.T) {
 	tests := []struct {
@@ -50,9 +116,8 @@ func FuzzMatcher(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var scratch []byte
-		got := m.lines([]byte(data), 1<<30, &scratch)
-		want := m.eachLine([]byte(data), 1<<30)
+		got := m.lines([]byte(data), 1<<30, &searchScratch{})
+		want := regexpLines(m, []byte(data))
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("pattern %q on %q: prefiltered %v, every line %v", pattern, data, got, want)
 		}
