@@ -124,15 +124,30 @@ func (r *reader) value(typ uint32) any {
 	return nil
 }
 
+// TestGGUFLayout checks the file the way a loader reads it, and logs its size for
+// docs/figures-ollama.md (go test -v -run TestGGUFLayout).
 func TestGGUFLayout(t *testing.T) {
-	m, err := Build(ReadRoundTrip())
-	if err != nil {
-		t.Fatal(err)
+	var calls []map[string]any
+	for k := 1; k <= 10; k++ {
+		calls = append(calls, map[string]any{"path": fmt.Sprintf("step%02d.txt", k)})
 	}
-	f, err := readGGUF(m.GGUF)
-	if err != nil {
-		t.Fatal(err)
+	specs := map[string]ModelSpec{"ReadRoundTrip": ReadRoundTrip(), "ToolLoop with 10 calls": ToolLoop("read", calls, FinalAnswer)}
+	for name, spec := range specs {
+		m, err := Build(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := readGGUF(m.GGUF)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d bytes, %v tokens, width %v", name, len(m.GGUF), f.meta["llama.vocab_size"], f.meta["llama.embedding_length"])
+		checkLayout(t, m, f)
 	}
+}
+
+func checkLayout(t *testing.T, m *Model, f *ggufFile) {
+	t.Helper()
 	if f.version != 3 {
 		t.Errorf("version %d, want 3", f.version)
 	}
