@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -157,9 +158,10 @@ func readCall() nativeCall {
 
 // TestToolLoopReusesPromptCache runs a 10-turn tool conversation and checks, from the runner's
 // cache log, that each request after the first re-uses the whole previous prompt and evaluates
-// only what was added since: the property the prompt-prefix test asks of pi.
+// only what was added since: the property the prompt-prefix test asks of pi. The server runs at
+// trace level so that Prompts can show each prompt extends the one before.
 func TestToolLoopReusesPromptCache(t *testing.T) {
-	s := Start(t)
+	s := Start(t, "OLLAMA_DEBUG=2")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var calls []map[string]any
@@ -180,6 +182,7 @@ func TestToolLoopReusesPromptCache(t *testing.T) {
 	if r := nativeChat(t, s, ctx, msgs); r.Message.Content != FinalAnswer {
 		t.Fatalf("last turn: %+v, want %q", r.Message, FinalAnswer)
 	}
+	checkPromptsExtend(t, s, len(calls)+1)
 	loads, err := s.CacheLoads()
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +195,22 @@ func TestToolLoopReusesPromptCache(t *testing.T) {
 		t.Logf("turn %d: prompt %d, cached %d, evaluated %d", i, cur.Prompt, cur.Used, cur.Remaining)
 		if cur.Used != prev.Prompt || cur.Remaining != cur.Prompt-prev.Prompt {
 			t.Errorf("turn %d: %+v after %+v; want the previous prompt cached and only the rest evaluated", i, cur, prev)
+		}
+	}
+}
+
+func checkPromptsExtend(t *testing.T, s *Server, n int) {
+	t.Helper()
+	prompts, err := s.Prompts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prompts) != n {
+		t.Fatalf("%d prompts logged, want %d", len(prompts), n)
+	}
+	for i := 1; i < len(prompts); i++ {
+		if !strings.HasPrefix(prompts[i], prompts[i-1]) {
+			t.Errorf("prompt %d does not start with prompt %d:\n%s\n---\n%s", i, i-1, prompts[i-1], prompts[i])
 		}
 	}
 }

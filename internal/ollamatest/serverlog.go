@@ -23,29 +23,58 @@ type CacheLoad struct {
 // CacheLoads returns every cache load the server has logged so far, oldest first. Start runs the
 // server with OLLAMA_DEBUG=1, which the log lines need.
 func (s *Server) CacheLoads() ([]CacheLoad, error) {
+	var loads []CacheLoad
+	err := s.scanLog(`msg="loading cache slot"`, func(line string) error {
+		l, err := parseCacheLoad(line)
+		loads = append(loads, l)
+		return err
+	})
+	return loads, err
+}
+
+// Prompts returns the rendered prompt of every completion the server has run so far, oldest
+// first, exactly as the runner received it. The server logs prompts only at trace level, so it
+// must be started with Start(t, "OLLAMA_DEBUG=2"); otherwise Prompts returns none.
+func (s *Server) Prompts() ([]string, error) {
+	var prompts []string
+	err := s.scanLog(`level=TRACE source=server.go`, func(line string) error {
+		_, quoted, ok := strings.Cut(line, ` msg="completion request" prompt=`)
+		if !ok {
+			return nil
+		}
+		q, err := strconv.QuotedPrefix(quoted)
+		if err == nil {
+			q, err = strconv.Unquote(q)
+		}
+		if err != nil {
+			return fmt.Errorf("prompt in log line %.80q: %w", line, err)
+		}
+		prompts = append(prompts, q)
+		return nil
+	})
+	return prompts, err
+}
+
+// scanLog calls each for every line of the server log that contains substr.
+func (s *Server) scanLog(substr string, each func(line string) error) error {
 	f, err := os.Open(s.LogPath)
 	if err != nil {
-		return nil, fmt.Errorf("read ollama log: %w", err)
+		return fmt.Errorf("read ollama log: %w", err)
 	}
 	defer f.Close()
-	var loads []CacheLoad
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024) // debug lines can hold long prompts
+	sc.Buffer(make([]byte, 64*1024), 64*1024*1024) // trace lines hold whole prompts
 	for sc.Scan() {
-		line := sc.Text()
-		if !strings.Contains(line, `msg="loading cache slot"`) {
-			continue
+		if line := sc.Text(); strings.Contains(line, substr) {
+			if err := each(line); err != nil {
+				return fmt.Errorf("%s: %w", s.LogPath, err)
+			}
 		}
-		l, err := parseCacheLoad(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.LogPath, err)
-		}
-		loads = append(loads, l)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", s.LogPath, err)
+		return fmt.Errorf("read %s: %w", s.LogPath, err)
 	}
-	return loads, nil
+	return nil
 }
 
 // parseCacheLoad reads the prompt=, used= and remaining= fields of one slog text line.
