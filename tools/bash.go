@@ -43,7 +43,7 @@ func newBash(env *Env) Tool {
 			`"timeout":{"type":"number","exclusiveMinimum":0,"description":"Timeout in seconds"}},` +
 			`"required":["command"]}`),
 		Snippet:    "Run a shell command",
-		Guidelines: []string{"Use bash for ls, grep, find, tests and builds; not for reading or editing files."},
+		Guidelines: []string{"Use bash to run programs, tests and builds, not to read or edit files."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, onUpdate func(Result)) (Result, error) {
 		return runBash(ctx, env, args, onUpdate)
 	}}

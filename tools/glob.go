@@ -9,8 +9,25 @@ import (
 // within one path segment, `**` as a whole segment for any number of segments, and `{a,b}`
 // alternatives.
 func globMatch(pattern, name string) bool {
+	return compileGlob(pattern).match(strings.Split(name, "/"))
+}
+
+// glob is a pattern split once into alternatives of path segments, for patterns that are
+// matched against many names (.gitignore rules).
+type glob [][]string
+
+func compileGlob(pattern string) glob {
+	var g glob
 	for _, p := range expandBraces(pattern) {
-		if matchSegments(strings.Split(p, "/"), strings.Split(name, "/")) {
+		g = append(g, strings.Split(p, "/"))
+	}
+	return g
+}
+
+// match reports whether the name, split at slashes, matches.
+func (g glob) match(segs []string) bool {
+	for _, alt := range g {
+		if matchSegments(alt, segs) {
 			return true
 		}
 	}

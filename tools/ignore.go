@@ -9,7 +9,7 @@ import (
 
 // ignoreRule is one line of a .gitignore file.
 type ignoreRule struct {
-	pattern  string
+	pattern  glob
 	negate   bool // `!pattern` re-includes what an earlier rule excluded
 	dirOnly  bool // `pattern/` matches directories only
 	anchored bool // a slash before the end ties the pattern to the file's directory
@@ -43,8 +43,8 @@ func parseIgnore(data []byte) []ignoreRule {
 			r.dirOnly, s = true, strings.TrimRight(s, "/")
 		}
 		r.anchored = strings.Contains(s, "/")
-		r.pattern = strings.TrimPrefix(s, "/")
-		if r.pattern != "" {
+		if s = strings.TrimPrefix(s, "/"); s != "" {
+			r.pattern = compileGlob(s)
 			rules = append(rules, r)
 		}
 	}
@@ -54,22 +54,23 @@ func parseIgnore(data []byte) []ignoreRule {
 // ignored applies the rules of every file in stack, shallowest first, to rel (slash-separated,
 // relative to the walk root): the last rule that matches decides, as in git.
 func ignored(stack []*ignoreFile, rel string, isDir bool) bool {
-	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	base := []string{rel[strings.LastIndexByte(rel, '/')+1:]}
 	result := false
 	for _, f := range stack {
-		p := f.add + strings.TrimPrefix(rel, f.strip)
+		var segs []string // rel as seen from f's directory, split when a rule needs it
 		for i := range f.rules {
 			r := &f.rules[i]
 			if r.dirOnly && !isDir {
 				continue
 			}
-			var hit bool
+			name := base
 			if r.anchored {
-				hit = globMatch(r.pattern, p)
-			} else {
-				hit = globMatch(r.pattern, base)
+				if segs == nil {
+					segs = strings.Split(f.add+strings.TrimPrefix(rel, f.strip), "/")
+				}
+				name = segs
 			}
-			if hit {
+			if r.pattern.match(name) {
 				result = !r.negate
 			}
 		}
