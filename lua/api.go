@@ -146,7 +146,7 @@ func (v *vm) notifyFn(L *lua.LState) int {
 func (v *vm) confirm(L *lua.LState) int {
 	title, msg := L.CheckString(1), L.OptString(2, "")
 	host := &v.r.opts.Host
-	return v.await(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
+	return v.awaitUser(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
 		yes, err := host.confirm(ctx, title, msg)
 		if err != nil {
 			return errorResult(fmt.Errorf("pi.confirm: %w", err))
@@ -162,7 +162,7 @@ func (v *vm) selectFn(L *lua.LState) int {
 		L.ArgError(2, err.Error())
 	}
 	host := &v.r.opts.Host
-	return v.await(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
+	return v.awaitUser(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
 		choice, ok, err := host.selectOne(ctx, title, options)
 		return maybeString(choice, ok, err, "pi.select")
 	})
@@ -171,7 +171,7 @@ func (v *vm) selectFn(L *lua.LState) int {
 func (v *vm) inputFn(L *lua.LState) int {
 	title, placeholder := L.CheckString(1), L.OptString(2, "")
 	host := &v.r.opts.Host
-	return v.await(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
+	return v.awaitUser(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
 		text, ok, err := host.input(ctx, title, placeholder)
 		return maybeString(text, ok, err, "pi.input")
 	})

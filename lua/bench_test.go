@@ -85,3 +85,20 @@ func BenchmarkNew(b *testing.B) {
 		})
 	}
 }
+
+// TestStartupTime logs how long the first New of a process takes, which is what pi's start-up
+// pays (no warm caches, a small heap, so usually no garbage collection during compilation).
+// Run it alone for a meaningful figure: go test ./lua/ -run TestStartupTime -v -count 1
+func TestStartupTime(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("HOME", root)
+	opts := Options{PiHome: filepath.Join(root, "home"), Cwd: filepath.Join(root, "project")}
+	cpu, start := cpuTime(), time.Now()
+	r, err := New(context.Background(), opts)
+	wall, cpuUsed := time.Since(start), cpuTime()-cpu
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	t.Logf("first New with the bundled scripts: %v wall, %v CPU", wall, cpuUsed)
+}

@@ -354,3 +354,25 @@ func TestCloseStopsCalls(t *testing.T) {
 		t.Errorf("closed runtime ran a tool: %+v", res)
 	}
 }
+
+// A question to the user in a hook is not cut short by the hook deadline: a permission gate
+// must not let a command through because nobody answered within 5 s.
+func TestHookDeadlineExcludesUserQuestions(t *testing.T) {
+	e := newEnv(t)
+	e.opts.HookTimeout = 200 * time.Millisecond
+	e.opts.Host.Confirm = func(ctx context.Context, title, msg string) (bool, error) {
+		select {
+		case <-time.After(600 * time.Millisecond): // the user takes longer than the hook deadline
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	r := e.start(t, `pi.on("tool_call", function(ev)
+  if not pi.confirm("Allow?", ev.input.command) then return {block = true, reason = "user said no"} end
+end)`)
+	block, reason := r.ToolCall(ctxT(t), "bash", "id", map[string]any{"command": "rm -r x"})
+	if !block || reason != "user said no" {
+		t.Errorf("block=%v reason=%q notices=%v", block, reason, e.notices())
+	}
+}

@@ -309,4 +309,5 @@ type wakeup struct {
 	t       *task
 	co      *lua.LState
 	results func(L *lua.LState) []lua.LValue
+	refresh bool // give the call a fresh deadline (it waited for the user)
 }

@@ -184,6 +184,12 @@ func (v *vm) resume(w wakeup) {
 	}
 	delete(v.tasks, w.co)
 	t.waiting = false
+	if w.refresh {
+		t.cancel()
+		ctx, cancel := context.WithTimeout(t.ctx, t.timeout)
+		w.co.SetContext(ctx)
+		t.cancel = cancel
+	}
 	st, rets, err := v.resumeCo(t, w.co, nil, w.results(v.L))
 	if st == lua.ResumeYield {
 		return
@@ -207,6 +213,18 @@ func (v *vm) close(err error) {
 // coroutine the script made, inside pcall or a callback from Go, where gopher-lua cannot yield)
 // it waits right here: correct, only not parallel.
 func (v *vm) await(L *lua.LState, work func(ctx context.Context) func(L *lua.LState) []lua.LValue) int {
+	return v.awaitWork(L, false, work)
+}
+
+// awaitUser is await for questions to the user. Waiting for a person must not count against a
+// hook's few seconds (a permission gate whose question timed out would let the command
+// through), so the question is bounded only by the caller's context (an abort), and the call
+// gets a fresh deadline when the answer comes.
+func (v *vm) awaitUser(L *lua.LState, work func(ctx context.Context) func(L *lua.LState) []lua.LValue) int {
+	return v.awaitWork(L, true, work)
+}
+
+func (v *vm) awaitWork(L *lua.LState, user bool, work func(ctx context.Context) func(L *lua.LState) []lua.LValue) int {
 	ctx := L.Context()
 	if ctx == nil {
 		ctx = context.Background()
@@ -216,12 +234,15 @@ func (v *vm) await(L *lua.LState, work func(ctx context.Context) func(L *lua.LSt
 		t = v.current
 	}
 	if t != nil && canYield(L) {
+		if user {
+			ctx = t.ctx
+		}
 		t.waiting = true
 		r := v.r
 		go func() {
 			res := runWithContext(ctx, work)
 			select {
-			case r.wake <- wakeup{t: t, co: L, results: res}:
+			case r.wake <- wakeup{t: t, co: L, results: res, refresh: user}:
 			case <-r.done:
 			}
 		}()
