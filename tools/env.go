@@ -85,14 +85,10 @@ func (e *Env) bashTimeout() time.Duration {
 func (e *Env) imagesAllowed() bool { return e.ImagesAllowed != nil && e.ImagesAllowed() }
 
 // Resolve turns a path as a model writes it into an absolute, clean path: relative to Cwd,
-// `~` expanded, a leading `@` (from pi's file mentions) dropped, odd Unicode spaces made plain.
+// `~` expanded, a leading `@` (from pi's file mentions) dropped. When that names nothing, the
+// spellings models get wrong are tried: plain spaces for Unicode ones and back, the narrow
+// no-break space macOS puts before AM/PM in screenshot names, and a curly apostrophe.
 func (e *Env) Resolve(p string) (string, error) {
-	p = strings.Map(func(r rune) rune {
-		if r != ' ' && unicode.Is(unicode.Zs, r) {
-			return ' '
-		}
-		return r
-	}, p)
 	p = strings.TrimPrefix(p, "@")
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		home, err := os.UserHomeDir()
@@ -107,7 +103,26 @@ func (e *Env) Resolve(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.Cwd, p)
 	}
-	return filepath.Clean(p), nil
+	p = filepath.Clean(p)
+	if exists(p) {
+		return p, nil
+	}
+	plain := strings.Map(func(r rune) rune {
+		if r != ' ' && unicode.Is(unicode.Zs, r) {
+			return ' '
+		}
+		return r
+	}, p)
+	for _, alt := range []string{
+		plain,
+		strings.NewReplacer(" AM.", "\u202fAM.", " PM.", "\u202fPM.").Replace(plain),
+		strings.ReplaceAll(p, "'", "\u2019"),
+	} {
+		if alt != p && exists(alt) {
+			return alt, nil
+		}
+	}
+	return p, nil
 }
 
 // fileStamp identifies a file's content as the agent last saw it.

@@ -144,10 +144,28 @@ func TestResolve(t *testing.T) {
 		"~/notes.md":    filepath.Join(home, "notes.md"),
 		"~":             home,
 		"":              "/work/proj",
-		"my\u00a0file":  "/work/proj/my file",
 	}
 	for in, want := range tests {
 		if got, err := env.Resolve(in); err != nil || got != want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestResolveSpellingFallbacks(t *testing.T) {
+	env := testEnv(t)
+	writeFiles(t, env.Cwd, map[string]string{
+		"Screenshot 10.00.00\u202fAM.png": "", "it\u2019s.txt": "", "two words.txt": "", "nbsp\u00a0name.txt": "",
+	})
+	tests := map[string]string{
+		"Screenshot 10.00.00 AM.png": "Screenshot 10.00.00\u202fAM.png",
+		"it's.txt":                   "it\u2019s.txt",
+		"two\u00a0words.txt":         "two words.txt",
+		"nbsp\u00a0name.txt":         "nbsp\u00a0name.txt", // exists as written: kept
+		"new\u00a0file.txt":          "new\u00a0file.txt",  // exists in no spelling: kept
+	}
+	for in, want := range tests {
+		if got, err := env.Resolve(in); err != nil || got != filepath.Join(env.Cwd, want) {
 			t.Errorf("Resolve(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
