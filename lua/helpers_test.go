@@ -63,6 +63,9 @@ func (e *env) start(t *testing.T, src string) *Runtime {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Close)
+	if err := r.Ready(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
 	return r
 }
 

@@ -167,9 +167,15 @@ func (r *Runtime) projectTrusted(ctx context.Context, project string) bool {
 
 // load runs the scripts in order as one task. A script that fails to compile or raises while
 // loading is reported with file:line and skipped; what it registered before failing stays.
-func (r *Runtime) load(ctx context.Context, scripts []script) error {
+//
+// loadTask only builds the task; compiled waits for compileAll, on the owner goroutine, before
+// the first script runs.
+func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func()) *task {
 	i := -1
-	t := newTask(ctx, r.opts.HookTimeout, func(v *vm, rets []lua.LValue, err error) *call {
+	return newTask(ctx, r.opts.HookTimeout, func(v *vm, rets []lua.LValue, err error) *call {
+		if i < 0 {
+			compiled()
+		}
 		if i >= 0 && err != nil {
 			r.notify("error", "lua: %s failed while loading, pi carries on without the rest of it: %s", scripts[i].name, cleanError(err))
 		}
@@ -185,5 +191,4 @@ func (r *Runtime) load(ctx context.Context, scripts []script) error {
 		v.script = ""
 		return nil
 	})
-	return r.submit(ctx, t)
 }

@@ -69,11 +69,13 @@ type Runtime struct {
 	wake   chan wakeup   // an awaited operation finished
 	quit   chan struct{}
 	done   chan struct{} // the owner goroutine has exited
+	ready  chan struct{} // closed when the scripts New found are loaded
 }
 
-// New builds a runtime and loads the scripts: bundled ones, $PI_HOME/init.lua, then the
-// project's .pi/init.lua if the directory is trusted. Scripts that fail to load become notices;
-// New fails only when the context ends first.
+// New builds a runtime and starts loading the scripts: bundled ones, $PI_HOME/init.lua, then the
+// project's .pi/init.lua if the directory is trusted (Options.AskTrust is asked before New
+// returns). The scripts are compiled and run on other goroutines while the caller goes on; see
+// Ready. Scripts that fail to load become notices. The error is for a runtime that cannot start.
 func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.HookTimeout <= 0 {
 		opts.HookTimeout = DefaultHookTimeout
@@ -85,29 +87,53 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		opts.CommandTimeout = DefaultCommandTimeout
 	}
 	r := &Runtime{opts: opts, events: map[string]int{}, signal: make(chan struct{}, 1),
-		wake: make(chan wakeup, 16), quit: make(chan struct{}), done: make(chan struct{})}
+		wake: make(chan wakeup, 16), quit: make(chan struct{}), done: make(chan struct{}),
+		ready: make(chan struct{})}
 	scripts := r.collectScripts(ctx)
 	compiled := compileAll(scripts)
-	v := newVM(r)
-	compiled()
-	go r.own(v)
-	if err := r.load(ctx, scripts); err != nil {
-		r.Close()
+	go func() { r.own(newVM(r)) }()
+	// Loading is the first task, so every later call runs after it; New does not wait for it,
+	// letting main go on with its own start-up (provider discovery, session loading) meanwhile.
+	t := r.loadTask(context.WithoutCancel(ctx), scripts, compiled)
+	t.loaded = r.ready
+	if err := r.enqueue(t); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
+// Ready waits until the scripts New found have been loaded. Tools, Commands, HasHandlers and
+// Notices wait for it themselves; hooks queue behind the loading anyway.
+func (r *Runtime) Ready(ctx context.Context) error {
+	select {
+	case <-r.ready:
+		return nil
+	case <-r.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for Lua scripts to load: %w", ctx.Err())
+	}
+}
+
+// waitReady is Ready without a deadline: loading is bounded by the per-script deadlines.
+func (r *Runtime) waitReady() {
+	select {
+	case <-r.ready:
+	case <-r.done:
+	}
+}
+
 // Reload builds a fresh Lua state and loads every script again (/reload). Work still waiting
 // in the old state ends with an error.
 func (r *Runtime) Reload(ctx context.Context) error {
+	r.waitReady()
 	scripts := r.collectScripts(ctx)
-	compileAll(scripts)()
+	compiled := compileAll(scripts)
 	t := &task{ctx: ctx, timeout: r.opts.HookTimeout, done: make(chan struct{}), reload: true}
 	if err := r.submit(ctx, t); err != nil {
 		return err
 	}
-	return r.load(ctx, scripts)
+	return r.submit(ctx, r.loadTask(ctx, scripts, compiled))
 }
 
 // Close stops the owner goroutine. Calls after Close fail with ErrClosed.
@@ -127,6 +153,7 @@ func (r *Runtime) Close() {
 // built-in replaces it: see MergeTools. The list changes when a script registers a tool later
 // (from a command or a handler) and on Reload, so hosts ask again before each run.
 func (r *Runtime) Tools() []tools.Tool {
+	r.waitReady()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]tools.Tool(nil), r.tools...)
@@ -134,6 +161,7 @@ func (r *Runtime) Tools() []tools.Tool {
 
 // Commands returns the slash commands scripts registered, sorted by name.
 func (r *Runtime) Commands() []Command {
+	r.waitReady()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Command(nil), r.cmds...)
@@ -142,6 +170,7 @@ func (r *Runtime) Commands() []Command {
 // HasHandlers reports whether any script listens to event, so a host can skip building a
 // payload nobody reads (message_update fires per token).
 func (r *Runtime) HasHandlers(event string) bool {
+	r.waitReady()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.events[event] > 0
@@ -150,6 +179,7 @@ func (r *Runtime) HasHandlers(event string) bool {
 // Notices returns the notices collected since the last call and forgets them. Notices also go
 // to Host.Notify as they happen, when it is set.
 func (r *Runtime) Notices() []Notice {
+	r.waitReady()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := r.notices
@@ -227,6 +257,9 @@ func (r *Runtime) submit(ctx context.Context, t *task) error {
 
 func (r *Runtime) taskFinished(t *task) {
 	close(t.done)
+	if t.loaded != nil {
+		close(t.loaded)
+	}
 	if !t.async {
 		return
 	}
@@ -293,6 +326,7 @@ type task struct {
 	done    chan struct{}
 	async   bool // an observe-only event: counted for Flush
 	reload  bool // replace the state instead of running Lua
+	loaded  chan struct{} // closed when the task finishes (the first load)
 
 	co      *lua.LState // the coroutine running or suspended
 	cancel  context.CancelFunc
