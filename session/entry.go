@@ -211,8 +211,17 @@ func payloadFields(t Type) []string {
 	return nil
 }
 
-// UnmarshalJSON reads an entry of any type; unknown types keep their payload in Extra.
+// UnmarshalJSON reads an entry of any type; unknown types keep their payload in Extra. Lines
+// of the usual shapes go through a single-pass decoder (see fastEntry); anything it does not
+// recognise goes through encoding/json, which is the reference for what a line means.
 func (e *Entry) UnmarshalJSON(data []byte) error {
+	if fastEntry(data, e) {
+		return nil
+	}
+	return e.slowUnmarshal(data)
+}
+
+func (e *Entry) slowUnmarshal(data []byte) error {
 	var f map[string]json.RawMessage
 	if err := json.Unmarshal(data, &f); err != nil {
 		return err
@@ -225,47 +234,86 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	if e.Type == "" || e.Type == TypeSession {
 		return fmt.Errorf("not an entry (type %q)", e.Type)
 	}
-	if err := e.decodePayload(f); err != nil {
-		return fmt.Errorf("%s entry %s: %w", e.Type, e.ID, err)
+	for _, k := range payloadFields(e.Type) {
+		if raw, ok := f[k]; ok {
+			if err := e.setPayload(k, raw); err != nil {
+				return fmt.Errorf("%s entry %s: %w", e.Type, e.ID, err)
+			}
+		}
 	}
 	e.Extra = leftovers(f, append([]string{"type", "id", "parentId", "timestamp"}, payloadFields(e.Type)...)...)
 	return nil
 }
 
-func (e *Entry) decodePayload(f map[string]json.RawMessage) error {
-	switch e.Type {
-	case TypeCompaction, TypeBranchSummary, TypeCustomMessage:
-		e.Details = rawField(f, "details")
-	case TypeCustom:
-		e.Data = rawField(f, "data")
+// setPayload decodes one payload field of the entry's type. null leaves a field unset.
+func (e *Entry) setPayload(k string, raw json.RawMessage) error {
+	switch k {
+	case "details":
+		e.Details = raw
+		return nil
+	case "data":
+		e.Data = raw
+		return nil
 	}
-	if raw, ok := f["message"]; ok && e.Type == TypeMessage {
+	if isNullRaw(raw) {
+		return nil
+	}
+	switch k {
+	case "message":
 		e.Message = new(provider.Message)
-		if err := e.Message.UnmarshalJSON(raw); err != nil { // raw was validated with the line
-			return err
-		}
-	}
-	if raw, ok := f["content"]; ok && e.Type == TypeCustomMessage {
+		return e.Message.UnmarshalJSON(raw)
+	case "content":
 		var err error
-		if e.Content, e.StringContent, err = decodeContent(raw); err != nil {
-			return err
-		}
+		e.Content, e.StringContent, err = decodeContent(raw)
+		return err
+	case "label":
+		return jsonField(k, raw, &e.Label)
+	case "name":
+		return jsonField(k, raw, &e.Name)
+	case "tokensBefore":
+		return jsonField(k, raw, &e.TokensBefore)
+	case "fromHook":
+		return jsonField(k, raw, &e.FromHook)
+	case "display":
+		return jsonField(k, raw, &e.Display)
 	}
-	if e.Type == TypeLabel {
-		if err := decode(f, "label", &e.Label); err != nil {
-			return err
-		}
+	if dst := e.stringField(k); dst != nil {
+		return jsonField(k, raw, dst)
 	}
-	if e.Type == TypeSessionInfo {
-		if err := decode(f, "name", &e.Name); err != nil {
-			return err
-		}
-	}
-	return decodeAll(f, map[string]any{"provider": &e.Provider, "modelId": &e.ModelID,
-		"thinkingLevel": &e.ThinkingLevel, "summary": &e.Summary, "firstKeptEntryId": &e.FirstKeptEntryID,
-		"tokensBefore": &e.TokensBefore, "fromId": &e.FromID, "fromHook": &e.FromHook,
-		"customType": &e.CustomType, "display": &e.Display, "targetId": &e.TargetID})
+	return nil
 }
+
+// stringField returns the string payload field named k, or nil.
+func (e *Entry) stringField(k string) *string {
+	switch k {
+	case "provider":
+		return &e.Provider
+	case "modelId":
+		return &e.ModelID
+	case "thinkingLevel":
+		return &e.ThinkingLevel
+	case "summary":
+		return &e.Summary
+	case "firstKeptEntryId":
+		return &e.FirstKeptEntryID
+	case "fromId":
+		return &e.FromID
+	case "customType":
+		return &e.CustomType
+	case "targetId":
+		return &e.TargetID
+	}
+	return nil
+}
+
+func jsonField(name string, raw json.RawMessage, dst any) error {
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("field %q: %w", name, err)
+	}
+	return nil
+}
+
+func isNullRaw(raw []byte) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
 // decodeContent reads content that is either a string or an array of blocks.
 func decodeContent(raw json.RawMessage) ([]provider.Block, bool, error) {

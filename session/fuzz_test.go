@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"reflect"
 	"testing"
 )
 
@@ -20,9 +21,21 @@ func FuzzLine(f *testing.F) {
 			f.Add(append([]byte(nil), sc.Bytes()...))
 		}
 	}
-	f.Add([]byte(`{"type":"message","id":"1","parentId":null`))
+	for _, seed := range []string{
+		`{"type":"message","id":"1","parentId":null`,
+		`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"h\u00e9 é","timestamp":1}}`,
+		`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":[],"timestamp":-0,"isError":null}}`,
+		`{"type":"message","id":"a","parentId":"p","timestamp":"t","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":null},{"type":"text","text":"a","Text":"b"}],"usage":null,"timestamp":1.5}}`,
+		`{"type":"label","id":"a","parentId":"b","timestamp":"t","targetId":"x","label":null}`,
+		`{"type":"custom","customType":"c","data":[1,{"a":"\"}"}],"id":"x","parentId":null,"timestamp":"t","extra":{"k":[true,false,null]}}`,
+		`{"type":"compaction","id":"a","parentId":null,"timestamp":"t","summary":"s","summary":null,"tokensBefore":1e3}`,
+		` {"type":"session_info","id":"a","parentId":null,"timestamp":"t","name":"n\tm"} `,
+	} {
+		f.Add([]byte(seed))
+	}
 	f.Add([]byte(`{"type":"label","id":"a\"b","parentId":"x","timestamp":"t"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
+		fastAgrees(t, line)
 		m, err := scanMeta(line)
 		var e Entry
 		jerr := json.Unmarshal(line, &e)
@@ -84,4 +97,21 @@ func duplicateKeys(line []byte) bool {
 		n++
 	}
 	return n != len(f)
+}
+
+// fastAgrees checks the single-pass decoder against encoding/json on one line: when the fast
+// decoder accepts a line, encoding/json must accept it too and produce the same entry.
+func fastAgrees(t *testing.T, line []byte) (taken bool) {
+	t.Helper()
+	var fast, slow Entry
+	if !fastEntry(line, &fast) {
+		return false
+	}
+	if err := slow.slowUnmarshal(line); err != nil {
+		t.Fatalf("fast decoder accepted a line encoding/json rejects (%v):\n%s", err, line)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("decoders disagree on\n%s\nfast %#v\nslow %#v", line, fast, slow)
+	}
+	return true
 }

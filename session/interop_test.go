@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -166,5 +167,33 @@ func TestWrittenFormat(t *testing.T) {
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Errorf("written format changed:\n%s\nwant\n%s", buf.Bytes(), want)
+	}
+}
+
+// TestFastDecoderOnFixture: every line pi writes takes the single-pass decoder, and it agrees
+// with encoding/json.
+func TestFastDecoderOnFixture(t *testing.T) {
+	for i, line := range readLines(t, fixture)[1:] {
+		if !fastAgrees(t, []byte(line)) {
+			t.Errorf("line %d falls back to encoding/json:\n%s", i+2, line)
+		}
+	}
+}
+
+// TestFastDecoderKnowsProviderFields trips when provider.Message or provider.Block gain or
+// lose a field: fastdecode.go mirrors their decoders and must be updated with them.
+func TestFastDecoderKnowsProviderFields(t *testing.T) {
+	want := map[string]string{
+		"Message": "Role Content StringContent API Provider Model ResponseID Usage StopReason ErrorMessage RetryAfter ToolCallID ToolName Details IsError Timestamp Extra",
+		"Block":   "Type Text TextSignature Thinking ThinkingSignature Redacted Data MimeType ID Name Arguments ThoughtSignature RawArguments",
+	}
+	for name, typ := range map[string]reflect.Type{"Message": reflect.TypeOf(provider.Message{}), "Block": reflect.TypeOf(provider.Block{})} {
+		var got []string
+		for i := range typ.NumField() {
+			got = append(got, typ.Field(i).Name)
+		}
+		if strings.Join(got, " ") != want[name] {
+			t.Errorf("provider.%s fields are now %q: update fastMessage/fastBlock in fastdecode.go, then this list", name, got)
+		}
 	}
 }

@@ -1,0 +1,272 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The single-pass decoder for session lines.
+//
+// encoding/json validates a line, then each nested UnmarshalJSON (entry → message → content →
+// block) validates and scans its part again, so a long tool output is read about eight times;
+// on a never-compacted 100 MB session that was 6 s of CPU. The decoder here reads each byte
+// about twice. It handles the shapes pi writes and gives up (returns false) on anything else —
+// escaped keys, \u escapes, repeated keys, numbers that are not plain integers, unknown block
+// fields, invalid JSON — so that encoding/json, the reference, decides those lines. Raw values
+// it keeps (details, data, unknown fields) are checked with json.Valid and copied.
+//
+// It mirrors provider.Message.UnmarshalJSON and provider.Block.UnmarshalJSON field by field;
+// TestFastDecoderKnowsProviderFields fails when those types gain a field, and the differential
+// fuzz target FuzzLine checks that both decoders agree.
+
+type field struct {
+	key string
+	val []byte
+}
+
+// objectFields splits a JSON object into its fields without decoding the values. Repeated
+// keys and escaped keys make it give up.
+func objectFields(b []byte) ([]field, bool) {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, false
+	}
+	var out []field
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return out, skipWS(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return nil, false
+		}
+		end := stringEnd(b, i+1)
+		if end < 0 || !plainKey(b[i+1:end]) {
+			return nil, false
+		}
+		key := string(b[i+1 : end])
+		for _, f := range out {
+			if f.key == key {
+				return nil, false
+			}
+		}
+		i = skipWS(b, end+1)
+		if i >= len(b) || b[i] != ':' {
+			return nil, false
+		}
+		i = skipWS(b, i+1)
+		vend := skipValue(b, i)
+		if vend < 0 {
+			return nil, false
+		}
+		out = append(out, field{key, b[i:vend]})
+		i = skipWS(b, vend)
+		if i < len(b) && b[i] == ',' {
+			i = skipWS(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return out, skipWS(b, i+1) == len(b)
+		}
+		return nil, false
+	}
+}
+
+// plainKey accepts a key without escapes or control bytes, in valid UTF-8.
+func plainKey(k []byte) bool {
+	for _, c := range k {
+		if c < 0x20 || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(k)
+}
+
+// arrayElems splits a JSON array into its elements without decoding them.
+func arrayElems(b []byte) ([][]byte, bool) {
+	if len(b) < 2 || b[0] != '[' {
+		return nil, false
+	}
+	out := [][]byte{}
+	i := skipWS(b, 1)
+	if i < len(b) && b[i] == ']' {
+		return out, i == len(b)-1
+	}
+	for {
+		end := skipValue(b, i)
+		if end < 0 {
+			return nil, false
+		}
+		out = append(out, b[i:end])
+		i = skipWS(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipWS(b, i+1)
+			continue
+		}
+		return out, i == len(b)-1 && b[i] == ']'
+	}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the value starting at b[i], or -1. It checks only
+// the structure; values that are kept or decoded are checked by whoever decodes them.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '"':
+		if end := stringEnd(b, i+1); end >= 0 {
+			return end + 1
+		}
+		return -1
+	case c == '{' || c == '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			case '"':
+				if j = stringEnd(b, j+1); j < 0 {
+					return -1
+				}
+			}
+		}
+		return -1
+	default:
+		j := i
+		for j < len(b) && bytes.IndexByte([]byte("+-.0123456789eEtruefalsn"), b[j]) >= 0 {
+			j++
+		}
+		if j == i {
+			return -1
+		}
+		return j
+	}
+}
+
+func isNullVal(v []byte) bool { return string(v) == "null" }
+
+// decString decodes a JSON string value. It gives up on \u escapes and invalid UTF-8, whose
+// exact treatment it leaves to encoding/json.
+func decString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	body := v[1 : len(v)-1]
+	plain := true
+	for _, c := range body {
+		if c < 0x20 {
+			return "", false
+		}
+		if c == '\\' || c >= 0x80 {
+			plain = false
+		}
+	}
+	if plain {
+		return string(body), true
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	if bytes.IndexByte(body, '\\') < 0 {
+		return string(body), true
+	}
+	return unescape(body)
+}
+
+func unescape(body []byte) (string, bool) {
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i++; i >= len(body) {
+			return "", false
+		}
+		switch body[i] {
+		case '"', '\\', '/':
+			out = append(out, body[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		default: // \u and anything invalid
+			return "", false
+		}
+	}
+	return string(out), true
+}
+
+// setString stores a string value into dst; null leaves dst alone, as encoding/json does.
+func setString(v []byte, dst *string) bool {
+	if isNullVal(v) {
+		return true
+	}
+	s, ok := decString(v)
+	*dst = s
+	return ok
+}
+
+func setBool(v []byte, dst *bool) bool {
+	switch string(v) {
+	case "true":
+		*dst = true
+	case "false":
+		*dst = false
+	case "null":
+	default:
+		return false
+	}
+	return true
+}
+
+// setInt64 accepts a plain JSON integer (no fraction, exponent, sign '+' or leading zero).
+func setInt64(v []byte, dst *int64) bool {
+	if isNullVal(v) {
+		return true
+	}
+	d := v
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 1 && d[0] == '0' {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	*dst = n
+	return err == nil
+}
+
+// rawCopy returns a validated copy of a value kept as raw JSON.
+func rawCopy(v []byte) (json.RawMessage, bool) {
+	if !json.Valid(v) {
+		return nil, false
+	}
+	return append(json.RawMessage(nil), v...), true
+}
