@@ -324,8 +324,8 @@ type task struct {
 	timeout time.Duration
 	next    func(v *vm, rets []lua.LValue, err error) *call
 	done    chan struct{}
-	async   bool // an observe-only event: counted for Flush
-	reload  bool // replace the state instead of running Lua
+	async   bool          // an observe-only event: counted for Flush
+	reload  bool          // replace the state instead of running Lua
 	loaded  chan struct{} // closed when the task finishes (the first load)
 
 	co      *lua.LState // the coroutine running or suspended
