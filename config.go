@@ -32,6 +32,13 @@ type Config struct {
 	Retry     RetryConfig                `toml:"retry"`
 	Providers map[string]*ProviderConfig `toml:"providers"`
 
+	Tools        []string         `toml:"tools"`          // active tools; default read, bash, edit, write
+	SteeringMode string           `toml:"steering_mode"`  // one-at-a-time (default) or all
+	FollowUpMode string           `toml:"follow_up_mode"` // one-at-a-time (default) or all
+	SessionDir   string           `toml:"session_dir"`    // where sessions go instead of $PI_HOME/sessions/<cwd>
+	Compaction   CompactionConfig `toml:"compaction"`
+	Bash         BashConfig       `toml:"bash"`
+
 	// Files lists the files that were read, in order; Warnings what was ignored in them.
 	Files    []string `toml:"-"`
 	Warnings []string `toml:"-"`
@@ -39,6 +46,20 @@ type Config struct {
 	sections map[string]any                                // every top-level table as merged, for Section
 	getenv   func(string) string                           // os.Getenv; tests replace it
 	runCmd   func(context.Context, string) (string, error) // runs api_key_cmd
+}
+
+// CompactionConfig is the [compaction] table. Zero token budgets scale with the model's
+// context window (see session.Settings).
+type CompactionConfig struct {
+	Enabled          *bool `toml:"enabled"`
+	ReserveTokens    int   `toml:"reserve_tokens"`
+	KeepRecentTokens int   `toml:"keep_recent_tokens"`
+}
+
+// BashConfig is the [bash] table.
+type BashConfig struct {
+	TimeoutSeconds int    `toml:"timeout"` // default 600
+	Shell          string `toml:"shell"`   // default bash from PATH, else sh
 }
 
 // RetryConfig is the [retry] table. Pointers tell "not set" from zero, so files merge.
@@ -159,6 +180,10 @@ func (c *Config) mergeFile(path string, project bool) error {
 		}
 	}
 	configMergeSections(c.sections, sections)
+	if project && file.Bash.Shell != "" {
+		c.warnf("%s: bash.shell is only read from $PI_HOME/pi.toml; ignored", path)
+		file.Bash.Shell = ""
+	}
 	c.mergeScalars(&file)
 	for name, p := range file.Providers {
 		c.mergeProvider(path, name, p, project)
@@ -176,6 +201,24 @@ func (c *Config) mergeScalars(f *Config) {
 	}
 	if f.Thinking != "" {
 		c.Thinking = f.Thinking
+	}
+	for _, p := range []struct{ dst, src *string }{{&c.SteeringMode, &f.SteeringMode}, {&c.FollowUpMode, &f.FollowUpMode},
+		{&c.SessionDir, &f.SessionDir}, {&c.Bash.Shell, &f.Bash.Shell}} {
+		if *p.src != "" {
+			*p.dst = *p.src
+		}
+	}
+	if f.Tools != nil {
+		c.Tools = f.Tools
+	}
+	if f.Compaction.Enabled != nil {
+		c.Compaction.Enabled = f.Compaction.Enabled
+	}
+	for _, p := range []struct{ dst, src *int }{{&c.Compaction.ReserveTokens, &f.Compaction.ReserveTokens},
+		{&c.Compaction.KeepRecentTokens, &f.Compaction.KeepRecentTokens}, {&c.Bash.TimeoutSeconds, &f.Bash.TimeoutSeconds}} {
+		if *p.src != 0 {
+			*p.dst = *p.src
+		}
 	}
 	r := &c.Retry
 	for _, p := range []struct{ dst, src **int }{{&r.MaxRetries, &f.Retry.MaxRetries},
@@ -248,6 +291,11 @@ func configMergeSections(dst, src map[string]any) {
 func (c *Config) validate() error {
 	if c.Thinking != "" && !configIsThinkingLevel(c.Thinking) {
 		return fmt.Errorf("pi.toml: thinking = %q: want one of %s", c.Thinking, strings.Join(configThinkingLevels(), ", "))
+	}
+	for key, mode := range map[string]string{"steering_mode": c.SteeringMode, "follow_up_mode": c.FollowUpMode} {
+		if mode != "" && mode != string(OneAtATime) && mode != string(AllAtOnce) {
+			return fmt.Errorf("pi.toml: %s = %q: want %q or %q", key, mode, OneAtATime, AllAtOnce)
+		}
 	}
 	for _, name := range c.providerNames() {
 		p := c.Providers[name]

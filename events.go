@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"pi/provider"
+	"pi/session"
 	"pi/tools"
 )
 
@@ -22,6 +23,8 @@ const (
 	EvToolExecutionEnd    = "tool_execution_end"
 	EvAutoRetryStart      = "auto_retry_start"
 	EvAutoRetryEnd        = "auto_retry_end"
+	EvCompactionStart     = "compaction_start"
+	EvCompactionEnd       = "compaction_end"
 )
 
 // AgentEvent is one thing that happened in a run. Which fields are set depends on Type.
@@ -42,7 +45,33 @@ type AgentEvent struct {
 	Result     *tools.Result  // tool_execution_update (partial), _end
 	IsError    bool           // tool_execution_end
 
-	Retry *RetryInfo // auto_retry_*
+	Retry      *RetryInfo      // auto_retry_*
+	Compaction *CompactionInfo // compaction_*
+}
+
+// CompactionInfo describes a compaction for compaction_start and compaction_end.
+type CompactionInfo struct {
+	Reason    string // manual, threshold, overflow
+	Result    *session.Result
+	Aborted   bool
+	WillRetry bool
+	Error     string
+}
+
+func (c *CompactionInfo) fields(end bool) fields {
+	f := fields{{"reason", c.Reason}}
+	if !end {
+		return f
+	}
+	if r := c.Result; r != nil {
+		f = append(f, field{"result", fields{{"summary", r.Summary}, {"firstKeptEntryId", r.FirstKeptEntryID},
+			{"tokensBefore", r.TokensBefore}, {"tokensAfter", r.TokensAfter}}})
+	}
+	f = append(f, field{"aborted", c.Aborted}, field{"willRetry", c.WillRetry})
+	if c.Error != "" {
+		f = append(f, field{"errorMessage", c.Error})
+	}
+	return f
 }
 
 // RetryInfo describes an automatic retry after a transient provider error.
@@ -92,6 +121,10 @@ func (e AgentEvent) MarshalJSON() ([]byte, error) {
 	case EvToolExecutionEnd:
 		f = append(f, field{"toolCallId", e.ToolCallID}, field{"toolName", e.ToolName},
 			field{"result", resultJSON(e.Result)}, field{"isError", e.IsError})
+	case EvCompactionStart, EvCompactionEnd:
+		if e.Compaction != nil {
+			f = append(f, e.Compaction.fields(e.Type == EvCompactionEnd)...)
+		}
 	case EvAutoRetryStart, EvAutoRetryEnd:
 		if r := e.Retry; r != nil {
 			f = append(f, field{"attempt", r.Attempt})

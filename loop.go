@@ -37,7 +37,8 @@ type Hooks struct {
 	// TransformContext rewrites the messages before each model call (pruning, injection).
 	TransformContext func(ctx context.Context, msgs []provider.Message) ([]provider.Message, error)
 	// ConvertToLLM turns agent messages into what the provider is sent; the default keeps
-	// user, assistant and toolResult messages.
+	// user, assistant and toolResult messages. It is not called while every message already
+	// has one of those roles.
 	ConvertToLLM func(msgs []provider.Message) []provider.Message
 	// PrepareNextTurn runs before each model call; compaction hangs here.
 	PrepareNextTurn func(ctx context.Context, a *Agent) error
@@ -193,6 +194,32 @@ func (a *Agent) RetryNotice(n provider.RetryNotice) {
 		typ, info.Error = EvAutoRetryEnd, n.FinalError
 	}
 	a.emit(context.Background(), AgentEvent{Type: typ, Retry: info})
+}
+
+// Emit delivers an event the agent did not make itself (compaction, queue changes) to the
+// subscribers, in order with the agent's own.
+func (a *Agent) Emit(ev AgentEvent) { a.emit(context.Background(), ev) }
+
+// Provider is the provider the next call goes to.
+func (a *Agent) Provider() provider.Provider {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.provider
+}
+
+// SetProvider switches provider and model together for the next call.
+func (a *Agent) SetProvider(p provider.Provider, m provider.Model) {
+	a.mu.Lock()
+	a.provider, a.state.Model = p, m
+	a.mu.Unlock()
+}
+
+// MessagesView returns the transcript without copying it. Callers must not change it; it
+// stays valid because the agent only ever appends or replaces the whole slice.
+func (a *Agent) MessagesView() []provider.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.state.Messages[:len(a.state.Messages):len(a.state.Messages)]
 }
 
 // SetModel switches the model for the next call.
@@ -511,7 +538,7 @@ func (a *Agent) streamAssistant(ctx context.Context) provider.Message {
 		return a.failure(fmt.Errorf("preparing the model request: %w", err))
 	}
 	started := false
-	final := a.provider.Stream(ctx, req, func(ev provider.Event) {
+	final := a.Provider().Stream(ctx, req, func(ev provider.Event) {
 		switch ev.Type {
 		case provider.EventStart:
 			started = true
@@ -548,11 +575,13 @@ func (a *Agent) buildRequest(ctx context.Context) (*provider.Request, error) {
 			return nil, fmt.Errorf("context hook: %w", err)
 		}
 	}
+	// With every message already in a model's roles there is nothing to convert; skipping the
+	// hook keeps a long transcript from costing a pass per request.
 	switch {
-	case a.hooks.ConvertToLLM != nil:
-		req.Messages = a.hooks.ConvertToLLM(msgs)
 	case foreign == 0 && a.hooks.TransformContext == nil:
 		req.Messages = msgs
+	case a.hooks.ConvertToLLM != nil:
+		req.Messages = a.hooks.ConvertToLLM(msgs)
 	default:
 		req.Messages = llmMessages(msgs)
 	}

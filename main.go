@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"pi/provider"
 	"pi/provider/faux"
+	"pi/session"
 	"pi/tools"
 
 	"golang.org/x/term"
@@ -35,6 +37,12 @@ type cliOptions struct {
 	noContextFiles bool
 	fauxScript     string
 	listModels     bool
+	continueLast   bool
+	resume         bool
+	sessionRef     string
+	forkRef        string
+	noSession      bool
+	sessionDir     string
 	messages       []string
 }
 
@@ -63,6 +71,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runListModels(ctx, stdout, stderr)
 	}
 	interactive := opts.mode == "" && !opts.print && isTerminal(stdin)
+	if len(opts.messages) > 0 && opts.messages[0] == "sessions" || opts.resume && !interactive {
+		return runListSessions(ctx, opts, stdout, stderr)
+	}
 	if !interactive {
 		piped, err := readPipedStdin(stdin)
 		if err != nil {
@@ -135,6 +146,14 @@ func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
 	fs.StringVar(&o.toolList, "tools", "", "comma-separated tools to enable (default read,bash,edit,write)")
 	fs.BoolVar(&o.noTools, "no-tools", false, "enable no tools")
 	fs.BoolVar(&o.noContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md")
+	fs.BoolVar(&o.continueLast, "c", false, "continue the newest session of this directory")
+	fs.BoolVar(&o.continueLast, "continue", false, "same as -c")
+	fs.BoolVar(&o.resume, "r", false, "pick a session to resume (outside the terminal UI: list them)")
+	fs.BoolVar(&o.resume, "resume", false, "same as -r")
+	fs.StringVar(&o.sessionRef, "session", "", "continue a session: a file path or the start of its id")
+	fs.StringVar(&o.forkRef, "fork", "", "copy a session (path or id prefix) into a new one and continue there")
+	fs.BoolVar(&o.noSession, "no-session", false, "keep the session in memory only")
+	fs.StringVar(&o.sessionDir, "session-dir", "", "directory for session files (default $PI_HOME/sessions/<cwd>)")
 	fs.BoolVar(&o.listModels, "list-models", false, "list the models of every configured and local provider")
 	fs.StringVar(&o.fauxScript, "faux-script", "", "test aid: replay scripted replies from a JSON file instead of calling a model")
 	fs.Usage = func() {
@@ -188,9 +207,36 @@ type app struct {
 	cfg    *Config
 	model  provider.Model
 	stderr io.Writer
+	sess   *session.Session
+	// compactHook lets scripts cancel a compaction or supply its summary.
+	compactHook func(context.Context, session.Reason, *session.Preparation) (session.HookResult, error)
 }
 
-func (a *app) close() {}
+func (a *app) close() {
+	if a.sess != nil {
+		if err := a.sess.Close(); err != nil {
+			fmt.Fprintln(a.stderr, "pi: closing the session:", err)
+		}
+	}
+}
+
+// runListSessions prints this directory's sessions (`pi sessions`, and `-r` without a terminal).
+func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Writer) int {
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return 1
+	}
+	dir := o.sessionDir
+	if dir == "" {
+		dir = session.Dir(piHomeDir(), cwd)
+	}
+	if err := listSessions(ctx, dir, stdout); err != nil {
+		fmt.Fprintln(stderr, "pi: listing sessions:", err)
+		return 1
+	}
+	return 0
+}
 
 // setup loads the configuration and wires the agent. Without a usable model, the terminal UI
 // still starts (interactive) and says what to do; the other modes fail with that advice.
@@ -219,9 +265,19 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	if err != nil {
 		return nil, err
 	}
-	a.agent = NewAgent(AgentConfig{Provider: prov, Model: model, Thinking: thinking, SystemPrompt: prompt, Tools: active})
+	a.agent = NewAgent(AgentConfig{Provider: prov, Model: model, Thinking: thinking, SystemPrompt: prompt, Tools: active,
+		SteeringMode: QueueMode(a.cfg.SteeringMode), FollowUpMode: QueueMode(a.cfg.FollowUpMode),
+		Hooks: Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}})
 	if r, ok := prov.(*provider.Retrying); ok {
 		r.Notify = a.agent.RetryNotice
+	}
+	sess, err := a.openSession(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.attachSession(sess, o); err != nil {
+		sess.Close()
+		return nil, err
 	}
 	return a, nil
 }
@@ -233,7 +289,11 @@ func (a *app) buildTools(o *cliOptions) ([]tools.Tool, string, error) {
 		return nil, "", err
 	}
 	env.ImagesAllowed = func() bool { m := a.agent.State().Model; return m.AcceptsImages() }
-	active, err := selectTools(o, env)
+	if a.cfg.Bash.TimeoutSeconds > 0 {
+		env.BashTimeout = time.Duration(a.cfg.Bash.TimeoutSeconds) * time.Second
+	}
+	env.Shell = a.cfg.Bash.Shell
+	active, err := selectTools(o, a.cfg.Tools, env)
 	if err != nil {
 		return nil, "", err
 	}
@@ -266,11 +326,14 @@ func piHomeDir() string {
 	return filepath.Join(home, ".pi")
 }
 
-func selectTools(o *cliOptions, env *tools.Env) ([]tools.Tool, error) {
+func selectTools(o *cliOptions, cfgTools []string, env *tools.Env) ([]tools.Tool, error) {
 	if o.noTools {
 		return nil, nil
 	}
 	names := tools.DefaultNames
+	if len(cfgTools) > 0 {
+		names = cfgTools
+	}
 	if o.toolList != "" {
 		names = strings.Split(o.toolList, ",")
 	}

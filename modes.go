@@ -3,13 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
 	"pi/provider"
+	"pi/session"
 )
 
 // runPrintMode runs each prompt in turn and prints the text of the final assistant reply.
@@ -43,8 +43,7 @@ func runJSONMode(ctx context.Context, a *app, prompts []string, stdout, stderr i
 		w.WriteByte('\n')
 		w.Flush()
 	}
-	writeLine(sessionHeader{Type: "session", Version: 3, ID: newUUIDv7(time.Now()),
-		Timestamp: time.Now().UTC().Format(time.RFC3339Nano), Cwd: a.cwd})
+	writeLine(sessionHeaderLine(a.sess.Header()))
 	unsubscribe := a.agent.Subscribe(func(_ context.Context, ev AgentEvent) { writeLine(ev) })
 	defer unsubscribe()
 	last, err := runPrompts(ctx, a, prompts)
@@ -64,7 +63,7 @@ func runPrompts(ctx context.Context, a *app, prompts []string) (*provider.Messag
 	for _, text := range prompts {
 		opens := len(a.agent.State().Messages) == 0
 		msg := FirstUserMessage(text, nil, opens, a.cwd, time.Now())
-		if err := a.agent.Prompt(ctx, msg); err != nil {
+		if err := a.prompt(ctx, msg); err != nil {
 			return nil, err
 		}
 		if last := lastAssistant(a.agent); failed(last) {
@@ -95,25 +94,11 @@ func errorText(m *provider.Message) string {
 	return "the model call ended with " + string(m.StopReason)
 }
 
-// sessionHeader is the first line of a session file and of JSON mode output.
-type sessionHeader struct {
-	Type          string `json:"type"`
-	Version       int    `json:"version"`
-	ID            string `json:"id"`
-	Timestamp     string `json:"timestamp"`
-	Cwd           string `json:"cwd"`
-	ParentSession string `json:"parentSession,omitempty"`
-}
-
-// newUUIDv7 makes a time-ordered UUID, the kind pi uses for session ids.
-func newUUIDv7(now time.Time) string {
-	var b [16]byte
-	rand.Read(b[:]) // never fails on supported platforms
-	ms := uint64(now.UnixMilli())
-	for i := 0; i < 6; i++ {
-		b[i] = byte(ms >> (40 - 8*i))
+// sessionHeaderLine is the header as JSON mode's first line, with pi's "type" field.
+func sessionHeaderLine(h session.Header) fields {
+	f := fields{{"type", "session"}, {"version", h.Version}, {"id", h.ID}, {"timestamp", h.Timestamp}, {"cwd", h.Cwd}}
+	if h.ParentSession != "" {
+		f = append(f, field{"parentSession", h.ParentSession})
 	}
-	b[6] = b[6]&0x0f | 0x70
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	return f
 }

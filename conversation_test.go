@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"pi/provider"
+	"pi/provider/faux"
+	"pi/session"
+	"pi/tools"
+)
+
+// scriptedModel answers summary requests with a fixed summary and every other request with
+// the next reply of its script, whatever order concurrent requests arrive in.
+type scriptedModel struct {
+	mu        sync.Mutex
+	replies   []provider.Message
+	summaries int
+}
+
+func (s *scriptedModel) provider() *faux.Provider {
+	p := faux.New()
+	for range 50 {
+		p.Append(faux.Reply(s.answer))
+	}
+	return p
+}
+
+func (s *scriptedModel) answer(req *provider.Request) provider.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if req.SystemPrompt != "agent" {
+		s.summaries++
+		return faux.Text("## Goal\nKeep testing compaction.")
+	}
+	if len(s.replies) == 0 {
+		return faux.Error("script exhausted")
+	}
+	r := s.replies[0]
+	s.replies = s.replies[1:]
+	return r
+}
+
+func withUsage(m provider.Message, total int) provider.Message {
+	m.Usage = &provider.Usage{Input: total - 10, Output: 10, TotalTokens: total}
+	return m
+}
+
+func newTestApp(t *testing.T, sm *scriptedModel, window int, compaction bool) (*app, *recorder) {
+	t.Helper()
+	a := &app{cwd: t.TempDir(), piHome: t.TempDir(), cfg: &Config{}, stderr: io.Discard}
+	a.cfg.Compaction.Enabled = &compaction
+	a.model = provider.Model{ID: "faux-1", Provider: "faux", API: "faux", ContextWindow: window}
+	a.agent = NewAgent(AgentConfig{Provider: sm.provider(), Model: a.model, SystemPrompt: "agent",
+		Tools: []tools.Tool{testTool("echo", nil)},
+		Hooks: Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}})
+	if err := a.attachSession(session.InMemory(a.cwd), &cliOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	a.agent.Subscribe(rec.record)
+	return a, rec
+}
+
+func compactions(rec *recorder) []string {
+	var out []string
+	for _, ev := range rec.ofType(EvCompactionEnd) {
+		s := ev.Compaction.Reason
+		if ev.Compaction.Error != "" {
+			s += " failed"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestThresholdCompactionInTheMiddleOfAToolLoop(t *testing.T) {
+	sm := &scriptedModel{replies: []provider.Message{
+		withUsage(faux.Text(strings.Repeat("an earlier answer ", 40)), 1000),
+		withUsage(call("c1", "echo", map[string]any{"x": 1}), 7000), // past 8000 - 2048
+		withUsage(faux.Text("finished"), 1500),
+	}}
+	a, rec := newTestApp(t, sm, 8000, true)
+	ctx := context.Background()
+	for _, p := range []string{"first question", "now use the tool"} {
+		if err := a.prompt(ctx, provider.UserText(p, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := compactions(rec); len(got) != 1 || got[0] != "threshold" {
+		t.Fatalf("compactions %v", got)
+	}
+	// The compaction came after the tool result and before the model saw it.
+	types := rec.types()
+	if !inOrder(types, []string{"tool_execution_end(c1)", "compaction_start", "compaction_end", "message_start(assistant)"}) {
+		t.Fatalf("events %v", types)
+	}
+	msgs := a.agent.State().Messages
+	if msgs[0].Role != session.RoleCompactionSummary || msgs[len(msgs)-1].TextContent() != "finished" {
+		t.Fatalf("transcript after compaction: %v", roles(msgs))
+	}
+}
+
+func TestOverflowCompactsAndRetriesOnce(t *testing.T) {
+	overflow := faux.Error("prompt too long; exceeded max context length by 1200 tokens")
+	cases := []struct {
+		name      string
+		replies   []provider.Message
+		wantErr   error
+		wantFinal string
+	}{
+		{"retry succeeds", []provider.Message{faux.Text("first answer"), overflow, faux.Text("after compaction")}, nil, "after compaction"},
+		{"second overflow is a clear error", []provider.Message{faux.Text("first answer"), overflow, overflow}, ErrOverflowAfterCompaction, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sm := &scriptedModel{replies: tc.replies}
+			a, rec := newTestApp(t, sm, 32000, true)
+			ctx := context.Background()
+			if err := a.prompt(ctx, provider.UserText("first", 1)); err != nil {
+				t.Fatal(err)
+			}
+			err := a.prompt(ctx, provider.UserText("second", 2))
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("prompt error %v, want %v", err, tc.wantErr)
+			}
+			if got := compactions(rec); len(got) != 1 || got[0] != "overflow" {
+				t.Fatalf("compactions %v", got)
+			}
+			if end := rec.ofType(EvCompactionEnd)[0]; !end.Compaction.WillRetry {
+				t.Fatalf("compaction_end should announce the retry")
+			}
+			if tc.wantFinal != "" && lastAssistant(a.agent).TextContent() != tc.wantFinal {
+				t.Fatalf("final %q", lastAssistant(a.agent).TextContent())
+			}
+		})
+	}
+}
+
+func TestDisabledCompactionStaysDisabled(t *testing.T) {
+	sm := &scriptedModel{replies: []provider.Message{
+		withUsage(faux.Text("big"), 7900),
+		faux.Error("prompt too long; exceeded max context length by 1200 tokens"),
+	}}
+	a, rec := newTestApp(t, sm, 8000, false)
+	ctx := context.Background()
+	a.prompt(ctx, provider.UserText("first", 1))
+	if err := a.prompt(ctx, provider.UserText("second", 2)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.ofType(EvCompactionStart)); n != 0 || sm.summaries != 0 {
+		t.Fatalf("compactions %d, summary requests %d", n, sm.summaries)
+	}
+	if st := a.agent.State(); !strings.Contains(st.ErrorMessage, "prompt too long") {
+		t.Fatalf("the overflow error should stand: %q", st.ErrorMessage)
+	}
+}
+
+func TestBinaryRecordsAndContinuesSessions(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	script, _ := filepath.Abs("testdata/faux/hello.json")
+	for _, args := range [][]string{{"-p", "first"}, {"-c", "-p", "second"}} {
+		r := runPi(t, bin, dir, append([]string{"--faux-script", script}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("%v: code %d stderr %s", args, r.code, r.stderr)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".pihome", "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("want one session file continued by -c, found %v", files)
+	}
+	var users []string
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e struct {
+			Type    string           `json:"type"`
+			Message provider.Message `json:"message"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("bad line %q: %v", sc.Text(), err)
+		}
+		if e.Type == "message" && e.Message.Role == provider.RoleUser {
+			users = append(users, e.Message.Content[len(e.Message.Content)-1].Text)
+		}
+	}
+	if strings.Join(users, ",") != "first,second" {
+		t.Fatalf("user messages in the session: %v", users)
+	}
+	r := runPi(t, bin, dir, "sessions")
+	if r.code != 0 || !strings.Contains(r.stdout, "first") || !strings.Contains(r.stdout, "2 msgs") && !strings.Contains(r.stdout, "4 msgs") {
+		t.Fatalf("pi sessions: %q %q", r.stdout, r.stderr)
+	}
+}
