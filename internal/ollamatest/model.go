@@ -51,9 +51,14 @@ func Build(spec ModelSpec) (*Model, error) {
 		return nil, err
 	}
 	return &Model{
-		GGUF:       buf.Bytes(),
-		Template:   chatTemplate(spec, v.markers),
-		Parameters: map[string]any{"stop": []string{tokImEnd}},
+		GGUF:     buf.Bytes(),
+		Template: chatTemplate(spec, v.markers),
+		Parameters: map[string]any{
+			"stop": []string{tokImEnd},
+			// One thread: the model is tiny, and ggml's threads spin at every barrier, so on
+			// a shared, oversubscribed CPU two threads made replies 100x slower (docs/figures-ollama.md).
+			"num_thread": 1,
+		},
 	}, nil
 }
 
