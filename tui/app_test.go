@@ -197,3 +197,44 @@ func TestKeyDecoding(t *testing.T) {
 		}
 	}
 }
+
+// Resizing in the middle of a streamed table keeps every row in scrollback exactly once.
+func TestResizeWhileStreaming(t *testing.T) {
+	for _, size := range [][2]int{{120, 30}, {100, 22}, {80, 30}, {140, 18}} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			app, term, _ := newTestApp(t, 100, 30, Callbacks{})
+			app.SetWorking(true)
+			app.AddUserMessage("make a table")
+			text := widening(60)
+			app.StartAssistant()
+			for i := 16; ; i += 16 {
+				app.UpdateAssistant(assistant(text[:min(i, len(text))]))
+				app.Flush()
+				if i/16 == 40 {
+					term.resize(size[0], size[1])
+					app.Resize(size[0], size[1])
+					app.Flush()
+				}
+				if i >= len(text) {
+					break
+				}
+			}
+			app.EndAssistant(assistant(text))
+			app.Flush()
+			var rows []string
+			for _, l := range term.all() {
+				if k := strings.Index(l, "r0"); k >= 0 && len(l) >= k+4 {
+					rows = append(rows, l[k:k+4])
+				}
+			}
+			for i, r := range rows {
+				if want := fmt.Sprintf("r%03d", i+1); r != want {
+					t.Fatalf("row %d is %s, want %s; rows: %v", i, r, want, rows)
+				}
+			}
+			if len(rows) != 60 || term.clears != 0 {
+				t.Fatalf("%d rows, %d clears", len(rows), term.clears)
+			}
+		})
+	}
+}

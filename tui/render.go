@@ -42,7 +42,11 @@ type Renderer struct {
 	// region, before erasing below it and drawing the region again at the new size.
 	resetUp int
 	resized bool
-	pushed  int // lines of the old live region the resize pushed into scrollback
+	pushed  int  // lines of the old live region the resize pushed into scrollback
+	erase   bool // new rows may hold old text (redraw after a resize): erase to their end
+	// committed counts lines written above the live region, up to the screen height: once
+	// the screen is full the live region is known to end on its last row.
+	committed int
 	buf     bytes.Buffer
 	stats   RenderStats
 }
@@ -80,7 +84,17 @@ func (r *Renderer) Resize(width, height int) {
 		// row and scrolls the rest up) are in scrollback now: count whole lines of them as
 		// spilled rather than draw them a second time.
 		r.pushed = 0
-		if excess := up - (height - 1); excess > 0 {
+		excess := up - (height - 1)
+		if r.committed+len(r.prev) >= r.height {
+			// The screen is full, so the region ends on its last row, and a terminal that
+			// reflows keeps that bottom: whatever no longer fits goes above the top.
+			rows := 0
+			for _, l := range r.prev {
+				rows += rowsAt(l, width)
+			}
+			excess = max(excess, rows-height)
+		}
+		if excess > 0 {
 			acc := 0
 			for _, l := range r.prev {
 				if acc+rowsAt(l, width) > excess {
@@ -118,17 +132,33 @@ func (r *Renderer) Frame(commit, live []string) (spilled int, err error) {
 	for _, l := range commit {
 		seq = append(seq, r.fit(l))
 	}
-	for _, l := range live {
-		seq = append(seq, r.fit(l))
+	for i, l := range live {
+		l = r.fit(l)
+		if i == len(live)-1 && Width(l) >= r.width {
+			// The cursor rests after the last line; on the last column it would wait to
+			// wrap, where ESC[K or ESC[J would erase the line's last character.
+			l = Truncate(l, r.width-1, "")
+		}
+		seq = append(seq, l)
 	}
 	r.buf.Reset()
 	prev := r.prev
-	if r.resized {
+	redraw := r.resized
+	if redraw {
+		// Redraw over the old region line by line and erase below only once the new region
+		// is written: ESC[J at the top-left corner counts as clearing the screen to some
+		// terminals (tmux's scroll-on-clear), which then push the screen into scrollback.
 		r.moveUp(r.resetUp)
-		r.buf.WriteString(eraseDown)
-		prev, r.resized = nil, false
+		prev, r.resized, r.erase = nil, false, true
 	}
 	cur := r.diff(seq, prev, r.cur)
+	r.committed = min(r.committed+len(commit), r.height)
+	if redraw {
+		r.erase = false
+		if len(seq) > 0 {
+			r.buf.WriteString(eraseDown)
+		}
+	}
 	r.prev = append(r.prev[:0], seq[len(commit):]...)
 	r.cur = cur - len(commit)
 	if r.buf.Len() == 0 {
@@ -171,7 +201,7 @@ func (r *Renderer) diff(seq, prev []string, cur int) int {
 			}
 			r.buf.WriteString("\r\n")
 		}
-		r.writeLine(seq[j], false)
+		r.writeLine(seq[j], r.erase)
 		cur = j
 	}
 	if len(seq) < p {

@@ -115,6 +115,9 @@ func runScenario(t *testing.T, name string, w, h int, steps []step) {
 			if Width(l) > r.width {
 				shown[k] = Truncate(l, r.width, "")
 			}
+			if k == len(shown)-1 && Width(shown[k]) >= r.width && spilled < len(s.live) {
+				shown[k] = Truncate(shown[k], r.width-1, "") // the last live line leaves the last column free
+			}
 		}
 		if got, exp := strings.Join(term.all(), "\n"), strings.Join(plain(shown), "\n"); got != exp {
 			t.Errorf("after frame %d the terminal shows\n%s\nwant\n%s", i+1, got, exp)

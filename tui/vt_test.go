@@ -129,6 +129,15 @@ func (t *vt) escape(seq string) {
 			t.clears++
 			return
 		}
+		if t.x == 0 && t.y == 0 {
+			// tmux's scroll-on-clear: erasing the whole screen from the top-left corner
+			// first pushes the screen into scrollback. Modelled so tests catch it.
+			for _, r := range t.rows {
+				if rowText(r) != "" {
+					t.scrollback = append(t.scrollback, rowText(r))
+				}
+			}
+		}
 		for i := t.x; i < t.w; i++ {
 			t.rows[t.y][i] = " "
 		}
