@@ -47,8 +47,8 @@ type Renderer struct {
 	// committed counts lines written above the live region, up to the screen height: once
 	// the screen is full the live region is known to end on its last row.
 	committed int
-	buf     bytes.Buffer
-	stats   RenderStats
+	buf       bytes.Buffer
+	stats     RenderStats
 }
 
 // NewRenderer returns a renderer writing to w for a screen of width×height cells.
