@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
@@ -126,13 +127,25 @@ func isASCII(s string) bool {
 }
 
 // lowerASCII writes src with A-Z lowered into dst's storage; lengths stay equal, so offsets in
-// the result are offsets in src.
+// the result are offsets in src. It works on eight bytes at a time: this pass is most of the
+// cost of a case-insensitive search.
 func lowerASCII(dst, src []byte) []byte {
 	if cap(dst) < len(src) {
 		dst = make([]byte, len(src))
 	}
 	dst = dst[:len(src)]
-	for i, c := range src {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		w := binary.LittleEndian.Uint64(src[i:])
+		low7 := w &^ highs
+		geA := low7 + (0x80-'A')*ones    // high bit set where the byte is >= 'A'
+		gtZ := low7 + (0x80-'Z'-1)*ones  // high bit set where the byte is > 'Z'
+		upper := geA &^ gtZ &^ w & highs // and where the byte is ASCII
+		binary.LittleEndian.PutUint64(dst[i:], w|upper>>2)
+	}
+	for ; i < len(src); i++ {
+		c := src[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}

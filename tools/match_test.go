@@ -123,3 +123,19 @@ func FuzzMatcher(f *testing.F) {
 		}
 	})
 }
+
+func FuzzLowerASCII(f *testing.F) {
+	f.Add([]byte("Hello, WORLD @[`{ \xc3\x89 AZaz"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := make([]byte, len(b))
+		for i, c := range b {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			want[i] = c
+		}
+		if got := lowerASCII(nil, b); !bytes.Equal(got, want) {
+			t.Fatalf("lowerASCII(%q) = %q, want %q", b, got, want)
+		}
+	})
+}
