@@ -14,7 +14,6 @@ func fastEntry(data []byte, e *Entry) bool {
 		return false
 	}
 	*e = Entry{}
-	var base int
 	for _, f := range fields {
 		var dst *string
 		switch f.key {
@@ -24,7 +23,6 @@ func fastEntry(data []byte, e *Entry) bool {
 				return false
 			}
 			e.Type = internType(t)
-			base++
 			continue
 		case "id":
 			dst = &e.ID
@@ -38,7 +36,6 @@ func fastEntry(data []byte, e *Entry) bool {
 		if !setString(f.val, dst) {
 			return false
 		}
-		base++
 	}
 	if e.Type == "" || e.Type == TypeSession {
 		return false
@@ -47,7 +44,7 @@ func fastEntry(data []byte, e *Entry) bool {
 	for _, f := range fields {
 		switch {
 		case f.key == "type" || f.key == "id" || f.key == "parentId" || f.key == "timestamp":
-		case contains1(payload, f.key):
+		case inList(payload, f.key):
 			if !e.fastPayload(f.key, f.val) {
 				return false
 			}
@@ -65,7 +62,7 @@ func fastEntry(data []byte, e *Entry) bool {
 	return true
 }
 
-func contains1(list []string, s string) bool {
+func inList(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true
