@@ -104,13 +104,13 @@ func (t *terminal) loop(ctx context.Context) error {
 			return nil
 		case s := <-sigs:
 			if s == syscall.SIGTSTP {
-				t.suspend(sigs)
+				t.suspend()
 				continue
 			}
 			return fmt.Errorf("terminal: %w", errSignal{s})
 		case ev := <-t.events:
 			if k, ok := ev.(*tcell.EventKey); ok && isCtrlZ(k) {
-				t.suspend(sigs)
+				t.suspend()
 				continue
 			}
 			t.app.HandleEvent(ev)
@@ -132,14 +132,14 @@ func isCtrlZ(k *tcell.EventKey) bool {
 // suspend hands the terminal back to the shell (Ctrl+Z) and takes it again on fg: the
 // terminal modes are restored before stopping and set again after, and the live region is
 // drawn afresh below whatever the shell printed meanwhile.
-func (t *terminal) suspend(sigs chan os.Signal) {
+func (t *terminal) suspend() {
 	t.app.pause()
 	t.write(termRestore)
 	t.tty.Drain()
 	t.tty.Stop()
-	signal.Reset(syscall.SIGTSTP)
-	syscall.Kill(0, syscall.SIGTSTP) // stops here until fg
-	signal.Notify(sigs, syscall.SIGTSTP)
+	// SIGSTOP, not SIGTSTP: once SIGTSTP has been subscribed to, the Go runtime keeps
+	// handling it even after signal.Reset, so it would never stop the process.
+	syscall.Kill(0, syscall.SIGSTOP) // the process group stops here until fg
 	if err := t.tty.Start(); err != nil {
 		return
 	}
