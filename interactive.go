@@ -23,7 +23,10 @@ func runInteractiveMode(ctx context.Context, a *app, prompts []string) int {
 	opts := tui.Options{Cwd: a.cwd, Commands: builtinCommands()}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui = ui
-		ic.unsubscribe = a.agent.Subscribe(func(_ context.Context, ev AgentEvent) { ic.onEvent(ev) })
+		ic.unsubscribe = a.agent.Subscribe(func(_ context.Context, ev AgentEvent) {
+			defer ic.guard()
+			ic.onEvent(ev)
+		})
 		ic.updateFooter()
 		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(a.agent.State().Model)+" · enter send · alt+enter follow-up · "+
 			"esc interrupt · ctrl+c twice quit · /hotkeys for more")
@@ -37,6 +40,9 @@ func runInteractiveMode(ctx context.Context, a *app, prompts []string) int {
 	})
 	if ic.unsubscribe != nil {
 		ic.unsubscribe()
+	}
+	if p := ic.panicked.Load(); p != nil {
+		panic(p) // the terminal has been restored; now fail loudly
 	}
 	a.agent.Abort()
 	a.agent.WaitIdle()
@@ -55,6 +61,16 @@ type interactive struct {
 	cancel      context.CancelFunc
 	unsubscribe func()
 	bangs       atomic.Int64 // numbers the boxes of !cmd runs
+	panicked    atomic.Value // a panic on another goroutine, re-raised once the terminal is restored
+}
+
+// guard turns a panic on an agent goroutine into a clean exit: the terminal is restored
+// before the panic is raised again (tui.Run only sees panics on its own goroutine).
+func (ic *interactive) guard() {
+	if p := recover(); p != nil {
+		ic.panicked.CompareAndSwap(nil, p)
+		ic.cancel()
+	}
 }
 
 func (ic *interactive) callbacks() tui.Callbacks {
@@ -83,7 +99,12 @@ func (ic *interactive) callbacks() tui.Callbacks {
 			ic.updateQueue()
 		},
 		OnCommand: ic.command,
-		OnBash:    func(cmd string, keep bool) { go ic.bang(cmd, keep) },
+		OnBash: func(cmd string, keep bool) {
+			go func() {
+				defer ic.guard()
+				ic.bang(cmd, keep)
+			}()
+		},
 		OnQuit:    ic.cancel,
 		OnKey: func(name string) bool {
 			switch name {
@@ -110,6 +131,7 @@ func (ic *interactive) submit(text string) {
 	opens := len(ag.State().Messages) == 0
 	msg := FirstUserMessage(text, nil, opens, ic.app.cwd, time.Now())
 	go func() {
+		defer ic.guard()
 		err := ag.Prompt(ic.ctx, msg)
 		if errors.Is(err, ErrAgentBusy) {
 			ag.Steer(provider.UserText(text, time.Now().UnixMilli()))
