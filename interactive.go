@@ -105,7 +105,7 @@ func (ic *interactive) callbacks() tui.Callbacks {
 				ic.bang(cmd, keep)
 			}()
 		},
-		OnQuit:    ic.cancel,
+		OnQuit: ic.cancel,
 		OnKey: func(name string) bool {
 			switch name {
 			case "thinking":
