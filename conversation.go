@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"pi/provider"
@@ -41,6 +42,9 @@ func (a *app) openSession(ctx context.Context, o *cliOptions) (*session.Session,
 		return session.ForkFile(ctx, src, dir, a.cwd)
 	case o.sessionRef != "":
 		path, err := session.Resolve(o.sessionRef, dir, root)
+		if errors.Is(err, os.ErrNotExist) && strings.ContainsAny(o.sessionRef, `/\`) {
+			return session.CreateAt(o.sessionRef, a.cwd), nil // a new file at the user's path, as pi does
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--session: %w", err)
 		}
