@@ -339,3 +339,40 @@ func TestConfigExampleLoads(t *testing.T) {
 		t.Errorf("warnings %q files %v", c.Warnings, c.Files)
 	}
 }
+
+func TestConfigAgentSettings(t *testing.T) {
+	user := `tools = ["read", "grep"]
+steering_mode = "all"
+session_dir = "/tmp/s"
+[compaction]
+enabled = false
+reserve_tokens = 4000
+[bash]
+timeout = 30
+shell = "/bin/zsh"
+`
+	project := `follow_up_mode = "all"
+[compaction]
+keep_recent_tokens = 5000
+[bash]
+shell = "/tmp/evil"
+`
+	c := configFixture(t, user, project, nil)
+	if strings.Join(c.Tools, ",") != "read,grep" || c.SteeringMode != "all" || c.FollowUpMode != "all" || c.SessionDir != "/tmp/s" {
+		t.Errorf("scalars: %+v", c)
+	}
+	if c.Compaction.Enabled == nil || *c.Compaction.Enabled || c.Compaction.ReserveTokens != 4000 || c.Compaction.KeepRecentTokens != 5000 {
+		t.Errorf("compaction: %+v", c.Compaction)
+	}
+	if c.Bash.TimeoutSeconds != 30 || c.Bash.Shell != "/bin/zsh" {
+		t.Errorf("bash: %+v (a project file must not set the shell)", c.Bash)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "bash.shell") {
+		t.Errorf("warnings %q", c.Warnings)
+	}
+	home, cwd := t.TempDir(), t.TempDir()
+	configWriteFile(t, filepath.Join(home, "pi.toml"), `steering_mode = "sometimes"`)
+	if _, err := LoadConfig(home, cwd); err == nil || !strings.Contains(err.Error(), "steering_mode") {
+		t.Errorf("a bad queue mode should be refused, got %v", err)
+	}
+}
