@@ -88,7 +88,9 @@ func launch(bin, dir string, extra []string) (*Server, *exec.Cmd, <-chan error, 
 	cmd.Dir = dir
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + tmp,
 		"OLLAMA_HOST=" + host, "OLLAMA_MODELS=" + filepath.Join(dir, "models"),
-		"OLLAMA_DEBUG=1"}, extra...) // debug lines feed CacheLoads and failure reports
+		"OLLAMA_DEBUG=1",              // debug lines feed CacheLoads and failure reports
+		"OLLAMA_NO_CLOUD=1",           // loopback only: no remote models or web search
+		"GIN_MODE=release"}, extra...) // keeps the route table out of the log
 	cmd.Stdout, cmd.Stderr = log, log
 	setGroup(cmd)
 	if err := cmd.Start(); err != nil {
