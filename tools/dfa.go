@@ -12,21 +12,43 @@ import (
 // automaton: one table step per byte, where regexp's own engines interpret every instruction
 // for every byte. grep uses it for patterns with no literal text to search for first.
 //
-// It handles the empty-width assertions a line search meets (^, $, \A, \z); patterns with word
-// boundaries get no DFA (newLineDFA returns nil). A lineDFA is not safe for concurrent use:
-// each worker clones its own.
+// Empty-width assertions are decided per line: ^ and \A at its start, $ and \z at its end, and
+// \b and \B between the previous rune (remembered in the state) and the next. A lineDFA is not
+// safe for concurrent use: each worker clones its own.
 type lineDFA struct {
 	prog   *syntax.Prog
 	states map[string]*dfaState
 	start  *dfaState // at the start of a line
 	// emptyLine: an empty line matches.
 	emptyLine bool
+	// wordAsserts: the pattern has \b or \B, so states remember whether the last rune was a
+	// word character.
+	wordAsserts bool
+}
+
+const (
+	flagStart = 1 << iota // at the start of the line: nothing read yet
+	flagWord              // the last rune read is a word character
+)
+
+const (
+	beginOps = syntax.EmptyBeginLine | syntax.EmptyBeginText
+	endOps   = syntax.EmptyEndLine | syntax.EmptyEndText
+)
+
+// boundary is the word-boundary assertion that holds between two runes' word-ness.
+func boundary(before, after bool) syntax.EmptyOp {
+	if before != after {
+		return syntax.EmptyWordBoundary
+	}
+	return syntax.EmptyNoWordBoundary
 }
 
 // dfaState is a set of instructions the automaton may be at, after empty transitions that
 // hold inside a line; pending end-of-line assertions stay in the set for the line's end.
 type dfaState struct {
 	pcs   []uint32
+	flags uint8
 	key   string
 	match bool
 	atEnd int8 // 0 unknown, 1 matches at end of line, -1 does not
@@ -44,29 +66,35 @@ func newLineDFA(re *syntax.Regexp) *lineDFA {
 	if err != nil {
 		return nil
 	}
+	d := &lineDFA{prog: prog}
 	for _, in := range prog.Inst {
 		if in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&(syntax.EmptyWordBoundary|syntax.EmptyNoWordBoundary) != 0 {
-			return nil
+			d.wordAsserts = true
 		}
 	}
-	d := &lineDFA{prog: prog}
 	d.reset()
-	all := syntax.EmptyBeginLine | syntax.EmptyBeginText | syntax.EmptyEndLine | syntax.EmptyEndText
-	for _, pc := range d.closure(nil, []uint32{uint32(prog.Start)}, all) {
-		d.emptyLine = d.emptyLine || prog.Inst[pc].Op == syntax.InstMatch
-	}
+	d.emptyLine = d.hasMatch(d.closure(nil, []uint32{uint32(prog.Start)}, beginOps|endOps|syntax.EmptyNoWordBoundary))
 	return d
 }
 
 func (d *lineDFA) clone() *lineDFA {
-	c := &lineDFA{prog: d.prog, emptyLine: d.emptyLine}
+	c := &lineDFA{prog: d.prog, emptyLine: d.emptyLine, wordAsserts: d.wordAsserts}
 	c.reset()
 	return c
 }
 
 func (d *lineDFA) reset() {
 	d.states = map[string]*dfaState{}
-	d.start = d.state(d.closure(nil, []uint32{uint32(d.prog.Start)}, syntax.EmptyBeginLine|syntax.EmptyBeginText))
+	d.start = d.state(d.closure(nil, []uint32{uint32(d.prog.Start)}, beginOps), flagStart)
+}
+
+func (d *lineDFA) hasMatch(pcs []uint32) bool {
+	for _, pc := range pcs {
+		if d.prog.Inst[pc].Op == syntax.InstMatch {
+			return true
+		}
+	}
+	return false
 }
 
 // closure adds pcs and everything reachable from them without consuming input, given the
@@ -96,8 +124,9 @@ func (d *lineDFA) closure(set []uint32, pcs []uint32, cond syntax.EmptyOp) []uin
 	return set
 }
 
-func (d *lineDFA) state(pcs []uint32) *dfaState {
-	buf := make([]byte, 0, 4*len(pcs))
+func (d *lineDFA) state(pcs []uint32, flags uint8) *dfaState {
+	buf := make([]byte, 1, 1+4*len(pcs))
+	buf[0] = flags
 	for _, pc := range pcs {
 		buf = binary.LittleEndian.AppendUint32(buf, pc)
 	}
@@ -107,20 +136,26 @@ func (d *lineDFA) state(pcs []uint32) *dfaState {
 	if len(d.states) >= maxDFAStates {
 		d.reset()
 	}
-	s := &dfaState{pcs: pcs, key: string(buf)}
-	for _, pc := range pcs {
-		if d.prog.Inst[pc].Op == syntax.InstMatch {
-			s.match = true
-		}
-	}
+	s := &dfaState{pcs: pcs, flags: flags, key: string(buf), match: d.hasMatch(pcs)}
 	d.states[s.key] = s
 	return s
 }
 
-// step is the state after s reads r in the middle of a line.
+// step is the state after s reads r.
 func (d *lineDFA) step(s *dfaState, r rune) *dfaState {
+	pcs := s.pcs
+	isWord := syntax.IsWordChar(r)
+	if d.wordAsserts { // follow the \b and \B that hold before r
+		cond := boundary(s.flags&flagWord != 0, isWord)
+		if s.flags&flagStart != 0 {
+			cond |= beginOps
+		}
+		if pcs = d.closure(nil, s.pcs, cond); d.hasMatch(pcs) {
+			return d.state(pcs, s.flags)
+		}
+	}
 	var next []uint32
-	for _, pc := range s.pcs {
+	for _, pc := range pcs {
 		in := &d.prog.Inst[pc]
 		var ok bool
 		switch in.Op {
@@ -138,17 +173,23 @@ func (d *lineDFA) step(s *dfaState, r rune) *dfaState {
 		}
 	}
 	next = append(next, uint32(d.prog.Start)) // unanchored: a match may start anywhere
-	return d.state(d.closure(nil, next, 0))
+	var flags uint8
+	if d.wordAsserts && isWord {
+		flags = flagWord
+	}
+	return d.state(d.closure(nil, next, 0), flags)
 }
 
 // matchesAtEnd reports whether s reaches a match once end-of-line assertions hold.
 func (d *lineDFA) matchesAtEnd(s *dfaState) bool {
 	if s.atEnd == 0 {
+		cond := endOps | boundary(s.flags&flagWord != 0, false)
+		if s.flags&flagStart != 0 {
+			cond |= beginOps
+		}
 		s.atEnd = -1
-		for _, pc := range d.closure(nil, s.pcs, syntax.EmptyEndLine|syntax.EmptyEndText) {
-			if d.prog.Inst[pc].Op == syntax.InstMatch {
-				s.atEnd = 1
-			}
+		if d.hasMatch(d.closure(nil, s.pcs, cond)) {
+			s.atEnd = 1
 		}
 	}
 	return s.atEnd == 1

@@ -26,9 +26,11 @@ func regexpLines(m *matcher, data []byte) []lineSpan {
 }
 
 func TestLineDFA(t *testing.T) {
-	lines := []string{"", "abc", "ABC123", "Foo123 bar", "x\u00e9y", "tab\there", "a.b", "Straße 42", "zzz999"}
+	lines := []string{"", "abc", "ABC123", "Foo123 bar", "x\u00e9y", "tab\there", "a.b", "Straße 42", "zzz999",
+		"Foo", "a Foo.", "ABC", "xABC", " ", "é", "Fooé"}
 	patterns := []string{`[A-Z][a-z]+[0-9]{3}`, `^$`, `^a`, `c$`, `^abc$`, `(?i)abc`, `\d{3}`, `a.b`, `é`, `[^a-z]`,
-		`(?i)STRASSE|straße`, `x*`, `\Aabc\z`, `\t`, `(a|b)+c`, `[[:upper:]]{2,}`, `.\d$`}
+		`(?i)STRASSE|straße`, `x*`, `\Aabc\z`, `\t`, `(a|b)+c`, `[[:upper:]]{2,}`, `.\d$`,
+		`\bFoo\b`, `\b[A-Z]{3}\b`, `\Bbc`, `\b`, `\B`, `^\b`, `\b$`, `o\b`, `\d\B`}
 	for _, p := range patterns {
 		re := regexp.MustCompile(p)
 		tree, _ := syntax.Parse(p, syntax.Perl)
@@ -42,10 +44,6 @@ func TestLineDFA(t *testing.T) {
 			}
 		}
 	}
-	tree, _ := syntax.Parse(`\bword\b`, syntax.Perl)
-	if newLineDFA(tree.Simplify()) != nil {
-		t.Error("word boundaries should get no DFA")
-	}
 }
 
 // FuzzLineDFA holds the DFA to regexp's answer on single lines.
@@ -53,6 +51,8 @@ func FuzzLineDFA(f *testing.F) {
 	f.Add(`[A-Z][a-z]+[0-9]{3}`, "Abc1234")
 	f.Add(`^x|y$`, "axy")
 	f.Add(`(?i)k`, "\u212a")
+	f.Add(`\b[A-Z]+\b`, "x ABC.d")
+	f.Add(`^\B.\b$`, "é")
 	f.Fuzz(func(t *testing.T, pattern, line string) {
 		if strings.Contains(line, "\n") {
 			return
