@@ -144,7 +144,7 @@ func tail(path string, n int) string {
 }
 
 // CreateModel generates spec's model and creates it on the server under name, the way the CLI
-// would but over HTTP: upload the GGUF blob, then /api/create with the template and stop token.
+// would but over HTTP: upload the GGUF blob, then /api/create with the template and parameters.
 func (s *Server) CreateModel(ctx context.Context, name string, spec ModelSpec) error {
 	m, err := Build(spec)
 	if err != nil {
