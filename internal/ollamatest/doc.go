@@ -10,6 +10,6 @@
 // temperature. See ../shared/LOCAL-MODELS.md for the measured facts this rests on.
 //
 // It uses the standard library only and must not import other packages of this module: the
-// adapters and the program under test are exercised through it, never the other way round. It
-// never downloads anything, binds only to 127.0.0.1, and stops only the processes it started.
+// tests of the adapters and of the program import it, never the other way round. It never
+// downloads anything, binds only to 127.0.0.1, and stops only the processes it started.
 package ollamatest
