@@ -88,6 +88,11 @@ func BundledScripts() []string {
 // become notices; a missing file is simply not there.
 func (r *Runtime) collectScripts(ctx context.Context) []script {
 	var out []script
+	for _, name := range r.opts.Disabled {
+		if !slices.Contains(BundledScripts(), name) {
+			r.notify("warning", "lua: cannot switch off %q: the bundled scripts are %s", name, strings.Join(BundledScripts(), ", "))
+		}
+	}
 	for _, name := range BundledScripts() {
 		if slices.Contains(r.opts.Disabled, name) {
 			continue
