@@ -15,3 +15,26 @@
 // hang. pi.exec, pi.complete and the UI functions yield that coroutine while the work runs on
 // another goroutine, so Lua tools that wait on processes run in parallel.
 package lua
+
+// Wiring, for main.go (the root package, which this package must not import):
+//
+//	rt, _ := lua.New(ctx, lua.Options{PiHome, Cwd, Trust: *trustFlag, AskTrust: tuiOnly,
+//		Disabled: cfg.Lua.Disable, Host: lua.Host{…}})
+//	defer rt.Close()
+//	tools := lua.MergeTools(builtins, rt.Tools())       // a Lua tool replaces a same-named built-in
+//	hooks := Hooks{
+//		BeforeToolCall: func(ctx, c) { block, reason := rt.ToolCall(ctx, c.Name, c.ID, c.Args); … },
+//		AfterToolCall:  func(ctx, c, res) { o, _ := rt.ToolResult(ctx, c.Name, c.ID, c.Args, res); … },
+//		TransformContext: func(ctx, msgs) { return rt.Context(ctx, msgs), nil },
+//	}
+//	agent.Subscribe(func(ctx, ev) { if rt.HasHandlers(ev.Type) { rt.Emit(ctx, ev.Type, payloadOf(ev)) } })
+//
+// Per prompt: a runnable /command runs at once (Command.Run); anything else goes through
+// rt.Input, then rt.BeforeAgentStart sets the system prompt for that run. Emit session_start
+// after New, session_shutdown then Flush before exit, model_select on a model change;
+// BeforeCompact and session_compact around compaction. docs/lua.md lists the payloads.
+//
+// Host functions run on the Lua goroutine or on a helper goroutine and must return promptly
+// without calling back into the Runtime (Emit excepted). Command.Run, Command.Complete and
+// Input block until the scripts are done, and a script may ask the user through Host.Confirm,
+// so a UI must call them from a goroutine other than the one that answers Confirm.
