@@ -29,6 +29,9 @@ type grepSearch struct {
 	limit   int
 }
 
+// maxKeptBuffer is the largest read buffer a grep worker keeps for the next file.
+const maxKeptBuffer = 16 << 20
+
 // file searches one file, returning at most limit+1 matches (one more than shown, so the caller
 // knows there are more) with their context lines. Unreadable and binary files give nothing.
 func (s *grepSearch) file(p, rel string, buf *[]byte, sc *searchScratch) []grepLine {
@@ -41,14 +44,18 @@ func (s *grepSearch) file(p, rel string, buf *[]byte, sc *searchScratch) []grepL
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	if cap(*buf) < int(fi.Size())+1 {
-		*buf = make([]byte, int(fi.Size())+1)
+	data := *buf
+	if size := int(fi.Size()); size > maxKeptBuffer {
+		data = make([]byte, size) // used once: a worker keeps no huge buffer
+	} else if cap(data) < size {
+		data = make([]byte, size, max(size, 64<<10))
+		*buf = data
 	}
-	n, err := io.ReadFull(f, (*buf)[:fi.Size()])
+	n, err := io.ReadFull(f, data[:fi.Size()])
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil
 	}
-	data := (*buf)[:n]
+	data = data[:n]
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil // binary
 	}
