@@ -113,7 +113,11 @@ func runBash(ctx context.Context, env *Env, args map[string]any, onUpdate func(R
 		if !errors.As(waitErr, &exit) {
 			return Result{}, fmt.Errorf("running %q: %w", command, waitErr)
 		}
-		appendText(&res, fmt.Sprintf("Command exited with code %d", exit.ExitCode()))
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			appendText(&res, fmt.Sprintf("Command was killed by signal %d (%s)", ws.Signal(), ws.Signal()))
+		} else {
+			appendText(&res, fmt.Sprintf("Command exited with code %d", exit.ExitCode()))
+		}
 	default:
 		return res, nil
 	}
@@ -160,7 +164,9 @@ wait:
 			}
 		}
 	}
-	pr.SetReadDeadline(time.Now().Add(drainAfterExit))
+	if pr.SetReadDeadline(time.Now().Add(drainAfterExit)) != nil {
+		pr.Close() // not pollable: stop reading now rather than wait for every descendant
+	}
 	<-copied
 	return waitErr, stopped, nil
 }
