@@ -30,7 +30,9 @@ func (r *Runtime) chain(ctx context.Context, event string, async bool, args func
 				a = args(v)
 			}
 		} else if err != nil {
-			v.r.notify("error", "lua: %s handler (%s) failed, carrying on without it: %v", event, hs[i].script, cleanError(err))
+			if ctx.Err() == nil { // after an abort the failure is expected, not news
+				v.r.notify("error", "lua: %s handler (%s) failed, carrying on without it: %v", event, hs[i].script, cleanError(err))
+			}
 		} else if each != nil && each(v, first(rets), hs[i]) {
 			return nil
 		}

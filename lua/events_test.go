@@ -376,3 +376,16 @@ end)`)
 		t.Errorf("block=%v reason=%q notices=%v", block, reason, e.notices())
 	}
 }
+
+func TestAbortedHookIsQuiet(t *testing.T) {
+	e := newEnv(t)
+	r := e.start(t, `pi.on("tool_call", function(ev) ev.input.x = 1 end)`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if block, _ := r.ToolCall(ctx, "bash", "id", map[string]any{}); block {
+		t.Error("blocked")
+	}
+	if n := e.notices(); len(n) != 0 {
+		t.Errorf("notices after an abort: %v", n)
+	}
+}
