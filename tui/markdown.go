@@ -294,7 +294,7 @@ func (r *mdRenderer) inlineInto(b *strings.Builder, n ast.Node, outer string) {
 		case *ast.Link:
 			r.styled(b, c, sUnderline+sAccent, outer)
 			if url := string(c.Destination); url != r.inline(c, "") {
-				b.WriteString(sMuted + " (" + sanitize(url) + ")" + reset + outer)
+				b.WriteString(" " + sMuted + "(" + sanitize(url) + ")" + reset + outer)
 			}
 		case *ast.AutoLink:
 			b.WriteString(sAccent + sanitize(string(c.URL(r.src))) + reset + outer)

@@ -69,7 +69,7 @@ func (r *mdRenderer) columnWidths(rows [][]string, cols, width int) []int {
 			widths[i] = max(widths[i], Width(c), 1)
 		}
 	}
-	budget := width - len(tableSep)*(cols-1)
+	budget := width - Width(tableSep)*(cols-1)
 	for sum(widths) > budget {
 		widest := 0
 		for i, w := range widths {
