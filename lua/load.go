@@ -182,12 +182,12 @@ func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func(
 			compiled()
 		}
 		if i >= 0 && err != nil {
-			r.notify("error", "lua: %s failed while loading, pi carries on without the rest of it: %s", scripts[i].name, cleanError(err))
+			r.notify("error", "lua: error while loading %s; pi goes on without the rest of it: %s", filepath.Base(scripts[i].name), cleanError(err))
 		}
 		for i++; i < len(scripts); i++ {
 			s := scripts[i]
 			if s.err != nil {
-				r.notify("error", "lua: %s was not loaded: %s", s.name, cleanError(s.err))
+				r.notify("error", "lua: script not loaded: %s", cleanError(s.err))
 				continue
 			}
 			v.script = s.name
