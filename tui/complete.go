@@ -31,11 +31,17 @@ type completer struct {
 	sel      int
 	from, to int    // rune range of the editor text the selection replaces
 	hint     string // usage line for a command whose name is complete
+	pathMode bool   // the popup lists paths (Tab on a path) and follows the typing
 }
 
 // update recomputes the popup from the editor's text before the cursor.
 func (c *completer) update(e *Editor, cmds []Command) {
 	c.items, c.hint, c.sel = nil, "", 0
+	if c.pathMode {
+		c.paths(e)
+		c.pathMode = len(c.items) > 0
+		return
+	}
 	before := string(e.buf[:e.cursor])
 	if strings.HasPrefix(string(e.buf), "/") {
 		c.commands(before, cmds)
@@ -114,7 +120,7 @@ func (c *completer) accept(e *Editor) bool {
 	rest := append([]rune(it.insert), e.buf[c.to:]...)
 	e.buf = append(e.buf[:c.from:c.from], rest...)
 	e.cursor = c.from + len([]rune(it.insert))
-	c.items = nil
+	c.items, c.pathMode = nil, false
 	return true
 }
 
@@ -261,4 +267,48 @@ func (g gitignore) match(rel string, dir bool) bool {
 		}
 	}
 	return false
+}
+
+// paths offers the entries of a directory for the path before the cursor (Tab on "./src/ma",
+// "../", "~/notes"): directories first, with a trailing slash, names that start with what is
+// typed.
+func (c *completer) paths(e *Editor) {
+	before := string(e.buf[:e.cursor])
+	start := strings.LastIndexAny(before, " \t\n") + 1
+	tok := before[start:]
+	if !strings.ContainsRune(tok, '/') && !strings.HasPrefix(tok, "~") {
+		return
+	}
+	dir, prefix := filepath.Split(tok)
+	real := dir
+	if strings.HasPrefix(real, "~") {
+		if home, err := os.UserHomeDir(); err == nil {
+			real = home + real[1:]
+		}
+	}
+	if real == "" {
+		real = "."
+	}
+	if !filepath.IsAbs(real) {
+		real = filepath.Join(c.cwd, real)
+	}
+	entries, err := os.ReadDir(real)
+	if err != nil {
+		return
+	}
+	var dirs, files []suggestion
+	for _, en := range entries {
+		name := en.Name()
+		if !strings.HasPrefix(name, prefix) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".")) {
+			continue
+		}
+		if en.IsDir() {
+			dirs = append(dirs, suggestion{label: dir + name + "/", insert: dir + name + "/"})
+		} else {
+			files = append(files, suggestion{label: dir + name, insert: dir + name + " "})
+		}
+	}
+	c.items = append(dirs, files...)
+	c.from, c.to = len([]rune(before[:start])), e.cursor
+	c.pathMode = len(c.items) > 1
 }

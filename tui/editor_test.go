@@ -124,6 +124,14 @@ func TestCompletion(t *testing.T) {
 	}
 	e := NewEditor()
 	comp := &completer{cwd: dir}
+	e.Insert("see ./tu")
+	comp.paths(e)
+	comp.accept(e)
+	if e.RawText() != "see ./tui/" {
+		t.Errorf("path completion gave %q", e.RawText())
+	}
+	e = NewEditor()
+	comp = &completer{cwd: dir}
 	e.Insert("/compact ")
 	comp.update(e, cmds)
 	if !strings.Contains(comp.hint, "[instructions]") {

@@ -150,6 +150,7 @@ func (a *App) Close() error {
 		a.timer.Stop()
 		a.timer = nil
 	}
+	a.working, a.status, a.complete.items = false, "", nil
 	a.draw()
 	a.closed = true
 	if err := a.r.Finish(); err != nil && a.err == nil {

@@ -130,7 +130,12 @@ func (a *App) key(ev *tcell.EventKey) func() {
 		return a.named("thinking")
 	case tcell.KeyTab:
 		a.complete.update(e, a.opts.Commands)
-		a.complete.accept(e)
+		if len(a.complete.items) == 0 {
+			a.complete.paths(e)
+		}
+		if len(a.complete.items) == 1 {
+			a.complete.accept(e)
+		}
 	default:
 		editKeyOn(e, ev, width)
 	}
