@@ -160,7 +160,7 @@ func (a *App) popupKey(ev *tcell.EventKey) bool {
 		}
 		a.complete.accept(a.editor)
 	case tcell.KeyEscape:
-		a.complete.items = nil
+		a.complete.items, a.complete.pathMode = nil, false
 	default:
 		return false
 	}
