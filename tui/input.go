@@ -155,7 +155,10 @@ func (a *App) popupKey(ev *tcell.EventKey) bool {
 	case tcell.KeyTab:
 		a.complete.accept(a.editor)
 	case tcell.KeyEnter:
-		if ev.Modifiers() != 0 || a.complete.items[a.complete.sel].insert == string(a.editor.buf[a.complete.from:a.complete.to]) {
+		// Enter picks a /command (so "/mo" Enter runs /model); for @files and paths it sends,
+		// since an address like me@example.com must not turn into a file name.
+		if ev.Modifiers() != 0 || !strings.HasPrefix(string(a.editor.buf), "/") || a.complete.pathMode ||
+			a.complete.items[a.complete.sel].insert == string(a.editor.buf[a.complete.from:a.complete.to]) {
 			return false
 		}
 		a.complete.accept(a.editor)
