@@ -131,6 +131,7 @@ func TestAppKeys(t *testing.T) {
 		OnQuit:     func() { got = append(got, "quit") },
 	}
 	app, _, _ := newTestApp(t, 40, 20, cb)
+	app.SetCommands([]Command{{Name: "model"}, {Name: "compact", ArgHint: "[instructions]"}})
 	enter := key(tcell.KeyEnter, 0, 0)
 	typeText(app, "hello")
 	app.HandleEvent(enter)
@@ -148,13 +149,15 @@ func TestAppKeys(t *testing.T) {
 	app.editor.Clear()
 	typeText(app, "/compact keep it short")
 	app.HandleEvent(enter)
+	typeText(app, "/mo")
+	app.HandleEvent(enter) // picks /model from the popup and runs it
 	typeText(app, "!ls")
 	app.HandleEvent(enter)
 	typeText(app, "!!ls")
 	app.HandleEvent(enter)
 	app.HandleEvent(key(tcell.KeyCtrlD, 0, 0))
 	want := []string{"submit:hello", "steer:go left", "follow:then this", "abort", "cmd:compact|keep it short",
-		"bash:ls|true", "bash:ls|false", "quit"}
+		"cmd:model|", "bash:ls|true", "bash:ls|false", "quit"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("callbacks\n got %q\nwant %q", got, want)
 	}

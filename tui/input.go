@@ -162,6 +162,13 @@ func (a *App) popupKey(ev *tcell.EventKey) bool {
 			return false
 		}
 		a.complete.accept(a.editor)
+		// A command that takes no argument runs at once.
+		name := strings.TrimSpace(strings.TrimPrefix(string(a.editor.buf), "/"))
+		for _, c := range a.opts.Commands {
+			if c.Name == name && c.ArgHint == "" {
+				return false
+			}
+		}
 	case tcell.KeyEscape:
 		a.complete.items, a.complete.pathMode = nil, false
 	default:
