@@ -91,7 +91,7 @@ func (a *app) attachSession(s *session.Session, o *cliOptions) error {
 		}
 	}
 	a.agent.Subscribe(func(_ context.Context, ev AgentEvent) {
-		if ev.Type != EvMessageEnd {
+		if ev.Type != EvMessageEnd || a.sess != s { // s was replaced (new, switch, fork)
 			return
 		}
 		if _, err := s.AppendMessage(*ev.Message); err != nil {

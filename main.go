@@ -63,8 +63,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "pi:", err)
 		return 2
 	}
-	if opts.mode != "" && opts.mode != "text" && opts.mode != "json" {
-		fmt.Fprintf(stderr, "pi: unknown mode %q (use text or json)\n", opts.mode)
+	if opts.mode != "" && opts.mode != "text" && opts.mode != "json" && opts.mode != "rpc" {
+		fmt.Fprintf(stderr, "pi: unknown mode %q (use text, json or rpc)\n", opts.mode)
 		return 2
 	}
 	if opts.listModels {
@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(opts.messages) > 0 && opts.messages[0] == "sessions" || opts.resume && !interactive {
 		return runListSessions(ctx, opts, stdout, stderr)
 	}
-	if !interactive {
+	if !interactive && opts.mode != "rpc" { // in rpc mode stdin carries the commands
 		piped, err := readPipedStdin(stdin)
 		if err != nil {
 			fmt.Fprintln(stderr, "pi: reading standard input:", err)
@@ -93,6 +93,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch {
 	case interactive:
 		return runInteractiveMode(ctx, app, opts.messages)
+	case opts.mode == "rpc":
+		return runRPCMode(ctx, app, stdin, stdout, stderr)
 	case opts.mode == "json":
 		return runJSONMode(ctx, app, opts.messages, stdout, stderr)
 	case len(opts.messages) == 0:
@@ -210,6 +212,8 @@ type app struct {
 	sess   *session.Session
 	// compactHook lets scripts cancel a compaction or supply its summary.
 	compactHook func(context.Context, session.Reason, *session.Preparation) (session.HookResult, error)
+	// ops is the state of the session and model operations (appops.go).
+	ops opsState
 }
 
 func (a *app) close() {

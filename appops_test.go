@@ -1,0 +1,319 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"pi/provider"
+	"pi/provider/faux"
+	"pi/session"
+	"pi/tools"
+)
+
+// newOpsApp wires an app as setup does, around a scripted model and a session file in a
+// temporary directory.
+func newOpsApp(t *testing.T, model provider.Model, steps ...faux.Step) *app {
+	t.Helper()
+	dir := t.TempDir()
+	a := &app{cwd: dir, piHome: filepath.Join(dir, "home"), cfg: &Config{}, stderr: io.Discard, model: model}
+	env, err := tools.NewEnv(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bash, _ := tools.New("bash", env)
+	a.agent = NewAgent(AgentConfig{Provider: faux.New(steps...), Model: model, SystemPrompt: "agent",
+		Tools: []tools.Tool{bash}, Hooks: Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}})
+	if err := a.attachSession(session.Create(filepath.Join(dir, "sessions"), dir), &cliOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.close)
+	return a
+}
+
+func fauxModel(reasoning bool) provider.Model {
+	return provider.Model{ID: "faux-1", Provider: "faux", API: "faux", ContextWindow: 128000, Reasoning: reasoning}
+}
+
+func promptText(t *testing.T, a *app, text string) {
+	t.Helper()
+	if err := a.prompt(context.Background(), provider.UserText(text, time.Now().UnixMilli())); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// entriesOfType reads the session's entries of one type.
+func entriesOfType(t *testing.T, s *session.Session, typ session.Type) []session.Entry {
+	t.Helper()
+	all, err := s.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []session.Entry
+	for _, e := range all {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func TestOpsThinkingLevels(t *testing.T) {
+	cases := []struct {
+		name      string
+		reasoning bool
+		set       string
+		wantSet   string
+		wantCycle []string // levels after successive cycles; nil: cycling is not possible
+	}{
+		{"reasoning", true, "high", "high", []string{"off", "minimal", "low"}},
+		{"no reasoning clamps to off", false, "high", "off", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newOpsApp(t, fauxModel(tc.reasoning))
+			got, err := a.setThinking(tc.set)
+			if err != nil || got != tc.wantSet || orOff(a.agent.State().Thinking) != tc.wantSet {
+				t.Fatalf("setThinking(%q) = %q, %v; agent has %q", tc.set, got, err, a.agent.State().Thinking)
+			}
+			for _, want := range tc.wantCycle {
+				if level, ok, err := a.cycleThinking(); !ok || err != nil || level != want {
+					t.Fatalf("cycleThinking = %q, %v, %v; want %q", level, ok, err, want)
+				}
+			}
+			if tc.wantCycle == nil {
+				if _, ok, _ := a.cycleThinking(); ok {
+					t.Fatal("a model without reasoning cycled its thinking level")
+				}
+			}
+			changes := entriesOfType(t, a.sess, session.TypeThinking)
+			last := "off"
+			if len(changes) > 0 {
+				last = changes[len(changes)-1].ThinkingLevel
+			}
+			if want := orOff(a.agent.State().Thinking); last != want {
+				t.Fatalf("the session last recorded thinking level %q, the agent has %q", last, want)
+			}
+			if _, err := a.setThinking("enormous"); err == nil {
+				t.Fatal("an unknown thinking level was accepted")
+			}
+		})
+	}
+}
+
+func TestOpsSetModelRecordsAndClamps(t *testing.T) {
+	a := newOpsApp(t, fauxModel(true))
+	yes, no := true, false
+	a.cfg = &Config{Providers: map[string]*ProviderConfig{"local": {Kind: kindOpenAI, BaseURL: "http://127.0.0.1:9/v1",
+		Models: []ModelConfig{{ID: "thinker", Reasoning: &yes}, {ID: "plain", Reasoning: &no}}}}}
+	if _, err := a.setThinking("medium"); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		spec, wantThinking string
+	}{
+		{"local/thinker", "medium"},
+		{"local/plain", "off"},
+	}
+	for _, st := range steps {
+		m, err := a.setModel(context.Background(), st.spec)
+		if err != nil {
+			t.Fatalf("setModel(%s): %v", st.spec, err)
+		}
+		if m.Provider+"/"+m.ID != st.spec || a.agent.State().Model.ID != m.ID {
+			t.Fatalf("setModel(%s) gave %s/%s", st.spec, m.Provider, m.ID)
+		}
+		if got := orOff(a.agent.State().Thinking); got != st.wantThinking {
+			t.Fatalf("after %s thinking is %q, want %q", st.spec, got, st.wantThinking)
+		}
+	}
+	changes := entriesOfType(t, a.sess, session.TypeModelChange)
+	if n := len(changes); n < 2 || changes[n-1].ModelID != "plain" || changes[n-2].ModelID != "thinker" {
+		t.Fatalf("model changes recorded: %+v", changes)
+	}
+	if _, err := a.setModel(context.Background(), "nowhere/x"); err == nil {
+		t.Fatal("a model of an unknown provider was accepted")
+	}
+}
+
+func TestOpsBash(t *testing.T) {
+	cases := []struct {
+		name, command string
+		exclude       bool
+		wantOutput    string
+		wantCode      int // -1: killed
+		inContext     bool
+	}{
+		{"output enters the next context", "echo from-the-shell", false, "from-the-shell\n", 0, true},
+		{"excluded from context", "echo kept-private", true, "kept-private\n", 0, false},
+		{"failing command", "echo oops >&2; exit 3", false, "oops\n", 3, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen []provider.Message
+			a := newOpsApp(t, fauxModel(false), faux.Reply(func(req *provider.Request) provider.Message {
+				seen = req.Messages
+				return faux.Text("noted")
+			}))
+			res, err := a.runBash(context.Background(), tc.command, tc.exclude)
+			if err != nil || res.Output != tc.wantOutput || res.ExitCode == nil || *res.ExitCode != tc.wantCode {
+				t.Fatalf("runBash = %+v, %v", res, err)
+			}
+			promptText(t, a, "what did it print?")
+			var context strings.Builder
+			for i := range seen {
+				context.WriteString(seen[i].TextContent())
+			}
+			if got := strings.Contains(context.String(), strings.TrimSpace(tc.wantOutput)); got != tc.inContext {
+				t.Fatalf("output in the model's context: %v, want %v\n%s", got, tc.inContext, context.String())
+			}
+			if n := len(entriesOfType(t, a.sess, session.TypeMessage)); n != 3 {
+				t.Fatalf("session holds %d messages, want bash, prompt and reply", n)
+			}
+		})
+	}
+}
+
+func TestOpsBashAbortAndTruncation(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	done := make(chan bashResult)
+	go func() {
+		res, _ := a.runBash(context.Background(), "echo started; sleep 30", false)
+		done <- res
+	}()
+	time.Sleep(300 * time.Millisecond)
+	a.abortBash()
+	select {
+	case res := <-done:
+		if !res.Cancelled || res.ExitCode != nil {
+			t.Fatalf("aborted command: %+v", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("abortBash did not stop the command")
+	}
+
+	res, err := a.runBash(context.Background(), "seq 1 5000", false)
+	if err != nil || !res.Truncated || res.FullOutputPath == "" {
+		t.Fatalf("long output: %+v, %v", res, err)
+	}
+	defer os.Remove(res.FullOutputPath)
+	full, err := os.ReadFile(res.FullOutputPath)
+	if err != nil || !strings.HasPrefix(string(full), "1\n2\n") || !strings.HasSuffix(string(full), "5000\n") {
+		t.Fatalf("full output file: %v, %d bytes", err, len(full))
+	}
+	if !strings.HasSuffix(res.Output, "5000\n") || strings.HasPrefix(res.Output, "1\n") {
+		t.Fatalf("truncated output should keep the tail: %q…", res.Output[:20])
+	}
+}
+
+func TestOpsSessionLifecycle(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false), faux.Text("first answer"), faux.Text("second answer"), faux.Text("forked answer"))
+	promptText(t, a, "first question")
+	promptText(t, a, "second question")
+	original := a.sess.Path()
+
+	forks, err := a.forkMessages()
+	if err != nil || len(forks) != 2 || forks[1].Text != "second question" {
+		t.Fatalf("forkMessages = %+v, %v", forks, err)
+	}
+	text, err := a.forkAt(forks[1].EntryID)
+	if err != nil || text != "second question" {
+		t.Fatalf("forkAt = %q, %v", text, err)
+	}
+	if a.sess.Path() == original || a.sess.Header().ParentSession != original {
+		t.Fatalf("fork went to %s with parent %q", a.sess.Path(), a.sess.Header().ParentSession)
+	}
+	if got, _ := a.lastAssistantText(); got != "first answer" {
+		t.Fatalf("after the fork the last answer is %q", got)
+	}
+	promptText(t, a, "another second question")
+	forked := a.sess.Path()
+
+	if err := a.cloneSession(); err != nil || a.sess.Header().ParentSession != forked {
+		t.Fatalf("clone: %v, parent %q", err, a.sess.Header().ParentSession)
+	}
+	if n := len(a.agent.State().Messages); n != 4 {
+		t.Fatalf("clone holds %d messages, want 4", n)
+	}
+	if err := a.newSession(""); err != nil || len(a.agent.State().Messages) != 0 {
+		t.Fatalf("newSession: %v, %d messages", err, len(a.agent.State().Messages))
+	}
+	if err := a.switchSession(context.Background(), original); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := a.lastAssistantText(); got != "second answer" || a.sess.Path() != original {
+		t.Fatalf("switched back to %s, last answer %q", a.sess.Path(), got)
+	}
+}
+
+func TestOpsStatsNameAndExport(t *testing.T) {
+	reply := faux.Blocks(provider.Text("running <b>it</b>"), faux.Call("c1", "bash", map[string]any{"command": "echo '<script>'"}))
+	reply.Usage = &provider.Usage{Input: 100, Output: 20, CacheRead: 5, TotalTokens: 125}
+	model := fauxModel(false)
+	model.Cost = provider.ModelCost{Input: 5000} // $0.50 for the first reply's 100 input tokens
+	a := newOpsApp(t, model, reply, faux.Text("done & dusted"))
+	if _, ok := a.lastAssistantText(); ok {
+		t.Fatal("an empty conversation has a last assistant text")
+	}
+	promptText(t, a, "run it")
+	st := a.sessionStats()
+	want := sessionStats{SessionFile: a.sess.Path(), SessionID: a.sess.ID(), UserMessages: 1, AssistantMessages: 2,
+		ToolCalls: 1, ToolResults: 1, TotalMessages: 4}
+	got := st
+	got.Tokens, got.Cost = statsTokens{}, 0
+	if got != want || st.Tokens.Input < 100 || st.Tokens.CacheRead != 5 || st.Cost < 0.5 {
+		t.Fatalf("stats = %+v", st)
+	}
+	if text, _ := a.lastAssistantText(); text != "done & dusted" {
+		t.Fatalf("last text %q", text)
+	}
+	if err := a.setSessionName("  "); err == nil {
+		t.Fatal("an empty name was accepted")
+	}
+	if err := a.setSessionName("Export test"); err != nil || a.sess.Name() != "Export test" {
+		t.Fatalf("setSessionName: %v, name %q", err, a.sess.Name())
+	}
+	path, err := a.exportHTML(filepath.Join(t.TempDir(), "out.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(path)
+	for _, want := range []string{"<title>Export test</title>", "running &lt;b&gt;it&lt;/b&gt;", "&lt;script&gt;", "done &amp; dusted", "Result of bash"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("export lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "<script>") {
+		t.Error("export contains an unescaped <script>")
+	}
+}
+
+func TestOpsQueueModesAndToggles(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	if err := a.setQueueMode("steer", "sometimes"); err == nil {
+		t.Fatal("an unknown queue mode was accepted")
+	}
+	if err := a.setQueueMode("followUp", AllAtOnce); err != nil {
+		t.Fatal(err)
+	}
+	if steer, follow := a.queueModes(); steer != OneAtATime || follow != AllAtOnce {
+		t.Fatalf("queue modes %s, %s", steer, follow)
+	}
+	a.setAutoCompaction(false)
+	if a.compactionSettings().Enabled {
+		t.Fatal("auto compaction still on")
+	}
+	a.setAutoRetry(false)
+	if a.retryPolicy().MaxRetries != 0 {
+		t.Fatal("retries still on")
+	}
+	raw, _ := json.Marshal(bashMessage("ls", bashResult{Output: "x"}, true, time.UnixMilli(5)))
+	if want := `{"role":"bashExecution","cancelled":false,"command":"ls","excludeFromContext":true,"exitCode":null,"output":"x","truncated":false,"timestamp":5}`; string(raw) != want {
+		t.Fatalf("bashExecution JSON\n got %s\nwant %s", raw, want)
+	}
+}
