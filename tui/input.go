@@ -190,18 +190,7 @@ func editKeyOn(e *Editor, ev *tcell.EventKey, width int) {
 	ctrl := ev.Modifiers()&tcell.ModCtrl != 0
 	switch ev.Key() {
 	case tcell.KeyRune:
-		switch {
-		case alt && ev.Rune() == 'b':
-			e.WordLeft()
-		case alt && ev.Rune() == 'f':
-			e.WordRight()
-		case alt && ev.Rune() == 'd':
-			e.KillWordForward()
-		case alt && ev.Rune() == 'y':
-			e.YankPop()
-		default:
-			e.Insert(string(ev.Rune()))
-		}
+		editRune(e, ev.Rune(), alt)
 	case tcell.KeyBackspace, tcell.KeyBackspace2:
 		if alt || ctrl {
 			e.KillWordBack()
@@ -244,6 +233,22 @@ func editKeyOn(e *Editor, ev *tcell.EventKey, width int) {
 		e.Yank()
 	case tcell.KeyCtrlUnderscore:
 		e.Undo()
+	}
+}
+
+// editRune types a rune, or runs the Alt+letter word commands.
+func editRune(e *Editor, r rune, alt bool) {
+	switch {
+	case alt && r == 'b':
+		e.WordLeft()
+	case alt && r == 'f':
+		e.WordRight()
+	case alt && r == 'd':
+		e.KillWordForward()
+	case alt && r == 'y':
+		e.YankPop()
+	default:
+		e.Insert(string(r))
 	}
 }
 

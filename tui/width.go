@@ -191,66 +191,84 @@ func wrapOne(out []string, s string, w int, st *sgrState) []string {
 	if !strings.ContainsRune(s, 0x1b) && len(s) <= w && isASCII(s) {
 		return append(out, s)
 	}
-	var line strings.Builder
-	line.WriteString(st.active)
-	width := 0
-	// lastSpace is where the most recent space in line starts, with the width and style
-	// before it, so the line can be broken there when a later word does not fit.
-	lastSpace, spaceWidth, spaceStyle := -1, 0, ""
-	flush := func() {
-		text := line.String()
-		if st.active != "" {
-			text += reset
-		}
-		out = append(out, text)
+	wr := &wrapper{out: out, w: w, st: st, lastSpace: -1}
+	wr.line.WriteString(st.active)
+	forEachSegment(s, wr.add)
+	wr.flush()
+	return wr.out
+}
+
+// wrapper is the state of wrapping one paragraph. lastSpace is where the most recent space
+// of the current line starts, with the width and style before it, so the line can be broken
+// there when a later word does not fit.
+type wrapper struct {
+	out        []string
+	w          int
+	st         *sgrState
+	line       strings.Builder
+	width      int
+	lastSpace  int
+	spaceWidth int
+	spaceStyle string
+}
+
+func (wr *wrapper) flush() {
+	text := wr.line.String()
+	if wr.st.active != "" {
+		text += reset
 	}
-	forEachSegment(s, func(g segment) bool {
-		if g.esc {
-			line.WriteString(g.text)
-			st.apply(g.text)
-			return true
-		}
-		if width+g.width > w && width > 0 {
-			if g.text == " " {
-				flush()
-				line.Reset()
-				line.WriteString(st.active)
-				width, lastSpace = 0, -1
-				return true
-			}
-			if lastSpace >= 0 {
-				text := line.String()
-				rest := text[lastSpace+1:]
-				restWidth := width - spaceWidth - 1
-				line.Reset()
-				line.WriteString(text[:lastSpace])
-				saved := st.active
-				st.active = spaceStyle
-				flush()
-				st.active = saved
-				line.Reset()
-				line.WriteString(spaceStyle)
-				line.WriteString(rest)
-				width, lastSpace = restWidth, -1
-			} else {
-				flush()
-				line.Reset()
-				line.WriteString(st.active)
-				width, lastSpace = 0, -1
-			}
-		}
-		if g.text == " " {
-			if width == 0 && len(out) > 0 && line.Len() == len(st.active) {
-				return true // no leading space on a wrapped line
-			}
-			lastSpace, spaceWidth, spaceStyle = line.Len(), width, st.active
-		}
-		line.WriteString(g.text)
-		width += g.width
+	wr.out = append(wr.out, text)
+}
+
+// newLine starts a line with text (already styled) of the given width.
+func (wr *wrapper) newLine(style, text string, width int) {
+	wr.line.Reset()
+	wr.line.WriteString(style)
+	wr.line.WriteString(text)
+	wr.width, wr.lastSpace = width, -1
+}
+
+func (wr *wrapper) add(g segment) bool {
+	if g.esc {
+		wr.line.WriteString(g.text)
+		wr.st.apply(g.text)
 		return true
-	})
-	flush()
-	return out
+	}
+	if wr.width+g.width > wr.w && wr.width > 0 {
+		switch {
+		case g.text == " ":
+			wr.flush()
+			wr.newLine(wr.st.active, "", 0)
+			return true
+		case wr.lastSpace >= 0:
+			wr.breakAtSpace()
+		default:
+			wr.flush()
+			wr.newLine(wr.st.active, "", 0)
+		}
+	}
+	if g.text == " " {
+		if wr.width == 0 && len(wr.out) > 0 && wr.line.Len() == len(wr.st.active) {
+			return true // no leading space on a wrapped line
+		}
+		wr.lastSpace, wr.spaceWidth, wr.spaceStyle = wr.line.Len(), wr.width, wr.st.active
+	}
+	wr.line.WriteString(g.text)
+	wr.width += g.width
+	return true
+}
+
+// breakAtSpace ends the line at its last space and carries the word after it over.
+func (wr *wrapper) breakAtSpace() {
+	text := wr.line.String()
+	rest, restWidth := text[wr.lastSpace+1:], wr.width-wr.spaceWidth-1
+	wr.line.Reset()
+	wr.line.WriteString(text[:wr.lastSpace])
+	saved := wr.st.active
+	wr.st.active = wr.spaceStyle
+	wr.flush()
+	wr.st.active = saved
+	wr.newLine(wr.spaceStyle, rest, restWidth)
 }
 
 func isASCII(s string) bool {
