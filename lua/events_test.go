@@ -389,3 +389,22 @@ func TestAbortedHookIsQuiet(t *testing.T) {
 		t.Errorf("notices after an abort: %v", n)
 	}
 }
+
+// A script asking the user while it loads cannot hold start-up past its deadline: the host
+// may not be able to show questions yet.
+func TestQuestionWhileLoadingHasDeadline(t *testing.T) {
+	e := newEnv(t)
+	e.opts.HookTimeout = 200 * time.Millisecond
+	e.opts.Host.Confirm = func(ctx context.Context, title, msg string) (bool, error) {
+		<-ctx.Done()
+		return false, ctx.Err()
+	}
+	start := time.Now()
+	e.start(t, `local ok = pi.confirm("Ready?")`)
+	if time.Since(start) > 3*time.Second {
+		t.Errorf("load waited %v", time.Since(start))
+	}
+	if _, ok := e.noticeContaining("timed out"); !ok {
+		t.Errorf("notices %v", e.notices())
+	}
+}

@@ -177,7 +177,7 @@ func (r *Runtime) projectTrusted(ctx context.Context, project string) bool {
 // the first script runs.
 func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func()) *task {
 	i := -1
-	return newTask(ctx, r.opts.HookTimeout, func(v *vm, rets []lua.LValue, err error) *call {
+	t := newTask(ctx, r.opts.HookTimeout, func(v *vm, rets []lua.LValue, err error) *call {
 		if i < 0 {
 			compiled()
 		}
@@ -196,4 +196,6 @@ func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func(
 		v.script = ""
 		return nil
 	})
+	t.loading = true
+	return t
 }

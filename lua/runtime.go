@@ -327,6 +327,9 @@ type task struct {
 	async   bool          // an observe-only event: counted for Flush
 	reload  bool          // replace the state instead of running Lua
 	loaded  chan struct{} // closed when the task finishes (the first load)
+	// loading scripts: a question to the user counts against the deadline, because the host
+	// may not show questions before the scripts are loaded.
+	loading bool
 
 	co      *lua.LState // the coroutine running or suspended
 	cancel  context.CancelFunc

@@ -234,7 +234,7 @@ func (v *vm) awaitWork(L *lua.LState, user bool, work func(ctx context.Context) 
 		t = v.current
 	}
 	if t != nil && canYield(L) {
-		if user {
+		if user && !t.loading {
 			ctx = t.ctx
 		}
 		t.waiting = true
@@ -242,7 +242,7 @@ func (v *vm) awaitWork(L *lua.LState, user bool, work func(ctx context.Context) 
 		go func() {
 			res := runWithContext(ctx, work)
 			select {
-			case r.wake <- wakeup{t: t, co: L, results: res, refresh: user}:
+			case r.wake <- wakeup{t: t, co: L, results: res, refresh: user && !t.loading}:
 			case <-r.done:
 			}
 		}()
