@@ -315,7 +315,8 @@ func (r *Runtime) BeforeCompact(ctx context.Context, payload map[string]any) Com
 // payload is copied before Emit returns (maps and slices as they are, pi's types such as
 // messages and stream events in their JSON shape, tool results as {content, details,
 // is_error, terminate}), so the caller may change it afterwards. Flush waits for the queue to
-// drain (before exit, after session_shutdown).
+// drain (before exit, after session_shutdown). Handlers start in order; one that awaits
+// (pi.exec) lets the handlers of later events start meanwhile.
 func (r *Runtime) Emit(ctx context.Context, event string, payload map[string]any) {
 	if !r.HasHandlers(event) {
 		return
