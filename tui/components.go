@@ -107,6 +107,8 @@ type assistantView struct {
 	done     bool
 	thinking *bool // shared with the App: Ctrl+T toggles every live reply
 	spans    []mdSpan
+
+	think map[int]*paraCache // wrapped thinking, by content index
 }
 
 type mdSpan struct {
@@ -115,7 +117,7 @@ type mdSpan struct {
 }
 
 func newAssistantView(thinking *bool) *assistantView {
-	return &assistantView{md: map[int]*Markdown{}, thinking: thinking}
+	return &assistantView{md: map[int]*Markdown{}, think: map[int]*paraCache{}, thinking: thinking}
 }
 
 func (a *assistantView) final() bool { return a.done }
@@ -150,7 +152,7 @@ func (a *assistantView) Render(width int) []string {
 			a.spans = append(a.spans, mdSpan{start: len(out), md: a.md[i]})
 			lines = a.md[i].Render(width)
 		case provider.BlockThinking:
-			lines = a.renderThinking(b, width)
+			lines = a.renderThinking(i, b, width)
 			if len(lines) > 0 && len(out) > 0 {
 				out = append(out, "")
 			}
@@ -160,7 +162,7 @@ func (a *assistantView) Render(width int) []string {
 	return append(out, a.renderStop(width)...)
 }
 
-func (a *assistantView) renderThinking(b provider.Block, width int) []string {
+func (a *assistantView) renderThinking(i int, b provider.Block, width int) []string {
 	text := strings.TrimSpace(b.Thinking)
 	if text == "" && !b.Redacted {
 		return nil
@@ -168,11 +170,39 @@ func (a *assistantView) renderThinking(b provider.Block, width int) []string {
 	if !*a.thinking {
 		return []string{paint(sThink, Truncate("∴ thinking… (ctrl+t to show)", width, "…"))}
 	}
-	lines := Wrap(sanitize(text), max(width-2, 1))
-	for i, l := range lines {
-		lines[i] = paint(sThink, "│ "+l)
+	c := a.think[i]
+	if c == nil {
+		c = &paraCache{}
+		a.think[i] = c
 	}
-	return lines
+	return c.render(text, width)
+}
+
+// paraCache wraps text paragraph by paragraph and keeps the result for paragraphs that did
+// not change, so a long streamed thinking block costs only its last paragraph per frame.
+type paraCache struct {
+	width int
+	paras []string
+	lines [][]string
+}
+
+func (c *paraCache) render(text string, width int) []string {
+	if width != c.width {
+		*c = paraCache{width: width}
+	}
+	var out []string
+	for i, p := range strings.Split(text, "\n") {
+		if i >= len(c.paras) || c.paras[i] != p {
+			lines := Wrap(sanitize(p), max(width-2, 1))
+			for k, l := range lines {
+				lines[k] = paint(sThink, "│ "+l)
+			}
+			c.paras = append(c.paras[:i], p)
+			c.lines = append(c.lines[:i], lines)
+		}
+		out = append(out, c.lines[i]...)
+	}
+	return out
 }
 
 func (a *assistantView) renderStop(width int) []string {

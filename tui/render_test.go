@@ -185,3 +185,24 @@ func TestWidthAndWrap(t *testing.T) {
 		}
 	}
 }
+
+// No input makes Wrap or Truncate produce a line wider than asked, or lose text.
+func FuzzWrap(f *testing.F) {
+	for _, s := range []string{"hello world", "\x1b[1mbold\x1b[0m text", "日本語 テキスト", "👍🏽👍🏽 e\u0301", "a\tb\x07c"} {
+		f.Add(s, 5)
+	}
+	f.Fuzz(func(t *testing.T, s string, w int) {
+		w = w%40 + 1
+		if w < 1 {
+			w += 40
+		}
+		for _, l := range Wrap(s, w) {
+			if Width(l) > max(w, 2) { // a 2-cell cluster cannot be split below 2
+				t.Fatalf("Wrap(%q, %d): %q is %d wide", s, w, l, Width(l))
+			}
+		}
+		if got := Truncate(s, w, "…"); Width(got) > max(w, 2) {
+			t.Fatalf("Truncate(%q, %d) = %q", s, w, got)
+		}
+	})
+}

@@ -40,6 +40,21 @@ func escLen(s string) int {
 	return 2
 }
 
+// escComplete reports whether seq (from ESC to the end of the text) is a whole sequence.
+func escComplete(seq string) bool {
+	if len(seq) < 2 {
+		return false
+	}
+	last := seq[len(seq)-1]
+	switch seq[1] {
+	case '[':
+		return len(seq) > 2 && last >= 0x40 && last <= 0x7e
+	case ']', 'P', '_', '^', 'X':
+		return last == '\a' || strings.HasSuffix(seq, "\x1b\\")
+	}
+	return true
+}
+
 // segment is one piece of a styled string: an escape sequence (width 0, esc true) or one
 // grapheme cluster with its width in cells.
 type segment struct {
@@ -56,6 +71,9 @@ func forEachSegment(s string, fn func(segment) bool) {
 		switch {
 		case c == 0x1b:
 			n := escLen(s[i:])
+			if i+n == len(s) && !escComplete(s[i:]) {
+				return // a cut-off sequence would swallow whatever is written after it
+			}
 			if !fn(segment{text: s[i : i+n], esc: true}) {
 				return
 			}
@@ -76,6 +94,21 @@ func forEachSegment(s string, fn func(segment) bool) {
 			}
 			// A combining mark after an ASCII letter starts its own run here and measures 0
 			// cells, which is what the terminal does with it too.
+			if !utf8.ValidString(s[i:j]) {
+				// Invalid bytes show as one replacement character each; clustering them
+				// would make one segment too wide to place.
+				for k, r := range s[i:j] {
+					n := utf8.RuneLen(r)
+					if r == utf8.RuneError {
+						n = 1
+					}
+					if !fn(segment{text: s[i+k : i+k+n], width: clusterWidth(s[i+k : i+k+n])}) {
+						return
+					}
+				}
+				i = j
+				continue
+			}
 			g := graphemes.FromString(s[i:j])
 			for g.Next() {
 				v := g.Value()
@@ -242,6 +275,10 @@ func (wr *wrapper) add(g segment) bool {
 			return true
 		case wr.lastSpace >= 0:
 			wr.breakAtSpace()
+			if wr.width+g.width > wr.w && wr.width > 0 {
+				wr.flush() // the word carried over does not leave room either
+				wr.newLine(wr.st.active, "", 0)
+			}
 		default:
 			wr.flush()
 			wr.newLine(wr.st.active, "", 0)
