@@ -119,7 +119,7 @@ func myersBacktrack(a, b []string, trace [][]int) []lineOp {
 // (+, - or space), its line number padded to a common width, a space and the text, with "..."
 // where unchanged lines are left out. It also returns the first changed line of new (1-based).
 func editDiff(old, new string) (string, int) {
-	a, b := strings.Split(old, "\n"), strings.Split(new, "\n")
+	a, b := diffLines(old), diffLines(new)
 	ops := lineDiff(a, b)
 	near := nearChange(ops)
 	width := len(fmt.Sprint(max(len(a), len(b))))
@@ -154,6 +154,11 @@ func editDiff(old, new string) (string, int) {
 		fmt.Fprintf(&out, " %*s ...\n", width, "")
 	}
 	return strings.TrimSuffix(out.String(), "\n"), first
+}
+
+// diffLines splits text into lines; a final newline ends the last line rather than adding one.
+func diffLines(s string) []string {
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
 // nearChange marks the ops to show: changes and the unchanged lines within diffContext of one.

@@ -125,6 +125,34 @@ func runEdit(ctx context.Context, env *Env, args map[string]any) (Result, error)
 	return res, nil
 }
 
+// EditPreview computes the diff an edit call would make without writing anything, so a UI can
+// show it while the call waits (pi shows it before the tool runs). Errors are the ones the call
+// itself would return.
+func EditPreview(env *Env, args map[string]any) (EditDetails, error) {
+	name, _, err := argString(args, "path")
+	if err != nil {
+		return EditDetails{}, err
+	}
+	path, err := argPath(env, args, "path", true)
+	if err != nil {
+		return EditDetails{}, err
+	}
+	edits, err := editArgs(args)
+	if err != nil {
+		return EditDetails{}, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return EditDetails{}, fmt.Errorf("cannot edit %s: %w", name, err)
+	}
+	oldLF, newLF, _, err := editContent(string(data), edits, name)
+	if err != nil {
+		return EditDetails{}, err
+	}
+	diff, first := editDiff(oldLF, newLF)
+	return EditDetails{Diff: diff, FirstChangedLine: first}, nil
+}
+
 // editContent applies edits to a file's text, matching on LF line endings without a BOM and
 // restoring both in the result. It returns the old and new text in LF form too, for the diff.
 func editContent(text string, edits []Edit, name string) (oldLF, newLF, out string, err error) {
