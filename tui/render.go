@@ -274,6 +274,9 @@ func (r *Renderer) writeLine(l string, overwrite bool) {
 // fit guards the invariant that no line is wider than the screen: a wider line would wrap,
 // take two rows, and every relative cursor move after it would be off by one.
 func (r *Renderer) fit(l string) string {
+	if strings.ContainsAny(l, "\r\n") {
+		l = strings.NewReplacer("\r", " ", "\n", " ").Replace(l) // a line is one row
+	}
 	if Width(l) > r.width {
 		return Truncate(l, r.width, "")
 	}

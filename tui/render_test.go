@@ -206,3 +206,12 @@ func FuzzWrap(f *testing.F) {
 		}
 	})
 }
+
+func TestRendererKeepsOneRowPerLine(t *testing.T) {
+	term := newVT(10, 4)
+	r := NewRenderer(term, 10, 4)
+	r.Frame(nil, []string{"a\nb", "c\r", "0123456789abc"})
+	if got := strings.Join(term.all(), "|"); got != "a b|c|012345678" {
+		t.Fatalf("screen %q", got)
+	}
+}
