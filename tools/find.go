@@ -35,33 +35,47 @@ func newFind(env *Env) Tool {
 	}}
 }
 
-func runFind(ctx context.Context, env *Env, args map[string]any) (Result, error) {
+type findArgs struct {
+	pattern, name, root string
+	limit               int
+}
+
+func parseFindArgs(env *Env, args map[string]any) (findArgs, error) {
+	var a findArgs
 	pattern, ok, err := argString(args, "pattern")
 	if err != nil {
-		return Result{}, err
+		return a, err
 	}
 	if !ok || pattern == "" {
-		return Result{}, fmt.Errorf(`argument "pattern" is required`)
+		return a, fmt.Errorf(`argument "pattern" is required`)
 	}
-	name, _, err := argString(args, "path")
-	if err != nil {
-		return Result{}, err
+	a.pattern = pattern
+	if a.name, _, err = argString(args, "path"); err != nil {
+		return a, err
 	}
-	root, err := argPath(env, args, "path", false)
-	if err != nil {
-		return Result{}, err
+	if a.root, err = argPath(env, args, "path", false); err != nil {
+		return a, err
 	}
 	limit, hasLimit, err := argInt(args, "limit")
 	if err != nil {
+		return a, err
+	}
+	if a.limit = limit; !hasLimit || limit < 1 {
+		a.limit = defaultFindLimit
+	}
+	return a, nil
+}
+
+func runFind(ctx context.Context, env *Env, args map[string]any) (Result, error) {
+	a, err := parseFindArgs(env, args)
+	if err != nil {
 		return Result{}, err
 	}
-	if !hasLimit || limit < 1 {
-		limit = defaultFindLimit
-	}
+	pattern, root, limit := a.pattern, a.root, a.limit
 	if fi, err := os.Stat(root); err != nil {
-		return Result{}, fmt.Errorf("cannot search %s: %w", displayName(name), err)
+		return Result{}, fmt.Errorf("cannot search %s: %w", displayName(a.name), err)
 	} else if !fi.IsDir() {
-		return Result{}, fmt.Errorf("%s is not a directory", displayName(name))
+		return Result{}, fmt.Errorf("%s is not a directory", displayName(a.name))
 	}
 	var found []string
 	more := false
