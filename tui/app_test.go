@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -239,5 +240,60 @@ func TestResizeWhileStreaming(t *testing.T) {
 				t.Fatalf("%d rows, %d clears", len(rows), term.clears)
 			}
 		})
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// With the frame timer and spinner running, events from the agent's goroutine and keys from
+// the input goroutine interleave safely, frames stay at most 60 a second, and Close ends it.
+func TestAppConcurrentFrames(t *testing.T) {
+	out := &lockedBuffer{}
+	app := NewApp(out, 80, 24, Callbacks{OnSteer: func(string) {}}, Options{Cwd: t.TempDir()})
+	app.SetWorking(true)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	start := time.Now()
+	go func() {
+		defer wg.Done()
+		text := benchReply()
+		app.StartAssistant()
+		for i := 16; i < len(text); i += 16 {
+			app.UpdateAssistant(assistant(text[:i]))
+			time.Sleep(time.Millisecond)
+		}
+		app.EndAssistant(assistant(text))
+		app.ToolStart("t", "bash", map[string]any{"command": "ls"})
+		app.ToolEnd("t", []provider.Block{provider.Text("ok")}, nil, false)
+	}()
+	go func() {
+		defer wg.Done()
+		for range 50 {
+			typeText(app, "x")
+			time.Sleep(2 * time.Millisecond)
+		}
+		app.HandleEvent(key(tcell.KeyEnter, 0, 0))
+	}()
+	wg.Wait()
+	app.SetWorking(false)
+	if err := app.Close(); err != nil {
+		t.Fatal(err)
+	}
+	frames, elapsed := app.Stats().Frames, time.Since(start)
+	// One frame may come right away, one per interval after it, and one from Close.
+	if limit := int(elapsed/frameInterval) + 3; frames > limit {
+		t.Errorf("%d frames in %s: more than 60 a second", frames, elapsed)
+	}
+	if strings.Contains(out.b.String(), "\x1b[2J") || strings.Contains(out.b.String(), "\x1b[3J") {
+		t.Error("screen cleared")
 	}
 }
