@@ -3,11 +3,8 @@ package tools
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -32,30 +29,26 @@ type grepSearch struct {
 // maxKeptBuffer is the largest read buffer a grep worker keeps for the next file.
 const maxKeptBuffer = 16 << 20
 
+// growBuffer returns a slice of size bytes, reusing *buf when it is large enough and keeping a
+// new one in *buf only when it is not over keep bytes.
+func growBuffer(buf *[]byte, size, keep int) []byte {
+	if cap(*buf) >= size {
+		return (*buf)[:size]
+	}
+	data := make([]byte, size, max(size, 64<<10))
+	if size <= keep {
+		*buf = data
+	}
+	return data
+}
+
 // file searches one file, returning at most limit+1 matches (one more than shown, so the caller
 // knows there are more) with their context lines. Unreadable and binary files give nothing.
 func (s *grepSearch) file(p, rel string, buf *[]byte, sc *searchScratch) []grepLine {
-	f, err := os.Open(p)
+	data, err := readFileInto(p, buf, maxKeptBuffer)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	data := *buf
-	if size := int(fi.Size()); size > maxKeptBuffer {
-		data = make([]byte, size) // used once: a worker keeps no huge buffer
-	} else if cap(data) < size {
-		data = make([]byte, size, max(size, 64<<10))
-		*buf = data
-	}
-	n, err := io.ReadFull(f, data[:fi.Size()])
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil
-	}
-	data = data[:n]
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil // binary
 	}
