@@ -86,7 +86,7 @@ func (a *App) draw() {
 // entryLines renders an entry with its separator, minus the lines already in scrollback.
 func (a *App) entryLines(le *liveEntry, width int) []string {
 	lines := le.e.Render(width)
-	if le.sep {
+	if le.sep && len(lines) > 0 { // an entry with nothing to show yet takes no room
 		lines = append([]string{""}, lines...)
 	}
 	if le.skip >= len(lines) {
