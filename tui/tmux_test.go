@@ -76,7 +76,7 @@ func startTmux(t *testing.T) *tmux {
 		t.Fatalf("build pi: %v\n%s", err, out)
 	}
 	long := strings.Repeat("streaming words to take a while ", 60)
-	script := fmt.Sprintf(tmuxScript, long, long)
+	script := fmt.Sprintf(tmuxScript, long, "ABORT-ME "+long)
 	if err := os.WriteFile(filepath.Join(dir, "script.json"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestTmuxInteractive(t *testing.T) {
 	m.mustSee("✓ bash")
 	m.mustSee("tool-ran-ok")
 	m.mustSee("faux") // footer: the model
-	m.mustSee("streaming words")
+	m.mustSee("FIRST-DONE")
 
 	// Enter while streaming steers; Alt+Enter queues a follow-up.
 	m.keys("steer please", "Enter")
@@ -114,7 +114,7 @@ func TestTmuxInteractive(t *testing.T) {
 
 	// Escape aborts the long reply.
 	m.keys("one more", "Enter")
-	m.mustSee("streaming words")
+	m.mustSee("ABORT-ME")
 	m.keys("Escape")
 	m.mustSee("(aborted)")
 
