@@ -15,7 +15,8 @@ import (
 )
 
 // runInteractiveMode runs the terminal UI (DESIGN.md §7) until the user quits. Prompts from
-// the command line are sent first, each as a follow-up of the one before.
+// the command line are sent first, each as a follow-up of the one before. main calls it when
+// no mode is asked for, -p is not set and standard input is a terminal.
 func runInteractiveMode(ctx context.Context, a *app, prompts []string) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

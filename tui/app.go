@@ -267,6 +267,22 @@ func (a *App) SetCommands(cmds []Command) {
 	a.opts.Commands = cmds
 }
 
+// SetHistory seeds the prompt history (oldest first), e.g. from the session being resumed.
+func (a *App) SetHistory(entries []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, e := range entries {
+		a.editor.AddHistory(e)
+	}
+}
+
+// History returns the prompt history, oldest first.
+func (a *App) History() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.editor.history...)
+}
+
 // SetEditorText replaces the editor's text.
 func (a *App) SetEditorText(s string) {
 	a.mu.Lock()
