@@ -3,19 +3,8 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 )
-
-// cpuTime is the CPU time (user and system) this process has used, in nanoseconds: on a
-// shared machine it is a steadier measure than wall time.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
 
 // benchReply is a typical markdown reply: headings, prose with emphasis, a list, a code block
 // and a table.
