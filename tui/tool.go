@@ -10,6 +10,9 @@ import (
 	"pi/provider"
 )
 
+// maxToolLine caps the bytes of one output line kept for display.
+const maxToolLine = 4096
+
 type toolState int
 
 const (
@@ -48,6 +51,13 @@ func (t *toolView) setOutput(content []provider.Block) {
 	t.output = nil
 	if text != "" {
 		t.output = strings.Split(text, "\n")
+	}
+	for i, l := range t.output {
+		if len(l) > maxToolLine {
+			// A box shows one row per line; measuring a megabyte of minified JSON on every
+			// frame to show its first hundred columns would be waste.
+			t.output[i] = strings.ToValidUTF8(l[:maxToolLine], "")
+		}
 	}
 }
 
