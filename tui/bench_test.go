@@ -81,3 +81,26 @@ func BenchmarkStreamChunk(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStreamLongCodeBlock measures a chunk streamed at the end of a 300-line code block,
+// the worst case for the open-chunk re-render.
+func BenchmarkStreamLongCodeBlock(b *testing.B) {
+	var code strings.Builder
+	code.WriteString("Here is the file:\n\n```go\n")
+	for i := range 300 {
+		fmt.Fprintf(&code, "\tx%d := compute(%d) // step %d of the long function\n", i, i, i)
+	}
+	prefix := code.String()
+	app, w := benchApp(b, 100)
+	app.StartAssistant()
+	start := w.n
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := range b.N {
+		app.UpdateAssistant(assistant(prefix + strings.Repeat("y", i%64)))
+		app.Flush()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/chunk")
+	b.ReportMetric(float64(w.n-start)/float64(b.N), "B/chunk")
+}

@@ -51,21 +51,8 @@ func buildLanguages() map[string]*langSpec {
 	return m
 }
 
-// highlightCode returns the code's lines with SGR styles, each line closed. inBlock carries
-// an open block comment from one line to the next.
-func highlightCode(code, lang string) []string {
-	lines := strings.Split(code, "\n")
-	spec, ok := languages[strings.ToLower(lang)]
-	if !ok {
-		return lines
-	}
-	inBlock := false
-	for i, l := range lines {
-		lines[i], inBlock = highlightLine(l, spec, inBlock)
-	}
-	return lines
-}
-
+// highlightLine styles one line of code; inBlock carries an open block comment from one line
+// to the next. Each styled run is closed, so the line can be wrapped and cut anywhere.
 func highlightLine(l string, spec *langSpec, inBlock bool) (string, bool) {
 	var b strings.Builder
 	i := 0

@@ -34,12 +34,14 @@ type Markdown struct {
 	// frozen holds column widths by chunk start offset: a table whose lines have spilled
 	// into scrollback keeps its columns, so lines already written stay true.
 	frozen map[int][][]int
+
+	codeCache map[codeKey]codeLines
 }
 
 // NewMarkdown returns an empty markdown view.
 func NewMarkdown() *Markdown {
 	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
-	return &Markdown{parser: md.Parser(), frozen: map[int][][]int{}}
+	return &Markdown{parser: md.Parser(), frozen: map[int][][]int{}, codeCache: map[codeKey]codeLines{}}
 }
 
 // SetText replaces the source. Appending to the previous source (streaming) is cheap; any
@@ -142,7 +144,7 @@ func (m *Markdown) renderChunk(src string, start int) ([]string, [][]int) {
 	}
 	b := []byte(src)
 	doc := m.parser.Parse(text.NewReader(b))
-	r := &mdRenderer{src: b, frozen: m.frozen[start]}
+	r := &mdRenderer{src: b, frozen: m.frozen[start], cache: m.codeCache}
 	return r.blocks(doc, m.width, false), r.tables
 }
 
@@ -151,7 +153,10 @@ type mdRenderer struct {
 	src    []byte
 	frozen [][]int // column widths to keep, by table number
 	tables [][]int // column widths used, by table number
+	cache  map[codeKey]codeLines
 }
+
+const codeCacheSize = 4096
 
 // blocks lays out the children of parent, separated by blank lines unless tight.
 func (r *mdRenderer) blocks(parent ast.Node, width int, tight bool) []string {
@@ -217,13 +222,52 @@ func (r *mdRenderer) code(n ast.Node, lang string, width int, fenced bool) []str
 	if fenced {
 		out = append(out, Truncate(paint(sMuted, "```"+lang), width, ""))
 	}
-	for _, l := range highlightCode(body, lang) {
-		out = append(out, Wrap(l, width)...)
+	spec := languages[strings.ToLower(lang)]
+	inBlock := false
+	for _, l := range strings.Split(body, "\n") {
+		var lines []string
+		lines, inBlock = r.codeLine(l, spec, inBlock, width)
+		out = append(out, lines...)
 	}
 	if fenced {
 		out = append(out, paint(sMuted, "```"))
 	}
 	return out
+}
+
+// codeKey identifies a highlighted, wrapped code line: the same text in the same comment
+// state at the same width always lays out the same.
+type codeKey struct {
+	spec    *langSpec
+	line    string
+	inBlock bool
+	width   int
+}
+
+type codeLines struct {
+	lines   []string
+	inBlock bool
+}
+
+// codeLine highlights and wraps one line of code, through the view's cache: a code block
+// still streaming is laid out again on every frame, and all but its last line are unchanged.
+func (r *mdRenderer) codeLine(l string, spec *langSpec, inBlock bool, width int) ([]string, bool) {
+	k := codeKey{spec, l, inBlock, width}
+	if c, ok := r.cache[k]; ok {
+		return c.lines, c.inBlock
+	}
+	h, after := l, inBlock
+	if spec != nil {
+		h, after = highlightLine(l, spec, inBlock)
+	}
+	c := codeLines{Wrap(h, width), after}
+	if r.cache != nil {
+		if len(r.cache) >= codeCacheSize {
+			clear(r.cache) // crude, but a reply with this much code is rare
+		}
+		r.cache[k] = c
+	}
+	return c.lines, c.inBlock
 }
 
 func (r *mdRenderer) list(n *ast.List, width int) []string {

@@ -224,6 +224,9 @@ func wrapOne(out []string, s string, w int, st *sgrState) []string {
 	if !strings.ContainsRune(s, 0x1b) && len(s) <= w && isASCII(s) {
 		return append(out, s)
 	}
+	if st.active == "" && fitsClosed(s, w) {
+		return append(out, s)
+	}
 	wr := &wrapper{out: out, w: w, st: st, lastSpace: -1}
 	wr.line.WriteString(st.active)
 	forEachSegment(s, wr.add)
@@ -306,6 +309,25 @@ func (wr *wrapper) breakAtSpace() {
 	wr.flush()
 	wr.st.active = saved
 	wr.newLine(wr.spaceStyle, rest, restWidth)
+}
+
+// fitsClosed reports whether s fits in w cells and leaves no style open at its end, so that
+// it needs no wrapping and no style carried on: most styled lines, and far cheaper to check
+// than to rebuild.
+func fitsClosed(s string, w int) bool {
+	width := 0
+	st := sgrState{}
+	fits := true
+	forEachSegment(s, func(g segment) bool {
+		if g.esc {
+			st.apply(g.text)
+			return true
+		}
+		width += g.width
+		fits = width <= w
+		return fits
+	})
+	return fits && st.active == ""
 }
 
 func isASCII(s string) bool {
