@@ -29,6 +29,9 @@ type Callbacks struct {
 type Options struct {
 	Cwd      string    // root for @file completion
 	Commands []Command // slash commands for completion
+	// ShowThinking opens thinking blocks from the start (pi's hideThinkingBlock = false);
+	// Ctrl+T toggles them either way.
+	ShowThinking bool
 	// ManualFrames disables the frame timer: frames are drawn only by Flush. Tests and
 	// benchmarks use it to get deterministic output.
 	ManualFrames bool
@@ -89,7 +92,7 @@ func NewApp(w io.Writer, width, height int, cb Callbacks, opts Options) *App {
 		now = time.Now
 	}
 	a := &App{r: NewRenderer(w, width, height), cb: cb, opts: opts, now: now,
-		tools: map[string]*toolView{}, editor: NewEditor()}
+		tools: map[string]*toolView{}, editor: NewEditor(), showThinking: opts.ShowThinking}
 	a.complete.cwd = opts.Cwd
 	return a
 }
