@@ -25,6 +25,11 @@ var AllNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls"}
 // Env is the state the built-in tools of one agent share: where they run, their limits, and
 // what they remember between calls. Create one per agent with NewEnv; it is safe for
 // concurrent use by the tools it made.
+//
+// What it remembers: the content each file had when read, write or edit last saw it, so that
+// edit can refuse a file that changed on disk since (the stale-file guard: the model's
+// oldText would rest on text that is gone), and a lock per path, so that edits and writes of
+// one file run one after another even when the loop runs their calls in parallel.
 type Env struct {
 	// Cwd is the directory relative paths and bash commands start from. It must be absolute.
 	Cwd string
@@ -55,24 +60,32 @@ func NewEnv(cwd string) (*Env, error) {
 
 // Builtins returns every built-in tool bound to env, by name.
 func Builtins(env *Env) map[string]Tool {
-	return map[string]Tool{
-		"read":  newRead(env),
-		"bash":  newBash(env),
-		"edit":  newEdit(env),
-		"write": newWrite(env),
-		"grep":  newGrep(env),
-		"find":  newFind(env),
-		"ls":    newLs(env),
+	m := make(map[string]Tool, len(AllNames))
+	for _, name := range AllNames {
+		m[name], _ = New(name, env)
 	}
+	return m
 }
 
 // New returns the built-in tool called name, bound to env.
 func New(name string, env *Env) (Tool, error) {
-	t, ok := Builtins(env)[name]
-	if !ok {
-		return nil, fmt.Errorf("tools: no built-in tool %q (have %s)", name, strings.Join(AllNames, ", "))
+	switch name {
+	case "read":
+		return newRead(env), nil
+	case "bash":
+		return newBash(env), nil
+	case "edit":
+		return newEdit(env), nil
+	case "write":
+		return newWrite(env), nil
+	case "grep":
+		return newGrep(env), nil
+	case "find":
+		return newFind(env), nil
+	case "ls":
+		return newLs(env), nil
 	}
-	return t, nil
+	return nil, fmt.Errorf("tools: no built-in tool %q (have %s)", name, strings.Join(AllNames, ", "))
 }
 
 func (e *Env) bashTimeout() time.Duration {
