@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,5 +223,55 @@ func TestEditPreviewWritesNothing(t *testing.T) {
 	}
 	if _, err := EditPreview(env, map[string]any{"path": "f.txt", "oldText": "zz", "newText": "B"}); err == nil {
 		t.Fatal("preview of a failing edit gave no error")
+	}
+}
+
+// Parallel edits that each extend the same line all land: each sees the previous result.
+func TestParallelEditsOfOneLine(t *testing.T) {
+	env := testEnv(t)
+	writeFiles(t, env.Cwd, map[string]string{"f.txt": "count: \n"})
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			for {
+				cur, err := os.ReadFile(filepath.Join(env.Cwd, "f.txt"))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				// append one x by an edit of the whole line; retry when another call got there first
+				line := strings.TrimSuffix(string(cur), "\n")
+				r := callTool(t, env, "edit", map[string]any{"path": "f.txt", "oldText": line + "\n", "newText": line + "x\n"})
+				if !r.IsError {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := readFileT(t, filepath.Join(env.Cwd, "f.txt")); got != "count: "+strings.Repeat("x", 10)+"\n" {
+		t.Fatalf("file = %q", got)
+	}
+}
+
+func TestLockPathHonoursContext(t *testing.T) {
+	env := testEnv(t)
+	unlock, err := env.lockPath(context.Background(), "/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := env.lockPath(ctx, "/x"); err == nil {
+		t.Fatal("a cancelled wait for a held lock succeeded")
+	}
+	unlock()
+	unlock2, err := env.lockPath(context.Background(), "/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock2()
+	if len(env.locks) != 0 {
+		t.Fatalf("lock registry keeps %d entries", len(env.locks))
 	}
 }

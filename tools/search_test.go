@@ -191,3 +191,27 @@ func TestGrepHonoursParentGitignore(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestGrepContextMerging(t *testing.T) {
+	data := "l1\nhit2\nl3\nhit4\nl5\nl6\nl7\nhit8\n"
+	tests := []struct {
+		context int
+		want    string
+	}{
+		{0, "f:2: hit2\nf:4: hit4\nf:8: hit8"},
+		{1, "f-1- l1\nf:2: hit2\nf-3- l3\nf:4: hit4\nf-5- l5\nf-7- l7\nf:8: hit8"},
+		{2, "f-1- l1\nf:2: hit2\nf-3- l3\nf:4: hit4\nf-5- l5\nf-6- l6\nf-7- l7\nf:8: hit8"},
+		{9, "f-1- l1\nf:2: hit2\nf-3- l3\nf:4: hit4\nf-5- l5\nf-6- l6\nf-7- l7\nf:8: hit8"},
+	}
+	for _, tc := range tests {
+		m, err := newMatcher("hit", false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := grepSearch{m: m, context: tc.context, limit: 100}
+		lines := s.format([]byte(data), "f", m.lines([]byte(data), 100, &searchScratch{}))
+		if got := resultText(grepResult(lines, false, 100)); got != tc.want {
+			t.Errorf("context %d:\n%s\nwant\n%s", tc.context, got, tc.want)
+		}
+	}
+}
