@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"pi/provider"
@@ -113,8 +112,8 @@ func runBash(ctx context.Context, env *Env, args map[string]any, onUpdate func(R
 		if !errors.As(waitErr, &exit) {
 			return Result{}, fmt.Errorf("running %q: %w", command, waitErr)
 		}
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			appendText(&res, fmt.Sprintf("Command was killed by signal %d (%s)", ws.Signal(), ws.Signal()))
+		if sig := killedBy(exit); sig != "" {
+			appendText(&res, "Command was killed by a signal: "+sig)
 		} else {
 			appendText(&res, fmt.Sprintf("Command exited with code %d", exit.ExitCode()))
 		}
@@ -137,7 +136,7 @@ func runShell(ctx context.Context, env *Env, command string, sink *outputSink, o
 	cmd := exec.Command(env.shell(), "-c", command)
 	cmd.Dir = env.Cwd
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe: stdout and stderr interleave as written
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownProcessGroup(cmd)
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
@@ -155,7 +154,7 @@ wait:
 		case waitErr = <-exited:
 			break wait
 		case <-ctx.Done():
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(cmd)
 			waitErr, stopped = <-exited, true
 			break wait
 		case <-tick.C:

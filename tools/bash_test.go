@@ -1,3 +1,5 @@
+//go:build unix
+
 package tools
 
 import (
@@ -28,7 +30,7 @@ func TestBash(t *testing.T) {
 		{"merged in order", "echo a; echo b >&2; echo c", nil, "a\nb\nc\n", false},
 		{"exit code", "echo oops; exit 3", nil, "oops\n\nCommand exited with code 3", true},
 		{"exit code, no output", "exit 7", nil, "Command exited with code 7", true},
-		{"killed by a signal", "kill -9 $$", nil, "Command was killed by signal 9 (killed)", true},
+		{"killed by a signal", "kill -9 $$", nil, "Command was killed by a signal: killed", true},
 		{"runs in cwd", "cat marker.txt", nil, "here", false},
 		{"no stdin", "cat; echo done", nil, "done\n", false},
 		{"timeout", "echo started; sleep 30", 0.3, "started\n\nCommand timed out after 0.3 seconds", true},
