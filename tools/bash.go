@@ -35,12 +35,11 @@ func newBash(env *Env) Tool {
 	return &Func{Spec: Info{
 		Name: "bash",
 		Description: fmt.Sprintf("Run a command with bash in the working directory; stdout and stderr are merged. "+
-			"Output keeps the last %d lines or %s. Default timeout %s.", DefaultMaxLines,
-			FormatSize(DefaultMaxBytes), env.bashTimeout()),
-		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"command":{"type":"string","description":"The command to run"},` +
-			`"timeout":{"type":"number","exclusiveMinimum":0,"description":"Timeout in seconds"}},` +
-			`"required":["command"]}`),
+			"Output keeps the last %d lines or %s.", DefaultMaxLines, FormatSize(DefaultMaxBytes)),
+		Parameters: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
+			`"command":{"type":"string","description":"The command to run"},`+
+			`"timeout":{"type":"number","exclusiveMinimum":0,"description":"Timeout in seconds (default %g)"}},`+
+			`"required":["command"]}`, env.bashTimeout().Seconds())),
 		Snippet:    "Run a shell command",
 		Guidelines: []string{"Use bash to run programs, tests and builds, not to read or edit files."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, onUpdate func(Result)) (Result, error) {

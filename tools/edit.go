@@ -16,15 +16,14 @@ type EditDetails struct {
 	FirstChangedLine int    `json:"firstChangedLine,omitempty"`
 }
 
+// editParameters makes edits optional only so that the older single-edit form validates.
 const editParameters = `{"type":"object","properties":{` +
 	`"path":{"type":"string","description":"File path, relative or absolute"},` +
 	`"edits":{"type":"array","minItems":1,"description":"Replacements, each matched against the original file",` +
 	`"items":{"type":"object","properties":{` +
 	`"oldText":{"type":"string","description":"Exact text to replace; must occur once"},` +
 	`"newText":{"type":"string","description":"Replacement text"}},` +
-	`"required":["oldText","newText"],"additionalProperties":false}},` +
-	`"oldText":{"type":"string","description":"Single-edit form: text to replace"},` +
-	`"newText":{"type":"string","description":"Single-edit form: replacement"}},` +
+	`"required":["oldText","newText"],"additionalProperties":false}}},` +
 	`"required":["path"]}`
 
 func newEdit(env *Env) Tool {
@@ -40,8 +39,9 @@ func newEdit(env *Env) Tool {
 	}}
 }
 
-// editArgs collects the edits from `edits` and the single-edit form; a model may also send
-// `edits` as a JSON string.
+// editArgs collects the edits from `edits` and from top-level oldText/newText, the form of pi's
+// older edit tool that models still send (left out of the schema to keep the prompt short); a
+// model may also send `edits` as a JSON string.
 func editArgs(args map[string]any) ([]Edit, error) {
 	var edits []Edit
 	switch v := args["edits"].(type) {
