@@ -275,3 +275,27 @@ func TestLockPathHonoursContext(t *testing.T) {
 		t.Fatalf("lock registry keeps %d entries", len(env.locks))
 	}
 }
+
+// Every built-in's parameters compile, and the argument shapes the tools accept pass validation:
+// the older single-edit form and edits sent as a JSON string included.
+func TestBuiltinSchemasAcceptTheirArguments(t *testing.T) {
+	env := testEnv(t)
+	for name, tool := range Builtins(env) {
+		if _, err := CompileSchema(tool.Info().Parameters); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	s, err := CompileSchema(Builtins(env)["edit"].Info().Parameters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []map[string]any{
+		{"path": "f", "oldText": "a", "newText": "b"},
+		{"path": "f", "edits": []any{map[string]any{"oldText": "a", "newText": "b"}}},
+		{"path": "f", "edits": `[{"oldText":"a","newText":"b"}]`},
+	} {
+		if _, err := s.Prepare(args); err != nil {
+			t.Errorf("edit arguments %v rejected: %v", args, err)
+		}
+	}
+}
