@@ -89,15 +89,13 @@ func runRead(env *Env, args map[string]any) (Result, error) {
 }
 
 // readText shows lines [offset, offset+limit) of a text file within the output limits, with a
-// notice that says how to go on.
+// notice that says how to go on. It copies no more of the file than it can show.
 func readText(name string, data []byte, offset, limit int) (Result, error) {
-	text := strings.ToValidUTF8(string(data), "\uFFFD")
-	text = strings.TrimPrefix(text, "\uFEFF")
-	var lines []string
-	if text != "" {
-		lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	total := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		total++
 	}
-	total := len(lines)
 	start := max(offset, 1) - 1
 	if total == 0 && start == 0 {
 		return TextResult("(empty file)"), nil
@@ -109,12 +107,22 @@ func readText(name string, data []byte, offset, limit int) (Result, error) {
 	if limit >= 0 && start+limit < total {
 		end = start + limit
 	}
-	out, tr := TruncateHead(strings.Join(lines[start:end], "\n"), DefaultMaxLines, DefaultMaxBytes)
+	from := lineStart(data, start)
+	to := len(data)
+	if end < total {
+		to = lineStart(data, end) - 1
+	}
+	selected := bytes.TrimSuffix(data[from:to], []byte{'\n'})
+	// Only the first DefaultMaxBytes+1 bytes can reach the output; a line cut there is dropped
+	// by TruncateHead like any line that does not fit.
+	head := selected[:min(len(selected), DefaultMaxBytes+1)]
+	out, tr := TruncateHead(strings.ToValidUTF8(string(head), "\uFFFD"), DefaultMaxLines, DefaultMaxBytes)
+	tr.TotalLines, tr.TotalBytes = end-start, len(selected)
 	first := start + 1
 	switch {
 	case tr.FirstLineExceedsLimit:
 		out = fmt.Sprintf("[Line %d alone is %s, over the %s limit. Read part of it with bash: sed -n '%dp' %s | head -c %d]",
-			first, FormatSize(len(lines[start])), FormatSize(DefaultMaxBytes), first, name, DefaultMaxBytes)
+			first, FormatSize(lineLen(data, from)), FormatSize(DefaultMaxBytes), first, name, DefaultMaxBytes)
 	case tr.Truncated:
 		last := start + tr.OutputLines
 		why := ""
@@ -130,6 +138,23 @@ func readText(name string, data []byte, offset, limit int) (Result, error) {
 		res.Details = ReadDetails{Truncation: &tr}
 	}
 	return res, nil
+}
+
+// lineStart is the byte offset of line n (from 0) of data, which has more than n lines.
+func lineStart(data []byte, n int) int {
+	pos := 0
+	for ; n > 0; n-- {
+		pos += bytes.IndexByte(data[pos:], '\n') + 1
+	}
+	return pos
+}
+
+// lineLen is the length of the line starting at pos, without its newline.
+func lineLen(data []byte, pos int) int {
+	if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+		return i
+	}
+	return len(data) - pos
 }
 
 func readImage(env *Env, name, mime string, data []byte) Result {
