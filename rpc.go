@@ -683,7 +683,9 @@ func (s *rpcServer) cmdGetCommands(context.Context, *rpcCommand) (any, error) {
 
 // The extension UI sub-protocol. select, confirm, input and editor send an
 // extension_ui_request and wait for the client's extension_ui_response with the same id;
-// notify and setStatus only inform. The Lua wiring calls these through its Host.
+// notify and setStatus only inform. The server's Confirm, Select, Input and Notify are what the
+// Lua wiring's user interface asks for, so scripts get the same answers in RPC mode as in the
+// terminal UI.
 
 // uiRequest sends {"type":"extension_ui_request","id","method",…fields} and waits for the
 // answer. A "timeout" field (milliseconds) makes it give up and answer {"cancelled": true},
@@ -769,21 +771,21 @@ func (s *rpcServer) routeUIResponse(line []byte) bool {
 	return true
 }
 
-// confirm asks a yes/no question; a dismissed or timed-out question is a no.
-func (s *rpcServer) confirm(ctx context.Context, title, message string) (bool, error) {
+// Confirm asks a yes/no question; a dismissed or timed-out question is a no.
+func (s *rpcServer) Confirm(ctx context.Context, title, message string) (bool, error) {
 	r, err := s.uiRequest(ctx, "confirm", map[string]any{"title": title, "message": message})
 	yes, _ := r["confirmed"].(bool)
 	return yes && r["cancelled"] != true, err
 }
 
-// selectOne asks to pick one of options; ok is false when the client dismissed it.
-func (s *rpcServer) selectOne(ctx context.Context, title string, options []string) (string, bool, error) {
+// Select asks to pick one of options; ok is false when the client dismissed it.
+func (s *rpcServer) Select(ctx context.Context, title string, options []string) (string, bool, error) {
 	r, err := s.uiRequest(ctx, "select", map[string]any{"title": title, "options": options})
 	return uiValue(r, err)
 }
 
-// input asks for a line of text.
-func (s *rpcServer) input(ctx context.Context, title, placeholder string) (string, bool, error) {
+// Input asks for a line of text.
+func (s *rpcServer) Input(ctx context.Context, title, placeholder string) (string, bool, error) {
 	f := map[string]any{"title": title}
 	if placeholder != "" {
 		f["placeholder"] = placeholder
@@ -791,8 +793,8 @@ func (s *rpcServer) input(ctx context.Context, title, placeholder string) (strin
 	return uiValue(s.uiRequest(ctx, "input", f))
 }
 
-// editor asks for a longer text, starting from prefill.
-func (s *rpcServer) editor(ctx context.Context, title, prefill string) (string, bool, error) {
+// Editor asks for a longer text, starting from prefill.
+func (s *rpcServer) Editor(ctx context.Context, title, prefill string) (string, bool, error) {
 	f := map[string]any{"title": title}
 	if prefill != "" {
 		f["prefill"] = prefill
@@ -805,8 +807,8 @@ func uiValue(r map[string]any, err error) (string, bool, error) {
 	return v, ok && r["cancelled"] != true, err
 }
 
-// notify shows a message; level is info, warning or error.
-func (s *rpcServer) notify(message, level string) {
+// Notify shows a message; level is info, warning or error.
+func (s *rpcServer) Notify(message, level string) {
 	f := map[string]any{"message": message}
 	if level != "" {
 		f["notifyType"] = level
@@ -814,8 +816,8 @@ func (s *rpcServer) notify(message, level string) {
 	s.uiNotice("notify", f)
 }
 
-// setStatus sets (or with empty text clears) a status line the client shows under key.
-func (s *rpcServer) setStatus(key, text string) {
+// SetStatus sets (or with empty text clears) a status line the client shows under key.
+func (s *rpcServer) SetStatus(key, text string) {
 	f := map[string]any{"statusKey": key}
 	if text != "" {
 		f["statusText"] = text
@@ -823,7 +825,7 @@ func (s *rpcServer) setStatus(key, text string) {
 	s.uiNotice("setStatus", f)
 }
 
-// extensionError reports a script's failure as pi's extension_error event.
-func (s *rpcServer) extensionError(path, event, message string) {
+// ExtensionError reports a script's failure as pi's extension_error event.
+func (s *rpcServer) ExtensionError(path, event, message string) {
 	s.write(fields{{"type", "extension_error"}, {"extensionPath", path}, {"event", event}, {"error", message}})
 }

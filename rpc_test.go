@@ -501,22 +501,22 @@ func TestRPCExtensionUI(t *testing.T) {
 		answer string // the client's extension_ui_response without type and id; "" sends none
 		want   any
 	}{
-		{"confirm yes", func() (any, error) { return s.confirm(ctx, "Delete?", "It cannot be undone.") },
+		{"confirm yes", func() (any, error) { return s.Confirm(ctx, "Delete?", "It cannot be undone.") },
 			"confirm", `"confirmed":true`, true},
-		{"confirm dismissed", func() (any, error) { return s.confirm(ctx, "Delete?", "Sure?") },
+		{"confirm dismissed", func() (any, error) { return s.Confirm(ctx, "Delete?", "Sure?") },
 			"confirm", `"cancelled":true`, false},
 		{"select", func() (any, error) {
-			v, ok, err := s.selectOne(ctx, "Pick", []string{"a", "b"})
+			v, ok, err := s.Select(ctx, "Pick", []string{"a", "b"})
 			return fmt.Sprintf("%s %v", v, ok), err
 		},
 			"select", `"value":"b"`, "b true"},
 		{"input", func() (any, error) {
-			v, ok, err := s.input(ctx, "Name?", "anon")
+			v, ok, err := s.Input(ctx, "Name?", "anon")
 			return fmt.Sprintf("%s %v", v, ok), err
 		},
 			"input", `"value":"Ada"`, "Ada true"},
 		{"editor cancelled", func() (any, error) {
-			v, ok, err := s.editor(ctx, "Edit", "draft")
+			v, ok, err := s.Editor(ctx, "Edit", "draft")
 			return fmt.Sprintf("%s %v", v, ok), err
 		},
 			"editor", `"cancelled":true`, " false"},
@@ -556,9 +556,9 @@ func TestRPCExtensionUI(t *testing.T) {
 	}
 	c.t = t
 	from := c.mark()
-	s.notify("saved", "info")
-	s.setStatus("lint", "3 warnings")
-	s.extensionError("/p/.pi/init.lua", "tool_call", "boom")
+	s.Notify("saved", "info")
+	s.SetStatus("lint", "3 warnings")
+	s.ExtensionError("/p/.pi/init.lua", "tool_call", "boom")
 	n := c.await(from, "notify", func(l rpcLine) bool { return l["method"] == "notify" })
 	st := c.await(from, "setStatus", func(l rpcLine) bool { return l["method"] == "setStatus" })
 	e := c.awaitEvent(from, "extension_error")
@@ -572,7 +572,7 @@ func TestRPCExtensionUI(t *testing.T) {
 	}
 	// A question still open when the client goes away is cancelled, not left hanging.
 	open := make(chan bool, 1)
-	go func() { yes, _ := s.confirm(ctx, "Still there?", ""); open <- yes }()
+	go func() { yes, _ := s.Confirm(ctx, "Still there?", ""); open <- yes }()
 	c.await(c.mark(), "the last request", func(l rpcLine) bool { return l["title"] == "Still there?" })
 	if code := stop(); code != 0 {
 		t.Fatalf("exit code %d", code)
