@@ -168,6 +168,10 @@ func (a *app) compact(ctx context.Context, reason session.Reason, focus string, 
 		a.agent.ReplaceMessages(res.Context.Messages)
 	}
 	a.agent.Emit(AgentEvent{Type: EvCompactionEnd, Compaction: info})
+	if err == nil && a.lua.rt != nil {
+		a.lua.rt.Emit(ctx, "session_compact", map[string]any{"from_extension": res.FromHook,
+			"tokens_before": res.TokensBefore, "tokens_after": res.TokensAfter, "summary": res.Summary})
+	}
 	return res, err
 }
 

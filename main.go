@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -36,6 +37,8 @@ type cliOptions struct {
 	noTools        bool
 	noContextFiles bool
 	fauxScript     string
+	trust          bool
+	noExtensions   bool
 	listModels     bool
 	continueLast   bool
 	resume         bool
@@ -157,6 +160,8 @@ func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
 	fs.BoolVar(&o.noSession, "no-session", false, "keep the session in memory only")
 	fs.StringVar(&o.sessionDir, "session-dir", "", "directory for session files (default $PI_HOME/sessions/<cwd>)")
 	fs.BoolVar(&o.listModels, "list-models", false, "list the models of every configured and local provider")
+	fs.BoolVar(&o.trust, "trust", false, "run this project's .pi/init.lua for this run (otherwise only in trusted directories)")
+	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua")
 	fs.StringVar(&o.fauxScript, "faux-script", "", "test aid: replay scripted replies from a JSON file instead of calling a model")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: pi [flags] [prompt ...]")
@@ -210,6 +215,11 @@ type app struct {
 	model  provider.Model
 	stderr io.Writer
 	sess   *session.Session
+	lua    scripting
+	// allowlist names the tools to activate (--tools, or tools in pi.toml); empty means the
+	// default built-ins plus every script tool. noTools is --no-tools.
+	allowlist []string
+	noTools   bool
 	// compactHook lets scripts cancel a compaction or supply its summary.
 	compactHook func(context.Context, session.Reason, *session.Preparation) (session.HookResult, error)
 	// ops is the state of the session and model operations (appops.go).
@@ -217,6 +227,7 @@ type app struct {
 }
 
 func (a *app) close() {
+	a.closeLua()
 	if a.sess != nil {
 		if err := a.sess.Close(); err != nil {
 			fmt.Fprintln(a.stderr, "pi: closing the session:", err)
@@ -265,13 +276,20 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	if thinking == "" {
 		thinking = a.cfg.ThinkingLevel(o.model)
 	}
-	active, prompt, err := a.buildTools(o)
+	if err := a.startLua(ctx, o); err != nil {
+		return nil, err
+	}
+	active, err := a.buildTools(o)
 	if err != nil {
 		return nil, err
 	}
-	a.agent = NewAgent(AgentConfig{Provider: prov, Model: model, Thinking: thinking, SystemPrompt: prompt, Tools: active,
-		SteeringMode: QueueMode(a.cfg.SteeringMode), FollowUpMode: QueueMode(a.cfg.FollowUpMode),
-		Hooks: Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}})
+	hooks := Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}
+	a.luaHooks(&hooks)
+	a.compactHook = a.luaBeforeCompact
+	a.agent = NewAgent(AgentConfig{Provider: prov, Model: model, Thinking: thinking,
+		SystemPrompt: BuildSystemPrompt(withTools(a.lua.parts, active)), Tools: active,
+		SteeringMode: QueueMode(a.cfg.SteeringMode), FollowUpMode: QueueMode(a.cfg.FollowUpMode), Hooks: hooks})
+	a.agent.Subscribe(a.emitToScripts)
 	if r, ok := prov.(*provider.Retrying); ok {
 		r.Notify = a.agent.RetryNotice
 	}
@@ -283,28 +301,45 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 		sess.Close()
 		return nil, err
 	}
+	a.lua.rt.Emit(ctx, "session_start", map[string]any{"reason": "startup"})
 	return a, nil
 }
 
-// buildTools makes the active tools and the system prompt that lists them.
-func (a *app) buildTools(o *cliOptions) ([]tools.Tool, string, error) {
+// buildTools makes the built-in tools, picks the active ones and gathers the system prompt's
+// other inputs.
+func (a *app) buildTools(o *cliOptions) ([]tools.Tool, error) {
 	env, err := tools.NewEnv(a.cwd)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	env.ImagesAllowed = func() bool { m := a.agent.State().Model; return m.AcceptsImages() }
 	if a.cfg.Bash.TimeoutSeconds > 0 {
 		env.BashTimeout = time.Duration(a.cfg.Bash.TimeoutSeconds) * time.Second
 	}
 	env.Shell = a.cfg.Bash.Shell
-	active, err := selectTools(o, a.cfg.Tools, env)
-	if err != nil {
-		return nil, "", err
+	for _, name := range tools.AllNames {
+		t, err := tools.New(name, env)
+		if err != nil {
+			return nil, err
+		}
+		a.lua.builtins = append(a.lua.builtins, t)
 	}
-	parts := PromptParts{Tools: active, Body: o.systemPrompt}
+	switch {
+	case o.noTools:
+		a.noTools = true
+	case o.toolList != "":
+		a.allowlist = splitList(o.toolList)
+	default:
+		a.allowlist = a.cfg.Tools
+	}
+	active, err := a.selectActive(true)
+	if err != nil {
+		return nil, err
+	}
+	parts := PromptParts{Body: o.systemPrompt}
 	fileBody, fileAppend, err := LoadPromptFiles(a.piHome, a.cwd)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if parts.Body == "" {
 		parts.Body = fileBody
@@ -312,10 +347,56 @@ func (a *app) buildTools(o *cliOptions) ([]tools.Tool, string, error) {
 	parts.Append = []string{fileAppend, o.appendPrompt}
 	if !o.noContextFiles {
 		if parts.ContextFiles, err = LoadContextFiles(a.piHome, a.cwd); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 	}
-	return active, BuildSystemPrompt(parts), nil
+	a.lua.parts = parts
+	return active, nil
+}
+
+// selectActive picks the active tools: the allow-list when one was given, else the default
+// built-ins plus every tool the scripts registered. strict reports names nothing provides.
+func (a *app) selectActive(strict bool) ([]tools.Tool, error) {
+	if a.noTools {
+		return nil, nil
+	}
+	available := a.availableTools()
+	byName := make(map[string]tools.Tool, len(available))
+	for _, t := range available {
+		byName[t.Info().Name] = t
+	}
+	var active []tools.Tool
+	if len(a.allowlist) > 0 {
+		for _, n := range a.allowlist {
+			if t, ok := byName[n]; ok {
+				active = append(active, t)
+			} else if strict {
+				return nil, fmt.Errorf("tool %q: no built-in or script provides it (built in: %s)", n, strings.Join(tools.AllNames, ", "))
+			}
+		}
+		return active, nil
+	}
+	builtin := map[string]bool{}
+	for _, n := range tools.AllNames {
+		builtin[n] = true
+	}
+	for _, t := range available {
+		n := t.Info().Name
+		if !builtin[n] || slices.Contains(tools.DefaultNames, n) {
+			active = append(active, t)
+		}
+	}
+	return active, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 // piHomeDir is $PI_HOME, else ~/.pi.
@@ -328,31 +409,6 @@ func piHomeDir() string {
 		return ""
 	}
 	return filepath.Join(home, ".pi")
-}
-
-func selectTools(o *cliOptions, cfgTools []string, env *tools.Env) ([]tools.Tool, error) {
-	if o.noTools {
-		return nil, nil
-	}
-	names := tools.DefaultNames
-	if len(cfgTools) > 0 {
-		names = cfgTools
-	}
-	if o.toolList != "" {
-		names = strings.Split(o.toolList, ",")
-	}
-	var active []tools.Tool
-	for _, n := range names {
-		if n = strings.TrimSpace(n); n == "" {
-			continue
-		}
-		t, err := tools.New(n, env)
-		if err != nil {
-			return nil, fmt.Errorf("--tools: %w", err)
-		}
-		active = append(active, t)
-	}
-	return active, nil
 }
 
 // resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 
 	"pi/provider"
 	"pi/session"
@@ -61,9 +60,7 @@ func runJSONMode(ctx context.Context, a *app, prompts []string, stdout, stderr i
 // runPrompts sends each prompt as its own run and returns the last assistant message.
 func runPrompts(ctx context.Context, a *app, prompts []string) (*provider.Message, error) {
 	for _, text := range prompts {
-		opens := len(a.agent.State().Messages) == 0
-		msg := FirstUserMessage(text, nil, opens, a.cwd, time.Now())
-		if err := a.prompt(ctx, msg); err != nil {
+		if err := a.submit(ctx, text, "interactive"); err != nil {
 			return nil, err
 		}
 		if last := lastAssistant(a.agent); failed(last) {

@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"pi/lua"
+	"pi/provider"
+	"pi/session"
+	"pi/tools"
+)
+
+// This file connects the Lua runtime to the agent: hooks, tools, commands, the input
+// pipeline, events, and the host functions scripts call.
+
+// userInterface answers the scripts' questions; the terminal UI and RPC mode supply one.
+// Without one (print and JSON modes) questions get their no-UI defaults.
+type userInterface interface {
+	Confirm(ctx context.Context, title, msg string) (bool, error)
+	Select(ctx context.Context, title string, options []string) (string, bool, error)
+	Input(ctx context.Context, title, placeholder string) (string, bool, error)
+	Notify(msg, level string)
+}
+
+// scripting holds the Lua side of an app.
+type scripting struct {
+	rt       *lua.Runtime
+	builtins []tools.Tool
+	parts    PromptParts // the system prompt's inputs, tools filled in per refresh
+
+	mu        sync.Mutex
+	ui        userInterface
+	turnIndex int
+}
+
+func (a *app) setUI(ui userInterface) {
+	a.lua.mu.Lock()
+	a.lua.ui = ui
+	a.lua.mu.Unlock()
+}
+
+func (a *app) currentUI() userInterface {
+	a.lua.mu.Lock()
+	defer a.lua.mu.Unlock()
+	return a.lua.ui
+}
+
+// startLua starts the runtime; scripts load in the background while the rest of pi starts.
+func (a *app) startLua(ctx context.Context, o *cliOptions) error {
+	var disabled []string
+	if sec := a.cfg.Section("lua"); sec != nil {
+		if list, ok := sec["disable"].([]any); ok {
+			for _, v := range list {
+				disabled = append(disabled, fmt.Sprint(v))
+			}
+		}
+	}
+	rt, err := lua.New(ctx, lua.Options{PiHome: a.piHome, Cwd: a.cwd, Trust: o.trust, Disabled: disabled,
+		NoProject: o.noExtensions, Host: a.luaHost()})
+	if err != nil {
+		return fmt.Errorf("starting the Lua runtime: %w", err)
+	}
+	a.lua.rt = rt
+	return nil
+}
+
+// luaHooks are the agent hooks that run the scripts' handlers.
+func (a *app) luaHooks(h *Hooks) {
+	rt := a.lua.rt
+	h.BeforeToolCall = func(ctx context.Context, c *ToolCall) (ToolCallDecision, error) {
+		block, reason := rt.ToolCall(ctx, c.Name, c.ID, c.Args)
+		return ToolCallDecision{Block: block, Reason: reason}, nil
+	}
+	h.AfterToolCall = func(ctx context.Context, c *ToolCall, res tools.Result) (ResultOverride, error) {
+		o, _ := rt.ToolResult(ctx, c.Name, c.ID, c.Args, res)
+		return ResultOverride{Content: o.Content, Details: o.Details, IsError: o.IsError, Terminate: o.Terminate}, nil
+	}
+	h.TransformContext = func(ctx context.Context, msgs []provider.Message) ([]provider.Message, error) {
+		if !rt.HasHandlers("context") {
+			return msgs, nil
+		}
+		return rt.Context(ctx, msgs), nil
+	}
+}
+
+func (a *app) luaHost() lua.Host {
+	return lua.Host{
+		SendUserMessage: func(text, deliverAs string) error {
+			msg := provider.UserText(text, time.Now().UnixMilli())
+			if deliverAs == "steer" {
+				a.agent.Steer(msg)
+			} else {
+				a.agent.FollowUp(msg)
+			}
+			return nil
+		},
+		Notify: func(msg, level string) { a.notify(msg, level) },
+		Confirm: func(ctx context.Context, title, msg string) (bool, error) {
+			if ui := a.currentUI(); ui != nil {
+				return ui.Confirm(ctx, title, msg)
+			}
+			return false, nil
+		},
+		Select: func(ctx context.Context, title string, options []string) (string, bool, error) {
+			if ui := a.currentUI(); ui != nil {
+				return ui.Select(ctx, title, options)
+			}
+			return "", false, nil
+		},
+		Input: func(ctx context.Context, title, placeholder string) (string, bool, error) {
+			if ui := a.currentUI(); ui != nil {
+				return ui.Input(ctx, title, placeholder)
+			}
+			return "", false, nil
+		},
+		Model:          func() string { m := a.agent.State().Model; return m.Provider + "/" + m.ID },
+		SetModel:       func(ctx context.Context, spec string) error { _, err := a.setModel(ctx, spec); return err },
+		ActiveTools:    func() []string { return toolNames(a.agent.State().Tools) },
+		SetActiveTools: a.setActiveTools,
+		Complete:       a.completeOnce,
+		Config: func(name string) map[string]any {
+			t, _ := a.cfg.Section("extensions")[name].(map[string]any)
+			return t
+		},
+	}
+}
+
+// notify shows a script's message in the UI, or on stderr without one.
+func (a *app) notify(msg, level string) {
+	if ui := a.currentUI(); ui != nil {
+		ui.Notify(msg, level)
+		return
+	}
+	fmt.Fprintf(a.stderr, "pi: %s: %s\n", level, msg)
+}
+
+func toolNames(ts []tools.Tool) []string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Info().Name
+	}
+	return names
+}
+
+// availableTools are the built-ins with the scripts' tools merged in (a script's tool replaces
+// a built-in of the same name).
+func (a *app) availableTools() []tools.Tool {
+	if a.lua.rt == nil {
+		return a.lua.builtins
+	}
+	return lua.MergeTools(a.lua.builtins, a.lua.rt.Tools())
+}
+
+// setActiveTools activates the named tools and rebuilds the system prompt that lists them.
+func (a *app) setActiveTools(names []string) error {
+	byName := map[string]tools.Tool{}
+	for _, t := range a.availableTools() {
+		byName[t.Info().Name] = t
+	}
+	var active []tools.Tool
+	for _, n := range names {
+		t, ok := byName[n]
+		if !ok {
+			return fmt.Errorf("no tool named %q", n)
+		}
+		active = append(active, t)
+	}
+	a.applyTools(active)
+	return nil
+}
+
+func (a *app) applyTools(active []tools.Tool) {
+	parts := a.lua.parts
+	parts.Tools = active
+	a.agent.SetTools(active)
+	a.agent.SetSystemPrompt(BuildSystemPrompt(parts))
+}
+
+// refreshScriptTools picks up tools scripts registered since the last prompt. The active set
+// changes only when the scripts' tools did, so the prompt prefix stays cacheable.
+func (a *app) refreshScriptTools() {
+	active, err := a.selectActive(false)
+	if err != nil {
+		return
+	}
+	current := a.agent.State().Tools
+	if !slices.Equal(active, current) {
+		a.applyTools(active)
+	}
+}
+
+// completeOnce is pi.complete: one model call outside the conversation.
+func (a *app) completeOnce(ctx context.Context, prompt string, opts lua.CompleteOptions) (string, error) {
+	p, model := a.agent.Provider(), a.agent.State().Model
+	if opts.Model != "" {
+		var err error
+		if p, model, err = a.cfg.ResolveModel(ctx, opts.Model); err != nil {
+			return "", err
+		}
+	}
+	req := &provider.Request{Model: model, SystemPrompt: opts.System,
+		Messages: []provider.Message{provider.UserText(prompt, time.Now().UnixMilli())}}
+	reply := p.Stream(ctx, req, func(provider.Event) {})
+	if failed(&reply) {
+		return "", fmt.Errorf("pi.complete: %s", errorText(&reply))
+	}
+	return reply.TextContent(), nil
+}
+
+// submit is the input pipeline for one line the user (or a client) sent: a script command
+// runs at once; otherwise the input handlers (skills, templates, user hooks) may rewrite or
+// consume it, before_agent_start may adjust the system prompt, and the prompt is sent.
+func (a *app) submit(ctx context.Context, text, source string) error {
+	rt := a.lua.rt
+	if rt != nil {
+		if cmd, args, ok := a.scriptCommand(text); ok {
+			return cmd.Run(ctx, args)
+		}
+		r := rt.Input(ctx, text, nil, source)
+		if r.Handled {
+			return nil
+		}
+		text = r.Text
+		a.refreshScriptTools()
+		st := a.agent.State()
+		base := BuildSystemPrompt(withTools(a.lua.parts, st.Tools))
+		if rt.HasHandlers("before_agent_start") {
+			a.agent.SetSystemPrompt(rt.BeforeAgentStart(ctx, text, nil, base))
+		} else if st.SystemPrompt != base {
+			a.agent.SetSystemPrompt(base)
+		}
+	}
+	opens := len(a.agent.MessagesView()) == 0
+	return a.prompt(ctx, FirstUserMessage(text, nil, opens, a.cwd, time.Now()))
+}
+
+func withTools(p PromptParts, ts []tools.Tool) PromptParts {
+	p.Tools = ts
+	return p
+}
+
+// scriptCommand finds the runnable script command text names ("/name args").
+func (a *app) scriptCommand(text string) (lua.Command, string, bool) {
+	if !strings.HasPrefix(text, "/") {
+		return lua.Command{}, "", false
+	}
+	name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+	for _, c := range a.lua.rt.Commands() {
+		if c.Name == name && c.Runnable() {
+			return c, strings.TrimSpace(args), true
+		}
+	}
+	return lua.Command{}, "", false
+}
+
+// emitToScripts forwards agent events to the scripts' observers.
+func (a *app) emitToScripts(ctx context.Context, ev AgentEvent) {
+	rt := a.lua.rt
+	if rt == nil || !rt.HasHandlers(ev.Type) {
+		if ev.Type == EvAgentStart {
+			a.lua.mu.Lock()
+			a.lua.turnIndex = 0
+			a.lua.mu.Unlock()
+		}
+		return
+	}
+	payload := map[string]any{}
+	switch ev.Type {
+	case EvAgentEnd:
+		payload["messages"] = ev.Messages
+	case EvTurnStart, EvTurnEnd:
+		a.lua.mu.Lock()
+		payload["turn_index"] = a.lua.turnIndex
+		if ev.Type == EvTurnEnd {
+			a.lua.turnIndex++
+		}
+		a.lua.mu.Unlock()
+		payload["timestamp"] = time.Now().UnixMilli()
+		if ev.Type == EvTurnEnd {
+			payload["message"], payload["tool_results"] = ev.Message, ev.ToolResults
+		}
+	case EvMessageStart, EvMessageEnd:
+		payload["message"] = ev.Message
+	case EvMessageUpdate:
+		payload["message"], payload["assistant_message_event"] = ev.Message, ev.AssistantEvent
+	case EvToolExecutionStart, EvToolExecutionUpdate:
+		payload["tool_call_id"], payload["tool_name"], payload["args"] = ev.ToolCallID, ev.ToolName, ev.Args
+		if ev.Type == EvToolExecutionUpdate {
+			payload["partial_result"] = ev.Result
+		}
+	case EvToolExecutionEnd:
+		payload["tool_call_id"], payload["tool_name"] = ev.ToolCallID, ev.ToolName
+		payload["result"], payload["is_error"] = ev.Result, ev.IsError
+	}
+	rt.Emit(ctx, ev.Type, payload)
+}
+
+// luaBeforeCompact asks the scripts whether to compact and whether they have a summary.
+func (a *app) luaBeforeCompact(ctx context.Context, reason session.Reason, p *session.Preparation) (session.HookResult, error) {
+	rt := a.lua.rt
+	if rt == nil || !rt.HasHandlers("session_before_compact") {
+		return session.HookResult{}, nil
+	}
+	d := rt.BeforeCompact(ctx, map[string]any{"reason": string(reason), "tokens_before": p.TokensBefore,
+		"messages": p.ToSummarize})
+	return session.HookResult{Cancel: d.Cancel, Summary: d.Summary, Details: d.Details}, nil
+}
+
+// closeLua tells scripts pi is stopping and waits for them.
+func (a *app) closeLua() {
+	rt := a.lua.rt
+	if rt == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	rt.Emit(ctx, "session_shutdown", map[string]any{"reason": "quit"})
+	rt.Flush(ctx)
+	rt.Close()
+}
