@@ -147,6 +147,7 @@ func runShell(ctx context.Context, env *Env, command string, sink *outputSink, o
 	go func() { exited <- cmd.Wait() }()
 	tick := time.NewTicker(updateInterval)
 	defer tick.Stop()
+	var lastUpdate time.Time
 wait:
 	for {
 		select {
@@ -156,8 +157,10 @@ wait:
 			killGroup(cmd)
 			waitErr, stopped = <-exited, true
 			break wait
-		case <-tick.C:
-			if onUpdate != nil && sink.takeChanged() {
+		case now := <-tick.C:
+			// A late tick followed by a punctual one would come early: keep the full interval.
+			if onUpdate != nil && now.Sub(lastUpdate) >= updateInterval && sink.takeChanged() {
+				lastUpdate = time.Now()
 				onUpdate(sink.result())
 			}
 		}
