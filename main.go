@@ -317,7 +317,7 @@ func (a *app) buildTools(o *cliOptions) ([]tools.Tool, error) {
 		env.BashTimeout = time.Duration(a.cfg.Bash.TimeoutSeconds) * time.Second
 	}
 	env.Shell = a.cfg.Bash.Shell
-	for _, name := range tools.AllNames {
+	for _, name := range tools.AllNames() {
 		t, err := tools.New(name, env)
 		if err != nil {
 			return nil, err
@@ -371,18 +371,18 @@ func (a *app) selectActive(strict bool) ([]tools.Tool, error) {
 			if t, ok := byName[n]; ok {
 				active = append(active, t)
 			} else if strict {
-				return nil, fmt.Errorf("tool %q: no built-in or script provides it (built in: %s)", n, strings.Join(tools.AllNames, ", "))
+				return nil, fmt.Errorf("tool %q: no built-in or script provides it (built in: %s)", n, strings.Join(tools.AllNames(), ", "))
 			}
 		}
 		return active, nil
 	}
 	builtin := map[string]bool{}
-	for _, n := range tools.AllNames {
+	for _, n := range tools.AllNames() {
 		builtin[n] = true
 	}
 	for _, t := range available {
 		n := t.Info().Name
-		if !builtin[n] || slices.Contains(tools.DefaultNames, n) {
+		if !builtin[n] || slices.Contains(tools.DefaultNames(), n) {
 			active = append(active, t)
 		}
 	}

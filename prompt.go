@@ -17,10 +17,8 @@ import (
 // and every 1,000 tokens cost seconds of prefill on a laptop CPU.
 const basePrompt = `You are pi, a coding agent. You work in the user's project through the tools below: read files before you change them, make focused edits, and run commands to check your work when that helps.`
 
-// alwaysGuidelines close every guideline list.
-var alwaysGuidelines = []string{
-	"Be brief. Show file paths clearly when you mention files.",
-}
+// closingGuideline ends every guideline list.
+const closingGuideline = "Be brief. Show file paths clearly when you mention files."
 
 // ContextFile is an instruction file (AGENTS.md or CLAUDE.md) added to the system prompt.
 type ContextFile struct {
@@ -102,9 +100,7 @@ func guidelines(active []tools.Tool) []string {
 			add(g)
 		}
 	}
-	for _, g := range alwaysGuidelines {
-		add(g)
-	}
+	add(closingGuideline)
 	return out
 }
 

@@ -133,7 +133,7 @@ func TestDefaultPromptSize(t *testing.T) {
 	}
 	var active []tools.Tool
 	var defs []provider.ToolDef
-	for _, name := range tools.DefaultNames {
+	for _, name := range tools.DefaultNames() {
 		tool, err := tools.New(name, env)
 		if err != nil {
 			t.Fatal(err)

@@ -179,10 +179,14 @@ func (m *Message) Clone() Message {
 	return c
 }
 
-var knownMessageFields = map[string]bool{
-	"role": true, "content": true, "api": true, "provider": true, "model": true, "responseId": true,
-	"usage": true, "stopReason": true, "errorMessage": true, "toolCallId": true, "toolName": true,
-	"details": true, "isError": true, "timestamp": true,
+// knownMessageField reports whether Message has a field of its own for a JSON key.
+func knownMessageField(key string) bool {
+	switch key {
+	case "role", "content", "api", "provider", "model", "responseId", "usage", "stopReason", "errorMessage",
+		"toolCallId", "toolName", "details", "isError", "timestamp":
+		return true
+	}
+	return false
 }
 
 // MarshalJSON writes the message in pi's shape for its role.
@@ -270,7 +274,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		m.Details = append(json.RawMessage(nil), raw...)
 	}
 	for k, v := range fields {
-		if !knownMessageFields[k] {
+		if !knownMessageField(k) {
 			if m.Extra == nil {
 				m.Extra = map[string]json.RawMessage{}
 			}

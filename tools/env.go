@@ -16,11 +16,12 @@ import (
 // lets a forgotten server or an interactive prompt stall an agent forever.
 const DefaultBashTimeout = 10 * time.Minute
 
-// DefaultNames are the tools active when the configuration names none, as in pi.
-var DefaultNames = []string{"read", "bash", "edit", "write"}
+// DefaultNames are the tools active when the configuration names none, as in pi. A function,
+// so that no caller can change the list for everyone.
+func DefaultNames() []string { return []string{"read", "bash", "edit", "write"} }
 
 // AllNames are every built-in tool, in the order pi lists them.
-var AllNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls"}
+func AllNames() []string { return []string{"read", "bash", "edit", "write", "grep", "find", "ls"} }
 
 // Env is the state the built-in tools of one agent share: where they run, their limits, and
 // what they remember between calls. Create one per agent with NewEnv; it is safe for
@@ -60,8 +61,8 @@ func NewEnv(cwd string) (*Env, error) {
 
 // Builtins returns every built-in tool bound to env, by name.
 func Builtins(env *Env) map[string]Tool {
-	m := make(map[string]Tool, len(AllNames))
-	for _, name := range AllNames {
+	m := make(map[string]Tool, len(AllNames()))
+	for _, name := range AllNames() {
 		m[name], _ = New(name, env)
 	}
 	return m
@@ -85,7 +86,7 @@ func New(name string, env *Env) (Tool, error) {
 	case "ls":
 		return newLs(env), nil
 	}
-	return nil, fmt.Errorf("tools: no built-in tool %q (have %s)", name, strings.Join(AllNames, ", "))
+	return nil, fmt.Errorf("tools: no built-in tool %q (have %s)", name, strings.Join(AllNames(), ", "))
 }
 
 func (e *Env) bashTimeout() time.Duration {
