@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,10 +37,6 @@ type rpcServer struct {
 	app      *app
 	stderr   io.Writer
 	handlers map[string]rpcHandler
-
-	// SlashCommands lists the commands a prompt may invoke, for get_commands; nil means none.
-	// The Lua wiring sets it.
-	SlashCommands func() []rpcSlashCommand
 
 	outMu sync.Mutex
 	out   io.Writer
@@ -90,6 +87,8 @@ func newRPCServer(a *app, stdout, stderr io.Writer) *rpcServer {
 func (s *rpcServer) serve(ctx context.Context, stdin io.Reader) int {
 	unsubscribe := s.app.agent.Subscribe(s.onEvent)
 	defer unsubscribe()
+	s.app.setUI(s) // scripts' questions go to the client
+	defer s.app.setUI(nil)
 	lines := make(chan []byte)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -298,8 +297,9 @@ func (s *rpcServer) busy() bool {
 }
 
 // startRun works on a prompt in the background; a failure to start is a second response to
-// the prompt's id, as in pi.
-func (s *rpcServer) startRun(ctx context.Context, id json.RawMessage, msg provider.Message) {
+// the prompt's id, as in pi. Text goes through the scripts' input pipeline (skills, templates,
+// input hooks) like typed text; a prompt with images goes to the agent as it is.
+func (s *rpcServer) startRun(ctx context.Context, id json.RawMessage, text string, images []provider.Block) {
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	s.mu.Lock()
@@ -313,7 +313,14 @@ func (s *rpcServer) startRun(ctx context.Context, id json.RawMessage, msg provid
 			s.runCancel, s.runDone = nil, nil
 			s.mu.Unlock()
 		}()
-		if err := s.app.prompt(runCtx, msg); err != nil {
+		var err error
+		if len(images) == 0 {
+			err = s.app.submit(runCtx, text, "rpc")
+		} else {
+			opens := len(s.app.agent.MessagesView()) == 0
+			err = s.app.prompt(runCtx, FirstUserMessage(text, images, opens, s.app.cwd, time.Now()))
+		}
+		if err != nil {
 			s.respond(id, "prompt", nil, err)
 		}
 	}()
@@ -427,7 +434,20 @@ func (s *rpcServer) commandTable() map[string]rpcHandler {
 }
 
 // cmdPrompt starts a run, or while one is going queues the message as streamingBehavior says.
+// A script command runs at once, even while the agent works.
 func (s *rpcServer) cmdPrompt(ctx context.Context, c *rpcCommand) (any, error) {
+	if s.app.lua.rt != nil {
+		if cmd, args, ok := s.app.scriptCommand(c.Message); ok {
+			s.bg.Add(1)
+			go func() {
+				defer s.bg.Done()
+				if err := cmd.Run(ctx, args); err != nil {
+					s.respond(c.ID, c.Type, nil, fmt.Errorf("/%s: %w", cmd.Name, err))
+				}
+			}()
+			return nil, nil
+		}
+	}
 	if s.busy() {
 		switch c.StreamingBehavior {
 		case "steer", "followUp":
@@ -441,8 +461,7 @@ func (s *rpcServer) cmdPrompt(ctx context.Context, c *rpcCommand) (any, error) {
 	if compacting {
 		return nil, errors.New("the conversation is being compacted: wait for compaction_end")
 	}
-	opens := len(s.app.agent.MessagesView()) == 0
-	s.startRun(ctx, c.ID, FirstUserMessage(c.Message, c.Images, opens, s.app.cwd, time.Now()))
+	s.startRun(ctx, c.ID, c.Message, c.Images)
 	return nil, nil
 }
 
@@ -673,10 +692,18 @@ func (s *rpcServer) cmdSetSessionName(_ context.Context, c *rpcCommand) (any, er
 	return nil, s.app.setSessionName(c.Name)
 }
 
+// cmdGetCommands lists the scripts' commands; skills come from the bundled skills script as
+// "skill:<name>".
 func (s *rpcServer) cmdGetCommands(context.Context, *rpcCommand) (any, error) {
 	cmds := []rpcSlashCommand{}
-	if s.SlashCommands != nil {
-		cmds = append(cmds, s.SlashCommands()...)
+	if rt := s.app.lua.rt; rt != nil {
+		for _, c := range rt.Commands() {
+			source := "extension"
+			if strings.HasPrefix(c.Name, "skill:") {
+				source = "skill"
+			}
+			cmds = append(cmds, rpcSlashCommand{Name: c.Name, Description: c.Description, Source: source})
+		}
 	}
 	return map[string]any{"commands": cmds}, nil
 }

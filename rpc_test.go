@@ -194,13 +194,13 @@ func userAndAssistantTexts(msgs []map[string]any) []string {
 
 // startPiRPC runs `pi --mode rpc` against a faux script in dir. stop closes stdin and returns
 // the exit code and stderr.
-func startPiRPC(t *testing.T, bin, dir, script string) (c *rpcClient, stop func() (int, string)) {
+func startPiRPC(t *testing.T, bin, dir, script string, args ...string) (c *rpcClient, stop func() (int, string)) {
 	t.Helper()
 	abs, err := filepath.Abs(filepath.Join("testdata", "faux", script))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--mode", "rpc", "--faux-script", abs)
+	cmd := exec.Command(bin, append([]string{"--mode", "rpc", "--faux-script", abs}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PI_HOME="+filepath.Join(dir, ".pihome"))
 	stdin, _ := cmd.StdinPipe()
@@ -254,6 +254,16 @@ func TestRPCBinary(t *testing.T) {
 			t.Fatalf("exit code %d, stderr %s", code, stderr)
 		}
 	})
+	t.Run("a script's pi.confirm answered by the client", func(t *testing.T) {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, ".pi"), 0o755)
+		os.WriteFile(filepath.Join(dir, ".pi", "init.lua"), []byte(askScript), 0o644)
+		c, stop := startPiRPC(t, bin, dir, "hello.json", "--trust")
+		rpcScriptConfirm(t, c)
+		if code, stderr := stop(); code != 0 {
+			t.Fatalf("exit code %d, stderr %s", code, stderr)
+		}
+	})
 	t.Run("compact, bash, fork, clone, new and switch session, thinking", func(t *testing.T) {
 		c, stop := startPiRPC(t, bin, t.TempDir(), "rpc_session.json")
 		rpcCompactAndBash(t, c)
@@ -262,6 +272,48 @@ func TestRPCBinary(t *testing.T) {
 			t.Fatalf("exit code %d, stderr %s", code, stderr)
 		}
 	})
+}
+
+// askScript is a project script whose command asks the user before it answers.
+const askScript = `
+pi.register_command{name = "ask", description = "asks before it answers", run = function(args)
+  if pi.confirm("Proceed?", "with " .. args) then
+    pi.notify("answer: yes", "info")
+  else
+    pi.notify("answer: no", "warning")
+  end
+end}
+`
+
+func rpcScriptConfirm(t *testing.T, c *rpcClient) {
+	cmds := c.mustCall(map[string]any{"type": "get_commands"}).data()["commands"].([]any)
+	if !slices.ContainsFunc(cmds, func(x any) bool {
+		m := x.(map[string]any)
+		return m["name"] == "ask" && m["description"] == "asks before it answers" && m["source"] == "extension"
+	}) {
+		t.Fatalf("get_commands lacks the script's command: %v", cmds)
+	}
+	cases := []struct{ answer, want string }{
+		{`"confirmed":true`, "answer: yes"},
+		{`"confirmed":false`, "answer: no"},
+		{`"cancelled":true`, "answer: no"},
+	}
+	for _, tc := range cases {
+		from := c.mark()
+		c.mustCall(map[string]any{"type": "prompt", "message": "/ask the plan"})
+		req := c.await(from, "the confirm request", func(l rpcLine) bool { return l["type"] == "extension_ui_request" && l["method"] == "confirm" })
+		if req["title"] != "Proceed?" || req["message"] != "with the plan" {
+			t.Fatalf("request %v", req)
+		}
+		c.sendRaw(fmt.Sprintf(`{"type":"extension_ui_response","id":%q,%s}`+"\n", req["id"], tc.answer))
+		n := c.await(from, "the notice", func(l rpcLine) bool { return l["method"] == "notify" })
+		if n["message"] != tc.want {
+			t.Fatalf("answered %s, the script said %v", tc.answer, n)
+		}
+	}
+	if msgs := c.messages(); len(msgs) != 0 {
+		t.Fatalf("a script command reached the model: %v", msgs)
+	}
 }
 
 func rpcToolTurn(t *testing.T, c *rpcClient) {
