@@ -45,9 +45,9 @@ func stream(app *App, text string) {
 // widening is a markdown table whose second column widens as rows arrive.
 func widening(rows int) string {
 	var b strings.Builder
-	b.WriteString("Here is the table:\n\n| id | value |\n|----|-------|\n")
+	b.WriteString("Here is the table:\n\n| value | id |\n|-------|----|\n")
 	for i := 1; i <= rows; i++ {
-		fmt.Fprintf(&b, "| r%03d | %s |\n", i, strings.Repeat("w", 1+i/2))
+		fmt.Fprintf(&b, "| %s | r%03d |\n", strings.Repeat("w", 1+i/2), i)
 	}
 	b.WriteString("\nDone.\n")
 	return b.String()
@@ -61,6 +61,20 @@ func TestStreamingWideningTableNeverClears(t *testing.T) {
 	stream(app, widening(120))
 	if term.clears != 0 || app.Stats().Clears != 0 {
 		t.Fatalf("screen cleared %d times", term.clears+app.Stats().Clears)
+	}
+	// Once rows have gone to scrollback the columns are frozen: every row line in scrollback
+	// has its separator in the same column as the others, before and after the freeze.
+	sepCol := -1
+	for _, l := range term.all() {
+		i := strings.Index(l, "│")
+		if i < 0 {
+			continue
+		}
+		if col := Width(l[:i]); sepCol < 0 {
+			sepCol = col
+		} else if col != sepCol {
+			t.Fatalf("separator at column %d, earlier rows had it at %d:\n%s", col, sepCol, strings.Join(term.all(), "\n"))
+		}
 	}
 	next := 1
 	for _, l := range term.all() {

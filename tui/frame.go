@@ -137,7 +137,7 @@ func (a *App) chrome(width, height int) []string {
 	return append(out, renderFooter(a.footer, width)...)
 }
 
-// Close commits everything still live, draws a last frame and leaves the cursor below it.
+// Close draws a last frame (entries still running as they are) and leaves the cursor below it.
 // The App draws nothing afterwards.
 func (a *App) Close() error {
 	a.mu.Lock()
