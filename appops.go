@@ -46,10 +46,12 @@ func (a *app) stopRun() {
 }
 
 // replaceSession makes s the current session: the agent gets its transcript, model and
-// thinking level, and recording moves to it. The old session is closed.
-func (a *app) replaceSession(s *session.Session) error {
+// thinking level, and recording moves to it. The old session is closed. Scripts see
+// session_shutdown and session_start with reason (new, resume or fork), as in pi.
+func (a *app) replaceSession(s *session.Session, reason string) error {
 	a.stopRun()
 	old := a.sess
+	a.emitSessionEvent("session_shutdown", map[string]any{"reason": reason})
 	a.agent.ClearQueues()
 	a.ops.mu.Lock()
 	a.ops.pendingBash = nil
@@ -64,7 +66,18 @@ func (a *app) replaceSession(s *session.Session) error {
 			fmt.Fprintln(a.stderr, "pi: closing the previous session:", err)
 		}
 	}
+	start := map[string]any{"reason": reason}
+	if old != nil && old.Path() != "" {
+		start["previous_session_file"] = old.Path()
+	}
+	a.emitSessionEvent("session_start", start)
 	return nil
+}
+
+func (a *app) emitSessionEvent(event string, payload map[string]any) {
+	if rt := a.lua.rt; rt != nil {
+		rt.Emit(context.Background(), event, payload)
+	}
 }
 
 // newSession starts an empty session beside the current one (in memory when the current one
@@ -78,7 +91,7 @@ func (a *app) newSession(parentSession string) error {
 	} else {
 		s = session.InMemory(a.cwd)
 	}
-	return a.replaceSession(s)
+	return a.replaceSession(s, "new")
 }
 
 // switchSession continues the session in the file at path.
@@ -94,7 +107,7 @@ func (a *app) switchSession(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("switching to session %s: %w", path, err)
 	}
-	return a.replaceSession(s)
+	return a.replaceSession(s, "resume")
 }
 
 // forkAt starts a new session holding the conversation before the user message entryID, and
@@ -115,7 +128,7 @@ func (a *app) forkAt(entryID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fork at %q: %w", entryID, err)
 	}
-	return text, a.replaceSession(s)
+	return text, a.replaceSession(s, "fork")
 }
 
 // forkMessage is a user message a fork can start from.
@@ -145,7 +158,7 @@ func (a *app) cloneSession() error {
 	if err != nil {
 		return fmt.Errorf("cloning session %s: %w", a.sess.ID(), err)
 	}
-	return a.replaceSession(s)
+	return a.replaceSession(s, "fork")
 }
 
 // retryPolicy is the configured policy, or none when the user switched retrying off.
