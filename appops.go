@@ -36,6 +36,7 @@ type opsState struct {
 	steerMode   QueueMode // "" means the configured mode
 	followMode  QueueMode
 	retryOff    bool
+	compaction  *bool // set_auto_compaction; nil means as configured
 }
 
 // stopRun aborts the current run, if any, and waits until it has ended, so that nothing is
@@ -300,12 +301,22 @@ func (a *app) setAutoRetry(on bool) {
 	}
 }
 
-// setAutoCompaction switches threshold and overflow compaction on or off. The configuration
-// is replaced rather than changed, so a run reading the old one is not disturbed.
+// setAutoCompaction switches threshold and overflow compaction on or off, from the next check
+// on; a run in progress may be the one that checks.
 func (a *app) setAutoCompaction(on bool) {
-	c := *a.cfg
-	c.Compaction.Enabled = &on
-	a.cfg = &c
+	a.ops.mu.Lock()
+	a.ops.compaction = &on
+	a.ops.mu.Unlock()
+}
+
+// autoCompactionOverride is what setAutoCompaction chose, if it was called.
+func (a *app) autoCompactionOverride() (on, ok bool) {
+	a.ops.mu.Lock()
+	defer a.ops.mu.Unlock()
+	if a.ops.compaction == nil {
+		return false, false
+	}
+	return *a.ops.compaction, true
 }
 
 // sessionStats counts the messages and tokens of the conversation the agent holds.

@@ -117,7 +117,7 @@ func (a *app) switchModelQuietly(spec string) {
 			spec, err, a.model.Provider, a.model.ID)
 		return
 	}
-	r := &provider.Retrying{Provider: p, Policy: a.cfg.RetryPolicy(), Notify: a.agent.RetryNotice}
+	r := &provider.Retrying{Provider: p, Policy: a.retryPolicy(), Notify: a.agent.RetryNotice}
 	a.agent.SetProvider(r, m)
 	a.model = m
 }
@@ -128,6 +128,9 @@ func (a *app) compactionSettings() session.Settings {
 	c := a.cfg.Compaction
 	if c.Enabled != nil {
 		s.Enabled = *c.Enabled
+	}
+	if on, ok := a.autoCompactionOverride(); ok { // set_auto_compaction, appops.go
+		s.Enabled = on
 	}
 	s.ReserveTokens, s.KeepRecentTokens = c.ReserveTokens, c.KeepRecentTokens
 	return s
