@@ -717,3 +717,40 @@ func TestRPCClosingAbortsTheRun(t *testing.T) {
 		})
 	}
 }
+
+// TestRPCCommandsWhileStreaming sends the commands a client may send at any time while a reply
+// streams; under -race it checks that none of them races the run.
+func TestRPCCommandsWhileStreaming(t *testing.T) {
+	p := faux.New(faux.Text(strings.Repeat("slow words ", 100)))
+	p.ChunkDelay, p.ChunkRunes = 5*time.Millisecond, 4
+	a := newOpsApp(t, fauxModel(true))
+	a.agent.SetProvider(p, fauxModel(true))
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	from := c.mark()
+	c.mustCall(map[string]any{"type": "prompt", "message": "talk"})
+	c.awaitEvent(from, "message_update")
+	for _, cmd := range []map[string]any{
+		{"type": "set_auto_compaction", "enabled": false},
+		{"type": "set_auto_retry", "enabled": false},
+		{"type": "set_steering_mode", "mode": "all"},
+		{"type": "set_follow_up_mode", "mode": "all"},
+		{"type": "set_thinking_level", "level": "low"},
+		{"type": "cycle_thinking_level"},
+		{"type": "get_state"},
+		{"type": "get_messages"},
+		{"type": "get_session_stats"},
+		{"type": "get_fork_messages"},
+		{"type": "get_last_assistant_text"},
+		{"type": "set_session_name", "name": "busy"},
+		{"type": "export_html", "outputPath": filepath.Join(t.TempDir(), "busy.html")},
+		{"type": "abort_retry"},
+	} {
+		c.mustCall(cmd)
+	}
+	c.mustCall(map[string]any{"type": "abort"})
+	if st := c.state(); st["isStreaming"] != false || st["autoCompactionEnabled"] != false ||
+		st["steeringMode"] != "all" || st["thinkingLevel"] != "medium" {
+		t.Fatalf("state after the run: %v", st)
+	}
+}
