@@ -639,7 +639,7 @@ func (a *app) exportHTML(path string) (string, error) {
 		page.Title = name
 	}
 	var buf strings.Builder
-	if err := exportTemplate.Execute(&buf, page); err != nil {
+	if err := exportTemplate().Execute(&buf, page); err != nil {
 		return "", fmt.Errorf("export to %s: %w", path, err)
 	}
 	if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
@@ -723,8 +723,13 @@ func blockParts(blocks []provider.Block) []exportPart {
 	return parts
 }
 
-// exportTemplate escapes every text it inserts (html/template).
-var exportTemplate = template.Must(template.New("export").Parse(`<!DOCTYPE html>
+// exportTemplate escapes every text it inserts (html/template). It is parsed per export, which
+// is rare, rather than kept in a package variable.
+func exportTemplate() *template.Template {
+	return template.Must(template.New("export").Parse(exportPageHTML))
+}
+
+const exportPageHTML = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
@@ -743,4 +748,4 @@ pre.tool-call{background:#f2f2f2;padding:.4rem}pre.error{color:#d33}
 {{range .Parts}}<pre class="{{.Class}}">{{.Text}}</pre>
 {{end}}</section>
 {{end}}</body></html>
-`))
+`

@@ -69,7 +69,7 @@ type answeredLater struct{}
 
 // jsonNull is data: null, which pi sends when there was nothing to do (cycle_model with one
 // model, cycle_thinking_level on a model without reasoning).
-var jsonNull = json.RawMessage("null")
+func jsonNull() json.RawMessage { return json.RawMessage("null") }
 
 // runRPCMode serves the protocol until stdin ends or ctx is cancelled (SIGTERM). It aborts a
 // run in progress and waits for it, so the caller can close the session; it always returns 0.
@@ -538,7 +538,7 @@ func (s *rpcServer) cmdSetModel(ctx context.Context, c *rpcCommand) (any, error)
 func (s *rpcServer) cmdCycleModel(ctx context.Context, _ *rpcCommand) (any, error) {
 	m, err := s.app.cycleModel(ctx)
 	if err != nil || m == nil {
-		return jsonNull, err
+		return jsonNull(), err
 	}
 	return map[string]any{"model": m, "thinkingLevel": orOff(s.app.agent.State().Thinking), "isScoped": false}, nil
 }
@@ -555,7 +555,7 @@ func (s *rpcServer) cmdSetThinking(_ context.Context, c *rpcCommand) (any, error
 func (s *rpcServer) cmdCycleThinking(context.Context, *rpcCommand) (any, error) {
 	level, ok, err := s.app.cycleThinking()
 	if err != nil || !ok {
-		return jsonNull, err
+		return jsonNull(), err
 	}
 	return map[string]any{"level": level}, nil
 }
