@@ -47,6 +47,9 @@ type cliOptions struct {
 	noSession      bool
 	sessionDir     string
 	messages       []string
+	// cwd is where tools run and sessions and context files are looked up; empty means the
+	// process's directory. pi eval sets it to each task's scratch copy.
+	cwd string
 }
 
 func main() {
@@ -58,6 +61,9 @@ func main() {
 
 // run is pi without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "eval" {
+		return runEval(ctx, args[1:], stdout, stderr)
+	}
 	opts, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -256,9 +262,11 @@ func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Write
 // setup loads the configuration and wires the agent. Without a usable model, the terminal UI
 // still starts (interactive) and says what to do; the other modes fail with that advice.
 func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Writer) (*app, error) {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return nil, fmt.Errorf("finding the working directory: %w", err)
+	cwd, err := o.cwd, error(nil)
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("finding the working directory: %w", err)
+		}
 	}
 	a := &app{cwd: cwd, piHome: piHomeDir(), stderr: stderr}
 	if a.cfg, err = LoadConfig(a.piHome, cwd); err != nil {

@@ -1,0 +1,863 @@
+package main
+
+// pi eval runs small coding tasks against a real model and reports how it did: whether the
+// outcome was right, and what it cost in turns, tool errors, tokens and time. The same tasks,
+// with recorded scripts instead of a model, are the harness's regression test (golden_test.go).
+//
+// A task is a folder (documented in docs/eval.md):
+//
+//	task.toml    prompt, check, max_turns, timeout_seconds, and optionally tools, description
+//	fixture/     the tiny project the task starts from; copied fresh for every run
+//	script.json  optional: faux replies that solve the task (pi --faux-script format)
+//
+// Each run works in a scratch copy of the fixture with its own session folder, inside the same
+// process: setup() wires the agent as for any other mode, with the copy as its working
+// directory. The check is a shell command run in the copy afterwards; it finds the final answer
+// in the file named by $PI_EVAL_ANSWER and the task folder in $PI_EVAL_TASK.
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"pi/provider"
+	"pi/provider/anthropic"
+	"pi/provider/ollama"
+	"pi/provider/openai"
+
+	"github.com/BurntSushi/toml"
+)
+
+// goldenTasks is the built-in task set, so that `pi eval` works outside the source tree. "all:"
+// keeps dotfiles such as a fixture's .gitignore.
+//
+//go:embed all:testdata/golden
+var goldenTasks embed.FS
+
+const (
+	goldenRoot      = "testdata/golden"
+	taskFileName    = "task.toml"
+	fixtureDirName  = "fixture"
+	scriptFileName  = "script.json"
+	answerEnv       = "PI_EVAL_ANSWER"
+	taskDirEnv      = "PI_EVAL_TASK"
+	defaultMaxTurns = 12
+	defaultTimeout  = 5 * time.Minute
+	checkTimeout    = 2 * time.Minute
+	// fixtureGoMod is how a fixture stores its go.mod: a folder holding a real go.mod is a module
+	// of its own, which the Go tool leaves out of embedding. Copies get the real name back.
+	fixtureGoMod = "_go.mod"
+)
+
+// evalTask is one task folder.
+type evalTask struct {
+	Name           string   `toml:"-"`
+	Dir            string   `toml:"-"` // absolute
+	Description    string   `toml:"description"`
+	Category       string   `toml:"category"`
+	Prompt         string   `toml:"prompt"`
+	Check          string   `toml:"check"`
+	MaxTurns       int      `toml:"max_turns"`
+	TimeoutSeconds int      `toml:"timeout_seconds"`
+	Tools          []string `toml:"tools"`
+}
+
+func (t *evalTask) timeout() time.Duration {
+	if t.TimeoutSeconds > 0 {
+		return time.Duration(t.TimeoutSeconds) * time.Second
+	}
+	return defaultTimeout
+}
+
+// loadTask reads dir/task.toml. Unknown keys are errors: a misspelt max_turns would otherwise
+// silently give the default budget.
+func loadTask(dir string) (*evalTask, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", dir, err)
+	}
+	t := &evalTask{Name: filepath.Base(abs), Dir: abs}
+	path := filepath.Join(abs, taskFileName)
+	md, err := toml.DecodeFile(path, t)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, fmt.Errorf("task %s: unknown key %q (known: description, category, prompt, check, max_turns, timeout_seconds, tools)", path, und[0].String())
+	}
+	switch {
+	case strings.TrimSpace(t.Prompt) == "":
+		return nil, fmt.Errorf("task %s: prompt is empty", path)
+	case strings.TrimSpace(t.Check) == "":
+		return nil, fmt.Errorf("task %s: check is empty: give a shell command that exits 0 when the outcome is right", path)
+	case t.MaxTurns < 0 || t.TimeoutSeconds < 0:
+		return nil, fmt.Errorf("task %s: max_turns and timeout_seconds must not be negative", path)
+	}
+	if t.MaxTurns == 0 {
+		t.MaxTurns = defaultMaxTurns
+	}
+	return t, nil
+}
+
+// loadTasks reads a task folder, or a folder of task folders (in name order).
+func loadTasks(dir string) ([]*evalTask, error) {
+	if _, err := os.Stat(filepath.Join(dir, taskFileName)); err == nil {
+		t, err := loadTask(dir)
+		if err != nil {
+			return nil, err
+		}
+		return []*evalTask{t}, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("tasks %s: %w", dir, err)
+	}
+	var out []*evalTask
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), taskFileName)); err != nil {
+			continue
+		}
+		t, err := loadTask(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("tasks %s: no task folders (each needs a %s)", dir, taskFileName)
+	}
+	return out, nil
+}
+
+// copyTree copies the files under src (a folder of fsys) into dst, renaming _go.mod to go.mod
+// and keeping the executable bit. A missing src makes an empty dst: a task may start from
+// nothing.
+func copyTree(fsys fs.FS, src, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return fmt.Errorf("fixture copy %s: %w", dst, err)
+	}
+	if _, err := fs.Stat(fsys, src); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return fs.WalkDir(fsys, src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("fixture %s: %w", p, err)
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.Name() == fixtureGoMod {
+			rel = filepath.Join(filepath.Dir(rel), "go.mod")
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		return copyFile(fsys, p, target, d)
+	})
+}
+
+func copyFile(fsys fs.FS, src, dst string, d fs.DirEntry) error {
+	data, err := fs.ReadFile(fsys, src)
+	if err != nil {
+		return fmt.Errorf("fixture %s: %w", src, err)
+	}
+	mode := fs.FileMode(0o644)
+	if info, err := d.Info(); err == nil && info.Mode()&0o111 != 0 {
+		mode = 0o755
+	}
+	if err := os.WriteFile(dst, data, mode); err != nil {
+		return fmt.Errorf("fixture copy %s: %w", dst, err)
+	}
+	return nil
+}
+
+// scratchRun is one run's scratch space: work is the fixture copy the agent works in.
+type scratchRun struct {
+	root, work, sessions, answer string
+}
+
+func newScratch(t *evalTask) (*scratchRun, error) {
+	root, err := os.MkdirTemp("", "pi-eval-"+t.Name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("task %s: scratch folder: %w", t.Name, err)
+	}
+	s := &scratchRun{root: root, work: filepath.Join(root, "work"), sessions: filepath.Join(root, "sessions"),
+		answer: filepath.Join(root, "answer.txt")}
+	if err := copyTree(os.DirFS(t.Dir), fixtureDirName, s.work); err != nil {
+		os.RemoveAll(root)
+		return nil, fmt.Errorf("task %s: %w", t.Name, err)
+	}
+	return s, nil
+}
+
+// checkOutcome runs the task's check in the work folder. It reports whether it passed and,
+// when not, the end of its output; err is for a check that could not be run at all.
+func checkOutcome(ctx context.Context, t *evalTask, s *scratchRun, answer string) (bool, string, error) {
+	if err := os.WriteFile(s.answer, []byte(answer), 0o644); err != nil {
+		return false, "", fmt.Errorf("task %s: writing the answer: %w", t.Name, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", t.Check)
+	cmd.Dir = s.work
+	cmd.Env = append(os.Environ(), answerEnv+"="+s.answer, taskDirEnv+"="+t.Dir)
+	cmd.WaitDelay = 5 * time.Second // a check's children (go test) may hold the pipes
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return true, "", nil
+	case errors.As(err, &exit) && ctx.Err() == nil:
+		return false, fmt.Sprintf("check exited %d%s", exit.ExitCode(), reasonSuffix(lastLines(string(out), 3))), nil
+	case ctx.Err() != nil:
+		return false, fmt.Sprintf("check did not finish within %s", checkTimeout), nil
+	}
+	return false, "", fmt.Errorf("task %s: running check %q: %w", t.Name, t.Check, err)
+}
+
+// lastLines is the end of a command's output on one line, for a failure reason.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return oneLine(strings.Join(lines, " | "), 200)
+}
+
+// evalFlags are the options of `pi eval`.
+type evalFlags struct {
+	model    string
+	tasksDir string
+	runs     int
+	jsonOut  string
+	filter   string
+	keep     bool
+	compare  bool
+}
+
+func parseEvalArgs(args []string, stderr io.Writer) (*evalFlags, []string, error) {
+	f := &evalFlags{}
+	fs := flag.NewFlagSet("pi eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.model, "model", "", "model to evaluate, as provider/model (faux replays each task's script.json)")
+	fs.StringVar(&f.tasksDir, "tasks", "", "folder of task folders, or one task folder (default: the built-in set)")
+	fs.IntVar(&f.runs, "runs", 1, "runs per task; more than one gives a pass rate")
+	fs.StringVar(&f.jsonOut, "json", "", "write the results as JSON to this file")
+	fs.StringVar(&f.filter, "run", "", "only tasks whose name matches this regular expression")
+	fs.BoolVar(&f.keep, "keep", false, "keep each run's scratch folder (fixture copy, session, answer) and print its path")
+	fs.BoolVar(&f.compare, "compare", false, "compare two result files: pi eval --compare a.json b.json")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: pi eval --model provider/model [--tasks dir] [--runs N] [--json out.json]")
+		fmt.Fprintln(stderr, "       pi eval --compare a.json b.json")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	return f, fs.Args(), nil
+}
+
+// runEval is `pi eval`. It exits 0 only when every run passed, 1 when some failed, 2 on usage
+// errors.
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, rest, err := parseEvalArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	if f.compare {
+		return runCompare(rest, stdout, stderr)
+	}
+	if f.model == "" || len(rest) > 0 || f.runs < 1 {
+		fmt.Fprintln(stderr, "pi eval: give --model provider/model (e.g. ollama/qwen3:1.7b), --runs of at least 1, and no other arguments")
+		return 2
+	}
+	tasks, cleanup, err := evalTaskSet(f)
+	if err != nil {
+		fmt.Fprintln(stderr, "pi eval:", err)
+		return 2
+	}
+	defer cleanup()
+	rep := runTasks(ctx, f, tasks, stderr)
+	printReport(stdout, rep)
+	if f.jsonOut != "" {
+		if err := writeReport(f.jsonOut, rep); err != nil {
+			fmt.Fprintln(stderr, "pi eval:", err)
+			return 1
+		}
+	}
+	if ctx.Err() != nil || rep.Totals.Passed < rep.Totals.Runs {
+		return 1
+	}
+	return 0
+}
+
+// evalTaskSet loads --tasks, or unpacks the built-in set into a temporary folder (checks may
+// run files of their task folder, so it must exist on disk).
+func evalTaskSet(f *evalFlags) ([]*evalTask, func(), error) {
+	cleanup := func() {}
+	dir := f.tasksDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "pi-eval-tasks-")
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("unpacking the built-in tasks: %w", err)
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		if err := os.CopyFS(tmp, mustSub(goldenTasks, goldenRoot)); err != nil {
+			cleanup()
+			return nil, func() {}, fmt.Errorf("unpacking the built-in tasks: %w", err)
+		}
+		dir = tmp
+	}
+	tasks, err := loadTasks(dir)
+	if err != nil {
+		cleanup()
+		return nil, func() {}, err
+	}
+	if f.filter != "" {
+		re, err := regexp.Compile(f.filter)
+		if err != nil {
+			cleanup()
+			return nil, func() {}, fmt.Errorf("--run %q: %w", f.filter, err)
+		}
+		tasks = slices.DeleteFunc(tasks, func(t *evalTask) bool { return !re.MatchString(t.Name) })
+		if len(tasks) == 0 {
+			cleanup()
+			return nil, func() {}, fmt.Errorf("--run %q matches no task in %s", f.filter, dir)
+		}
+	}
+	return tasks, cleanup, nil
+}
+
+// mustSub is fs.Sub of a path the embed directive guarantees.
+func mustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(fmt.Sprintf("embedded %s: %v", dir, err))
+	}
+	return sub
+}
+
+// evalRun is the outcome of one run of one task.
+type evalRun struct {
+	Task       string `json:"task"`
+	Run        int    `json:"run"`
+	Pass       bool   `json:"pass"`
+	Reason     string `json:"reason,omitempty"`
+	Turns      int    `json:"turns"`
+	ToolCalls  int    `json:"toolCalls"`
+	ToolErrors int    `json:"toolErrors"`
+	TokensIn   int    `json:"tokensIn"`
+	TokensOut  int    `json:"tokensOut"`
+	CacheRead  int    `json:"cacheRead"`
+	// Reprocessed is the prompt tokens the server evaluated rather than took from its cache;
+	// nil when the provider gives no way to know. ReprocessedSource says how it was found:
+	// "reported" by the server, "estimated" (Ollama, see reprocessed), or "n/a".
+	Reprocessed       *int   `json:"reprocessed"`
+	ReprocessedSource string `json:"reprocessedSource"`
+	WallMs            int64  `json:"wallMs"`
+	Answer            string `json:"answer,omitempty"`
+	Scratch           string `json:"scratch,omitempty"`
+}
+
+// evalReport is what --json writes and --compare reads.
+type evalReport struct {
+	Model   string     `json:"model"`
+	Started time.Time  `json:"started"`
+	Tasks   string     `json:"tasks"`
+	Runs    []evalRun  `json:"runs"`
+	Totals  evalTotals `json:"totals"`
+}
+
+type evalTotals struct {
+	Runs        int   `json:"runs"`
+	Passed      int   `json:"passed"`
+	Turns       int   `json:"turns"`
+	ToolErrors  int   `json:"toolErrors"`
+	TokensIn    int   `json:"tokensIn"`
+	TokensOut   int   `json:"tokensOut"`
+	Reprocessed *int  `json:"reprocessed"` // nil when no run could tell
+	WallMs      int64 `json:"wallMs"`
+}
+
+func runTasks(ctx context.Context, f *evalFlags, tasks []*evalTask, progress io.Writer) *evalReport {
+	rep := &evalReport{Model: f.model, Started: time.Now().UTC(), Tasks: f.tasksDir}
+	if rep.Tasks == "" {
+		rep.Tasks = "built-in"
+	}
+	total := len(tasks) * f.runs
+	n := 0
+	for _, t := range tasks {
+		for r := 1; r <= f.runs; r++ {
+			n++
+			if ctx.Err() != nil {
+				break
+			}
+			fmt.Fprintf(progress, "[%d/%d] %s (run %d/%d)\n", n, total, t.Name, r, f.runs)
+			res := runOneTask(ctx, f, t, progress)
+			res.Run = r
+			fmt.Fprintf(progress, "  %s in %d turns, %.1fs%s\n", passWord(res.Pass), res.Turns,
+				float64(res.WallMs)/1000, reasonSuffix(res.Reason))
+			rep.Runs = append(rep.Runs, res)
+		}
+	}
+	rep.Totals = totalsOf(rep.Runs)
+	return rep
+}
+
+func passWord(ok bool) string {
+	if ok {
+		return "pass"
+	}
+	return "FAIL"
+}
+
+func reasonSuffix(r string) string {
+	if r == "" {
+		return ""
+	}
+	return ": " + r
+}
+
+func totalsOf(runs []evalRun) evalTotals {
+	var t evalTotals
+	for _, r := range runs {
+		t.Runs++
+		if r.Pass {
+			t.Passed++
+		}
+		t.Turns += r.Turns
+		t.ToolErrors += r.ToolErrors
+		t.TokensIn += r.TokensIn
+		t.TokensOut += r.TokensOut
+		t.WallMs += r.WallMs
+		if r.Reprocessed != nil {
+			t.Reprocessed = addPtr(t.Reprocessed, *r.Reprocessed)
+		}
+	}
+	return t
+}
+
+func addPtr(p *int, n int) *int {
+	v := n
+	if p != nil {
+		v += *p
+	}
+	return &v
+}
+
+// runOneTask runs a task once in a fresh copy of its fixture and checks the outcome.
+func runOneTask(ctx context.Context, f *evalFlags, t *evalTask, progress io.Writer) evalRun {
+	res := evalRun{Task: t.Name, ReprocessedSource: "n/a"}
+	s, err := newScratch(t)
+	if err != nil {
+		res.Reason = err.Error()
+		return res
+	}
+	if f.keep {
+		res.Scratch = s.root
+	} else {
+		defer os.RemoveAll(s.root)
+	}
+	answer, reason := driveAgent(ctx, f, t, s, &res, progress)
+	res.Answer = oneLine(answer, 300)
+	if reason != "" {
+		res.Reason = reason
+		return res
+	}
+	pass, why, err := checkOutcome(ctx, t, s, answer)
+	res.Pass = pass
+	res.Reason = why
+	if err != nil {
+		res.Reason = err.Error()
+	}
+	if !pass && answer != "" && strings.Contains(why, "check exited") {
+		res.Reason += fmt.Sprintf(" (answer: %q)", oneLine(answer, 80))
+	}
+	return res
+}
+
+// driveAgent wires an agent for the scratch copy with setup(), gives it the prompt within the
+// task's budgets, and fills in the measurements. It returns the final answer, and a reason
+// when the run failed before the check could judge it.
+func driveAgent(ctx context.Context, f *evalFlags, t *evalTask, s *scratchRun, res *evalRun, progress io.Writer) (string, string) {
+	o := &cliOptions{model: f.model, cwd: s.work, sessionDir: s.sessions, toolList: strings.Join(t.Tools, ",")}
+	if f.model == "faux" || strings.HasPrefix(f.model, "faux/") {
+		o.fauxScript = filepath.Join(t.Dir, scriptFileName)
+	}
+	tctx, cancel := context.WithTimeout(ctx, t.timeout())
+	defer cancel()
+	var logs bytes.Buffer // setup warnings would repeat for every run; shown only on failure
+	a, err := setup(tctx, o, false, &logs)
+	if err != nil {
+		return "", "setup: " + err.Error() + reasonSuffix(oneLine(logs.String(), 200))
+	}
+	defer a.close()
+	budget := &turnBudget{max: t.MaxTurns}
+	a.agent.hooks.ShouldStopAfterTurn = budget.wrap(a.agent.hooks.ShouldStopAfterTurn)
+	unsubscribe := a.agent.Subscribe(turnProgress(progress))
+	start := time.Now()
+	err = a.submit(tctx, t.Prompt, "interactive")
+	res.WallMs = time.Since(start).Milliseconds()
+	unsubscribe()
+	msgs := a.agent.State().Messages
+	measure(res, msgs, a.agent.State().Model.API)
+	last := lastAssistant(a.agent)
+	answer := ""
+	if last != nil {
+		answer = last.TextContent()
+	}
+	switch {
+	case ctx.Err() != nil:
+		return answer, "interrupted"
+	case tctx.Err() != nil:
+		return answer, fmt.Sprintf("time budget of %s used up", t.timeout())
+	case err != nil:
+		return answer, "run: " + err.Error()
+	case failed(last):
+		return answer, "model error: " + errorText(last)
+	case budget.exceeded:
+		return answer, fmt.Sprintf("turn budget of %d used up while the model still called tools", t.MaxTurns)
+	case last == nil:
+		return answer, "the model gave no reply"
+	}
+	return answer, ""
+}
+
+// turnBudget stops a run after max model calls. It is read only after the run has ended.
+type turnBudget struct {
+	max, turns int
+	exceeded   bool
+}
+
+// wrap chains the budget in front of an existing ShouldStopAfterTurn hook.
+func (b *turnBudget) wrap(next func(context.Context, *provider.Message, []provider.Message) bool) func(context.Context, *provider.Message, []provider.Message) bool {
+	return func(ctx context.Context, m *provider.Message, results []provider.Message) bool {
+		b.turns++
+		if b.turns >= b.max && len(m.ToolCalls()) > 0 {
+			b.exceeded = true
+			return true
+		}
+		return next != nil && next(ctx, m, results)
+	}
+}
+
+// turnProgress prints one line per turn: the tools it called and how many failed.
+func turnProgress(w io.Writer) func(context.Context, AgentEvent) {
+	turn := 0
+	return func(_ context.Context, ev AgentEvent) {
+		if ev.Type != EvTurnEnd || ev.Message == nil {
+			return
+		}
+		turn++
+		var names []string
+		for _, c := range ev.Message.ToolCalls() {
+			names = append(names, c.Name)
+		}
+		errs := 0
+		for _, r := range ev.ToolResults {
+			if r.IsError {
+				errs++
+			}
+		}
+		what := "answer"
+		switch {
+		case ev.Message.StopReason == provider.StopError || ev.Message.StopReason == provider.StopAborted:
+			what = string(ev.Message.StopReason)
+		case len(names) > 0:
+			what = strings.Join(names, ", ")
+		}
+		if errs > 0 {
+			what += fmt.Sprintf(" (%d failed)", errs)
+		}
+		fmt.Fprintf(w, "    turn %d: %s\n", turn, what)
+	}
+}
+
+// measure counts turns, tool calls and errors, and tokens over the run's messages.
+func measure(res *evalRun, msgs []provider.Message, api string) {
+	var replies []provider.Message
+	for _, m := range msgs {
+		switch m.Role {
+		case provider.RoleAssistant:
+			replies = append(replies, m)
+			res.Turns++
+			res.ToolCalls += len(m.ToolCalls())
+			if m.Usage != nil {
+				res.TokensIn += m.Usage.Input + m.Usage.CacheRead + m.Usage.CacheWrite
+				res.TokensOut += m.Usage.Output
+				res.CacheRead += m.Usage.CacheRead
+			}
+		case provider.RoleToolResult:
+			if m.IsError {
+				res.ToolErrors++
+			}
+		}
+	}
+	res.Reprocessed, res.ReprocessedSource = reprocessed(api, replies)
+}
+
+// reprocessed is how many prompt tokens the server evaluated instead of reading its cache.
+//
+//   - anthropic: reported; input tokens (the uncached part) plus cache writes.
+//   - openai: reported only when the server names cached tokens in any reply (OpenAI, vLLM and
+//     others do; many local servers do not, and then it is n/a): prompt minus cached.
+//   - ollama: prompt_eval_count is the whole prompt, cached or not, so it is estimated as the
+//     growth of each prompt over the previous request's prompt and output — what a server that
+//     keeps the unchanged prefix in cache must evaluate. The first request counts whole. It is a
+//     lower bound: a template that rewrites earlier turns (e.g. drops old thinking) costs more.
+func reprocessed(api string, replies []provider.Message) (*int, string) {
+	switch api {
+	case anthropic.API:
+		n := 0
+		for _, m := range replies {
+			if m.Usage != nil {
+				n += m.Usage.Input + m.Usage.CacheWrite
+			}
+		}
+		return &n, "reported"
+	case openai.API:
+		n, cached := 0, false
+		for _, m := range replies {
+			if m.Usage != nil {
+				n += m.Usage.Input + m.Usage.CacheWrite
+				cached = cached || m.Usage.CacheRead > 0
+			}
+		}
+		if !cached {
+			return nil, "n/a"
+		}
+		return &n, "reported"
+	case ollama.API:
+		return ollamaGrowth(replies), "estimated"
+	}
+	return nil, "n/a"
+}
+
+func ollamaGrowth(replies []provider.Message) *int {
+	n, prevEnd := 0, 0
+	for _, m := range replies {
+		if m.Usage == nil || m.Usage.Input == 0 {
+			continue // a failed request reports nothing
+		}
+		n += max(0, m.Usage.Input-prevEnd)
+		prevEnd = m.Usage.Input + m.Usage.Output
+	}
+	return &n
+}
+
+func writeReport(path string, rep *evalReport) error {
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the results: %w", err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing the results to %s: %w", path, err)
+	}
+	return nil
+}
+
+func readReport(path string) (*evalReport, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading results %s: %w", path, err)
+	}
+	var rep evalReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("results %s: %w", path, err)
+	}
+	return &rep, nil
+}
+
+// taskSummary is one task's runs added up, in the order the tasks ran.
+type taskSummary struct {
+	name                                     string
+	runs, passed, turns, toolErrors, in, out int
+	reproc                                   *int
+	reprocSource                             string
+	wallMs                                   int64
+	reason                                   string // the first failure's
+}
+
+func summarize(runs []evalRun) []*taskSummary {
+	var out []*taskSummary
+	byName := map[string]*taskSummary{}
+	for _, r := range runs {
+		s := byName[r.Task]
+		if s == nil {
+			s = &taskSummary{name: r.Task, reprocSource: r.ReprocessedSource}
+			byName[r.Task] = s
+			out = append(out, s)
+		}
+		s.runs++
+		if r.Pass {
+			s.passed++
+		} else if s.reason == "" {
+			s.reason = r.Reason
+		}
+		s.turns += r.Turns
+		s.toolErrors += r.ToolErrors
+		s.in += r.TokensIn
+		s.out += r.TokensOut
+		s.wallMs += r.WallMs
+		if r.Reprocessed != nil {
+			s.reproc = addPtr(s.reproc, *r.Reprocessed)
+		}
+	}
+	return out
+}
+
+// passCell is "pass"/"FAIL" for one run and "k/n" for several.
+func (s *taskSummary) passCell() string {
+	if s.runs == 1 {
+		return passWord(s.passed == 1)
+	}
+	return fmt.Sprintf("%d/%d", s.passed, s.runs)
+}
+
+// mean divides a sum over the task's runs, so that several runs read like one.
+func (s *taskSummary) mean(sum int) int { return (sum + s.runs/2) / s.runs }
+
+func (s *taskSummary) reprocCell() string {
+	if s.reproc == nil {
+		return "n/a"
+	}
+	if s.reprocSource == "estimated" {
+		return "~" + fmt.Sprint(s.mean(*s.reproc))
+	}
+	return fmt.Sprint(s.mean(*s.reproc))
+}
+
+func seconds(ms int64) string { return fmt.Sprintf("%.1fs", float64(ms)/1000) }
+
+// printReport writes the table: a row per task (figures per run when there are several runs),
+// then the totals over every run.
+func printReport(w io.Writer, rep *evalReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "model %s, tasks %s\n", rep.Model, rep.Tasks)
+	fmt.Fprintln(tw, "TASK\tPASS\tTURNS\tTOOL ERR\tTOK IN\tTOK OUT\tRE-PROC\tWALL\tREASON")
+	for _, s := range summarize(rep.Runs) {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.name, s.passCell(), s.mean(s.turns),
+			s.mean(s.toolErrors), s.mean(s.in), s.mean(s.out), s.reprocCell(),
+			seconds(int64(s.mean(int(s.wallMs)))), oneLine(s.reason, 100))
+	}
+	t := rep.Totals
+	reproc := "n/a"
+	if t.Reprocessed != nil {
+		reproc = fmt.Sprint(*t.Reprocessed)
+	}
+	fmt.Fprintf(tw, "TOTAL\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", t.Passed, t.Runs, t.Turns, t.ToolErrors,
+		t.TokensIn, t.TokensOut, reproc, seconds(t.WallMs), passRate(t))
+	tw.Flush()
+}
+
+func passRate(t evalTotals) string {
+	if t.Runs == 0 {
+		return ""
+	}
+	return fmt.Sprintf("pass rate %.0f%%", 100*float64(t.Passed)/float64(t.Runs))
+}
+
+// runCompare prints two result files side by side, a row per task that either holds.
+func runCompare(files []string, stdout, stderr io.Writer) int {
+	if len(files) != 2 {
+		fmt.Fprintln(stderr, "pi eval --compare: give two result files: pi eval --compare a.json b.json")
+		return 2
+	}
+	var reps [2]*evalReport
+	for i, f := range files {
+		rep, err := readReport(f)
+		if err != nil {
+			fmt.Fprintln(stderr, "pi eval:", err)
+			return 1
+		}
+		reps[i] = rep
+	}
+	printCompare(stdout, files, reps)
+	return 0
+}
+
+func printCompare(w io.Writer, files []string, reps [2]*evalReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, tag := range []string{"A", "B"} {
+		fmt.Fprintf(tw, "%s: %s (%s, %s)\n", tag, reps[i].Model, files[i], reps[i].Started.Format("2006-01-02 15:04"))
+	}
+	fmt.Fprintln(tw, "TASK\tPASS A\tPASS B\tTURNS A\tTURNS B\tTOK IN A\tTOK IN B\tWALL A\tWALL B\t")
+	a, b := summaryMap(reps[0].Runs), summaryMap(reps[1].Runs)
+	for _, name := range taskNames(reps) {
+		sa, sb := a[name], b[name]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, cell(sa, (*taskSummary).passCell), cell(sb, (*taskSummary).passCell),
+			cell(sa, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.turns)) }),
+			cell(sb, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.turns)) }),
+			cell(sa, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.in)) }),
+			cell(sb, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.in)) }),
+			cell(sa, func(s *taskSummary) string { return seconds(int64(s.mean(int(s.wallMs)))) }),
+			cell(sb, func(s *taskSummary) string { return seconds(int64(s.mean(int(s.wallMs)))) }),
+			verdict(sa, sb))
+	}
+	ta, tb := reps[0].Totals, reps[1].Totals
+	fmt.Fprintf(tw, "TOTAL\t%d/%d\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", ta.Passed, ta.Runs, tb.Passed, tb.Runs,
+		ta.Turns, tb.Turns, ta.TokensIn, tb.TokensIn, seconds(ta.WallMs), seconds(tb.WallMs))
+	tw.Flush()
+}
+
+func summaryMap(runs []evalRun) map[string]*taskSummary {
+	m := map[string]*taskSummary{}
+	for _, s := range summarize(runs) {
+		m[s.name] = s
+	}
+	return m
+}
+
+// taskNames is every task of either report: A's order, then B's extra ones.
+func taskNames(reps [2]*evalReport) []string {
+	var names []string
+	for _, rep := range reps {
+		for _, s := range summarize(rep.Runs) {
+			if !slices.Contains(names, s.name) {
+				names = append(names, s.name)
+			}
+		}
+	}
+	return names
+}
+
+func cell(s *taskSummary, f func(*taskSummary) string) string {
+	if s == nil {
+		return "-"
+	}
+	return f(s)
+}
+
+// verdict says which side passed more often, when they differ.
+func verdict(a, b *taskSummary) string {
+	if a == nil || b == nil {
+		return ""
+	}
+	ra, rb := float64(a.passed)/float64(a.runs), float64(b.passed)/float64(b.runs)
+	switch {
+	case rb > ra:
+		return "B better"
+	case ra > rb:
+		return "A better"
+	}
+	return ""
+}
