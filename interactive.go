@@ -2,59 +2,59 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"pi/lua"
 	"pi/provider"
+	"pi/session"
 	"pi/tui"
 )
 
-// runInteractiveMode runs the terminal UI (DESIGN.md §7) until the user quits. Prompts from
-// the command line are sent first, each as a follow-up of the one before. main calls it when
-// no mode is asked for, -p is not set and standard input is a terminal.
+// runInteractiveMode runs the terminal UI (DESIGN.md §7) until the user quits. A resumed
+// conversation is shown first; prompts from the command line are then sent, each as a
+// follow-up of the one before.
 func runInteractiveMode(ctx context.Context, a *app, prompts []string) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ic := &interactive{app: a, ctx: ctx, cancel: cancel}
-	opts := tui.Options{Cwd: a.cwd, Commands: builtinCommands()}
+	opts := tui.Options{Cwd: a.cwd, Commands: ic.commandList()}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui = ui
+		a.setUI(ic) // the scripts' questions and notices go to the screen
 		ic.unsubscribe = a.agent.Subscribe(func(_ context.Context, ev AgentEvent) {
 			defer ic.guard()
 			ic.onEvent(ev)
 		})
+		ic.replay(a.agent.MessagesView())
 		ic.updateFooter()
 		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(a.agent.State().Model)+" · enter send · alt+enter follow-up · "+
 			"esc interrupt · ctrl+c twice quit · /hotkeys for more")
-		for i, p := range prompts {
-			if i == 0 {
-				ic.submit(p)
-			} else {
-				a.agent.FollowUp(provider.UserText(p, time.Now().UnixMilli()))
-			}
-		}
+		ic.sendPrompts(prompts)
 	})
+	a.setUI(nil)
 	if ic.unsubscribe != nil {
 		ic.unsubscribe()
 	}
 	if p := ic.panicked.Load(); p != nil {
 		panic(p) // the terminal has been restored; now fail loudly
 	}
-	a.agent.Abort()
-	a.agent.WaitIdle()
+	a.stopRun()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "pi:", err)
+		fmt.Fprintln(a.stderr, "pi:", err)
 		return 1
 	}
 	return 0
 }
 
-// interactive adapts the agent's events to the TUI and the TUI's callbacks to the agent.
+// interactive adapts the agent's events to the TUI and the TUI's callbacks to the app's
+// operations (appops.go, luawire.go). It is also the userInterface the scripts talk to.
 type interactive struct {
 	app         *app
 	ui          *tui.App
@@ -65,8 +65,8 @@ type interactive struct {
 	panicked    atomic.Value // a panic on another goroutine, re-raised once the terminal is restored
 }
 
-// guard turns a panic on an agent goroutine into a clean exit: the terminal is restored
-// before the panic is raised again (tui.Run only sees panics on its own goroutine).
+// guard turns a panic on another goroutine into a clean exit: the terminal is restored before
+// the panic is raised again (tui.Run only sees panics on its own goroutine).
 func (ic *interactive) guard() {
 	if p := recover(); p != nil {
 		ic.panicked.CompareAndSwap(nil, p)
@@ -74,45 +74,35 @@ func (ic *interactive) guard() {
 	}
 }
 
+// async runs fn on its own goroutine: callbacks run on the input goroutine, which must stay
+// free to deliver the keys that answer a question fn may ask.
+func (ic *interactive) async(fn func()) {
+	go func() {
+		defer ic.guard()
+		fn()
+	}()
+}
+
 func (ic *interactive) callbacks() tui.Callbacks {
-	ag := ic.app.agent
 	return tui.Callbacks{
-		OnSubmit: ic.submit,
-		OnSteer: func(text string) {
-			if !ag.IsRunning() {
-				ic.submit(text)
-				return
-			}
-			ag.Steer(provider.UserText(text, time.Now().UnixMilli()))
-			ic.updateQueue()
-		},
-		OnFollowUp: func(text string) {
-			if !ag.IsRunning() {
-				ic.submit(text)
-				return
-			}
-			ag.FollowUp(provider.UserText(text, time.Now().UnixMilli()))
-			ic.updateQueue()
-		},
+		OnSubmit:   func(text string) { ic.async(func() { ic.send(text, "") }) },
+		OnSteer:    func(text string) { ic.async(func() { ic.send(text, "steer") }) },
+		OnFollowUp: func(text string) { ic.async(func() { ic.send(text, "followUp") }) },
 		OnAbort: func() {
-			ag.ClearQueues() // the TUI has put the queued text back into the editor
-			ag.Abort()
+			ic.app.agent.ClearQueues() // the TUI has put the queued text back into the editor
+			ic.app.agent.Abort()
+			ic.app.abortBash()
 			ic.updateQueue()
 		},
-		OnCommand: ic.command,
-		OnBash: func(cmd string, keep bool) {
-			go func() {
-				defer ic.guard()
-				ic.bang(cmd, keep)
-			}()
-		},
-		OnQuit: ic.cancel,
+		OnCommand: func(name, args string) { ic.async(func() { ic.command(name, args) }) },
+		OnBash:    func(cmd string, keep bool) { ic.async(func() { ic.bang(cmd, keep) }) },
+		OnQuit:    ic.cancel,
 		OnKey: func(name string) bool {
 			switch name {
 			case "thinking":
-				ic.cycleThinking()
+				ic.async(ic.cycleThinking)
 			case "model":
-				go ic.pickModel()
+				ic.async(ic.pickModel)
 			default:
 				return false
 			}
@@ -121,26 +111,65 @@ func (ic *interactive) callbacks() tui.Callbacks {
 	}
 }
 
-// submit sends a prompt; while a run is going it steers instead.
-func (ic *interactive) submit(text string) {
-	ag := ic.app.agent
-	if ag.IsRunning() {
-		ag.Steer(provider.UserText(text, time.Now().UnixMilli()))
-		ic.updateQueue()
+// sendPrompts sends the command line's prompts: the first now, the rest as follow-ups.
+func (ic *interactive) sendPrompts(prompts []string) {
+	for i, p := range prompts {
+		if i == 0 {
+			ic.async(func() { ic.send(p, "") })
+		} else {
+			ic.app.agent.FollowUp(FirstUserMessage(p, nil, false, ic.app.cwd, time.Now()))
+		}
+	}
+	ic.updateQueue()
+}
+
+// send delivers a line the user typed. A script command runs at once, even while the agent
+// works; otherwise an idle agent gets it through the input pipeline (skills, templates, input
+// hooks), and a working one queues it as a steer or, with queue "followUp", a follow-up.
+func (ic *interactive) send(text, queue string) {
+	a := ic.app
+	if a.lua.rt != nil {
+		if cmd, args, ok := a.scriptCommand(text); ok {
+			if err := cmd.Run(ic.ctx, args); err != nil && ic.ctx.Err() == nil {
+				ic.ui.Notify(tui.LevelError, fmt.Sprintf("/%s: %v", cmd.Name, err))
+			}
+			return
+		}
+	}
+	if a.agent.IsRunning() {
+		ic.enqueue(text, queue)
 		return
 	}
-	opens := len(ag.State().Messages) == 0
-	msg := FirstUserMessage(text, nil, opens, ic.app.cwd, time.Now())
-	go func() {
-		defer ic.guard()
-		err := ag.Prompt(ic.ctx, msg)
-		if errors.Is(err, ErrAgentBusy) {
-			ag.Steer(provider.UserText(text, time.Now().UnixMilli()))
-			ic.updateQueue()
-		} else if err != nil && ic.ctx.Err() == nil {
-			ic.ui.Notify(tui.LevelError, err.Error())
-		}
-	}()
+	err := a.submit(ic.ctx, text, "interactive")
+	switch {
+	case errors.Is(err, ErrAgentBusy):
+		ic.enqueue(text, queue)
+	case err != nil && ic.ctx.Err() == nil:
+		ic.ui.Notify(tui.LevelError, err.Error())
+	}
+}
+
+func (ic *interactive) enqueue(text, queue string) {
+	msg := FirstUserMessage(text, nil, false, ic.app.cwd, time.Now())
+	if queue == "followUp" {
+		ic.app.agent.FollowUp(msg)
+	} else {
+		ic.app.agent.Steer(msg)
+	}
+	ic.updateQueue()
+}
+
+func (ic *interactive) updateQueue() {
+	steer, follow := ic.app.agent.QueuedMessages()
+	ic.ui.SetQueue(texts(steer), texts(follow))
+}
+
+func texts(ms []provider.Message) []string {
+	out := make([]string, len(ms))
+	for i := range ms {
+		out[i] = shownUserText(&ms[i])
+	}
+	return out
 }
 
 // onEvent draws one agent event. It runs on the agent's goroutine; App calls only take a lock.
@@ -176,15 +205,22 @@ func (ic *interactive) onEvent(ev AgentEvent) {
 			content, details = ev.Result.Content, ev.Result.Details
 		}
 		ui.ToolEnd(ev.ToolCallID, content, details, ev.IsError)
-	case EvAutoRetryStart:
-		if r := ev.Retry; r != nil {
-			ui.RetryStart(r.Attempt, r.MaxAttempts, time.Duration(r.DelayMs)*time.Millisecond, r.Error)
+	case EvAutoRetryStart, EvAutoRetryEnd:
+		ic.retry(ev)
+	}
+}
+
+func (ic *interactive) retry(ev AgentEvent) {
+	r := ev.Retry
+	if ev.Type == EvAutoRetryStart {
+		if r != nil {
+			ic.ui.RetryStart(r.Attempt, r.MaxAttempts, time.Duration(r.DelayMs)*time.Millisecond, r.Error)
 		}
-	case EvAutoRetryEnd:
-		ui.RetryEnd()
-		if r := ev.Retry; r != nil && !r.Success && r.Error != "" {
-			ui.Notify(tui.LevelError, "retry failed: "+r.Error)
-		}
+		return
+	}
+	ic.ui.RetryEnd()
+	if r != nil && !r.Success && r.Error != "" {
+		ic.ui.Notify(tui.LevelError, "retry failed: "+r.Error)
 	}
 }
 
@@ -198,6 +234,34 @@ func (ic *interactive) messageStart(m *provider.Message) {
 		ic.updateQueue() // a queued message has just been delivered
 	case provider.RoleAssistant:
 		ic.ui.StartAssistant()
+	}
+}
+
+// replay shows a resumed conversation: user messages, replies, and tool calls with their
+// results. Other application messages (compaction summaries, shell runs) are shown as notices.
+func (ic *interactive) replay(msgs []provider.Message) {
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Role {
+		case provider.RoleUser:
+			ic.ui.AddUserMessage(shownUserText(m))
+		case provider.RoleAssistant:
+			ic.ui.StartAssistant()
+			ic.ui.EndAssistant(m)
+			for _, c := range m.ToolCalls() {
+				ic.ui.ToolStart(c.ID, c.Name, c.Arguments)
+			}
+		case provider.RoleToolResult:
+			var details any
+			if len(m.Details) > 0 {
+				details = json.RawMessage(m.Details)
+			}
+			ic.ui.ToolEnd(m.ToolCallID, m.Content, details, m.IsError)
+		default:
+			if t := m.TextContent(); t != "" {
+				ic.ui.Notify(tui.LevelInfo, t)
+			}
+		}
 	}
 }
 
@@ -217,38 +281,23 @@ func shownUserText(m *provider.Message) string {
 	return strings.Join(parts, "\n")
 }
 
-func (ic *interactive) updateQueue() {
-	steer, follow := ic.app.agent.QueuedMessages()
-	ic.ui.SetQueue(texts(steer), texts(follow))
-}
-
-func texts(ms []provider.Message) []string {
-	out := make([]string, len(ms))
-	for i := range ms {
-		out[i] = ms[i].TextContent()
-	}
-	return out
-}
-
-// updateFooter sums usage over the session's replies; the context in use is the size of the
-// last request, as the last reply reported it.
+// updateFooter shows the session's totals; the context in use is the size of the last request,
+// as the last reply reported it.
 func (ic *interactive) updateFooter() {
-	st := ic.app.agent.State()
-	f := tui.FooterInfo{Cwd: ic.app.cwd, Model: modelLabel(st.Model), Thinking: st.Thinking,
-		ContextWindow: st.Model.ContextWindow}
-	for i := range st.Messages {
-		u := st.Messages[i].Usage
-		if st.Messages[i].Role != provider.RoleAssistant || u == nil {
-			continue
-		}
-		f.Input += u.Input
-		f.Output += u.Output
-		f.CacheRead += u.CacheRead
-		f.CacheWrite += u.CacheWrite
-		f.Cost += u.Cost.Total
-		f.ContextTokens = u.TotalTokens
-		if f.ContextTokens == 0 {
-			f.ContextTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+	a := ic.app
+	st := a.agent.State()
+	stats := a.sessionStats()
+	f := tui.FooterInfo{Cwd: a.cwd, Session: a.sess.Name(), Model: modelLabel(st.Model), Thinking: st.Thinking,
+		Input: stats.Tokens.Input, Output: stats.Tokens.Output, CacheRead: stats.Tokens.CacheRead,
+		CacheWrite: stats.Tokens.CacheWrite, Cost: stats.Cost, ContextWindow: st.Model.ContextWindow}
+	msgs := a.agent.MessagesView()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if u := msgs[i].Usage; msgs[i].Role == provider.RoleAssistant && u != nil {
+			f.ContextTokens = u.TotalTokens
+			if f.ContextTokens == 0 {
+				f.ContextTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+			}
+			break
 		}
 	}
 	ic.ui.SetFooter(f)
@@ -261,101 +310,315 @@ func modelLabel(m provider.Model) string {
 	return m.Provider + "/" + m.ID
 }
 
-var thinkingLevels = [...]string{"off", "minimal", "low", "medium", "high"}
-
 // cycleThinking steps the thinking level (Shift+Tab).
 func (ic *interactive) cycleThinking() {
-	cur := ic.app.agent.State().Thinking
-	next := thinkingLevels[0]
-	for i, l := range thinkingLevels {
-		if l == cur || (cur == "" && l == "off") {
-			next = thinkingLevels[(i+1)%len(thinkingLevels)]
-		}
+	level, ok, err := ic.app.cycleThinking()
+	switch {
+	case err != nil:
+		ic.ui.Notify(tui.LevelError, err.Error())
+	case !ok:
+		ic.ui.Notify(tui.LevelInfo, "this model does not think: its thinking level stays off")
+	default:
+		ic.ui.SetStatus("thinking: " + level)
 	}
-	ic.app.agent.SetThinking(next)
 	ic.updateFooter()
 }
 
-// pickModel shows the model picker (Ctrl+L, /model). Until model discovery is wired in, the
-// list holds the current model only.
+// pickModel is the model picker (Ctrl+L, /model): every configured and discovered model.
 func (ic *interactive) pickModel() {
-	cur := ic.app.agent.State().Model
-	models := []provider.Model{cur}
+	models := ic.app.availableModels(ic.ctx)
 	labels := make([]string, len(models))
 	for i, m := range models {
 		labels[i] = modelLabel(m)
+		if m.ContextWindow > 0 {
+			labels[i] += fmt.Sprintf("  (%dk context)", m.ContextWindow/1000)
+		}
 	}
 	i, err := ic.ui.Select(ic.ctx, "Select a model", labels)
 	if err != nil {
 		return
 	}
-	ic.app.agent.SetModel(models[i])
+	m, err := ic.app.setModel(ic.ctx, models[i].Provider+"/"+models[i].ID)
+	if err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return
+	}
+	ic.ui.Notify(tui.LevelInfo, "model: "+modelLabel(m))
 	ic.updateFooter()
 }
 
-// bang runs a !cmd line with bash in the working directory and shows it as a bash box; with
-// keep (a single !) the command and its output are added to the conversation as a user
-// message, so the model sees them in its next turn.
+// bang runs a !cmd line and shows it as a bash box; with keep (a single !) the model sees
+// the command and its output with the next prompt, with !! it does not.
 func (ic *interactive) bang(cmd string, keep bool) {
 	id := fmt.Sprintf("bang-%d", ic.bangs.Add(1))
 	ic.ui.ToolStart(id, "bash", map[string]any{"command": cmd})
-	ctx, cancel := context.WithTimeout(ic.ctx, 2*time.Minute)
-	defer cancel()
-	c := exec.CommandContext(ctx, "bash", "-c", cmd)
-	c.Dir = ic.app.cwd
-	out, err := c.CombinedOutput()
-	text := strings.TrimRight(string(out), "\n")
-	if err != nil {
-		text = strings.TrimSpace(text + "\n" + err.Error())
+	res, err := ic.app.runBash(ic.ctx, cmd, !keep)
+	text := res.Output
+	failed := err != nil || res.Cancelled || res.ExitCode == nil || *res.ExitCode != 0
+	switch {
+	case err != nil:
+		text = err.Error()
+	case res.Cancelled:
+		text += "\n(cancelled)"
+	case res.ExitCode != nil && *res.ExitCode != 0:
+		text += fmt.Sprintf("\n(exit code %d)", *res.ExitCode)
 	}
-	ic.ui.ToolEnd(id, []provider.Block{provider.Text(text)}, nil, err != nil)
-	if !keep {
-		return
-	}
-	if ic.app.agent.IsRunning() {
-		ic.ui.Notify(tui.LevelWarning, "the agent is working: the output of !"+cmd+" was not added to the conversation")
-		return
-	}
-	msg := provider.UserText(fmt.Sprintf("I ran `%s`:\n```\n%s\n```", cmd, text), time.Now().UnixMilli())
-	ic.app.agent.ReplaceMessages(append(ic.app.agent.State().Messages, msg))
+	ic.ui.ToolEnd(id, []provider.Block{provider.Text(text)}, nil, failed)
 }
 
-func builtinCommands() []tui.Command {
-	return []tui.Command{
-		{Name: "model", Description: "pick the model"},
-		{Name: "new", Description: "start a new conversation"},
-		{Name: "session", Description: "show messages, tokens and cost of this session"},
-		{Name: "hotkeys", Description: "show the keys"},
-		{Name: "quit", Description: "leave pi"},
+// builtin is a slash command the terminal UI runs itself.
+type builtin struct {
+	tui.Command
+	run func(ic *interactive, args string)
+}
+
+func builtins() []builtin {
+	return []builtin{
+		{tui.Command{Name: "model", Description: "pick the model"}, func(ic *interactive, _ string) { ic.pickModel() }},
+		{tui.Command{Name: "compact", Description: "summarise the conversation to free context", ArgHint: "[instructions]"}, (*interactive).compact},
+		{tui.Command{Name: "new", Description: "start a new session"}, func(ic *interactive, _ string) { ic.replaced("new session", ic.app.newSession("")) }},
+		{tui.Command{Name: "clone", Description: "copy this session and go on in the copy"}, func(ic *interactive, _ string) { ic.replaced("cloned session", ic.app.cloneSession()) }},
+		{tui.Command{Name: "fork", Description: "start a new session from an earlier message"}, (*interactive).fork},
+		{tui.Command{Name: "resume", Description: "switch to another session of this directory"}, (*interactive).resume},
+		{tui.Command{Name: "name", Description: "name this session", ArgHint: "<name>"}, (*interactive).name},
+		{tui.Command{Name: "session", Description: "file, message counts, tokens and cost"}, (*interactive).sessionInfo},
+		{tui.Command{Name: "export", Description: "write the session as HTML (or .jsonl)", ArgHint: "[file]"}, (*interactive).export},
+		{tui.Command{Name: "copy", Description: "copy the last reply to the clipboard"}, (*interactive).copyLast},
+		{tui.Command{Name: "reload", Description: "load the Lua scripts again"}, (*interactive).reload},
+		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(ic *interactive, _ string) { ic.ui.Notify(tui.LevelInfo, hotkeys) }},
+		{tui.Command{Name: "quit", Description: "leave pi"}, func(ic *interactive, _ string) { ic.cancel() }},
 	}
+}
+
+// commandList is what the completion popup offers at start; the scripts' commands join it
+// once they have loaded (loading goes on in the background so the first frame is not late).
+func (ic *interactive) commandList() []tui.Command {
+	var cmds []tui.Command
+	for _, b := range builtins() {
+		cmds = append(cmds, b.Command)
+	}
+	if rt := ic.app.lua.rt; rt != nil {
+		ic.async(func() {
+			if rt.Ready(ic.ctx) != nil {
+				return
+			}
+			all := append([]tui.Command(nil), cmds...)
+			for _, c := range rt.Commands() {
+				all = append(all, ic.scriptCompletion(c))
+			}
+			for ic.ui == nil && ic.ctx.Err() == nil { // Run has not called start yet
+				time.Sleep(10 * time.Millisecond)
+			}
+			if ic.ui != nil {
+				ic.ui.SetCommands(all)
+			}
+		})
+	}
+	return cmds
+}
+
+// scriptCompletion offers a script command; its argument completion gets a short deadline,
+// since the popup asks for it on the input goroutine.
+func (ic *interactive) scriptCompletion(c lua.Command) tui.Command {
+	tc := tui.Command{Name: c.Name, Description: c.Description, ArgHint: c.ArgumentHint}
+	if c.HasComplete {
+		tc.Complete = func(arg string) []string {
+			ctx, cancel := context.WithTimeout(ic.ctx, 150*time.Millisecond)
+			defer cancel()
+			return c.Complete(ctx, arg)
+		}
+	}
+	return tc
+}
+
+// command runs a built-in; any other /name goes through the input pipeline, where script
+// commands, prompt templates and skills pick it up (and the rest is sent as typed).
+func (ic *interactive) command(name, args string) {
+	for _, b := range builtins() {
+		if b.Name == name || name == "exit" && b.Name == "quit" {
+			b.run(ic, args)
+			return
+		}
+	}
+	ic.send(strings.TrimSpace("/"+name+" "+args), "")
+}
+
+func (ic *interactive) compact(instructions string) {
+	ic.ui.SetWorking(true)
+	ic.ui.SetStatus("Compacting…")
+	res, err := ic.app.compactNow(ic.ctx, instructions)
+	ic.ui.SetStatus("")
+	ic.ui.SetWorking(false)
+	if err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return
+	}
+	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("compacted: %d → %d tokens", res.TokensBefore, res.TokensAfter))
+	ic.updateFooter()
+}
+
+// replaced reports a session switch and shows the conversation now in force.
+func (ic *interactive) replaced(what string, err error) {
+	if err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return
+	}
+	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("%s: %s", what, ic.app.sess.ID()))
+	ic.replay(ic.app.agent.MessagesView())
+	ic.updateQueue()
+	ic.updateFooter()
+}
+
+func (ic *interactive) fork(string) {
+	msgs, err := ic.app.forkMessages()
+	if err != nil || len(msgs) == 0 {
+		ic.ui.Notify(tui.LevelWarning, "nothing to fork from yet")
+		return
+	}
+	labels := make([]string, len(msgs))
+	for i, m := range msgs {
+		labels[i] = strings.ReplaceAll(m.Text, "\n", " ")
+	}
+	i, err := ic.ui.Select(ic.ctx, "Fork from which message?", labels)
+	if err != nil {
+		return
+	}
+	text, err := ic.app.forkAt(msgs[i].EntryID)
+	ic.replaced("forked into a new session", err)
+	if err == nil {
+		ic.ui.SetEditorText(text)
+	}
+}
+
+func (ic *interactive) resume(string) {
+	dir := session.Dir(ic.app.piHome, ic.app.cwd)
+	if p := ic.app.sess.Path(); p != "" {
+		dir = filepath.Dir(p)
+	}
+	infos, err := session.List(ic.ctx, dir)
+	if err != nil || len(infos) == 0 {
+		ic.ui.Notify(tui.LevelWarning, "no sessions to resume in "+dir)
+		return
+	}
+	labels := make([]string, len(infos))
+	for i, s := range infos {
+		title := s.Name
+		if title == "" {
+			title = strings.ReplaceAll(s.FirstPrompt, "\n", " ")
+		}
+		labels[i] = fmt.Sprintf("%s  %s · %d messages", s.Modified.Format("2006-01-02 15:04"), title, s.MessageCount)
+	}
+	i, err := ic.ui.Select(ic.ctx, "Resume which session?", labels)
+	if err != nil {
+		return
+	}
+	ic.replaced("resumed session", ic.app.switchSession(ic.ctx, infos[i].Path))
+}
+
+func (ic *interactive) name(args string) {
+	if err := ic.app.setSessionName(args); err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return
+	}
+	ic.updateFooter()
+}
+
+func (ic *interactive) sessionInfo(string) {
+	s := ic.app.sessionStats()
+	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("session %s\nfile %s\n%d messages (%d user, %d assistant, %d tool calls)\n"+
+		"tokens: %d in, %d out, %d cache read, %d cache write · cost $%.4f", s.SessionID, s.SessionFile,
+		s.TotalMessages, s.UserMessages, s.AssistantMessages, s.ToolCalls, s.Tokens.Input, s.Tokens.Output,
+		s.Tokens.CacheRead, s.Tokens.CacheWrite, s.Cost))
+}
+
+// export writes the session as an HTML page, or copies the session file for a .jsonl name.
+func (ic *interactive) export(path string) {
+	path = strings.TrimSpace(path)
+	if strings.HasSuffix(path, ".jsonl") {
+		data, err := os.ReadFile(ic.app.sess.Path())
+		if err == nil {
+			err = os.WriteFile(path, data, 0o644)
+		}
+		if err != nil {
+			ic.ui.Notify(tui.LevelError, fmt.Sprintf("export to %s: %v", path, err))
+			return
+		}
+		ic.ui.Notify(tui.LevelInfo, "exported to "+path)
+		return
+	}
+	out, err := ic.app.exportHTML(path)
+	if err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return
+	}
+	ic.ui.Notify(tui.LevelInfo, "exported to "+out)
+}
+
+func (ic *interactive) copyLast(string) {
+	text, ok := ic.app.lastAssistantText()
+	if !ok {
+		ic.ui.Notify(tui.LevelWarning, "no reply to copy yet")
+		return
+	}
+	if err := ic.ui.SetClipboard(text); err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return
+	}
+	ic.ui.Notify(tui.LevelInfo, "copied the last reply")
+}
+
+func (ic *interactive) reload(string) {
+	rt := ic.app.lua.rt
+	if rt == nil {
+		ic.ui.Notify(tui.LevelWarning, "no Lua runtime to reload")
+		return
+	}
+	if err := rt.Reload(ic.ctx); err != nil {
+		ic.ui.Notify(tui.LevelError, "reload: "+err.Error())
+		return
+	}
+	ic.app.refreshScriptTools()
+	ic.commandList()
+	ic.ui.Notify(tui.LevelInfo, "scripts reloaded")
 }
 
 const hotkeys = `enter send (steers while the agent works) · alt+enter queue a follow-up · shift+enter newline
 esc interrupt and take queued messages back · ctrl+c clear, twice to quit · ctrl+d quit on empty
-up/down history · tab complete /commands and @files · ctrl+o expand tool output · ctrl+t thinking
-shift+tab thinking level · ctrl+l model · ctrl+w/alt+d delete word · ctrl+k/ctrl+u kill · ctrl+y yank
-alt+y yank-pop · ctrl+_ undo · ctrl+z suspend · !cmd run and keep output · !!cmd run only`
+up/down history · tab complete /commands, @files and paths · ctrl+o expand tool output
+ctrl+t show thinking · shift+tab thinking level · ctrl+l model · ctrl+w/alt+d delete word
+ctrl+k/ctrl+u kill · ctrl+y yank · alt+y yank-pop · ctrl+_ undo · ctrl+z suspend
+!cmd run and show the model · !!cmd run only`
 
-// command runs a built-in slash command.
-func (ic *interactive) command(name, args string) {
-	switch name {
-	case "quit", "exit":
-		ic.cancel()
-	case "hotkeys":
-		ic.ui.Notify(tui.LevelInfo, hotkeys)
-	case "model":
-		go ic.pickModel()
-	case "new":
-		ic.app.agent.Abort()
-		ic.app.agent.WaitIdle()
-		ic.app.agent.ReplaceMessages(nil)
-		ic.updateFooter()
-		ic.ui.Notify(tui.LevelInfo, "new conversation")
-	case "session":
-		st := ic.app.agent.State()
-		ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("%d messages · model %s · cwd %s", len(st.Messages),
-			modelLabel(st.Model), ic.app.cwd))
-	default:
-		ic.ui.Notify(tui.LevelWarning, "unknown command /"+name)
+// Confirm, Select, Input and Notify answer the scripts (pi.confirm, pi.select, pi.input,
+// pi.notify) on the screen. Escape is a cancel, not an error.
+func (ic *interactive) Confirm(ctx context.Context, title, msg string) (bool, error) {
+	ok, err := ic.ui.Confirm(ctx, title, msg)
+	if errors.Is(err, tui.ErrCancelled) {
+		return false, nil
 	}
+	return ok, err
 }
+
+func (ic *interactive) Select(ctx context.Context, title string, options []string) (string, bool, error) {
+	i, err := ic.ui.Select(ctx, title, options)
+	if errors.Is(err, tui.ErrCancelled) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return options[i], true, nil
+}
+
+func (ic *interactive) Input(ctx context.Context, title, placeholder string) (string, bool, error) {
+	if placeholder != "" {
+		title += " (" + placeholder + ")"
+	}
+	text, err := ic.ui.Input(ctx, title)
+	if errors.Is(err, tui.ErrCancelled) {
+		return "", false, nil
+	}
+	return text, err == nil, err
+}
+
+func (ic *interactive) Notify(msg, level string) { ic.ui.Notify(level, msg) }

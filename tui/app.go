@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"encoding/base64"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -300,6 +302,18 @@ func (a *App) Resize(width, height int) {
 	defer a.mu.Unlock()
 	a.r.Resize(width, height)
 	a.requestRender()
+}
+
+// SetClipboard puts text on the terminal's clipboard with OSC 52, which works over ssh and in
+// tmux (with set-clipboard on); terminals that do not support it ignore it.
+func (a *App) SetClipboard(text string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	seq := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(text)) + "\a"
+	if _, err := a.r.w.Write([]byte(seq)); err != nil {
+		return fmt.Errorf("copy %d bytes to the clipboard: %w", len(text), err)
+	}
+	return nil
 }
 
 // Stats returns what the renderer has written.

@@ -82,7 +82,7 @@ func startTmux(t *testing.T) *tmux {
 		t.Fatal(err)
 	}
 	m := &tmux{t: t, name: fmt.Sprintf("pi-test-%d", os.Getpid()), dir: dir}
-	cmd := fmt.Sprintf("cd %s && stty -g > before && %s --faux-script script.json; stty -g > after; echo PI-EXITED; sleep 60", dir, bin)
+	cmd := fmt.Sprintf("cd %s && stty -g > before && PI_HOME=%s %s --faux-script script.json; stty -g > after; echo PI-EXITED; sleep 60", dir, dir, bin)
 	m.run("new-session", "-d", "-s", m.name, "-x", "100", "-y", "30", "bash", "--norc", "--noprofile", "-c", cmd)
 	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", m.name).Run() })
 	m.run("pipe-pane", "-t", m.name, "-o", "cat >> "+filepath.Join(dir, "output"))
