@@ -23,10 +23,11 @@ import (
 func runInteractiveMode(ctx context.Context, a *app, prompts []string) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ic := &interactive{app: a, ctx: ctx, cancel: cancel}
+	ic := &interactive{app: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
 	opts := tui.Options{Cwd: a.cwd, Commands: ic.commandList()}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui = ui
+		close(ic.uiReady)
 		a.setUI(ic) // the scripts' questions and notices go to the screen
 		ic.unsubscribe = a.agent.Subscribe(func(_ context.Context, ev AgentEvent) {
 			defer ic.guard()
@@ -58,6 +59,7 @@ func runInteractiveMode(ctx context.Context, a *app, prompts []string) int {
 type interactive struct {
 	app         *app
 	ui          *tui.App
+	uiReady     chan struct{} // closed once ui is set
 	ctx         context.Context
 	cancel      context.CancelFunc
 	unsubscribe func()
@@ -406,11 +408,10 @@ func (ic *interactive) commandList() []tui.Command {
 			for _, c := range rt.Commands() {
 				all = append(all, ic.scriptCompletion(c))
 			}
-			for ic.ui == nil && ic.ctx.Err() == nil { // Run has not called start yet
-				time.Sleep(10 * time.Millisecond)
-			}
-			if ic.ui != nil {
+			select {
+			case <-ic.uiReady:
 				ic.ui.SetCommands(all)
+			case <-ic.ctx.Done():
 			}
 		})
 	}
