@@ -337,7 +337,7 @@ func (ic *interactive) pickModel() {
 		}
 	}
 	i, err := ic.ui.Select(ic.ctx, "Select a model", labels)
-	if err != nil {
+	if err != nil || sameModel(models[i], ic.app.agent.State().Model) {
 		return
 	}
 	m, err := ic.app.setModel(ic.ctx, models[i].Provider+"/"+models[i].ID)

@@ -125,7 +125,11 @@ func TestTmuxInteractive(t *testing.T) {
 	m.mustSee("Select a model")
 	m.keys("Enter")
 
+	m.mustSee("model")
 	m.keys("C-c", "C-c")
+	if !m.waitFor("PI-EXITED", 3*time.Second) {
+		m.keys("C-d") // a slow machine may take the two presses for two separate first ones
+	}
 	m.mustSee("PI-EXITED")
 	before, _ := os.ReadFile(filepath.Join(m.dir, "before"))
 	after, _ := os.ReadFile(filepath.Join(m.dir, "after"))
