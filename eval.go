@@ -224,21 +224,35 @@ func checkOutcome(ctx context.Context, t *evalTask, s *scratchRun, answer string
 	case err == nil:
 		return true, "", nil
 	case errors.As(err, &exit) && ctx.Err() == nil:
-		return false, fmt.Sprintf("check exited %d%s", exit.ExitCode(), reasonSuffix(lastLines(string(out), 3))), nil
+		return false, checkFailure(exit.ExitCode(), t.Check, string(out)), nil
 	case ctx.Err() != nil:
 		return false, fmt.Sprintf("check did not finish within %s", checkTimeout), nil
 	}
 	return false, "", fmt.Errorf("task %s: running check %q: %w", t.Name, t.Check, err)
 }
 
-// lastLines is the end of a command's output on one line, for a failure reason.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+// checkFailure says why a check failed: the first lines of its output that say something, or
+// the command itself when it printed nothing (a grep for the expected answer, typically).
+func checkFailure(code int, check, out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || checkNoise.MatchString(line) {
+			continue
+		}
+		if keep = append(keep, line); len(keep) == 2 {
+			break
+		}
 	}
-	return oneLine(strings.Join(lines, " | "), 200)
+	if len(keep) == 0 {
+		return fmt.Sprintf("check exited %d without output; it was: %s", code, oneLine(check, 200))
+	}
+	return fmt.Sprintf("check exited %d: %s", code, oneLine(strings.Join(keep, " | "), 200))
 }
+
+// checkNoise matches the summary lines of go test and the shell, which say only that
+// something failed: "FAIL", "ok  pkg 0.1s", "FAIL pkg 0.1s", "# pkg", "exit status 1".
+var checkNoise = regexp.MustCompile(`^(FAIL|PASS|ok)(\s|$)|^# |^exit status \d+$`)
 
 // evalFlags are the options of `pi eval`.
 type evalFlags struct {

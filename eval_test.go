@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/internal/ollamatest"
 	"pi/provider"
 )
 
@@ -75,7 +76,7 @@ func TestEvalReportsPassesAndWhyOthersFail(t *testing.T) {
 		turns, errs  int
 	}{
 		{"solves", "", true, 2, 0},
-		{"wrong-answer", `check exited 1 (answer: "no")`, false, 1, 0},
+		{"wrong-answer", `check exited 1 without output; it was: grep -q ok "$PI_EVAL_ANSWER" (answer: "no")`, false, 1, 0},
 		{"over-budget", "turn budget of 2 used up while the model still called tools", false, 2, 1},
 		{"too-slow", "time budget of 1s used up", false, 1, 0},
 		{"model-down", "model error: connection refused: is the model server running?", false, 1, 0},
@@ -144,6 +145,21 @@ func TestEvalUsageErrors(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			if code := runEval(context.Background(), tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckFailureReason(t *testing.T) {
+	for _, tc := range []struct{ name, out, want string }{
+		{"go test", "--- FAIL: TestHello (0.00s)\n    greet_test.go:7: Hello(Ada) = \"Helo, Ada!\"\nFAIL\nFAIL\tfixture\t0.004s\nFAIL\n",
+			`check exited 1: --- FAIL: TestHello (0.00s) | greet_test.go:7: Hello(Ada) = "Helo, Ada!"`},
+		{"compile error", "# fixture\n./a.go:3:2: undefined: x\nFAIL\tfixture [build failed]\n", "check exited 1: ./a.go:3:2: undefined: x"},
+		{"silent", "", "check exited 1 without output; it was: grep -q x answer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := checkFailure(1, "grep -q x answer", tc.out); got != tc.want {
+				t.Fatalf("got  %q\nwant %q", got, tc.want)
 			}
 		})
 	}
@@ -285,5 +301,47 @@ func TestEvalCompare(t *testing.T) {
 	data, _ := os.ReadFile(pb)
 	if err := json.Unmarshal(data, &check); err != nil || check.Totals.Reprocessed == nil || *check.Totals.Reprocessed != 1000 {
 		t.Fatalf("JSON totals %+v, %v", check.Totals, err)
+	}
+}
+
+// TestEvalOnRealOllama runs the whole built-in set against a real Ollama server with a tiny
+// scripted model that knows one trick: it answers any task by writing scripts/count.sh, which
+// is exactly what create-script asks for. That task must pass, with its tokens measured, and
+// every other task must fail with a stated reason.
+func TestEvalOnRealOllama(t *testing.T) {
+	s := startOllama(t, ollamatest.ModelSpec{Rules: []ollamatest.Rule{
+		{When: ollamatest.When{LastRole: "tool"}, Reply: "Created scripts/count.sh for you."},
+		{When: ollamatest.When{LastRole: "user", ToolOffered: "write"},
+			Reply: ollamatest.ToolCall("write", map[string]any{"path": "scripts/count.sh", "content": "grep -c . data.txt\n"})},
+	}})
+	dir := e2eProject(t, s, nil)
+	t.Setenv("PI_HOME", filepath.Join(dir, ".pihome"))
+	out := filepath.Join(dir, "results.json")
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := runEval(context.Background(), []string{"--model", "native/" + e2eModel, "--json", out}, &stdout, &stderr)
+	t.Logf("pi eval took %s:\n%s", time.Since(start).Round(time.Millisecond), stdout.String())
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (most tasks fail)\nstderr:\n%s", code, stderr.String())
+	}
+	rep, err := readReport(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		solver := r.Task == "create-script"
+		switch {
+		case r.Pass != solver:
+			t.Errorf("%s: pass %v (%s)", r.Task, r.Pass, r.Reason)
+		case !r.Pass && !strings.HasPrefix(r.Reason, "check exited"):
+			t.Errorf("%s failed for an unexpected reason: %s", r.Task, r.Reason)
+		case r.Turns != 2 || r.TokensIn == 0 || r.TokensOut == 0:
+			t.Errorf("%s: %d turns, tokens %d/%d; want 2 turns with usage", r.Task, r.Turns, r.TokensIn, r.TokensOut)
+		case r.ReprocessedSource != "estimated" || r.Reprocessed == nil || *r.Reprocessed <= 0 || *r.Reprocessed > r.TokensIn:
+			t.Errorf("%s: re-processed %v (%s) of %d prompt tokens", r.Task, deref(r.Reprocessed), r.ReprocessedSource, r.TokensIn)
+		}
+	}
+	if rep.Totals.Passed != 1 || rep.Totals.Runs < 15 {
+		t.Fatalf("totals %+v, want 1 of the whole set passed", rep.Totals)
 	}
 }
