@@ -310,6 +310,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer cleanup()
+	if err := checkModel(ctx, f.model); err != nil {
+		fmt.Fprintln(stderr, "pi eval:", err)
+		return 1
+	}
 	rep := runTasks(ctx, f, tasks, stderr)
 	printReport(stdout, rep)
 	if f.jsonOut != "" {
@@ -322,6 +326,20 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// checkModel resolves the model once before any task runs, so that a server that is down or a
+// model that is not pulled is one clear error instead of a failure per task.
+func checkModel(ctx context.Context, model string) error {
+	if model == "faux" || strings.HasPrefix(model, "faux/") {
+		return nil
+	}
+	cfg, err := LoadConfig(piHomeDir(), "")
+	if err != nil {
+		return err
+	}
+	_, _, err = cfg.ResolveModel(ctx, model)
+	return err
 }
 
 // evalTaskSet loads --tasks, or unpacks the built-in set into a temporary folder (checks may
@@ -430,6 +448,9 @@ func runTasks(ctx context.Context, f *evalFlags, tasks []*evalTask, progress io.
 			res.Run = r
 			fmt.Fprintf(progress, "  %s in %d turns, %.1fs%s\n", passWord(res.Pass), res.Turns,
 				float64(res.WallMs)/1000, reasonSuffix(res.Reason))
+			if res.Scratch != "" {
+				fmt.Fprintf(progress, "  kept in %s\n", res.Scratch)
+			}
 			rep.Runs = append(rep.Runs, res)
 		}
 	}

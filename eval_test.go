@@ -130,21 +130,26 @@ func tableRow(table, first string) []string {
 }
 
 func TestEvalUsageErrors(t *testing.T) {
+	t.Setenv("PI_HOME", t.TempDir())
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1") // nothing listens there
 	for _, tc := range []struct {
 		name string
 		args []string
+		code int
 		want string
 	}{
-		{"no model", nil, "give --model"},
-		{"zero runs", []string{"--model", "faux", "--runs", "0"}, "--runs of at least 1"},
-		{"compare one file", []string{"--compare", "a.json"}, "give two result files"},
-		{"bad filter", []string{"--model", "faux", "--run", "("}, `--run "("`},
-		{"no such tasks", []string{"--model", "faux", "--tasks", "/nonexistent/tasks"}, "/nonexistent/tasks"},
+		{"no model", nil, 2, "give --model"},
+		{"zero runs", []string{"--model", "faux", "--runs", "0"}, 2, "--runs of at least 1"},
+		{"compare one file", []string{"--compare", "a.json"}, 2, "give two result files"},
+		{"bad filter", []string{"--model", "faux", "--run", "("}, 2, `--run "("`},
+		{"no such tasks", []string{"--model", "faux", "--tasks", "/nonexistent/tasks"}, 2, "/nonexistent/tasks"},
+		{"server down, said once", []string{"--model", "ollama/qwen3:1.7b"}, 1, "connection refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := runEval(context.Background(), tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), tc.want)
+			code := runEval(context.Background(), tc.args, &stdout, &stderr)
+			if code != tc.code || !strings.Contains(stderr.String(), tc.want) || strings.Count(stderr.String(), "pi eval:") > 1 {
+				t.Fatalf("exit %d, stderr %q; want %d and one error containing %q", code, stderr.String(), tc.code, tc.want)
 			}
 		})
 	}
