@@ -353,6 +353,14 @@ func (ic *interactive) pickModel() {
 // the command and its output with the next prompt, with !! it does not.
 func (ic *interactive) bang(cmd string, keep bool) {
 	id := fmt.Sprintf("bang-%d", ic.bangs.Add(1))
+	if !ic.app.agent.IsRunning() {
+		ic.ui.SetWorking(true) // so that Escape interrupts the command
+		defer func() {
+			if !ic.app.agent.IsRunning() {
+				ic.ui.SetWorking(false)
+			}
+		}()
+	}
 	ic.ui.ToolStart(id, "bash", map[string]any{"command": cmd})
 	res, err := ic.app.runBash(ic.ctx, cmd, !keep)
 	text := res.Output
@@ -365,7 +373,7 @@ func (ic *interactive) bang(cmd string, keep bool) {
 	case res.ExitCode != nil && *res.ExitCode != 0:
 		text += fmt.Sprintf("\n(exit code %d)", *res.ExitCode)
 	}
-	ic.ui.ToolEnd(id, []provider.Block{provider.Text(text)}, nil, failed)
+	ic.ui.ToolEnd(id, []provider.Block{provider.Text(strings.TrimLeft(text, "\n"))}, nil, failed)
 }
 
 // builtin is a slash command the terminal UI runs itself.
