@@ -94,31 +94,38 @@ func forEachSegment(s string, fn func(segment) bool) {
 			}
 			// A combining mark after an ASCII letter starts its own run here and measures 0
 			// cells, which is what the terminal does with it too.
-			if !utf8.ValidString(s[i:j]) {
-				// Invalid bytes show as one replacement character each; clustering them
-				// would make one segment too wide to place.
-				for k, r := range s[i:j] {
-					n := utf8.RuneLen(r)
-					if r == utf8.RuneError {
-						n = 1
-					}
-					if !fn(segment{text: s[i+k : i+k+n], width: clusterWidth(s[i+k : i+k+n])}) {
-						return
-					}
-				}
-				i = j
-				continue
-			}
-			g := graphemes.FromString(s[i:j])
-			for g.Next() {
-				v := g.Value()
-				if !fn(segment{text: v, width: clusterWidth(v)}) {
-					return
-				}
+			if !forEachCluster(s[i:j], fn) {
+				return
 			}
 			i = j
 		}
 	}
+}
+
+// forEachCluster calls fn for each grapheme cluster of a run of non-ASCII text; it reports
+// false when fn stopped. Invalid bytes show as one replacement character each: clustering
+// them would make one segment too wide to place.
+func forEachCluster(run string, fn func(segment) bool) bool {
+	if !utf8.ValidString(run) {
+		for k, r := range run {
+			n := utf8.RuneLen(r)
+			if r == utf8.RuneError {
+				n = 1
+			}
+			if !fn(segment{text: run[k : k+n], width: clusterWidth(run[k : k+n])}) {
+				return false
+			}
+		}
+		return true
+	}
+	g := graphemes.FromString(run)
+	for g.Next() {
+		v := g.Value()
+		if !fn(segment{text: v, width: clusterWidth(v)}) {
+			return false
+		}
+	}
+	return true
 }
 
 // clusterWidth measures one grapheme cluster. A cluster that starts with a zero-width rune (a
