@@ -19,8 +19,8 @@ import (
 
 // runInteractiveMode runs the terminal UI (DESIGN.md §7) until the user quits. A resumed
 // conversation is shown first; prompts from the command line are then sent, each as a
-// follow-up of the one before.
-func runInteractiveMode(ctx context.Context, a *app, prompts []string) int {
+// follow-up of the one before. pickSession (-r) opens the session picker.
+func runInteractiveMode(ctx context.Context, a *app, prompts []string, pickSession bool) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ic := &interactive{app: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
@@ -37,6 +37,9 @@ func runInteractiveMode(ctx context.Context, a *app, prompts []string) int {
 		ic.updateFooter()
 		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(a.agent.State().Model)+" · enter send · alt+enter follow-up · "+
 			"esc interrupt · ctrl+c twice quit · /hotkeys for more")
+		if pickSession {
+			go ic.resume("") // -r: the picker asks on screen, off the start callback
+		}
 		ic.sendPrompts(prompts)
 	})
 	a.setUI(nil)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -50,7 +52,7 @@ func (a *app) currentUI() userInterface {
 }
 
 // startLua starts the runtime; scripts load in the background while the rest of pi starts.
-func (a *app) startLua(ctx context.Context, o *cliOptions) error {
+func (a *app) startLua(ctx context.Context, o *cliOptions, askTrust func(context.Context, string) (bool, error)) error {
 	var disabled []string
 	if sec := a.cfg.Section("lua"); sec != nil {
 		if list, ok := sec["disable"].([]any); ok {
@@ -60,12 +62,26 @@ func (a *app) startLua(ctx context.Context, o *cliOptions) error {
 		}
 	}
 	rt, err := lua.New(ctx, lua.Options{PiHome: a.piHome, Cwd: a.cwd, Trust: o.trust, Disabled: disabled,
-		NoProject: o.noExtensions, Host: a.luaHost()})
+		NoProject: o.noExtensions, Host: a.luaHost(), AskTrust: askTrust})
 	if err != nil {
 		return fmt.Errorf("starting the Lua runtime: %w", err)
 	}
 	a.lua.rt = rt
 	return nil
+}
+
+// askTrustOnTerminal asks, before the terminal UI takes the screen, whether a project's
+// script may run. The answer is saved by the runtime, so each directory is asked once.
+func askTrustOnTerminal(in io.Reader, out io.Writer) func(context.Context, string) (bool, error) {
+	return func(_ context.Context, dir string) (bool, error) {
+		fmt.Fprintf(out, "%s/.pi/init.lua runs with your permissions. Trust this project and run it? [y/N] ", dir)
+		line, err := bufio.NewReader(in).ReadString('\n')
+		if err != nil && line == "" {
+			return false, fmt.Errorf("reading the answer: %w", err)
+		}
+		answer := strings.ToLower(strings.TrimSpace(line))
+		return answer == "y" || answer == "yes", nil
+	}
 }
 
 // luaHooks are the agent hooks that run the scripts' handlers.

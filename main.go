@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer app.close()
 	switch {
 	case interactive:
-		return runInteractiveMode(ctx, app, opts.messages)
+		return runInteractiveMode(ctx, app, opts.messages, opts.resume)
 	case opts.mode == "rpc":
 		return runRPCMode(ctx, app, stdin, stdout, stderr)
 	case opts.mode == "json":
@@ -284,7 +284,11 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	if thinking == "" {
 		thinking = a.cfg.ThinkingLevel(o.model)
 	}
-	if err := a.startLua(ctx, o); err != nil {
+	var askTrust func(context.Context, string) (bool, error)
+	if interactive {
+		askTrust = askTrustOnTerminal(os.Stdin, stderr) // interactive means stdin is the terminal
+	}
+	if err := a.startLua(ctx, o, askTrust); err != nil {
 		return nil, err
 	}
 	active, err := a.buildTools(o)
