@@ -145,13 +145,40 @@ func (a *app) luaHost() lua.Host {
 	}
 }
 
-// notify shows a script's message in the UI, or on stderr without one.
+// notify shows a script's message in the UI, or on stderr without one. A failure of a script
+// (the runtime's own error notices start with "lua: ") is also reported as an extension error
+// where the UI tells those apart (RPC's extension_error event).
 func (a *app) notify(msg, level string) {
-	if ui := a.currentUI(); ui != nil {
-		ui.Notify(msg, level)
+	ui := a.currentUI()
+	if ui == nil {
+		fmt.Fprintf(a.stderr, "pi: %s: %s\n", level, msg)
 		return
 	}
-	fmt.Fprintf(a.stderr, "pi: %s: %s\n", level, msg)
+	if r, ok := ui.(extensionErrorReporter); ok && level == "error" && strings.HasPrefix(msg, "lua: ") {
+		script, event := scriptFailureSource(msg)
+		r.ExtensionError(script, event, msg)
+	}
+	ui.Notify(msg, level)
+}
+
+// extensionErrorReporter is a user interface that reports failing scripts separately.
+type extensionErrorReporter interface {
+	ExtensionError(path, event, message string)
+}
+
+// scriptFailureSource reads the event and script out of the runtime's "lua: <event> handler
+// (<script>) failed…" notices; other notices name neither.
+func scriptFailureSource(msg string) (script, event string) {
+	rest := strings.TrimPrefix(msg, "lua: ")
+	ev, after, ok := strings.Cut(rest, " handler (")
+	if !ok || strings.Contains(ev, " ") {
+		return "", ""
+	}
+	script, _, ok = strings.Cut(after, ")")
+	if !ok {
+		return "", ""
+	}
+	return script, ev
 }
 
 func toolNames(ts []tools.Tool) []string {

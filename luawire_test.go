@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -91,5 +92,32 @@ func TestBinaryPromptTemplateExpands(t *testing.T) {
 	r := runPi(t, bin, dir, "--faux-script", script, "--mode", "json", "/greet Bob")
 	if r.code != 0 || !strings.Contains(r.stdout, "Say hello to Bob, warmly.") {
 		t.Fatalf("code %d stderr %s\nstdout %s", r.code, r.stderr, r.stdout)
+	}
+}
+
+func TestScriptFailureSource(t *testing.T) {
+	cases := []struct{ msg, script, event string }{
+		{"lua: tool_call handler (init.lua) failed, carrying on without it: boom", "init.lua", "tool_call"},
+		{"lua: error while loading init.lua; pi goes on without the rest of it: x", "", ""},
+		{"lua: script not loaded: init.lua:3: syntax error", "", ""},
+	}
+	for _, tc := range cases {
+		script, event := scriptFailureSource(tc.msg)
+		if script != tc.script || event != tc.event {
+			t.Errorf("%q: got %q %q", tc.msg, script, event)
+		}
+	}
+}
+
+func TestRPCReportsFailingScripts(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	c, s, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	a.setUI(s)
+	from := c.mark()
+	a.notify("lua: tool_call handler (init.lua) failed, carrying on without it: boom", "error")
+	ev := c.awaitEvent(from, "extension_error")
+	if ev["extensionPath"] != "init.lua" || ev["event"] != "tool_call" || !strings.Contains(ev["error"].(string), "boom") {
+		t.Fatalf("extension_error %v", ev)
 	}
 }
