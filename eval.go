@@ -343,38 +343,36 @@ func checkModel(ctx context.Context, model string) error {
 }
 
 // evalTaskSet loads --tasks, or unpacks the built-in set into a temporary folder (checks may
-// run files of their task folder, so it must exist on disk).
-func evalTaskSet(f *evalFlags) ([]*evalTask, func(), error) {
-	cleanup := func() {}
+// run files of their task folder, so it must exist on disk). cleanup removes that folder.
+func evalTaskSet(f *evalFlags) (tasks []*evalTask, cleanup func(), err error) {
+	cleanup = func() {}
+	defer func() {
+		if err != nil {
+			cleanup()
+			cleanup = func() {}
+		}
+	}()
 	dir := f.tasksDir
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "pi-eval-tasks-")
-		if err != nil {
+		if dir, err = os.MkdirTemp("", "pi-eval-tasks-"); err != nil {
 			return nil, cleanup, fmt.Errorf("unpacking the built-in tasks: %w", err)
 		}
+		tmp := dir
 		cleanup = func() { os.RemoveAll(tmp) }
-		if err := os.CopyFS(tmp, mustSub(goldenTasks, goldenRoot)); err != nil {
-			cleanup()
-			return nil, func() {}, fmt.Errorf("unpacking the built-in tasks: %w", err)
+		if err = os.CopyFS(dir, mustSub(goldenTasks, goldenRoot)); err != nil {
+			return nil, cleanup, fmt.Errorf("unpacking the built-in tasks into %s: %w", dir, err)
 		}
-		dir = tmp
 	}
-	tasks, err := loadTasks(dir)
+	if tasks, err = loadTasks(dir); err != nil || f.filter == "" {
+		return tasks, cleanup, err
+	}
+	re, err := regexp.Compile(f.filter)
 	if err != nil {
-		cleanup()
-		return nil, func() {}, err
+		return nil, cleanup, fmt.Errorf("--run %q: %w", f.filter, err)
 	}
-	if f.filter != "" {
-		re, err := regexp.Compile(f.filter)
-		if err != nil {
-			cleanup()
-			return nil, func() {}, fmt.Errorf("--run %q: %w", f.filter, err)
-		}
-		tasks = slices.DeleteFunc(tasks, func(t *evalTask) bool { return !re.MatchString(t.Name) })
-		if len(tasks) == 0 {
-			cleanup()
-			return nil, func() {}, fmt.Errorf("--run %q matches no task in %s", f.filter, dir)
-		}
+	tasks = slices.DeleteFunc(tasks, func(t *evalTask) bool { return !re.MatchString(t.Name) })
+	if len(tasks) == 0 {
+		return nil, cleanup, fmt.Errorf("--run %q matches no task in %s", f.filter, dir)
 	}
 	return tasks, cleanup, nil
 }
@@ -437,11 +435,12 @@ func runTasks(ctx context.Context, f *evalFlags, tasks []*evalTask, progress io.
 	}
 	total := len(tasks) * f.runs
 	n := 0
+tasks:
 	for _, t := range tasks {
 		for r := 1; r <= f.runs; r++ {
 			n++
 			if ctx.Err() != nil {
-				break
+				break tasks // interrupted: report what ran
 			}
 			fmt.Fprintf(progress, "[%d/%d] %s (run %d/%d)\n", n, total, t.Name, r, f.runs)
 			res := runOneTask(ctx, f, t, progress)
