@@ -39,31 +39,31 @@ type Event struct {
 
 // MarshalJSON writes the event in pi's shape.
 func (e Event) MarshalJSON() ([]byte, error) {
-	w := newObjectWriter()
-	w.field("type", e.Type)
+	w := NewObjectWriter()
+	w.Field("type", e.Type)
 	switch e.Type {
 	case EventStart:
 	case EventDone:
-		w.field("reason", e.Reason)
-		w.field("message", e.Message)
-		return w.close()
+		w.Field("reason", e.Reason)
+		w.Field("message", e.Message)
+		return w.Close()
 	case EventError:
-		w.field("reason", e.Reason)
-		w.field("error", e.Message)
-		return w.close()
+		w.Field("reason", e.Reason)
+		w.Field("error", e.Message)
+		return w.Close()
 	default:
-		w.field("contentIndex", e.ContentIndex)
+		w.Field("contentIndex", e.ContentIndex)
 		switch e.Type {
 		case EventTextDelta, EventThinkingDelta, EventToolCallDelta:
-			w.field("delta", e.Delta)
+			w.Field("delta", e.Delta)
 		case EventTextEnd, EventThinkingEnd:
-			w.field("content", e.Content)
+			w.Field("content", e.Content)
 		case EventToolCallEnd:
-			w.field("toolCall", e.ToolCall)
+			w.Field("toolCall", e.ToolCall)
 		}
 	}
-	w.field("partial", e.Partial)
-	return w.close()
+	w.Field("partial", e.Partial)
+	return w.Close()
 }
 
 // Builder assembles an assistant message from streamed pieces and emits pi's events for them.

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"time"
 )
 
@@ -191,48 +190,48 @@ func knownMessageField(key string) bool {
 
 // MarshalJSON writes the message in pi's shape for its role.
 func (m Message) MarshalJSON() ([]byte, error) {
-	w := newObjectWriter()
-	w.field("role", m.Role)
+	w := NewObjectWriter()
+	w.Field("role", m.Role)
 	switch m.Role {
 	case RoleToolResult:
-		w.field("toolCallId", m.ToolCallID)
-		w.field("toolName", m.ToolName)
-		w.field("content", nonNilBlocks(m.Content))
+		w.Field("toolCallId", m.ToolCallID)
+		w.Field("toolName", m.ToolName)
+		w.Field("content", nonNilBlocks(m.Content))
 		if len(m.Details) > 0 {
-			w.raw("details", m.Details)
+			w.Raw("details", m.Details)
 		}
-		w.field("isError", m.IsError)
+		w.Field("isError", m.IsError)
 	case RoleAssistant:
-		w.field("content", nonNilBlocks(m.Content))
-		w.field("api", m.API)
-		w.field("provider", m.Provider)
-		w.field("model", m.Model)
+		w.Field("content", nonNilBlocks(m.Content))
+		w.Field("api", m.API)
+		w.Field("provider", m.Provider)
+		w.Field("model", m.Model)
 		if m.ResponseID != "" {
-			w.field("responseId", m.ResponseID)
+			w.Field("responseId", m.ResponseID)
 		}
 		u := m.Usage
 		if u == nil {
 			u = &Usage{}
 		}
-		w.field("usage", u)
-		w.field("stopReason", m.StopReason)
+		w.Field("usage", u)
+		w.Field("stopReason", m.StopReason)
 		if m.ErrorMessage != "" {
-			w.field("errorMessage", m.ErrorMessage)
+			w.Field("errorMessage", m.ErrorMessage)
 		}
 	default:
 		if m.Content != nil || m.Role == RoleUser {
 			if m.StringContent && len(m.Content) == 1 && m.Content[0].Type == BlockText {
-				w.field("content", m.Content[0].Text)
+				w.Field("content", m.Content[0].Text)
 			} else {
-				w.field("content", nonNilBlocks(m.Content))
+				w.Field("content", nonNilBlocks(m.Content))
 			}
 		}
 	}
-	w.extra(m.Extra)
+	w.Extra(m.Extra)
 	if m.Timestamp != 0 || m.Role == RoleUser || m.Role == RoleAssistant || m.Role == RoleToolResult {
-		w.field("timestamp", m.Timestamp)
+		w.Field("timestamp", m.Timestamp)
 	}
-	return w.close()
+	return w.Close()
 }
 
 // UnmarshalJSON reads any of pi's message shapes.
@@ -286,40 +285,40 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON writes the block in pi's shape for its type.
 func (b Block) MarshalJSON() ([]byte, error) {
-	w := newObjectWriter()
-	w.field("type", b.Type)
+	w := NewObjectWriter()
+	w.Field("type", b.Type)
 	switch b.Type {
 	case BlockText:
-		w.field("text", b.Text)
+		w.Field("text", b.Text)
 		if b.TextSignature != "" {
-			w.field("textSignature", b.TextSignature)
+			w.Field("textSignature", b.TextSignature)
 		}
 	case BlockThinking:
-		w.field("thinking", b.Thinking)
+		w.Field("thinking", b.Thinking)
 		if b.ThinkingSignature != "" {
-			w.field("thinkingSignature", b.ThinkingSignature)
+			w.Field("thinkingSignature", b.ThinkingSignature)
 		}
 		if b.Redacted {
-			w.field("redacted", true)
+			w.Field("redacted", true)
 		}
 	case BlockImage:
-		w.field("data", b.Data)
-		w.field("mimeType", b.MimeType)
+		w.Field("data", b.Data)
+		w.Field("mimeType", b.MimeType)
 	case BlockToolCall:
-		w.field("id", b.ID)
-		w.field("name", b.Name)
+		w.Field("id", b.ID)
+		w.Field("name", b.Name)
 		args := b.Arguments
 		if args == nil {
 			args = map[string]any{}
 		}
-		w.field("arguments", args)
+		w.Field("arguments", args)
 		if b.ThoughtSignature != "" {
-			w.field("thoughtSignature", b.ThoughtSignature)
+			w.Field("thoughtSignature", b.ThoughtSignature)
 		}
 	default:
 		return nil, fmt.Errorf("content block: unknown type %q", b.Type)
 	}
-	return w.close()
+	return w.Close()
 }
 
 // UnmarshalJSON reads a content block of any of pi's types.
@@ -380,74 +379,4 @@ func decodeField(fields map[string]json.RawMessage, name string, dst any) error 
 		return fmt.Errorf("message field %q: %w", name, err)
 	}
 	return nil
-}
-
-// objectWriter builds a JSON object with fields in a fixed order; the first error sticks.
-type objectWriter struct {
-	buf bytes.Buffer
-	err error
-}
-
-func newObjectWriter() *objectWriter {
-	w := &objectWriter{}
-	w.buf.WriteByte('{')
-	return w
-}
-
-func (w *objectWriter) key(name string) {
-	if w.buf.Len() > 1 {
-		w.buf.WriteByte(',')
-	}
-	w.buf.WriteByte('"')
-	w.buf.WriteString(name)
-	w.buf.WriteString(`":`)
-}
-
-func (w *objectWriter) field(name string, v any) {
-	if w.err != nil {
-		return
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		w.err = fmt.Errorf("field %q: %w", name, err)
-		return
-	}
-	w.key(name)
-	w.buf.Write(data)
-}
-
-func (w *objectWriter) raw(name string, v json.RawMessage) {
-	if w.err != nil {
-		return
-	}
-	w.key(name)
-	w.buf.Write(v)
-}
-
-func (w *objectWriter) extra(extra map[string]json.RawMessage) {
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if w.err != nil {
-			return
-		}
-		name, _ := json.Marshal(k) // a string always marshals
-		if w.buf.Len() > 1 {
-			w.buf.WriteByte(',')
-		}
-		w.buf.Write(name)
-		w.buf.WriteByte(':')
-		w.buf.Write(extra[k])
-	}
-}
-
-func (w *objectWriter) close() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
-	w.buf.WriteByte('}')
-	return w.buf.Bytes(), nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 
 	"pi/provider"
 )
@@ -88,18 +87,18 @@ type CompactionDetails struct {
 // MarshalJSON writes the header in pi's field order.
 func (h Header) MarshalJSON() ([]byte, error) {
 	w := newWriter()
-	w.field("type", TypeSession)
+	w.Field("type", TypeSession)
 	if h.Version != 0 {
-		w.field("version", h.Version)
+		w.Field("version", h.Version)
 	}
-	w.field("id", h.ID)
-	w.field("timestamp", h.Timestamp)
-	w.field("cwd", h.Cwd)
+	w.Field("id", h.ID)
+	w.Field("timestamp", h.Timestamp)
+	w.Field("cwd", h.Cwd)
 	if h.ParentSession != "" {
-		w.field("parentSession", h.ParentSession)
+		w.Field("parentSession", h.ParentSession)
 	}
-	w.extra(h.Extra)
-	return w.close()
+	w.Extra(h.Extra)
+	return w.Close()
 }
 
 // UnmarshalJSON reads a header line; anything that is not one is an error.
@@ -128,34 +127,34 @@ func (h *Header) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes the entry in the field order pi uses for its type.
 func (e Entry) MarshalJSON() ([]byte, error) {
 	w := newWriter()
-	w.field("type", e.Type)
+	w.Field("type", e.Type)
 	switch e.Type {
 	case TypeCustom:
-		w.field("customType", e.CustomType)
-		w.raw("data", e.Data)
+		w.Field("customType", e.CustomType)
+		w.Raw("data", e.Data)
 		e.writeBase(w)
 	case TypeCustomMessage:
-		w.field("customType", e.CustomType)
+		w.Field("customType", e.CustomType)
 		w.content(e.Content, e.StringContent)
-		w.field("display", e.Display)
-		w.raw("details", e.Details)
+		w.Field("display", e.Display)
+		w.Raw("details", e.Details)
 		e.writeBase(w)
 	default:
 		e.writeBase(w)
 		e.writePayload(w)
 	}
-	w.extra(e.Extra)
-	return w.close()
+	w.Extra(e.Extra)
+	return w.Close()
 }
 
 func (e *Entry) writeBase(w *writer) {
-	w.field("id", e.ID)
+	w.Field("id", e.ID)
 	if e.ParentID == "" {
-		w.raw("parentId", json.RawMessage("null"))
+		w.Raw("parentId", json.RawMessage("null"))
 	} else {
-		w.field("parentId", e.ParentID)
+		w.Field("parentId", e.ParentID)
 	}
-	w.field("timestamp", e.Timestamp)
+	w.Field("timestamp", e.Timestamp)
 }
 
 func (e *Entry) writePayload(w *writer) {
@@ -163,23 +162,23 @@ func (e *Entry) writePayload(w *writer) {
 	case TypeMessage:
 		w.message(e.Message)
 	case TypeModelChange:
-		w.field("provider", e.Provider)
-		w.field("modelId", e.ModelID)
+		w.Field("provider", e.Provider)
+		w.Field("modelId", e.ModelID)
 	case TypeThinking:
-		w.field("thinkingLevel", e.ThinkingLevel)
+		w.Field("thinkingLevel", e.ThinkingLevel)
 	case TypeCompaction:
-		w.field("summary", e.Summary)
-		w.field("firstKeptEntryId", e.FirstKeptEntryID)
-		w.field("tokensBefore", e.TokensBefore)
-		w.raw("details", e.Details)
+		w.Field("summary", e.Summary)
+		w.Field("firstKeptEntryId", e.FirstKeptEntryID)
+		w.Field("tokensBefore", e.TokensBefore)
+		w.Raw("details", e.Details)
 		w.optBool("fromHook", e.FromHook)
 	case TypeBranchSummary:
-		w.field("fromId", e.FromID)
-		w.field("summary", e.Summary)
-		w.raw("details", e.Details)
+		w.Field("fromId", e.FromID)
+		w.Field("summary", e.Summary)
+		w.Raw("details", e.Details)
 		w.optBool("fromHook", e.FromHook)
 	case TypeLabel:
-		w.field("targetId", e.TargetID)
+		w.Field("targetId", e.TargetID)
 		w.optString("label", e.Label)
 	case TypeSessionInfo:
 		w.optString("name", e.Name)
@@ -377,114 +376,48 @@ outer:
 	return extra
 }
 
-// writer builds one JSON object with fields in a fixed order. The first error sticks.
-type writer struct {
-	buf bytes.Buffer
-	err error
-}
+// writer is provider's ordered object writer plus the shapes session entries need.
+type writer struct{ *provider.ObjectWriter }
 
-func newWriter() *writer {
-	w := &writer{}
-	w.buf.WriteByte('{')
-	return w
-}
-
-func (w *writer) key(name string) {
-	if w.buf.Len() > 1 {
-		w.buf.WriteByte(',')
-	}
-	w.buf.WriteByte('"')
-	w.buf.WriteString(name)
-	w.buf.WriteString(`":`)
-}
-
-func (w *writer) field(name string, v any) {
-	if w.err != nil {
-		return
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		w.err = fmt.Errorf("field %q: %w", name, err)
-		return
-	}
-	w.key(name)
-	w.buf.Write(data)
-}
-
-// raw writes pre-encoded JSON; nil means the field is absent.
-func (w *writer) raw(name string, v json.RawMessage) {
-	if w.err != nil || v == nil {
-		return
-	}
-	w.key(name)
-	w.buf.Write(v)
-}
+func newWriter() *writer { return &writer{provider.NewObjectWriter()} }
 
 func (w *writer) optBool(name string, v *bool) {
 	if v != nil {
-		w.field(name, *v)
+		w.Field(name, *v)
 	}
 }
 
 func (w *writer) optString(name string, v *string) {
 	if v != nil {
-		w.field(name, *v)
+		w.Field(name, *v)
 	}
 }
 
 func (w *writer) content(blocks []provider.Block, asString bool) {
 	if asString && len(blocks) == 1 && blocks[0].Type == provider.BlockText {
-		w.field("content", blocks[0].Text)
+		w.Field("content", blocks[0].Text)
 		return
 	}
 	if blocks == nil {
 		blocks = []provider.Block{}
 	}
-	w.field("content", blocks)
+	w.Field("content", blocks)
 }
 
 func (w *writer) message(m *provider.Message) {
-	if w.err != nil {
+	if w.Err() != nil {
 		return
 	}
 	if m == nil {
-		w.err = errors.New("message entry without a message")
+		w.Fail(errors.New("message entry without a message"))
 		return
 	}
 	data, err := marshalMessage(m)
 	if err != nil {
-		w.err = err
+		w.Fail(err)
 		return
 	}
-	w.raw("message", data)
-}
-
-func (w *writer) extra(extra map[string]json.RawMessage) {
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if w.err != nil {
-			return
-		}
-		name, _ := json.Marshal(k) // a string always marshals
-		if w.buf.Len() > 1 {
-			w.buf.WriteByte(',')
-		}
-		w.buf.Write(name)
-		w.buf.WriteByte(':')
-		w.buf.Write(extra[k])
-	}
-}
-
-func (w *writer) close() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
-	w.buf.WriteByte('}')
-	return w.buf.Bytes(), nil
+	w.Raw("message", data)
 }
 
 // appRoleOrder is the field order pi uses for the application messages it stores in message
@@ -511,7 +444,7 @@ func marshalMessage(m *provider.Message) ([]byte, error) {
 		return data, nil
 	}
 	w := newWriter()
-	w.field("role", m.Role)
+	w.Field("role", m.Role)
 	done := map[string]bool{}
 	for _, k := range order {
 		done[k] = true
@@ -522,15 +455,15 @@ func marshalMessage(m *provider.Message) ([]byte, error) {
 			}
 		case "details":
 			if len(m.Details) > 0 {
-				w.raw(k, m.Details)
+				w.Raw(k, m.Details)
 			}
 		case "timestamp":
 			if m.Timestamp != 0 {
-				w.field(k, m.Timestamp)
+				w.Field(k, m.Timestamp)
 			}
 		default:
 			if v, ok := m.Extra[k]; ok {
-				w.raw(k, v)
+				w.Raw(k, v)
 			}
 		}
 	}
@@ -540,8 +473,8 @@ func marshalMessage(m *provider.Message) ([]byte, error) {
 			rest[k] = v
 		}
 	}
-	w.extra(rest)
-	return w.close()
+	w.Extra(rest)
+	return w.Close()
 }
 
 // encodeLine renders v as one line of the file, escaped the way JSON.stringify escapes, with
