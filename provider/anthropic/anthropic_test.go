@@ -29,38 +29,14 @@ func testModel() provider.Model {
 		ContextWindow: 200000, MaxTokens: 16384, Cost: provider.ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
 }
 
-func run(t *testing.T, p provider.Provider, req *provider.Request) ([]provider.Event, provider.Message) {
-	t.Helper()
-	var evs []provider.Event
-	msg := p.Stream(context.Background(), req, func(e provider.Event) { evs = append(evs, e) })
-	if last := evs[len(evs)-1]; last.Message == nil || !reflect.DeepEqual(*last.Message, msg) {
-		t.Errorf("the last event does not carry the returned message")
-	}
-	return evs, msg
-}
-
 func TestStreamFixtures(t *testing.T) {
-	tests := []struct {
-		name string
-		stop provider.StopReason
-	}{
-		{"text", provider.StopStop},
-		{"thinking", provider.StopStop},
-		{"tool_call", provider.StopToolUse},
-		{"parallel_tools", provider.StopToolUse},
-		{"length", provider.StopLength},
-		{"error_midstream", provider.StopError},
-		{"malformed", provider.StopError},
-		{"rate_limited", provider.StopError},
-		{"overflow", provider.StopError},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.Serve(t, fixture(tt.name+".sse"))
+	for _, tt := range replay.Scenarios() {
+		t.Run(tt.Name, func(t *testing.T) {
+			srv := replay.Serve(t, fixture(tt.Name+".sse"))
 			p := New(Config{BaseURL: srv.URL, APIKey: "sk-ant-test-key"})
-			evs, msg := run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
-			if msg.StopReason != tt.stop {
-				t.Errorf("stop reason %s (%s), want %s", msg.StopReason, msg.ErrorMessage, tt.stop)
+			evs, msg := replay.Run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
+			if msg.StopReason != tt.Stop {
+				t.Errorf("stop reason %s (%s), want %s", msg.StopReason, msg.ErrorMessage, tt.Stop)
 			}
 			h := srv.Headers()[0]
 			if srv.Paths()[0] != "/v1/messages" || h.Get("X-Api-Key") != "sk-ant-test-key" || h.Get("Anthropic-Version") != Version {
@@ -69,7 +45,7 @@ func TestStreamFixtures(t *testing.T) {
 			if err := replay.CheckEvents(evs); err != nil {
 				t.Error(err)
 			}
-			replay.Golden(t, fixture(tt.name+".golden"), replay.Transcript(evs, msg), *update)
+			replay.Golden(t, fixture(tt.Name+".golden"), replay.Transcript(evs, msg), *update)
 		})
 	}
 }
@@ -77,7 +53,7 @@ func TestStreamFixtures(t *testing.T) {
 func TestClassification(t *testing.T) {
 	for name, want := range map[string][2]bool{"rate_limited": {true, false}, "overflow": {false, true}, "error_midstream": {true, false}} {
 		srv := replay.Serve(t, fixture(name+".sse"))
-		_, msg := run(t, New(Config{BaseURL: srv.URL}), &provider.Request{Model: testModel()})
+		_, msg := replay.Run(t, New(Config{BaseURL: srv.URL}), &provider.Request{Model: testModel()})
 		if got := [2]bool{provider.IsRetryable(&msg), provider.IsContextOverflow(&msg, 0)}; got != want {
 			t.Errorf("%s (%q): retryable, overflow = %v, want %v", name, msg.ErrorMessage, got, want)
 		}
@@ -89,7 +65,7 @@ func TestRetryThenSuccess(t *testing.T) {
 	var waits []time.Duration
 	p := &provider.Retrying{Provider: New(Config{BaseURL: srv.URL, APIKey: "sk-ant-test-key"}), Policy: provider.DefaultRetryPolicy(),
 		Sleep: func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
-	evs, msg := run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
+	evs, msg := replay.Run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
 	if !reflect.DeepEqual(waits, []time.Duration{3 * time.Second}) {
 		t.Errorf("waits %v", waits)
 	}
@@ -234,7 +210,7 @@ func TestAPIKeyKeptOutOfErrors(t *testing.T) {
 		io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key `+key+`"}}`)
 	}))
 	defer srv.Close()
-	_, msg := run(t, New(Config{BaseURL: srv.URL, APIKey: key}), &provider.Request{Model: testModel()})
+	_, msg := replay.Run(t, New(Config{BaseURL: srv.URL, APIKey: key}), &provider.Request{Model: testModel()})
 	if strings.Contains(msg.ErrorMessage, key) || !strings.Contains(msg.ErrorMessage, "authentication_error") {
 		t.Errorf("error message %q", msg.ErrorMessage)
 	}

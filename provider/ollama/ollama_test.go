@@ -37,38 +37,14 @@ func newProvider(t *testing.T, url string) *Provider {
 	return p
 }
 
-func run(t *testing.T, p provider.Provider, req *provider.Request) ([]provider.Event, provider.Message) {
-	t.Helper()
-	var evs []provider.Event
-	msg := p.Stream(context.Background(), req, func(e provider.Event) { evs = append(evs, e) })
-	if last := evs[len(evs)-1]; last.Message == nil || !reflect.DeepEqual(*last.Message, msg) {
-		t.Errorf("the last event does not carry the returned message")
-	}
-	return evs, msg
-}
-
 func TestStreamFixtures(t *testing.T) {
-	tests := []struct {
-		name string
-		stop provider.StopReason
-	}{
-		{"text", provider.StopStop},
-		{"thinking", provider.StopStop},
-		{"tool_call", provider.StopToolUse},
-		{"parallel_tools", provider.StopToolUse},
-		{"length", provider.StopLength},
-		{"error_midstream", provider.StopError},
-		{"malformed", provider.StopError},
-		{"rate_limited", provider.StopError},
-		{"overflow", provider.StopError},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.Serve(t, fixture("show_qwen3.json.http"), fixture(tt.name+".ndjson"))
-			evs, msg := run(t, newProvider(t, srv.URL), &provider.Request{Model: testModel(),
+	for _, tt := range replay.Scenarios() {
+		t.Run(tt.Name, func(t *testing.T) {
+			srv := replay.Serve(t, fixture("show_qwen3.json.http"), fixture(tt.Name+".ndjson"))
+			evs, msg := replay.Run(t, newProvider(t, srv.URL), &provider.Request{Model: testModel(),
 				Messages: []provider.Message{provider.UserText("hi", 1)}})
-			if msg.StopReason != tt.stop {
-				t.Errorf("stop reason %s (%s), want %s", msg.StopReason, msg.ErrorMessage, tt.stop)
+			if msg.StopReason != tt.Stop {
+				t.Errorf("stop reason %s (%s), want %s", msg.StopReason, msg.ErrorMessage, tt.Stop)
 			}
 			if got := srv.Paths(); !reflect.DeepEqual(got, []string{"/api/show", "/api/chat"}) {
 				t.Errorf("paths %v", got)
@@ -76,7 +52,7 @@ func TestStreamFixtures(t *testing.T) {
 			if err := replay.CheckEvents(evs); err != nil {
 				t.Error(err)
 			}
-			replay.Golden(t, fixture(tt.name+".golden"), replay.Transcript(evs, msg), *update)
+			replay.Golden(t, fixture(tt.Name+".golden"), replay.Transcript(evs, msg), *update)
 		})
 	}
 }
@@ -84,7 +60,7 @@ func TestStreamFixtures(t *testing.T) {
 func TestClassification(t *testing.T) {
 	for name, want := range map[string][2]bool{"rate_limited": {true, false}, "overflow": {false, true}, "error_midstream": {true, false}} {
 		srv := replay.Serve(t, fixture("show_qwen3.json.http"), fixture(name+".ndjson"))
-		_, msg := run(t, newProvider(t, srv.URL), &provider.Request{Model: testModel()})
+		_, msg := replay.Run(t, newProvider(t, srv.URL), &provider.Request{Model: testModel()})
 		if got := [2]bool{provider.IsRetryable(&msg), provider.IsContextOverflow(&msg, 0)}; got != want {
 			t.Errorf("%s (%q): retryable, overflow = %v, want %v", name, msg.ErrorMessage, got, want)
 		}
@@ -96,7 +72,7 @@ func TestRetryThenSuccess(t *testing.T) {
 	var waits []time.Duration
 	p := &provider.Retrying{Provider: newProvider(t, srv.URL), Policy: provider.DefaultRetryPolicy(),
 		Sleep: func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
-	evs, msg := run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
+	evs, msg := replay.Run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
 	if !reflect.DeepEqual(waits, []time.Duration{3 * time.Second}) {
 		t.Errorf("waits %v", waits)
 	}
@@ -109,7 +85,7 @@ func TestRetryThenSuccess(t *testing.T) {
 
 func TestModelNotFound(t *testing.T) {
 	srv := replay.Serve(t, fixture("not_found.json.http"))
-	_, msg := run(t, newProvider(t, srv.URL), &provider.Request{Model: testModel()})
+	_, msg := replay.Run(t, newProvider(t, srv.URL), &provider.Request{Model: testModel()})
 	if msg.StopReason != provider.StopError || !strings.Contains(msg.ErrorMessage, "not found") || provider.IsRetryable(&msg) {
 		t.Errorf("got %s %q", msg.StopReason, msg.ErrorMessage)
 	}

@@ -226,7 +226,7 @@ func TestHeadersAndKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, msg := run(t, p, &provider.Request{Model: testModel()})
+	_, msg := replay.Run(t, p, &provider.Request{Model: testModel()})
 	if len(seen) == 0 || seen[0].Get("Authorization") != "Bearer sekrit-token-123" || seen[0].Get("X-Team") != "a" {
 		t.Errorf("headers %v", seen)
 	}

@@ -27,38 +27,14 @@ func testModel() provider.Model {
 		ContextWindow: 8192, MaxTokens: 1024, Cost: provider.ModelCost{Input: 2, Output: 8, CacheRead: 0.5}}
 }
 
-func run(t *testing.T, p provider.Provider, req *provider.Request) ([]provider.Event, provider.Message) {
-	t.Helper()
-	var evs []provider.Event
-	msg := p.Stream(context.Background(), req, func(e provider.Event) { evs = append(evs, e) })
-	if last := evs[len(evs)-1]; last.Message == nil || !reflect.DeepEqual(*last.Message, msg) {
-		t.Errorf("the last event does not carry the returned message")
-	}
-	return evs, msg
-}
-
 func TestStreamFixtures(t *testing.T) {
-	tests := []struct {
-		name string
-		stop provider.StopReason
-	}{
-		{"text", provider.StopStop},
-		{"thinking", provider.StopStop},
-		{"tool_call", provider.StopToolUse},
-		{"parallel_tools", provider.StopToolUse},
-		{"length", provider.StopLength},
-		{"error_midstream", provider.StopError},
-		{"malformed", provider.StopError},
-		{"rate_limited", provider.StopError},
-		{"overflow", provider.StopError},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.Serve(t, filepath.Join(fixtures, tt.name+".sse"))
+	for _, tt := range replay.Scenarios() {
+		t.Run(tt.Name, func(t *testing.T) {
+			srv := replay.Serve(t, filepath.Join(fixtures, tt.Name+".sse"))
 			p := New(Config{BaseURL: srv.URL + "/v1"})
-			evs, msg := run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
-			if msg.StopReason != tt.stop {
-				t.Errorf("stop reason %s (%s), want %s", msg.StopReason, msg.ErrorMessage, tt.stop)
+			evs, msg := replay.Run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
+			if msg.StopReason != tt.Stop {
+				t.Errorf("stop reason %s (%s), want %s", msg.StopReason, msg.ErrorMessage, tt.Stop)
 			}
 			if got := srv.Paths(); len(got) != 1 || got[0] != "/v1/chat/completions" {
 				t.Errorf("paths %v", got)
@@ -66,7 +42,7 @@ func TestStreamFixtures(t *testing.T) {
 			if err := replay.CheckEvents(evs); err != nil {
 				t.Error(err)
 			}
-			replay.Golden(t, filepath.Join(fixtures, tt.name+".golden"), replay.Transcript(evs, msg), *update)
+			replay.Golden(t, filepath.Join(fixtures, tt.Name+".golden"), replay.Transcript(evs, msg), *update)
 		})
 	}
 }
@@ -74,7 +50,7 @@ func TestStreamFixtures(t *testing.T) {
 func TestClassification(t *testing.T) {
 	for name, want := range map[string][2]bool{"rate_limited": {true, false}, "overflow": {false, true}, "error_midstream": {true, false}} {
 		srv := replay.Serve(t, filepath.Join(fixtures, name+".sse"))
-		_, msg := run(t, New(Config{BaseURL: srv.URL}), &provider.Request{Model: testModel()})
+		_, msg := replay.Run(t, New(Config{BaseURL: srv.URL}), &provider.Request{Model: testModel()})
 		if got := [2]bool{provider.IsRetryable(&msg), provider.IsContextOverflow(&msg, 0)}; got != want {
 			t.Errorf("%s (%q): retryable, overflow = %v, want %v", name, msg.ErrorMessage, got, want)
 		}
@@ -86,7 +62,7 @@ func TestRetryThenSuccess(t *testing.T) {
 	var waits []time.Duration
 	p := &provider.Retrying{Provider: New(Config{BaseURL: srv.URL + "/v1"}), Policy: provider.DefaultRetryPolicy(),
 		Sleep: func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
-	evs, msg := run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
+	evs, msg := replay.Run(t, p, &provider.Request{Model: testModel(), Messages: []provider.Message{provider.UserText("hi", 1)}})
 	if !reflect.DeepEqual(waits, []time.Duration{3 * time.Second}) {
 		t.Errorf("waits %v, want the server's Retry-After", waits)
 	}
@@ -126,7 +102,7 @@ func TestAPIKeyKeptOutOfErrors(t *testing.T) {
 	}))
 	defer srv.Close()
 	p := New(Config{BaseURL: srv.URL, APIKey: key, Headers: map[string]string{"X-Title": "pi"}})
-	_, msg := run(t, p, &provider.Request{Model: testModel()})
+	_, msg := replay.Run(t, p, &provider.Request{Model: testModel()})
 	if auth != "Bearer "+key {
 		t.Errorf("authorization %q", auth)
 	}
