@@ -391,6 +391,7 @@ func builtins() []builtin {
 		{tui.Command{Name: "compact", Description: "summarise the conversation to free context", ArgHint: "[instructions]"}, (*interactive).compact},
 		{tui.Command{Name: "new", Description: "start a new session"}, func(ic *interactive, _ string) { ic.replaced("new session", ic.app.newSession("")) }},
 		{tui.Command{Name: "clone", Description: "copy this session and go on in the copy"}, func(ic *interactive, _ string) { ic.replaced("cloned session", ic.app.cloneSession()) }},
+		{tui.Command{Name: "tree", Description: "continue from another point of this session"}, (*interactive).treeCommand},
 		{tui.Command{Name: "fork", Description: "start a new session from an earlier message"}, (*interactive).fork},
 		{tui.Command{Name: "resume", Description: "switch to another session of this directory"}, (*interactive).resume},
 		{tui.Command{Name: "name", Description: "name this session", ArgHint: "<name>"}, (*interactive).name},
