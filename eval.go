@@ -4,7 +4,7 @@ package main
 // outcome was right, and what it cost in turns, tool errors, tokens and time. The same tasks,
 // with recorded scripts instead of a model, are the harness's regression test (golden_test.go).
 //
-// A task is a folder (documented in docs/eval.md):
+// A task is a folder (documented in the README's pi eval section):
 //
 //	task.toml    prompt, check, max_turns, timeout_seconds, and optionally tools, description
 //	fixture/     the tiny project the task starts from; copied fresh for every run

@@ -1,8 +1,8 @@
 package main
 
 // rpc.go is `pi --mode rpc`: pi's JSONL protocol on stdin and stdout, so that editor plug-ins,
-// web front ends and scripts written for pi can drive this pi unchanged. docs/rpc.md describes
-// the protocol.
+// web front ends and scripts written for pi can drive this pi unchanged. The README's RPC
+// section describes the protocol.
 //
 // Framing is strict JSONL: lines end at '\n' only (a trailing '\r' is dropped), never at
 // U+2028 or U+2029, which JSON allows inside strings. Stdout carries nothing but protocol
@@ -182,6 +182,8 @@ type rpcCommand struct {
 	OutputPath         string           `json:"outputPath"`
 	SessionPath        string           `json:"sessionPath"`
 	EntryID            string           `json:"entryId"`
+	TargetID           string           `json:"targetId"`  // navigate_tree
+	Summarize          bool             `json:"summarize"` // navigate_tree
 	Name               string           `json:"name"`
 }
 
@@ -430,6 +432,8 @@ func (s *rpcServer) commandTable() map[string]rpcHandler {
 		"get_last_assistant_text":       s.cmdLastAssistantText,
 		"set_session_name":              s.cmdSetSessionName,
 		"get_commands":                  s.cmdGetCommands,
+		"get_tree":                      s.cmdGetTree,      // tree.go
+		"navigate_tree":                 s.cmdNavigateTree, // tree.go
 	}
 }
 

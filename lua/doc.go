@@ -32,7 +32,7 @@ package lua
 // Per prompt: a runnable /command runs at once (Command.Run); anything else goes through
 // rt.Input, then rt.BeforeAgentStart sets the system prompt for that run. Emit session_start
 // after New, session_shutdown then Flush before exit, model_select on a model change;
-// BeforeCompact and session_compact around compaction. docs/lua.md lists the payloads.
+// BeforeCompact and session_compact around compaction. the README's Lua section lists the payloads.
 //
 // Host functions run on the Lua goroutine or on a helper goroutine and must return promptly
 // without calling back into the Runtime (Emit excepted). Command.Run, Command.Complete and
