@@ -408,3 +408,36 @@ func (ic *interactive) navigate(targetID string, summarize bool, focus string) {
 	ic.updateQueue()
 	ic.updateFooter()
 }
+
+// cmdGetTree is the RPC command get_tree: every entry of the session with its parent, type,
+// role, a short preview and its label, and the current leaf (null before the first entry).
+func (s *rpcServer) cmdGetTree(context.Context, *rpcCommand) (any, error) {
+	entries, err := s.app.treeEntries()
+	if err != nil {
+		return nil, err
+	}
+	var leaf any
+	if id := s.app.sess.Leaf(); id != "" {
+		leaf = id
+	}
+	return map[string]any{"entries": entries, "leafId": leaf}, nil
+}
+
+// cmdNavigateTree is the RPC command navigate_tree{targetId, summarize?, customInstructions?}.
+// It answers when the move is done. While a summary is being written no other command is
+// read, so nothing can start a run on the branch being left.
+func (s *rpcServer) cmdNavigateTree(ctx context.Context, c *rpcCommand) (any, error) {
+	if c.TargetID == "" {
+		return nil, errors.New(`navigate_tree needs "targetId"`)
+	}
+	s.quiesce()
+	text, err := s.app.navigateTree(ctx, c.TargetID, c.Summarize, c.CustomInstructions)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"cancelled": false, "leafId": s.app.sess.Leaf()}
+	if text != "" {
+		out["editorText"] = text
+	}
+	return out, nil
+}

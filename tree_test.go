@@ -251,3 +251,45 @@ func TestTreeRows(t *testing.T) {
 		t.Fatalf("rows:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 }
+
+// TestTreeOverRPC lists the tree, moves to a user message on the other branch with a summary,
+// and checks the answer, the new leaf and the transcript the client then sees.
+func TestTreeOverRPC(t *testing.T) {
+	sm := &summaryModel{}
+	a, ids := treeApp(t, faux.Reply(sm.reply))
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+
+	tree := c.mustCall(map[string]any{"type": "get_tree"}).data()
+	entries, _ := tree["entries"].([]any)
+	if tree["leafId"] != ids["a5"] || len(entries) != a.sess.Len() {
+		t.Fatalf("get_tree: leaf %v, %d entries of %d", tree["leafId"], len(entries), a.sess.Len())
+	}
+	byID := map[string]map[string]any{}
+	for _, e := range entries {
+		m := e.(map[string]any)
+		byID[m["id"].(string)] = m
+	}
+	if u1 := byID[ids["u1"]]; u1["role"] != "user" || u1["preview"] != "plan the cache" || u1["label"] != "start" {
+		t.Fatalf("get_tree entry of u1 = %v", u1)
+	}
+	if first := entries[0].(map[string]any); first["parentId"] != nil {
+		t.Fatalf("get_tree: the first entry's parentId is %v, want null", first["parentId"])
+	}
+	if u3 := byID[ids["u3"]]; u3["parentId"] != ids["a1"] || u3["type"] != "message" {
+		t.Fatalf("get_tree entry of u3 = %v", u3)
+	}
+
+	r := c.mustCall(map[string]any{"type": "navigate_tree", "targetId": ids["u2"], "summarize": true,
+		"customInstructions": "what was measured"}).data()
+	if r["editorText"] != "try redis" || r["leafId"] != a.sess.Leaf() {
+		t.Fatalf("navigate_tree answered %v", r)
+	}
+	checkSummaryRequest(t, sm, []string{"try memcached", "what was measured"}, []string{"try redis"})
+	if got := messageRoles(c.messages()); strings.Join(got, ",") != "user,assistant,branchSummary" {
+		t.Fatalf("transcript roles after the move: %v", got)
+	}
+	if r := c.call(map[string]any{"type": "navigate_tree"}); r["success"] != false {
+		t.Fatalf("navigate_tree without a target: %v", r)
+	}
+}
