@@ -82,13 +82,11 @@ func (a *app) emitSessionEvent(event string, payload map[string]any) {
 }
 
 // newSession starts an empty session beside the current one (in memory when the current one
-// is). parentSession is accepted for pi's new_session{parentSession} but not yet written to
-// the header: the session package has no constructor that takes a parent.
+// is). A parentSession is named in the new file's header.
 func (a *app) newSession(parentSession string) error {
-	_ = parentSession
 	var s *session.Session
 	if p := a.sess.Path(); p != "" {
-		s = session.Create(filepath.Dir(p), a.cwd)
+		s = session.CreateChild(filepath.Dir(p), a.cwd, parentSession)
 	} else {
 		s = session.InMemory(a.cwd)
 	}

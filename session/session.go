@@ -76,6 +76,13 @@ func Create(dir, cwd string) *Session {
 	return newSession(h, filepath.Join(dir, fileName(h.Timestamp, h.ID)), true)
 }
 
+// CreateChild is Create for a session that names the file it continues from in its header
+// (pi's new_session{parentSession}).
+func CreateChild(dir, cwd, parent string) *Session {
+	h := newHeader(time.Now(), cwd, parent)
+	return newSession(h, filepath.Join(dir, fileName(h.Timestamp, h.ID)), true)
+}
+
 // CreateAt starts a new session that will be written to path, for --session naming a file
 // that does not exist yet (pi keeps the user's path). Like Create, nothing is written before
 // the first assistant message; creating the file fails if something else made it meanwhile.

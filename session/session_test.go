@@ -438,3 +438,24 @@ func TestCreateAt(t *testing.T) {
 		t.Fatalf("%d lines at the explicit path", len(lines))
 	}
 }
+
+func TestCreateChildNamesItsParent(t *testing.T) {
+	dir := t.TempDir()
+	s := CreateChild(dir, "/proj", "/sessions/old.jsonl")
+	if _, err := s.AppendMessage(provider.UserText("hi", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendMessage(provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.Text("hello")},
+		Usage: &provider.Usage{}, StopReason: provider.StopStop, Timestamp: 2}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	again, err := Open(context.Background(), s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if h := again.Header(); h.ParentSession != "/sessions/old.jsonl" || h.Cwd != "/proj" {
+		t.Fatalf("header %+v", h)
+	}
+}
