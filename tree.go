@@ -215,8 +215,9 @@ func extraText(m *provider.Message, key string) string {
 
 // treeRow is one line of the picker and the entry it stands for.
 type treeRow struct {
-	ID   string
-	Text string
+	ID      string
+	Text    string
+	Current bool // the leaf, or its nearest shown ancestor when the leaf is hidden
 }
 
 // treeShown tells which entries the picker shows: the conversation, not the bookkeeping
@@ -250,7 +251,7 @@ func treeRows(entries []treeEntry, leaf string) []treeRow {
 	}
 	walk = func(id, lead, cont string) {
 		for { // iterate along a chain: a long session must not recurse once per entry
-			rows = append(rows, treeRow{ID: id, Text: lead + treeRowText(&entries[l.index[id]], id == mark)})
+			rows = append(rows, treeRow{ID: id, Text: lead + treeRowText(&entries[l.index[id]], id == mark), Current: id == mark})
 			kids := l.children[id]
 			if len(kids) != 1 {
 				branch(kids, cont)
@@ -354,7 +355,9 @@ func (ic *interactive) treeCommand(string) {
 	if err != nil {
 		return
 	}
-	if rows[i].ID == a.sess.Leaf() {
+	if rows[i].Current {
+		// The marked row may stand for a hidden leaf (a model change recorded at resume);
+		// moving onto it would drop that entry from the path for nothing.
 		ic.ui.Notify(tui.LevelInfo, "already there")
 		return
 	}

@@ -234,6 +234,9 @@ func TestTreeRows(t *testing.T) {
 	var lines []string
 	for _, r := range treeRows(entries, a.sess.Leaf()) {
 		lines = append(lines, r.Text)
+		if r.Current != (r.ID == ids["a4"]) {
+			t.Errorf("row %q: current = %v", r.Text, r.Current)
+		}
 	}
 	want := []string{
 		"[start] user: plan the cache",
@@ -291,5 +294,49 @@ func TestTreeOverRPC(t *testing.T) {
 	}
 	if r := c.call(map[string]any{"type": "navigate_tree"}); r["success"] != false {
 		t.Fatalf("navigate_tree without a target: %v", r)
+	}
+}
+
+// TestTreeRowsShapes lays out small synthetic trees: hidden entries hand their children to
+// the nearest shown ancestor, a hidden leaf marks that ancestor, several roots branch at the
+// top, and a parent cycle in a damaged file is left out rather than looping.
+func TestTreeRowsShapes(t *testing.T) {
+	p := func(id string) *string { return &id }
+	msg := func(id string, parent *string, role, text string) treeEntry {
+		return treeEntry{ID: id, ParentID: parent, Type: "message", Role: role, Preview: text}
+	}
+	tests := []struct {
+		name    string
+		entries []treeEntry
+		leaf    string
+		want    []string
+	}{
+		{"hidden leaf and hidden middle", []treeEntry{
+			msg("1", nil, "user", "hi"),
+			{ID: "2", ParentID: p("1"), Type: "model_change", Preview: "faux/x"},
+			msg("3", p("2"), "assistant", "hello"),
+			{ID: "4", ParentID: p("3"), Type: "thinking_level_change", Preview: "high"},
+		}, "4", []string{"user: hi", "● assistant: hello"}},
+		{"two roots", []treeEntry{
+			msg("1", nil, "user", "first"),
+			msg("2", p("1"), "assistant", "one"),
+			msg("3", nil, "user", "again"),
+		}, "3", []string{"├─ user: first", "│  assistant: one", "└─ ● user: again"}},
+		{"orphan and cycle", []treeEntry{
+			msg("1", p("gone"), "user", "orphan"),
+			msg("2", p("3"), "user", "loop a"),
+			msg("3", p("2"), "user", "loop b"),
+		}, "1", []string{"● user: orphan"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, r := range treeRows(tt.entries, tt.leaf) {
+				got = append(got, r.Text)
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Fatalf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
 	}
 }
