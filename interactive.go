@@ -68,6 +68,8 @@ type interactive struct {
 	unsubscribe func()
 	bangs       atomic.Int64 // numbers the boxes of !cmd runs
 	panicked    atomic.Value // a panic on another goroutine, re-raised once the terminal is restored
+	// treeCancel stops a /tree branch summary in progress (tree.go).
+	treeCancel atomic.Pointer[context.CancelFunc]
 }
 
 // guard turns a panic on another goroutine into a clean exit: the terminal is restored before
@@ -97,6 +99,7 @@ func (ic *interactive) callbacks() tui.Callbacks {
 			ic.app.agent.ClearQueues() // the TUI has put the queued text back into the editor
 			ic.app.agent.Abort()
 			ic.app.abortBash()
+			ic.cancelTreeSummary()
 			ic.updateQueue()
 		},
 		OnCommand: func(name, args string) { ic.async(func() { ic.command(name, args) }) },

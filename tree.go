@@ -388,18 +388,27 @@ func (ic *interactive) askBranchSummary(targetID string) (summarize bool, focus 
 	return choice > 0, focus, true
 }
 
-// navigate carries out the move and shows the conversation now in force.
+// navigate carries out the move and shows the conversation now in force. While the summary
+// is written the UI shows it is working, so Escape reaches OnAbort, which cancels it.
 func (ic *interactive) navigate(targetID string, summarize bool, focus string) {
+	ctx, cancel := context.WithCancel(ic.ctx)
+	defer cancel()
 	if summarize {
+		ic.treeCancel.Store(&cancel)
 		ic.ui.SetWorking(true)
-		ic.ui.SetStatus("Summarising the branch…")
+		ic.ui.SetStatus("Summarising the branch… (esc to cancel)")
 	}
-	text, err := ic.app.navigateTree(ic.ctx, targetID, summarize, focus)
+	text, err := ic.app.navigateTree(ctx, targetID, summarize, focus)
 	if summarize {
+		ic.treeCancel.Store(nil)
 		ic.ui.SetStatus("")
 		ic.ui.SetWorking(false)
 	}
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil && ic.ctx.Err() == nil:
+		ic.ui.Notify(tui.LevelInfo, "branch summary cancelled: the conversation stays where it was")
+		return
+	case err != nil:
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
@@ -443,4 +452,11 @@ func (s *rpcServer) cmdNavigateTree(ctx context.Context, c *rpcCommand) (any, er
 		out["editorText"] = text
 	}
 	return out, nil
+}
+
+// cancelTreeSummary stops a branch summary in progress, if any (Escape).
+func (ic *interactive) cancelTreeSummary() {
+	if c := ic.treeCancel.Load(); c != nil {
+		(*c)()
+	}
 }

@@ -5,10 +5,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
 
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
+	"pi/tui"
 )
 
 // treeApp is an app whose session holds two branches after a shared start:
@@ -338,5 +342,110 @@ func TestTreeRowsShapes(t *testing.T) {
 				t.Fatalf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// screenLog collects what the UI writes; frames are drawn by the test (ManualFrames), so only
+// the test goroutine writes, but the lock keeps the race detector's view simple.
+type screenLog struct {
+	mu   sync.Mutex
+	buf  strings.Builder
+	seen int // how much waitFor has consumed
+}
+
+func (s *screenLog) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+// waitFor draws frames until text appears in output not consumed by an earlier wait.
+func (s *screenLog) waitFor(t *testing.T, ui *tui.App, text string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ui.Flush()
+		s.mu.Lock()
+		out := s.buf.String()
+		i := strings.Index(out[s.seen:], text)
+		if i >= 0 {
+			s.seen += i + len(text)
+		}
+		s.mu.Unlock()
+		if i >= 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("the screen never showed %q", text)
+}
+
+// uiForTree drives the /tree command of a terminal UI drawn into a log.
+func uiForTree(t *testing.T, a *app) (*interactive, *screenLog, chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ic := &interactive{app: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
+	screen := &screenLog{}
+	ic.ui = tui.NewApp(screen, 120, 40, ic.callbacks(), tui.Options{ManualFrames: true})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ic.command("tree", "")
+	}()
+	return ic, screen, done
+}
+
+func press(ui *tui.App, keys ...tcell.Key) {
+	for _, k := range keys {
+		ui.HandleEvent(tcell.NewEventKey(k, 0, tcell.ModNone))
+	}
+}
+
+func typeText(ui *tui.App, s string) {
+	for _, r := range s {
+		ui.HandleEvent(tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone))
+	}
+}
+
+// TestTreeCommandInTheUI picks "try redis" in the picker, asks for a summary with a focus,
+// and checks that the summary landed at the fork point with the focus in its request.
+func TestTreeCommandInTheUI(t *testing.T) {
+	sm := &summaryModel{}
+	a, ids := treeApp(t, faux.Reply(sm.reply))
+	ic, screen, done := uiForTree(t, a)
+	screen.waitFor(t, ic.ui, "Continue from which point?")
+	press(ic.ui, tcell.KeyDown, tcell.KeyDown, tcell.KeyEnter) // row 2: "├─ user: try redis"
+	screen.waitFor(t, ic.ui, "Summarise the branch you are leaving?")
+	press(ic.ui, tcell.KeyDown, tcell.KeyDown, tcell.KeyEnter)
+	screen.waitFor(t, ic.ui, "What should the summary focus on?")
+	typeText(ic.ui, "latency")
+	press(ic.ui, tcell.KeyEnter)
+	<-done
+	checkSummaryRequest(t, sm, []string{"try memcached", "Pay particular attention to: latency"}, []string{"try redis"})
+	leaf, err := a.sess.Entry(a.sess.Leaf())
+	if err != nil || leaf.Type != session.TypeBranchSummary || leaf.ParentID != ids["a1"] {
+		t.Fatalf("leaf after /tree = %+v, %v", leaf, err)
+	}
+}
+
+// TestTreeCommandEscapeCancelsTheSummary presses Escape while the branch summary streams: the
+// request is cancelled and the conversation stays where it was.
+func TestTreeCommandEscapeCancelsTheSummary(t *testing.T) {
+	a, ids := treeApp(t)
+	slow := faux.New(faux.Text(strings.Repeat("a slow summary ", 400)))
+	slow.ChunkDelay = 10 * time.Millisecond
+	a.agent.SetProvider(slow, fauxModel(false))
+	ic, screen, done := uiForTree(t, a)
+	screen.waitFor(t, ic.ui, "Continue from which point?")
+	press(ic.ui, tcell.KeyDown, tcell.KeyDown, tcell.KeyEnter)
+	screen.waitFor(t, ic.ui, "Summarise the branch you are leaving?")
+	press(ic.ui, tcell.KeyDown, tcell.KeyEnter)
+	screen.waitFor(t, ic.ui, "Summarising the branch")
+	press(ic.ui, tcell.KeyEscape)
+	<-done
+	screen.waitFor(t, ic.ui, "branch summary cancelled")
+	if a.sess.Leaf() != ids["a5"] || len(entriesOfType(t, a.sess, session.TypeBranchSummary)) != 0 {
+		t.Fatalf("after a cancelled summary the leaf is %s", a.sess.Leaf())
 	}
 }
