@@ -34,8 +34,7 @@ func (a *app) navigateTree(ctx context.Context, targetID string, summarize bool,
 		return "", nil // already there: nothing is left behind and nothing to edit
 	}
 	newLeaf, text := treeLandingPoint(&target)
-	summaryID, err := a.moveLeaf(ctx, oldLeaf, targetID, newLeaf, summarize, focus)
-	if err != nil {
+	if err := a.moveLeaf(ctx, oldLeaf, targetID, newLeaf, summarize, focus); err != nil {
 		return "", err
 	}
 	restored, err := a.sess.Context()
@@ -43,8 +42,6 @@ func (a *app) navigateTree(ctx context.Context, targetID string, summarize bool,
 		return "", fmt.Errorf("tree: rebuilding the conversation at %q: %w", targetID, err)
 	}
 	a.agent.ReplaceMessages(restored.Messages)
-	a.emitSessionEvent("session_tree", map[string]any{"old_leaf_id": oldLeaf, "new_leaf_id": a.sess.Leaf(),
-		"summary_entry_id": summaryID})
 	return text, nil
 }
 
@@ -52,7 +49,7 @@ func (a *app) navigateTree(ctx context.Context, targetID string, summarize bool,
 func treeLandingPoint(e *session.Entry) (leaf, text string) {
 	switch {
 	case e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == provider.RoleUser:
-		return e.ParentID, shownUserText(e.Message)
+		return e.ParentID, withoutContextBlock(e.Message.TextContent()) // as /fork offers it
 	case e.Type == session.TypeCustomMessage:
 		m := provider.Message{Content: e.Content}
 		return e.ParentID, m.TextContent()
@@ -61,31 +58,30 @@ func treeLandingPoint(e *session.Entry) (leaf, text string) {
 }
 
 // moveLeaf moves the leaf to newLeaf ("" for before the first entry), with a branch summary
-// of what the move from oldLeaf towards targetID leaves behind when asked. It returns the
-// summary's entry id, "" without one. A failed summary leaves the leaf where it was.
-func (a *app) moveLeaf(ctx context.Context, oldLeaf, targetID, newLeaf string, summarize bool, focus string) (string, error) {
+// of what the move from oldLeaf towards targetID leaves behind when asked. A failed summary
+// leaves the leaf where it was.
+func (a *app) moveLeaf(ctx context.Context, oldLeaf, targetID, newLeaf string, summarize bool, focus string) error {
 	if summarize {
 		summary, details, err := a.branchSummarizer().SummarizeBranch(ctx, a.sess, oldLeaf, targetID, focus)
 		switch {
 		case errors.Is(err, session.ErrNothingToSummarize):
 		case err != nil:
-			return "", fmt.Errorf("tree: moving to %q: %w", targetID, err)
+			return fmt.Errorf("tree: moving to %q: %w", targetID, err)
 		default:
-			id, err := a.sess.BranchWithSummary(newLeaf, summary, details, false)
-			if err != nil {
-				return "", fmt.Errorf("tree: recording the branch summary at %q: %w", newLeaf, err)
+			if _, err := a.sess.BranchWithSummary(newLeaf, summary, details, false); err != nil {
+				return fmt.Errorf("tree: recording the branch summary at %q: %w", newLeaf, err)
 			}
-			return id, nil
+			return nil
 		}
 	}
 	if newLeaf == "" {
 		a.sess.ResetLeaf()
-		return "", nil
+		return nil
 	}
 	if err := a.sess.Branch(newLeaf); err != nil {
-		return "", fmt.Errorf("tree: %w", err)
+		return fmt.Errorf("tree: %w", err)
 	}
-	return "", nil
+	return nil
 }
 
 // branchSummarizer summarises with the session's model and the compaction budgets, so that a
