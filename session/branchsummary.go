@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"pi/provider"
 )
@@ -198,29 +197,10 @@ func (c *Compactor) SummarizeBranch(ctx context.Context, s *Session, fromLeaf, t
 	}
 	prompt := summaryPrompt(serialize(prep.Messages, toolResultLimit), "", branchSummaryTask,
 		strings.TrimSpace(focus), c.inputBudget(maxTokens))
-	text, err := c.askBranch(ctx, prompt, maxTokens)
+	text, err := c.complete(ctx, prompt, maxTokens)
 	if err != nil {
 		return "", CompactionDetails{}, fmt.Errorf("summarising the branch ending at %s: %w", fromLeaf, err)
 	}
 	details := CompactionDetails{ReadFiles: prep.ReadFiles, ModifiedFiles: prep.ModifiedFiles}
 	return text + fileListText(prep.ReadFiles, prep.ModifiedFiles), details, nil
-}
-
-// askBranch sends one summary request. It is complete's twin with its own error wording, so
-// that a failure reads as a branch summary and not as a compaction.
-func (c *Compactor) askBranch(ctx context.Context, prompt string, maxTokens int) (string, error) {
-	req := &provider.Request{Model: c.Model, SystemPrompt: summarySystemPrompt,
-		Messages: []provider.Message{{Role: provider.RoleUser, Content: []provider.Block{provider.Text(prompt)},
-			Timestamp: time.Now().UnixMilli()}},
-		Options: provider.Options{MaxTokens: maxTokens, Thinking: c.Thinking}}
-	reply := c.Provider.Stream(ctx, req, func(provider.Event) {})
-	switch reply.StopReason {
-	case provider.StopError, provider.StopAborted:
-		return "", fmt.Errorf("model %s/%s: %s", c.Model.Provider, c.Model.ID, reply.ErrorMessage)
-	}
-	text := strings.TrimSpace(reply.TextContent())
-	if text == "" {
-		return "", fmt.Errorf("model %s/%s answered with an empty summary", c.Model.Provider, c.Model.ID)
-	}
-	return text, nil
 }

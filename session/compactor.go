@@ -102,7 +102,7 @@ func (c *Compactor) Compact(ctx context.Context, s *Session, reason Reason, focu
 	}
 	summary, fromHook, err := c.summary(ctx, reason, prep, focus)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("compaction (%s): %w", reason, err)
 	}
 	details := CompactionDetails{ReadFiles: prep.ReadFiles, ModifiedFiles: prep.ModifiedFiles}
 	comp := Compaction{Summary: summary.text, FirstKeptEntryID: prep.FirstKeptEntryID,
@@ -199,6 +199,7 @@ func (c *Compactor) inputBudget(maxTokens int) int {
 	return max(w-maxTokens-512, 256)
 }
 
+// complete sends one summary request (compaction or branch summary); callers say which.
 func (c *Compactor) complete(ctx context.Context, prompt string, maxTokens int) (string, error) {
 	req := &provider.Request{Model: c.Model, SystemPrompt: summarySystemPrompt,
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: []provider.Block{provider.Text(prompt)},
@@ -207,11 +208,11 @@ func (c *Compactor) complete(ctx context.Context, prompt string, maxTokens int) 
 	reply := c.Provider.Stream(ctx, req, func(provider.Event) {})
 	switch reply.StopReason {
 	case provider.StopError, provider.StopAborted:
-		return "", fmt.Errorf("compaction summary from %s/%s failed: %s", c.Model.Provider, c.Model.ID, reply.ErrorMessage)
+		return "", fmt.Errorf("the summary from %s/%s failed: %s", c.Model.Provider, c.Model.ID, reply.ErrorMessage)
 	}
 	text := strings.TrimSpace(reply.TextContent())
 	if text == "" {
-		return "", fmt.Errorf("compaction summary from %s/%s was empty", c.Model.Provider, c.Model.ID)
+		return "", fmt.Errorf("the summary from %s/%s was empty", c.Model.Provider, c.Model.ID)
 	}
 	return text, nil
 }
