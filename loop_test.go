@@ -238,6 +238,9 @@ func TestBeforeHookMutatesArgumentsWithoutRevalidation(t *testing.T) {
 	if got != "not an integer" || lastToolResults(a)[0].IsError {
 		t.Fatalf("tool got %#v, result %+v", got, lastToolResults(a)[0])
 	}
+	if sent := a.State().Messages[1].ToolCalls()[0].Arguments["x"]; fmt.Sprint(sent) != "1" {
+		t.Fatalf("the transcript should keep what the model sent, has x=%#v", sent)
+	}
 }
 
 func TestAfterHookRewritesResult(t *testing.T) {

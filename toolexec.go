@@ -135,10 +135,13 @@ func (a *Agent) preflight(ctx context.Context, block *provider.Block, c *callSta
 		fail(tools.FormatValidationError(c.call.Name, err, c.call.Args))
 		return
 	}
-	c.call.Args = args
 	if a.hooks.BeforeToolCall == nil {
+		c.call.Args = args
 		return
 	}
+	// The hook may change the arguments in place; the assistant message in the transcript
+	// must keep what the model actually sent.
+	c.call.Args = copyValue(args).(map[string]any)
 	decision, err := a.hooks.BeforeToolCall(ctx, &c.call)
 	switch {
 	case err != nil:
@@ -190,6 +193,25 @@ func safeExecute(ctx context.Context, c *callState, onUpdate func(tools.Result))
 		}
 	}()
 	return c.tool.Execute(ctx, c.call.ID, c.call.Args, onUpdate)
+}
+
+// copyValue deep-copies a value decoded from JSON.
+func copyValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = copyValue(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = copyValue(x)
+		}
+		return out
+	}
+	return v
 }
 
 func applyOverride(r *tools.Result, o ResultOverride) {
