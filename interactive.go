@@ -111,6 +111,8 @@ func (ic *interactive) callbacks() tui.Callbacks {
 				ic.async(ic.cycleThinking)
 			case "model":
 				ic.async(ic.pickModel)
+			case "tree":
+				ic.async(func() { ic.treeCommand("") })
 			default:
 				return false
 			}

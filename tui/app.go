@@ -78,6 +78,7 @@ type App struct {
 	expandTools  bool
 	showThinking bool
 	lastCtrlC    time.Time
+	lastEscape   time.Time // an idle Escape on an empty editor; a second one soon opens the tree
 	pasting      *strings.Builder
 
 	lastFrame time.Time

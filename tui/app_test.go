@@ -311,3 +311,20 @@ func TestAppConcurrentFrames(t *testing.T) {
 		t.Error("screen cleared")
 	}
 }
+
+func TestDoubleEscapeOpensTheTree(t *testing.T) {
+	var keys []string
+	app, _, clock := newTestApp(t, 40, 20, Callbacks{OnKey: func(name string) bool { keys = append(keys, name); return true }})
+	esc := key(tcell.KeyEscape, 0, 0)
+	app.HandleEvent(esc)
+	clock.t = clock.t.Add(time.Second)
+	app.HandleEvent(esc) // too late: starts a new pair
+	clock.t = clock.t.Add(200 * time.Millisecond)
+	app.HandleEvent(esc)
+	typeText(app, "x")
+	app.HandleEvent(esc)
+	app.HandleEvent(esc) // the editor is not empty: nothing
+	if strings.Join(keys, ",") != "tree" {
+		t.Fatalf("keys %q, want one tree", keys)
+	}
+}

@@ -301,9 +301,19 @@ func callBash(f func(string, bool), s string, keep bool) func() {
 	return func() { f(s, keep) }
 }
 
-// escape aborts a run and returns the queued messages to the editor, as pi does.
+// escape aborts a run and returns the queued messages to the editor, as pi does. When idle,
+// two presses on an empty editor within half a second open the session tree, as in pi.
 func (a *App) escape() func() {
 	if !a.working {
+		if len(a.editor.buf) > 0 {
+			return nil
+		}
+		now := a.now()
+		if now.Sub(a.lastEscape) < 500*time.Millisecond {
+			a.lastEscape = time.Time{}
+			return a.named("tree")
+		}
+		a.lastEscape = now
 		return nil
 	}
 	queued := append(append([]string(nil), a.steer...), a.follow...)
