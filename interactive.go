@@ -160,6 +160,10 @@ func (ic *interactive) send(text, queue string) {
 }
 
 func (ic *interactive) enqueue(text, queue string) {
+	text, handled := ic.app.expandInput(ic.ctx, text, "interactive")
+	if handled {
+		return
+	}
 	msg := FirstUserMessage(text, nil, false, ic.app.cwd, time.Now())
 	if queue == "followUp" {
 		ic.app.agent.FollowUp(msg)

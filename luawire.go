@@ -263,11 +263,10 @@ func (a *app) submit(ctx context.Context, text, source string) error {
 		if cmd, args, ok := a.scriptCommand(text); ok {
 			return cmd.Run(ctx, args)
 		}
-		r := rt.Input(ctx, text, nil, source)
-		if r.Handled {
+		var handled bool
+		if text, handled = a.expandInput(ctx, text, source); handled {
 			return nil
 		}
-		text = r.Text
 		a.refreshScriptTools()
 		st := a.agent.State()
 		base := BuildSystemPrompt(withTools(a.lua.parts, st.Tools))
@@ -279,6 +278,16 @@ func (a *app) submit(ctx context.Context, text, source string) error {
 	}
 	opens := len(a.agent.MessagesView()) == 0
 	return a.prompt(ctx, FirstUserMessage(text, nil, opens, a.cwd, time.Now()))
+}
+
+// expandInput runs the scripts' input handlers (skills, templates, user hooks) on text that
+// is about to be sent or queued; handled means a script consumed it.
+func (a *app) expandInput(ctx context.Context, text, source string) (string, bool) {
+	if a.lua.rt == nil {
+		return text, false
+	}
+	r := a.lua.rt.Input(ctx, text, nil, source)
+	return r.Text, r.Handled
 }
 
 func withTools(p PromptParts, ts []tools.Tool) PromptParts {

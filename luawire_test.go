@@ -121,3 +121,23 @@ func TestRPCReportsFailingScripts(t *testing.T) {
 		t.Fatalf("extension_error %v", ev)
 	}
 }
+
+// TestRPCSteerExpandsTemplates checks that a queued message goes through the same input
+// pipeline as a prompt: a template named in a steer is expanded before the model sees it.
+func TestRPCSteerExpandsTemplates(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".pi", "prompts"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".pi", "prompts", "greet.md"), []byte("Say hello to $1, warmly.\n"), 0o644)
+	c, stop := startPiRPC(t, bin, dir, "rpc_queue.json")
+	defer stop()
+	from := c.mark()
+	c.mustCall(map[string]any{"type": "prompt", "message": "start"})
+	c.awaitEvent(from, "message_update")
+	c.mustCall(map[string]any{"type": "steer", "message": "/greet Bob"})
+	c.awaitEvent(from, "agent_end")
+	got := userAndAssistantTexts(c.messages())
+	if len(got) < 3 || got[2] != "user: Say hello to Bob, warmly." {
+		t.Fatalf("conversation %q", got)
+	}
+}

@@ -455,7 +455,7 @@ func (s *rpcServer) cmdPrompt(ctx context.Context, c *rpcCommand) (any, error) {
 	if s.busy() {
 		switch c.StreamingBehavior {
 		case "steer", "followUp":
-			return s.enqueue(c.StreamingBehavior, c)
+			return s.enqueue(ctx, c.StreamingBehavior, c)
 		}
 		return nil, errors.New(`the agent is working on a prompt: send it with "streamingBehavior": "steer" or "followUp" to queue it`)
 	}
@@ -470,18 +470,25 @@ func (s *rpcServer) cmdPrompt(ctx context.Context, c *rpcCommand) (any, error) {
 }
 
 // cmdQueue is steer and follow_up: the message waits in its queue for the loop to take it.
-func (s *rpcServer) cmdQueue(_ context.Context, c *rpcCommand) (any, error) {
+func (s *rpcServer) cmdQueue(ctx context.Context, c *rpcCommand) (any, error) {
 	if c.Type == "steer" {
-		return s.enqueue("steer", c)
+		return s.enqueue(ctx, "steer", c)
 	}
-	return s.enqueue("followUp", c)
+	return s.enqueue(ctx, "followUp", c)
 }
 
-func (s *rpcServer) enqueue(behavior string, c *rpcCommand) (any, error) {
+func (s *rpcServer) enqueue(ctx context.Context, behavior string, c *rpcCommand) (any, error) {
 	if c.Message == "" && len(c.Images) == 0 {
 		return nil, fmt.Errorf("%s: the message is empty", c.Type)
 	}
-	msg := FirstUserMessage(c.Message, c.Images, false, s.app.cwd, time.Now())
+	text := c.Message
+	if len(c.Images) == 0 {
+		var handled bool
+		if text, handled = s.app.expandInput(ctx, text, "rpc"); handled {
+			return nil, nil
+		}
+	}
+	msg := FirstUserMessage(text, c.Images, false, s.app.cwd, time.Now())
 	if behavior == "steer" {
 		s.app.agent.Steer(msg)
 	} else {
