@@ -37,6 +37,9 @@ func runInteractiveMode(ctx context.Context, a *app, prompts []string, pickSessi
 		ic.updateFooter()
 		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(a.agent.State().Model)+" · enter send · alt+enter follow-up · "+
 			"esc interrupt · ctrl+c twice quit · /hotkeys for more")
+		if a.modelProblem != "" {
+			ui.Notify(tui.LevelWarning, "No model yet: "+a.modelProblem+". Then restart pi, or pick one with /model.")
+		}
 		if pickSession {
 			go ic.resume("") // -r: the picker asks on screen, off the start callback
 		}

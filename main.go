@@ -222,6 +222,8 @@ type app struct {
 	stderr io.Writer
 	sess   *session.Session
 	lua    scripting
+	// modelProblem says why no model could be set up, for the terminal UI to show.
+	modelProblem string
 	// allowlist names the tools to activate (--tools, or tools in pi.toml); empty means the
 	// default built-ins plus every script tool. noTools is --no-tools.
 	allowlist []string
@@ -278,6 +280,9 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	prov, model, err := resolveProvider(ctx, o, a.cfg)
 	if err != nil && (!interactive || prov == nil) {
 		return nil, err
+	}
+	if err != nil {
+		a.modelProblem = err.Error() // the terminal UI starts anyway and shows this first
 	}
 	a.model = model
 	thinking := o.thinking
