@@ -191,7 +191,7 @@ func (a *app) setModel(ctx context.Context, spec string) (provider.Model, error)
 // first when no provider lists it (the scripted test model, a model the server stopped
 // listing).
 func (a *app) availableModels(ctx context.Context) []provider.Model {
-	cur := a.agent.State().Model
+	cur := a.agent.Model()
 	var out []provider.Model
 	for _, pm := range a.cfg.ListModels(ctx) {
 		out = append(out, pm.Models...)
@@ -210,7 +210,7 @@ func (a *app) cycleModel(ctx context.Context) (*provider.Model, error) {
 	if len(models) < 2 {
 		return nil, nil
 	}
-	cur := a.agent.State().Model
+	cur := a.agent.Model()
 	i := slices.IndexFunc(models, func(m provider.Model) bool { return sameModel(m, cur) })
 	next := models[(i+1)%len(models)]
 	m, err := a.setModel(ctx, next.Provider+"/"+next.ID)
@@ -246,7 +246,7 @@ func (a *app) setThinking(level string) (string, error) {
 
 // cycleThinking moves to the next thinking level; ok is false for a model without reasoning.
 func (a *app) cycleThinking() (level string, ok bool, err error) {
-	if !a.agent.State().Model.Reasoning {
+	if !a.agent.Model().Reasoning {
 		return "", false, nil
 	}
 	levels := thinkingCycle()
@@ -295,7 +295,7 @@ func (a *app) setAutoRetry(on bool) {
 	a.ops.mu.Unlock()
 	if r, ok := a.agent.Provider().(*provider.Retrying); ok {
 		a.agent.SetProvider(&provider.Retrying{Provider: r.Provider, Policy: a.retryPolicy(), Notify: r.Notify},
-			a.agent.State().Model)
+			a.agent.Model())
 	}
 }
 
@@ -631,7 +631,7 @@ func (a *app) exportHTML(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("export to %q: %w", path, err)
 	}
-	page := exportPage{Title: "pi session " + a.sess.ID(), Model: a.agent.State().Model.ID,
+	page := exportPage{Title: "pi session " + a.sess.ID(), Model: a.agent.Model().ID,
 		Items: exportItems(a.agent.MessagesView())}
 	if name := a.sess.Name(); name != "" {
 		page.Title = name

@@ -140,7 +140,7 @@ func (a *app) compactionSettings() session.Settings {
 // a long tool loop compacts before the provider refuses it.
 func (a *app) prepareNextTurn(ctx context.Context, ag *Agent) error {
 	settings := a.compactionSettings()
-	model := ag.State().Model
+	model := ag.Model()
 	if !settings.Enabled || model.ContextWindow <= 0 || a.sess == nil {
 		return nil
 	}
@@ -210,7 +210,7 @@ func (a *app) recoverOverflow(ctx context.Context) error {
 func (a *app) overflowed() bool {
 	last := lastMessage(a.agent)
 	return last != nil && last.Role == provider.RoleAssistant &&
-		provider.IsContextOverflow(last, a.agent.State().Model.ContextWindow)
+		provider.IsContextOverflow(last, a.agent.Model().ContextWindow)
 }
 
 // dropFailedTail removes a failed reply from the end of the transcript the model sees; the

@@ -553,7 +553,7 @@ func driveAgent(ctx context.Context, f *evalFlags, t *evalTask, s *scratchRun, r
 	res.WallMs = time.Since(start).Milliseconds()
 	unsubscribe()
 	msgs := a.agent.State().Messages
-	measure(res, msgs, a.agent.State().Model.API)
+	measure(res, msgs, a.agent.Model().API)
 	last := lastAssistant(a.agent)
 	answer := ""
 	if last != nil {

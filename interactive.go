@@ -35,7 +35,7 @@ func runInteractiveMode(ctx context.Context, a *app, prompts []string, pickSessi
 		})
 		ic.replay(a.agent.MessagesView())
 		ic.updateFooter()
-		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(a.agent.State().Model)+" · enter send · alt+enter follow-up · "+
+		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(a.agent.Model())+" · enter send · alt+enter follow-up · "+
 			"esc interrupt · ctrl+c twice quit · /hotkeys for more")
 		if a.modelProblem != "" {
 			ui.Notify(tui.LevelWarning, "No model yet: "+a.modelProblem+". Then restart pi, or pick one with /model.")
@@ -352,7 +352,7 @@ func (ic *interactive) pickModel() {
 		}
 	}
 	i, err := ic.ui.Select(ic.ctx, "Select a model", labels)
-	if err != nil || sameModel(models[i], ic.app.agent.State().Model) {
+	if err != nil || sameModel(models[i], ic.app.agent.Model()) {
 		return
 	}
 	m, err := ic.app.setModel(ic.ctx, models[i].Provider+"/"+models[i].ID)

@@ -222,6 +222,13 @@ func (a *Agent) MessagesView() []provider.Message {
 	return a.state.Messages[:len(a.state.Messages):len(a.state.Messages)]
 }
 
+// Model is the model the next call goes to; cheaper than State on a long transcript.
+func (a *Agent) Model() provider.Model {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.state.Model
+}
+
 // SetModel switches the model for the next call.
 func (a *Agent) SetModel(m provider.Model) { a.mu.Lock(); a.state.Model = m; a.mu.Unlock() }
 

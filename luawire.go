@@ -133,7 +133,7 @@ func (a *app) luaHost() lua.Host {
 			}
 			return "", false, nil
 		},
-		Model:          func() string { m := a.agent.State().Model; return m.Provider + "/" + m.ID },
+		Model:          func() string { m := a.agent.Model(); return m.Provider + "/" + m.ID },
 		SetModel:       func(ctx context.Context, spec string) error { _, err := a.setModel(ctx, spec); return err },
 		ActiveTools:    func() []string { return toolNames(a.agent.State().Tools) },
 		SetActiveTools: a.setActiveTools,
@@ -238,7 +238,7 @@ func (a *app) refreshScriptTools() {
 
 // completeOnce is pi.complete: one model call outside the conversation.
 func (a *app) completeOnce(ctx context.Context, prompt string, opts lua.CompleteOptions) (string, error) {
-	p, model := a.agent.Provider(), a.agent.State().Model
+	p, model := a.agent.Provider(), a.agent.Model()
 	if opts.Model != "" {
 		var err error
 		if p, model, err = a.cfg.ResolveModel(ctx, opts.Model); err != nil {

@@ -329,7 +329,7 @@ func (a *app) buildTools(o *cliOptions) ([]tools.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	env.ImagesAllowed = func() bool { m := a.agent.State().Model; return m.AcceptsImages() }
+	env.ImagesAllowed = func() bool { m := a.agent.Model(); return m.AcceptsImages() }
 	if a.cfg.Bash.TimeoutSeconds > 0 {
 		env.BashTimeout = time.Duration(a.cfg.Bash.TimeoutSeconds) * time.Second
 	}

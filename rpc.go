@@ -573,7 +573,7 @@ func (s *rpcServer) cmdCycleThinking(context.Context, *rpcCommand) (any, error) 
 
 func (s *rpcServer) cmdThinkingLevels(context.Context, *rpcCommand) (any, error) {
 	levels := []string{"off"}
-	if s.app.agent.State().Model.Reasoning {
+	if s.app.agent.Model().Reasoning {
 		levels = configThinkingLevels()
 	}
 	return map[string]any{"levels": levels}, nil
