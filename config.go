@@ -38,6 +38,7 @@ type Config struct {
 	SessionDir   string           `toml:"session_dir"`    // where sessions go instead of $PI_HOME/sessions/<cwd>
 	Compaction   CompactionConfig `toml:"compaction"`
 	Bash         BashConfig       `toml:"bash"`
+	Lua          LuaConfig        `toml:"lua"`
 
 	// Files lists the files that were read, in order; Warnings what was ignored in them.
 	Files    []string `toml:"-"`
@@ -54,6 +55,11 @@ type CompactionConfig struct {
 	Enabled          *bool `toml:"enabled"`
 	ReserveTokens    int   `toml:"reserve_tokens"`
 	KeepRecentTokens int   `toml:"keep_recent_tokens"`
+}
+
+// LuaConfig is the [lua] table.
+type LuaConfig struct {
+	Disable []string `toml:"disable"` // bundled scripts not to load, e.g. ["skills"]
 }
 
 // BashConfig is the [bash] table.
@@ -210,6 +216,9 @@ func (c *Config) mergeScalars(f *Config) {
 	}
 	if f.Tools != nil {
 		c.Tools = f.Tools
+	}
+	if f.Lua.Disable != nil {
+		c.Lua.Disable = f.Lua.Disable
 	}
 	if f.Compaction.Enabled != nil {
 		c.Compaction.Enabled = f.Compaction.Enabled

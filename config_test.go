@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -374,5 +375,18 @@ shell = "/tmp/evil"
 	configWriteFile(t, filepath.Join(home, "pi.toml"), `steering_mode = "sometimes"`)
 	if _, err := LoadConfig(home, cwd); err == nil || !strings.Contains(err.Error(), "steering_mode") {
 		t.Errorf("a bad queue mode should be refused, got %v", err)
+	}
+}
+
+func TestConfigExampleSectionsUncommented(t *testing.T) {
+	c := configFixture(t, "[lua]\ndisable = [\"skills\"]\n[extensions.gate]\npatterns = [\"rm -rf\"]\n", "", nil)
+	if got := c.Lua.Disable; fmt.Sprint(got) != "[skills]" {
+		t.Errorf("lua.disable = %v", got)
+	}
+	if got, _ := c.Section("extensions")["gate"].(map[string]any); fmt.Sprint(got["patterns"]) != "[rm -rf]" {
+		t.Errorf("extensions.gate = %v", got)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings %q", c.Warnings)
 	}
 }

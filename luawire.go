@@ -53,15 +53,7 @@ func (a *app) currentUI() userInterface {
 
 // startLua starts the runtime; scripts load in the background while the rest of pi starts.
 func (a *app) startLua(ctx context.Context, o *cliOptions, askTrust func(context.Context, string) (bool, error)) error {
-	var disabled []string
-	if sec := a.cfg.Section("lua"); sec != nil {
-		if list, ok := sec["disable"].([]any); ok {
-			for _, v := range list {
-				disabled = append(disabled, fmt.Sprint(v))
-			}
-		}
-	}
-	rt, err := lua.New(ctx, lua.Options{PiHome: a.piHome, Cwd: a.cwd, Trust: o.trust, Disabled: disabled,
+	rt, err := lua.New(ctx, lua.Options{PiHome: a.piHome, Cwd: a.cwd, Trust: o.trust, Disabled: a.cfg.Lua.Disable,
 		NoProject: o.noExtensions, Host: a.luaHost(), AskTrust: askTrust})
 	if err != nil {
 		return fmt.Errorf("starting the Lua runtime: %w", err)
