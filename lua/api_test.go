@@ -127,6 +127,8 @@ func TestAPIFunctions(t *testing.T) {
 			[]any{"number", "string", "yes", true, true}, nil},
 		{"no files or modules", `return {details = {io == nil, require == nil, dofile == nil, loadfile == nil, type(loadstring)}}`,
 			[]any{true, true, true, true, "function"}, nil},
+		{"string.rep is capped", `local ok, err = pcall(string.rep, "x", 1e10) return {details = {ok, string.find(err, "64 MiB") ~= nil, #string.rep("ab", 3)}}`,
+			[]any{false, true, 6.0}, nil},
 		{"pcall around exec", `local ok, r = pcall(pi.exec, "echo inside") return {details = {ok, r.stdout}}`, []any{true, "inside\n"}, nil},
 		{"exec in a script coroutine", `local co = coroutine.wrap(function() return pi.exec("echo co").stdout end) return {details = co()}`, "co\n", nil},
 	}

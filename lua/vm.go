@@ -84,6 +84,7 @@ func (v *vm) openSafeLibs() {
 		safe.RawSetString(name, full.RawGetString(name))
 	}
 	L.SetGlobal("os", safe)
+	v.capStringRep()
 	// print would write over the terminal UI; it becomes an info notice instead.
 	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
 		parts := make([]string, L.GetTop())
@@ -92,6 +93,26 @@ func (v *vm) openSafeLibs() {
 		}
 		v.r.notify("info", "%s", strings.Join(parts, "\t"))
 		return 0
+	}))
+}
+
+// maxRepBytes bounds string.rep: Go cannot recover from running out of memory, so a script
+// asking for gigabytes in one call gets an error instead of taking pi down.
+const maxRepBytes = 64 << 20
+
+func (v *vm) capStringRep() {
+	str := v.L.GetGlobal("string").(*lua.LTable)
+	rep := str.RawGetString("rep")
+	str.RawSetString("rep", v.L.NewFunction(func(L *lua.LState) int {
+		s, n := L.CheckString(1), L.CheckInt64(2)
+		if n > 0 && int64(len(s))*n > maxRepBytes {
+			L.RaiseError("string.rep: a result of %d bytes is over the %d MiB limit for scripts", int64(len(s))*n, maxRepBytes>>20)
+		}
+		L.Push(rep)
+		L.Push(L.Get(1))
+		L.Push(L.Get(2))
+		L.Call(2, 1)
+		return 1
 	}))
 }
 
