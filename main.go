@@ -148,7 +148,7 @@ func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
 	fs.SetOutput(stderr)
 	fs.BoolVar(&o.print, "p", false, "print mode: run the prompt(s), print the final answer, exit")
 	fs.BoolVar(&o.print, "print", false, "same as -p")
-	fs.StringVar(&o.mode, "mode", "", "output mode: text (default) or json (one event per line)")
+	fs.StringVar(&o.mode, "mode", "", "output mode: text (default), json (one event per line) or rpc (pi's JSONL protocol on stdin/stdout)")
 	fs.StringVar(&o.providerName, "provider", "", "provider name from pi.toml")
 	fs.StringVar(&o.model, "model", "", "model as provider/model[:thinking]")
 	fs.StringVar(&o.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
@@ -170,7 +170,9 @@ func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
 	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua")
 	fs.StringVar(&o.fauxScript, "faux-script", "", "test aid: replay scripted replies from a JSON file instead of calling a model")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pi [flags] [prompt ...]")
+		fmt.Fprintln(stderr, "usage: pi [flags] [prompt ...]   (no prompt in a terminal: the terminal UI)")
+		fmt.Fprintln(stderr, "       pi sessions               list this directory's sessions")
+		fmt.Fprintln(stderr, "       pi eval --model p/m ...   run the coding tasks against a model (pi eval -h)")
 		fs.PrintDefaults()
 	}
 	// Flags and prompts may be interleaved, as in pi: parse, take one prompt, go on.
