@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runListModels(ctx, stdout, stderr)
 	}
 	interactive := opts.mode == "" && !opts.print && isTerminal(stdin)
-	if len(opts.messages) > 0 && opts.messages[0] == "sessions" || opts.resume && !interactive {
+	if len(args) > 0 && args[0] == "sessions" || opts.resume && !interactive {
 		return runListSessions(ctx, opts, stdout, stderr)
 	}
 	if !interactive && opts.mode != "rpc" { // in rpc mode stdin carries the commands
