@@ -345,13 +345,17 @@ func (ic *interactive) cycleThinking() {
 func (ic *interactive) pickModel() {
 	models := ic.app.availableModels(ic.ctx)
 	labels := make([]string, len(models))
+	current := 0
 	for i, m := range models {
 		labels[i] = modelLabel(m)
 		if m.ContextWindow > 0 {
 			labels[i] += fmt.Sprintf("  (%dk context)", m.ContextWindow/1000)
 		}
+		if sameModel(m, ic.app.agent.Model()) {
+			current = i
+		}
 	}
-	i, err := ic.ui.Select(ic.ctx, "Select a model", labels)
+	i, err := ic.ui.SelectFrom(ic.ctx, "Select a model", labels, current)
 	if err != nil || sameModel(models[i], ic.app.agent.Model()) {
 		return
 	}

@@ -344,10 +344,14 @@ func (ic *interactive) treeCommand(string) {
 		return
 	}
 	labels := make([]string, len(rows))
+	current := 0
 	for i, r := range rows {
 		labels[i] = r.Text
+		if r.Current {
+			current = i
+		}
 	}
-	i, err := ic.ui.Select(ic.ctx, "Continue from which point? (● is where you are)", labels)
+	i, err := ic.ui.SelectFrom(ic.ctx, "Continue from which point? (● is where you are)", labels, current)
 	if err != nil {
 		return
 	}

@@ -39,7 +39,13 @@ type modalResult struct {
 // It blocks until the user answers or ctx ends, so never call it from a Callbacks function
 // (they run on the input goroutine): start a goroutine.
 func (a *App) Select(ctx context.Context, title string, options []string) (int, error) {
-	r, err := a.ask(ctx, &modal{kind: "select", title: title, options: options})
+	return a.SelectFrom(ctx, title, options, 0)
+}
+
+// SelectFrom is Select with the cursor starting on option start, such as the current entry of
+// a long list.
+func (a *App) SelectFrom(ctx context.Context, title string, options []string, start int) (int, error) {
+	r, err := a.ask(ctx, &modal{kind: "select", title: title, options: options, sel: max(start, 0)})
 	return r.index, err
 }
 
