@@ -415,7 +415,7 @@ func TestTreeCommandInTheUI(t *testing.T) {
 	a, ids := treeApp(t, faux.Reply(sm.reply))
 	ic, screen, done := uiForTree(t, a)
 	screen.waitFor(t, ic.ui, "Continue from which point?")
-	press(ic.ui, tcell.KeyDown, tcell.KeyDown, tcell.KeyEnter) // row 2: "├─ user: try redis"
+	press(ic.ui, tcell.KeyHome, tcell.KeyDown, tcell.KeyDown, tcell.KeyEnter) // row 2: "├─ user: try redis"
 	screen.waitFor(t, ic.ui, "Summarise the branch you are leaving?")
 	press(ic.ui, tcell.KeyDown, tcell.KeyDown, tcell.KeyEnter)
 	screen.waitFor(t, ic.ui, "What should the summary focus on?")
@@ -438,7 +438,7 @@ func TestTreeCommandEscapeCancelsTheSummary(t *testing.T) {
 	a.agent.SetProvider(slow, fauxModel(false))
 	ic, screen, done := uiForTree(t, a)
 	screen.waitFor(t, ic.ui, "Continue from which point?")
-	press(ic.ui, tcell.KeyDown, tcell.KeyDown, tcell.KeyEnter)
+	press(ic.ui, tcell.KeyHome, tcell.KeyDown, tcell.KeyDown, tcell.KeyEnter)
 	screen.waitFor(t, ic.ui, "Summarise the branch you are leaving?")
 	press(ic.ui, tcell.KeyDown, tcell.KeyEnter)
 	screen.waitFor(t, ic.ui, "Summarising the branch")

@@ -144,6 +144,14 @@ func (m *modal) selectKey(ev *tcell.EventKey) {
 		m.sel = max(0, m.sel-1)
 	case tcell.KeyDown:
 		m.sel = min(len(m.shown)-1, m.sel+1)
+	case tcell.KeyPgUp:
+		m.sel = max(0, m.sel-modalRows)
+	case tcell.KeyPgDn:
+		m.sel = max(0, min(len(m.shown)-1, m.sel+modalRows))
+	case tcell.KeyHome:
+		m.sel = 0
+	case tcell.KeyEnd:
+		m.sel = max(0, len(m.shown)-1)
 	case tcell.KeyEnter:
 		if len(m.shown) > 0 {
 			m.answer(modalResult{index: m.shown[m.sel], text: m.options[m.shown[m.sel]], ok: true})

@@ -52,6 +52,14 @@ func TestModals(t *testing.T) {
 			app.HandleEvent(key(tcell.KeyDown, 0, 0))
 			app.HandleEvent(key(tcell.KeyEnter, 0, 0))
 		}, "d", nil},
+		{"select jumps home and to the end", func(app *App) (string, error) {
+			i, err := app.SelectFrom(context.Background(), "Pick", []string{"a", "b", "c", "d"}, 2)
+			return []string{"a", "b", "c", "d"}[max(i, 0)], err
+		}, func(app *App) {
+			app.HandleEvent(key(tcell.KeyHome, 0, 0))
+			app.HandleEvent(key(tcell.KeyDown, 0, 0))
+			app.HandleEvent(key(tcell.KeyEnter, 0, 0))
+		}, "b", nil},
 		{"confirm yes", func(app *App) (string, error) {
 			ok, err := app.Confirm(context.Background(), "Trust?", "Run .pi/init.lua from this project?")
 			if ok {
