@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"pi/provider"
@@ -487,8 +486,7 @@ func execShell(ctx context.Context, shell, dir, command string, timeout time.Dur
 	cmd := exec.CommandContext(runCtx, shell, "-c", command)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownProcessGroup(cmd)
 	// A background child may hold the output pipe open for ever; stop reading soon after the
 	// shell itself has exited.
 	cmd.WaitDelay = 250 * time.Millisecond

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"syscall"
 	"testing"
-	"time"
 
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/tools"
+
+	"pi/internal/cputime"
 )
 
 // BenchmarkToolTurn measures the loop's own cost of one tool turn: a streamed reply with one
@@ -37,21 +37,14 @@ func BenchmarkToolTurn(b *testing.B) {
 	a.Subscribe(func(context.Context, AgentEvent) {})
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Used()
 	if err := a.Prompt(context.Background(), provider.UserText("go", 1)); err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
 	// CPU time is reported beside wall time because a shared machine inflates the latter.
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64((cputime.Used()-cpu0).Nanoseconds())/float64(n), "cpu-ns/op")
 	if calls != n {
 		b.Fatalf("tool ran %d times, want %d", calls, n)
 	}
-}
-
-// cpuTime is the user and system CPU time of this process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

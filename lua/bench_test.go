@@ -4,21 +4,14 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"pi/internal/cputime"
 )
 
-// cpuTime is the CPU time this process used so far. On a shared machine wall time per op
-// swings with other people's load; CPU time per op is the cost that is ours.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Used()-start)/float64(b.N), "cpu-ns/op")
 }
 
 func benchEnv(b *testing.B) *env {
@@ -48,7 +41,7 @@ func BenchmarkToolCallHook(b *testing.B) {
 			r.Ready(context.Background())
 			ctx := context.Background()
 			b.ReportAllocs()
-			start := cpuTime()
+			start := cputime.Used()
 			for b.Loop() {
 				args := map[string]any{"command": "ls -la", "timeout": 30.0}
 				if block, _ := r.ToolCall(ctx, "bash", "call-1", args); block {
@@ -74,7 +67,7 @@ func BenchmarkNew(b *testing.B) {
 			}
 			ctx := context.Background()
 			b.ReportAllocs()
-			start := cpuTime()
+			start := cputime.Used()
 			for b.Loop() {
 				r, err := New(ctx, e.opts)
 				if err != nil {
@@ -97,7 +90,7 @@ func TestStartupTime(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv("HOME", root)
 	opts := Options{PiHome: filepath.Join(root, "home"), Cwd: filepath.Join(root, "project")}
-	cpu, start := cpuTime(), time.Now()
+	cpu, start := cputime.Used(), time.Now()
 	r, err := New(context.Background(), opts)
 	returned := time.Since(start)
 	if err != nil {
@@ -106,7 +99,7 @@ func TestStartupTime(t *testing.T) {
 	if err := r.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	wall, cpuUsed := time.Since(start), cpuTime()-cpu
+	wall, cpuUsed := time.Since(start), cputime.Used()-cpu
 	r.Close()
 	t.Logf("first New with the bundled scripts: returned after %v, ready after %v wall, %v CPU", returned, wall, cpuUsed)
 }

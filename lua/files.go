@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -61,8 +60,7 @@ func runProcess(ctx context.Context, dir, command, stdin string, timeout time.Du
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut cappedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownProcessGroup(cmd)
 	cmd.WaitDelay = time.Second // a grandchild holding the pipes open must not hang us
 	err := cmd.Run()
 	res := processResult{stdout: out.String(), stderr: errOut.String(), killed: ctx.Err() != nil}

@@ -9,19 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// cpuTime is the user plus system time this process has used.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"pi/internal/cputime"
+)
 
 // grepBenchCases are searched across the Go distribution's source tree, by our grep and by
 // ripgrep in the same run: go test -run '^$' -bench GrepGoSrc ./tools/
@@ -53,13 +45,13 @@ func BenchmarkGrepGoSrc(b *testing.B) {
 		b.Run(c.name+"/pi", func(b *testing.B) {
 			tool, _ := New("grep", env)
 			args := map[string]any{"pattern": c.pattern, "literal": c.literal, "limit": float64(1 << 30)}
-			before := cpuTime(b)
+			before := cputime.Used()
 			for b.Loop() {
 				if res, err := tool.Execute(context.Background(), "b", args, nil); err != nil || res.IsError {
 					b.Fatal(err, resultText(res))
 				}
 			}
-			b.ReportMetric(float64(cpuTime(b)-before)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(cputime.Used()-before)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 		b.Run(c.name+"/rg", func(b *testing.B) {
 			if rgErr != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"pi/internal/cputime"
 )
 
 // benchReply is a typical markdown reply: headings, prose with emphasis, a list, a code block
@@ -60,7 +62,7 @@ func BenchmarkStreamChunk(b *testing.B) {
 			app.SetWorking(true)
 			app.StartAssistant()
 			start, pos := w.n, 0
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			b.ResetTimer()
 			for range b.N {
 				pos += 16
@@ -73,7 +75,7 @@ func BenchmarkStreamChunk(b *testing.B) {
 				app.Flush()
 			}
 			b.StopTimer()
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/chunk")
+			b.ReportMetric(float64(cputime.Used()-cpu0)/float64(b.N), "cpu-ns/chunk")
 			b.ReportMetric(float64(w.n-start)/float64(b.N), "B/chunk")
 			if w.clears != 0 {
 				b.Fatalf("%d screen clears", w.clears)
@@ -94,13 +96,13 @@ func BenchmarkStreamLongCodeBlock(b *testing.B) {
 	app, w := benchApp(b, 100)
 	app.StartAssistant()
 	start := w.n
-	cpu0 := cpuTime()
+	cpu0 := cputime.Used()
 	b.ResetTimer()
 	for i := range b.N {
 		app.UpdateAssistant(assistant(prefix + strings.Repeat("y", i%64)))
 		app.Flush()
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/chunk")
+	b.ReportMetric(float64(cputime.Used()-cpu0)/float64(b.N), "cpu-ns/chunk")
 	b.ReportMetric(float64(w.n-start)/float64(b.N), "B/chunk")
 }
