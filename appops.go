@@ -173,12 +173,19 @@ func (a *app) retryPolicy() provider.RetryPolicy {
 // setModel switches to spec ("provider/model") for the next call, records a model_change and
 // clamps the thinking level to what the new model supports.
 func (a *app) setModel(ctx context.Context, spec string) (provider.Model, error) {
+	return a.switchModel(ctx, spec, "set")
+}
+
+// switchModel is setModel telling scripts (model_select) whether the user set or cycled it.
+func (a *app) switchModel(ctx context.Context, spec, source string) (provider.Model, error) {
 	p, m, err := a.cfg.ResolveModel(ctx, spec)
 	if err != nil {
 		return provider.Model{}, fmt.Errorf("model %q: %w", spec, err)
 	}
+	previous := a.agent.Model()
 	a.agent.SetProvider(&provider.Retrying{Provider: p, Policy: a.retryPolicy(), Notify: a.agent.RetryNotice}, m)
 	a.model = m
+	a.emitSessionEvent("model_select", map[string]any{"model": m, "previous_model": previous, "source": source})
 	if _, err := a.sess.AppendModelChange(m.Provider, m.ID); err != nil {
 		return m, fmt.Errorf("recording the switch to %s: %w", spec, err)
 	}
@@ -212,7 +219,7 @@ func (a *app) cycleModel(ctx context.Context) (*provider.Model, error) {
 	cur := a.agent.Model()
 	i := slices.IndexFunc(models, func(m provider.Model) bool { return sameModel(m, cur) })
 	next := models[(i+1)%len(models)]
-	m, err := a.setModel(ctx, next.Provider+"/"+next.ID)
+	m, err := a.switchModel(ctx, next.Provider+"/"+next.ID, "cycle")
 	if err != nil {
 		return nil, err
 	}

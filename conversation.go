@@ -117,9 +117,11 @@ func (a *app) switchModelQuietly(spec string) {
 			spec, err, a.model.Provider, a.model.ID)
 		return
 	}
+	previous := a.agent.Model()
 	r := &provider.Retrying{Provider: p, Policy: a.retryPolicy(), Notify: a.agent.RetryNotice}
 	a.agent.SetProvider(r, m)
 	a.model = m
+	a.emitSessionEvent("model_select", map[string]any{"model": m, "previous_model": previous, "source": "restore"})
 }
 
 // compactionSettings are the [compaction] table over the defaults.

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"pi/lua"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -139,5 +141,41 @@ func TestRPCSteerExpandsTemplates(t *testing.T) {
 	got := userAndAssistantTexts(c.messages())
 	if len(got) < 3 || got[2] != "user: Say hello to Bob, warmly." {
 		t.Fatalf("conversation %q", got)
+	}
+}
+
+// TestScriptsSeeModelSelect checks that a model switch reaches the scripts' model_select
+// handlers with the new and the previous model and the source of the switch.
+func TestScriptsSeeModelSelect(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	yes := true
+	a.cfg = &Config{Providers: map[string]*ProviderConfig{"local": {Kind: kindOpenAI, BaseURL: "http://127.0.0.1:9/v1",
+		Models: []ModelConfig{{ID: "one", Reasoning: &yes}, {ID: "two"}}}}}
+	os.MkdirAll(a.piHome, 0o755)
+	os.WriteFile(filepath.Join(a.piHome, "init.lua"), []byte(`pi.on("model_select", function(ev)
+  pi.notify(ev.source .. ": " .. ev.previous_model.id .. " -> " .. ev.model.id, "info")
+end)`), 0o644)
+	var mu sync.Mutex
+	var seen []string
+	rt, err := lua.New(context.Background(), lua.Options{PiHome: a.piHome, Cwd: a.cwd, NoProject: true,
+		Host: lua.Host{Notify: func(msg, _ string) { mu.Lock(); seen = append(seen, msg); mu.Unlock() }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	a.lua.rt = rt
+	ctx := context.Background()
+	if _, err := a.setModel(ctx, "local/one"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.cycleModel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rt.Flush(ctx)
+	mu.Lock()
+	defer mu.Unlock()
+	want := "set: faux-1 -> one|cycle: one -> two"
+	if strings.Join(seen, "|") != want {
+		t.Fatalf("scripts saw %q, want %q", seen, want)
 	}
 }
