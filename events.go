@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"pi/provider"
 	"pi/session"
@@ -177,4 +178,33 @@ func nonNilArgs(a map[string]any) map[string]any {
 		return map[string]any{}
 	}
 	return a
+}
+
+// queueWatch turns the agent's queues into queue_update lines, only when they changed since the
+// last line (and not for queues that were always empty). RPC and JSON mode share it.
+type queueWatch struct {
+	mu   sync.Mutex
+	last string
+}
+
+func (q *queueWatch) update(ag *Agent) ([]byte, bool) {
+	steer, follow := ag.QueuedMessages()
+	line, err := fields{{"type", "queue_update"}, {"steering", messageTexts(steer)},
+		{"followUp", messageTexts(follow)}}.MarshalJSON()
+	if err != nil {
+		return nil, false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	changed := string(line) != q.last && (q.last != "" || len(steer)+len(follow) > 0)
+	q.last = string(line)
+	return line, changed
+}
+
+func messageTexts(msgs []provider.Message) []string {
+	out := make([]string, len(msgs))
+	for i := range msgs {
+		out[i] = msgs[i].TextContent()
+	}
+	return out
 }

@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"testing"
 
+	"bytes"
+	"context"
 	"pi/provider"
+	"pi/provider/faux"
 	"pi/tools"
+	"strings"
 )
 
 func TestAgentEventJSONShapes(t *testing.T) {
@@ -42,5 +46,32 @@ func TestAgentEventJSONShapes(t *testing.T) {
 				t.Fatalf("\n got %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestJSONModeReportsQueueChanges checks that --mode json writes queue_update when a follow-up
+// is queued during a run and again when it is delivered.
+func TestJSONModeReportsQueueChanges(t *testing.T) {
+	var a *app
+	a = newOpsApp(t, fauxModel(false),
+		faux.Reply(func(*provider.Request) provider.Message {
+			a.agent.FollowUp(provider.UserText("one more thing", 2))
+			return faux.Text("first answer")
+		}),
+		faux.Text("second answer"))
+	var out, errOut bytes.Buffer
+	if code := runJSONMode(context.Background(), a, []string{"go"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var updates []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if strings.Contains(line, `"type":"queue_update"`) {
+			updates = append(updates, line)
+		}
+	}
+	want := []string{`{"type":"queue_update","steering":[],"followUp":["one more thing"]}`,
+		`{"type":"queue_update","steering":[],"followUp":[]}`}
+	if strings.Join(updates, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("queue updates:\n%s", strings.Join(updates, "\n"))
 	}
 }

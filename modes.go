@@ -29,7 +29,8 @@ func runPrintMode(ctx context.Context, a *app, prompts []string, stdout, stderr 
 	return 0
 }
 
-// runJSONMode writes a session header line, then every agent event as one JSON line.
+// runJSONMode writes a session header line, then every agent event as one JSON line, and
+// queue_update when the steering or follow-up queue changed.
 func runJSONMode(ctx context.Context, a *app, prompts []string, stdout, stderr io.Writer) int {
 	w := bufio.NewWriter(stdout)
 	writeLine := func(v any) {
@@ -43,7 +44,15 @@ func runJSONMode(ctx context.Context, a *app, prompts []string, stdout, stderr i
 		w.Flush()
 	}
 	writeLine(sessionHeaderLine(a.sess.Header()))
-	unsubscribe := a.agent.Subscribe(func(_ context.Context, ev AgentEvent) { writeLine(ev) })
+	var queue queueWatch
+	unsubscribe := a.agent.Subscribe(func(_ context.Context, ev AgentEvent) {
+		writeLine(ev)
+		if ev.Type == EvMessageStart || ev.Type == EvAgentEnd { // a queued message is delivered here
+			if line, changed := queue.update(a.agent); changed {
+				writeLine(json.RawMessage(line))
+			}
+		}
+	})
 	defer unsubscribe()
 	last, err := runPrompts(ctx, a, prompts)
 	if err != nil {

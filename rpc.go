@@ -49,7 +49,7 @@ type rpcServer struct {
 	compactCancel context.CancelFunc             // a manual compaction in progress
 	compacting    bool                           // between compaction_start and compaction_end
 	retrying      bool                           // between auto_retry_start and auto_retry_end
-	lastQueue     string                         // the last queue_update sent, to send only changes
+	queue         queueWatch                     // sends queue_update only on changes
 	bg            sync.WaitGroup                 // compaction and bash goroutines
 }
 
@@ -267,27 +267,9 @@ func (s *rpcServer) onEvent(_ context.Context, ev AgentEvent) {
 // queueUpdate sends queue_update{steering, followUp} when the queues differ from the last one
 // sent.
 func (s *rpcServer) queueUpdate() {
-	steer, follow := s.app.agent.QueuedMessages()
-	f := fields{{"type", "queue_update"}, {"steering", messageTexts(steer)}, {"followUp", messageTexts(follow)}}
-	line, err := f.MarshalJSON()
-	if err != nil {
-		return
-	}
-	s.mu.Lock()
-	changed := string(line) != s.lastQueue && (s.lastQueue != "" || len(steer)+len(follow) > 0)
-	s.lastQueue = string(line)
-	s.mu.Unlock()
-	if changed {
+	if line, changed := s.queue.update(s.app.agent); changed {
 		s.write(json.RawMessage(line))
 	}
-}
-
-func messageTexts(msgs []provider.Message) []string {
-	out := make([]string, len(msgs))
-	for i := range msgs {
-		out[i] = msgs[i].TextContent()
-	}
-	return out
 }
 
 // busy reports whether a prompt is being worked on.
