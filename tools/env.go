@@ -217,3 +217,9 @@ func lockKey(abs string) string {
 	}
 	return abs
 }
+
+// exists reports whether something (a file, a directory, a dangling link) is at p.
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"pi/internal/gitwalk"
 )
 
 const defaultFindLimit = 1000
@@ -81,17 +83,17 @@ func runFind(ctx context.Context, env *Env, args map[string]any) (Result, error)
 	more := false
 	full := strings.Contains(pattern, "/")
 	pattern = strings.TrimPrefix(pattern, "/")
-	err = walkTree(ctx, root, func(rel string, d fs.DirEntry) error {
+	err = gitwalk.Walk(ctx, root, func(rel string, d fs.DirEntry) error {
 		target := path.Base(rel)
 		if full {
 			target = rel
 		}
-		if !globMatch(pattern, target) && !(full && globMatch("**/"+pattern, rel)) {
+		if !gitwalk.GlobMatch(pattern, target) && !(full && gitwalk.GlobMatch("**/"+pattern, rel)) {
 			return nil
 		}
 		if len(found) == limit {
 			more = true
-			return errStop
+			return gitwalk.ErrStop
 		}
 		if d.IsDir() {
 			rel += "/"

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"pi/internal/gitwalk"
 )
 
 // grepLine is one output line: a match or a context line.
@@ -125,7 +127,7 @@ func (s *grepSearch) tree(parent context.Context, root, glob string) ([]grepLine
 	go func() {
 		defer close(jobs)
 		seq := 0
-		walkTree(ctx, root, func(rel string, d fs.DirEntry) error {
+		gitwalk.Walk(ctx, root, func(rel string, d fs.DirEntry) error {
 			if !d.Type().IsRegular() || !globOK(glob, rel) {
 				return nil
 			}
@@ -207,9 +209,9 @@ func globOK(glob, rel string) bool {
 	g := strings.TrimPrefix(glob, "!")
 	var ok bool
 	if strings.Contains(g, "/") {
-		ok = globMatch(g, rel) || globMatch("**/"+g, rel)
+		ok = gitwalk.GlobMatch(g, rel) || gitwalk.GlobMatch("**/"+g, rel)
 	} else {
-		ok = globMatch(g, path.Base(rel))
+		ok = gitwalk.GlobMatch(g, path.Base(rel))
 	}
 	return ok != negate
 }

@@ -1,11 +1,14 @@
 package tui
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"pi/internal/gitwalk"
 )
 
 // Command is a slash command offered for completion: built-in, Lua, skill or template.
@@ -195,28 +198,17 @@ func fuzzyScore(path, query string) (int, bool) {
 }
 
 // listFiles walks root for the @file popup: directories (with a trailing slash) and files,
-// relative, skipping .git and whatever the root .gitignore names, at most limit entries.
+// relative, as git sees the tree (nested .gitignore files, negations, .git skipped), at most
+// limit entries.
 func listFiles(root string, limit int) []string {
-	ign := readGitignore(filepath.Join(root, ".gitignore"))
 	var out []string
-	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || path == root {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.Name() == ".git" || ign.match(rel, d.IsDir()) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	gitwalk.Walk(context.Background(), root, func(rel string, d fs.DirEntry) error {
 		if d.IsDir() {
 			rel += "/"
 		}
 		out = append(out, rel)
 		if len(out) >= limit {
-			return filepath.SkipAll
+			return gitwalk.ErrStop
 		}
 		return nil
 	})
@@ -225,48 +217,6 @@ func listFiles(root string, limit int) []string {
 		return di && !dj
 	})
 	return out
-}
-
-// gitignore is the subset of .gitignore syntax that covers nearly every project: globs,
-// directory-only patterns (trailing /) and anchored patterns (leading / or an inner /).
-// Negations are not supported and are skipped.
-type gitignore []string
-
-func readGitignore(path string) gitignore {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var g gitignore
-	for _, l := range strings.Split(string(data), "\n") {
-		l = strings.TrimSpace(l)
-		if l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "!") {
-			g = append(g, l)
-		}
-	}
-	return g
-}
-
-func (g gitignore) match(rel string, dir bool) bool {
-	base := rel[strings.LastIndexByte(rel, '/')+1:]
-	for _, p := range g {
-		if strings.HasSuffix(p, "/") {
-			if !dir {
-				continue
-			}
-			p = strings.TrimSuffix(p, "/")
-		}
-		if strings.Contains(p, "/") {
-			if ok, _ := filepath.Match(strings.TrimPrefix(p, "/"), rel); ok {
-				return true
-			}
-			continue
-		}
-		if ok, _ := filepath.Match(p, base); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // paths offers the entries of a directory for the path before the cursor (Tab on "./src/ma",

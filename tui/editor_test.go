@@ -138,3 +138,21 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("hint %q lacks the argument hint", comp.hint)
 	}
 }
+
+// TestFileListFollowsNestedGitignore checks the @file list against git's rules: a nested
+// .gitignore, a negation, hidden files kept, .git skipped.
+func TestFileListFollowsNestedGitignore(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.tmp", "pkg/b.tmp", "pkg/keep.tmp", "pkg/c.go", ".hidden", ".git/HEAD"} {
+		p := filepath.Join(dir, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.tmp\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pkg", ".gitignore"), []byte("!keep.tmp\n"), 0o644)
+	got := strings.Join(listFiles(dir, 100), " ")
+	want := "pkg/ .gitignore .hidden pkg/.gitignore pkg/c.go pkg/keep.tmp"
+	if got != want {
+		t.Fatalf("listed %q, want %q", got, want)
+	}
+}

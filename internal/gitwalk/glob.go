@@ -1,14 +1,14 @@
-package tools
+package gitwalk
 
 import (
 	"path"
 	"strings"
 )
 
-// globMatch reports whether the slash-separated name matches pattern: `*`, `?` and `[...]`
+// GlobMatch reports whether the slash-separated name matches pattern: `*`, `?` and `[...]`
 // within one path segment, `**` as a whole segment for any number of segments, and `{a,b}`
 // alternatives.
-func globMatch(pattern, name string) bool {
+func GlobMatch(pattern, name string) bool {
 	return compileGlob(pattern).match(strings.Split(name, "/"))
 }
 

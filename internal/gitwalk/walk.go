@@ -1,4 +1,4 @@
-package tools
+package gitwalk
 
 import (
 	"context"
@@ -8,15 +8,15 @@ import (
 	"path/filepath"
 )
 
-// errStop ends a walk early without being an error.
-var errStop = errors.New("stop walking")
+// ErrStop, returned by a walk function, ends the walk early without being an error.
+var ErrStop = errors.New("stop walking")
 
-// walkTree calls fn for every file and directory below root, depth first in name order, skipping
+// Walk calls fn for every file and directory below root, depth first in name order, skipping
 // .git and whatever the .gitignore files (nested, with negations) exclude. Hidden files are
-// included. Symlinks are reported but not followed. fn may return errStop.
-func walkTree(ctx context.Context, root string, fn func(rel string, d fs.DirEntry) error) error {
+// included. Symlinks are reported but not followed. fn may return ErrStop.
+func Walk(ctx context.Context, root string, fn func(rel string, d fs.DirEntry) error) error {
 	err := walkDir(ctx, root, "", ancestorIgnores(root), fn)
-	if errors.Is(err, errStop) {
+	if errors.Is(err, ErrStop) {
 		return nil
 	}
 	return err
