@@ -59,14 +59,16 @@ func argBool(args map[string]any, name string) (bool, error) {
 	return b, nil
 }
 
-// argPath reads a required path argument and resolves it against env.
-func argPath(env *Env, args map[string]any, name string, required bool) (string, error) {
-	p, ok, err := argString(args, name)
+// argPath reads a path argument and resolves it against the working directory. It returns the
+// path as the model wrote it (for messages) and the resolved one.
+func argPath(env *Env, args map[string]any, name string, required bool) (written, resolved string, err error) {
+	written, ok, err := argString(args, name)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if !ok && required {
-		return "", fmt.Errorf("argument %q is required", name)
+		return "", "", fmt.Errorf("argument %q is required", name)
 	}
-	return env.Resolve(p)
+	resolved, err = env.Resolve(written)
+	return written, resolved, err
 }

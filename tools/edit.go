@@ -81,11 +81,7 @@ func editArgs(args map[string]any) ([]Edit, error) {
 }
 
 func runEdit(ctx context.Context, env *Env, args map[string]any) (Result, error) {
-	name, _, err := argString(args, "path")
-	if err != nil {
-		return Result{}, err
-	}
-	path, err := argPath(env, args, "path", true)
+	name, path, err := argPath(env, args, "path", true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -129,11 +125,7 @@ func runEdit(ctx context.Context, env *Env, args map[string]any) (Result, error)
 // show it while the call waits (pi shows it before the tool runs). Errors are the ones the call
 // itself would return.
 func EditPreview(env *Env, args map[string]any) (EditDetails, error) {
-	name, _, err := argString(args, "path")
-	if err != nil {
-		return EditDetails{}, err
-	}
-	path, err := argPath(env, args, "path", true)
+	name, path, err := argPath(env, args, "path", true)
 	if err != nil {
 		return EditDetails{}, err
 	}

@@ -52,10 +52,7 @@ func parseFindArgs(env *Env, args map[string]any) (findArgs, error) {
 		return a, fmt.Errorf(`argument "pattern" is required`)
 	}
 	a.pattern = pattern
-	if a.name, _, err = argString(args, "path"); err != nil {
-		return a, err
-	}
-	if a.root, err = argPath(env, args, "path", false); err != nil {
+	if a.name, a.root, err = argPath(env, args, "path", false); err != nil {
 		return a, err
 	}
 	limit, hasLimit, err := argInt(args, "limit")

@@ -55,10 +55,7 @@ func parseGrepArgs(env *Env, args map[string]any) (*grepArgs, error) {
 		return nil, fmt.Errorf(`argument "pattern" is required`)
 	}
 	g := &grepArgs{}
-	if g.name, _, err = argString(args, "path"); err != nil {
-		return nil, err
-	}
-	if g.root, err = argPath(env, args, "path", false); err != nil {
+	if g.name, g.root, err = argPath(env, args, "path", false); err != nil {
 		return nil, err
 	}
 	if g.glob, _, err = argString(args, "glob"); err != nil {

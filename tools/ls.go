@@ -27,11 +27,7 @@ func newLs(env *Env) Tool {
 }
 
 func runLs(env *Env, args map[string]any) (Result, error) {
-	name, _, err := argString(args, "path")
-	if err != nil {
-		return Result{}, err
-	}
-	dir, err := argPath(env, args, "path", false)
+	name, dir, err := argPath(env, args, "path", false)
 	if err != nil {
 		return Result{}, err
 	}

@@ -43,11 +43,7 @@ func newRead(env *Env) Tool {
 }
 
 func runRead(env *Env, args map[string]any) (Result, error) {
-	name, _, err := argString(args, "path")
-	if err != nil {
-		return Result{}, err
-	}
-	path, err := argPath(env, args, "path", true)
+	name, path, err := argPath(env, args, "path", true)
 	if err != nil {
 		return Result{}, err
 	}

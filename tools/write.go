@@ -26,11 +26,7 @@ func newWrite(env *Env) Tool {
 }
 
 func runWrite(ctx context.Context, env *Env, args map[string]any) (Result, error) {
-	name, _, err := argString(args, "path")
-	if err != nil {
-		return Result{}, err
-	}
-	path, err := argPath(env, args, "path", true)
+	name, path, err := argPath(env, args, "path", true)
 	if err != nil {
 		return Result{}, err
 	}
