@@ -103,20 +103,7 @@ func TestAbortMidStream(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	var cancelled time.Time
-	msg := newProvider(t, srv.URL).Stream(ctx, &provider.Request{Model: testModel()}, func(e provider.Event) {
-		if e.Type == provider.EventTextDelta {
-			cancelled = time.Now()
-			cancel()
-		}
-	})
-	if d := time.Since(cancelled); d > 100*time.Millisecond {
-		t.Errorf("returned %v after cancellation", d)
-	}
-	if msg.StopReason != provider.StopAborted || msg.TextContent() != "Hel" {
-		t.Errorf("got %s %q", msg.StopReason, msg.TextContent())
-	}
+	replay.CheckAbort(t, newProvider(t, srv.URL), testModel(), "Hel")
 }
 
 func mustRead(t *testing.T, path string) []byte {

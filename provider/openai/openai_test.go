@@ -76,20 +76,7 @@ func TestAbortMidStream(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	var cancelled time.Time
-	msg := New(Config{BaseURL: srv.URL}).Stream(ctx, &provider.Request{Model: testModel()}, func(e provider.Event) {
-		if e.Type == provider.EventTextDelta {
-			cancelled = time.Now()
-			cancel()
-		}
-	})
-	if d := time.Since(cancelled); d > 100*time.Millisecond {
-		t.Errorf("returned %v after cancellation", d)
-	}
-	if msg.StopReason != provider.StopAborted || msg.TextContent() != "Hel" {
-		t.Errorf("got %s %q, want the partial text, aborted", msg.StopReason, msg.TextContent())
-	}
+	replay.CheckAbort(t, New(Config{BaseURL: srv.URL}), testModel(), "Hel")
 }
 
 func TestAPIKeyKeptOutOfErrors(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"pi/provider"
 )
@@ -43,4 +44,28 @@ func Run(t testing.TB, p provider.Provider, req *provider.Request) ([]provider.E
 		t.Errorf("the last event does not carry the returned message")
 	}
 	return evs, msg
+}
+
+// CheckAbort streams from p, cancels at the first text delta, and checks that the reply comes
+// back aborted with the partial text within 100 ms of the cancellation.
+func CheckAbort(t testing.TB, p provider.Provider, model provider.Model, wantPartial string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cancelled time.Time
+	msg := p.Stream(ctx, &provider.Request{Model: model}, func(e provider.Event) {
+		if e.Type == provider.EventTextDelta && cancelled.IsZero() {
+			cancelled = time.Now()
+			cancel()
+		}
+	})
+	if cancelled.IsZero() {
+		t.Fatalf("no text arrived: %s %q", msg.StopReason, msg.ErrorMessage)
+	}
+	if d := time.Since(cancelled); d > 100*time.Millisecond {
+		t.Errorf("returned %v after cancellation", d)
+	}
+	if msg.StopReason != provider.StopAborted || msg.TextContent() != wantPartial {
+		t.Errorf("got %s %q, want the partial text %q, aborted", msg.StopReason, msg.TextContent(), wantPartial)
+	}
 }
