@@ -15,12 +15,7 @@ import (
 // A failed or aborted reply prints its error on stderr and exits 1.
 func runPrintMode(ctx context.Context, a *app, prompts []string, stdout, stderr io.Writer) int {
 	last, err := runPrompts(ctx, a, prompts)
-	if err != nil {
-		fmt.Fprintln(stderr, "pi:", err)
-		return 1
-	}
-	if failed(last) {
-		fmt.Fprintln(stderr, "pi:", errorText(last))
+	if reportFailure(stderr, last, err) {
 		return 1
 	}
 	if last != nil {
@@ -55,15 +50,23 @@ func runJSONMode(ctx context.Context, a *app, prompts []string, stdout, stderr i
 	})
 	defer unsubscribe()
 	last, err := runPrompts(ctx, a, prompts)
-	if err != nil {
-		fmt.Fprintln(stderr, "pi:", err)
-		return 1
-	}
-	if failed(last) {
-		fmt.Fprintln(stderr, "pi:", errorText(last))
+	if reportFailure(stderr, last, err) {
 		return 1
 	}
 	return 0
+}
+
+// reportFailure prints why a run failed, if it did: an error of pi's own, or the final reply's.
+func reportFailure(stderr io.Writer, last *provider.Message, err error) bool {
+	switch {
+	case err != nil:
+		fmt.Fprintln(stderr, "pi:", err)
+	case failed(last):
+		fmt.Fprintln(stderr, "pi:", errorText(last))
+	default:
+		return false
+	}
+	return true
 }
 
 // runPrompts sends each prompt as its own run and returns the last assistant message.
