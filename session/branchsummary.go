@@ -73,15 +73,7 @@ func (s *Session) AbandonedEntries(fromLeaf, targetID string) ([]Entry, error) {
 	for shared < len(left) && shared < len(kept) && left[shared] == kept[shared] {
 		shared++
 	}
-	loaded, err := s.loadAll(left[shared:], false)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Entry, len(loaded))
-	for i, e := range loaded {
-		out[i] = *e
-	}
-	return out, nil
+	return s.copies(left[shared:])
 }
 
 // BranchPreparation is what a branch summary is made from, computed without a model.

@@ -413,15 +413,7 @@ func (s *Session) Entries() ([]Entry, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	loaded, err := s.loadAll(idx, false)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Entry, len(loaded))
-	for i, e := range loaded {
-		out[i] = *e
-	}
-	return out, nil
+	return s.copies(idx)
 }
 
 // Path returns the entries from the root to id (inclusive). An unknown id is an error.
@@ -432,13 +424,18 @@ func (s *Session) PathTo(id string) ([]Entry, error) {
 	if !ok {
 		return nil, fmt.Errorf("session %s: entry %q not found", s.header.ID, id)
 	}
-	loaded, err := s.loadAll(s.pathIndices(i), false)
+	return s.copies(s.pathIndices(i))
+}
+
+// copies loads the entries at idx and returns them as values, which callers may keep.
+func (s *Session) copies(idx []int) ([]Entry, error) {
+	loaded, err := s.loadAll(idx, false)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Entry, len(loaded))
-	for k, e := range loaded {
-		out[k] = *e
+	for i, e := range loaded {
+		out[i] = *e
 	}
 	return out, nil
 }
