@@ -18,17 +18,6 @@ import (
 	"pi/provider/internal/replay"
 )
 
-func conversation() []provider.Message {
-	read := provider.ToolCall("call_1", "read", map[string]any{"path": "logo.png", "limit": 10.0})
-	return []provider.Message{
-		{Role: provider.RoleUser, Content: []provider.Block{provider.Text("What is in logo.png?"), provider.Image("aGVsbG8=", "image/png")}, Timestamp: 1},
-		{Role: provider.RoleAssistant, Content: []provider.Block{provider.Thinking("I should read it."), provider.Text("Reading."), read}, StopReason: provider.StopToolUse, Timestamp: 2},
-		{Role: provider.RoleToolResult, ToolCallID: "call_1", ToolName: "read", Content: []provider.Block{provider.Text("Read image file [image/png]"), provider.Image("aGVsbG8=", "image/png")}, Timestamp: 3},
-		{Role: provider.RoleAssistant, Content: []provider.Block{provider.Text("It is")}, StopReason: provider.StopAborted, ErrorMessage: "Request was aborted", Timestamp: 4},
-		provider.UserText("Go on.", 5),
-	}
-}
-
 func tools() []provider.ToolDef {
 	return []provider.ToolDef{
 		{Name: "read", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file"},"limit":{"type":"integer"}},"required":["path"]}`)},
@@ -77,7 +66,7 @@ func TestRequestBody(t *testing.T) {
 		{"request_llava.golden.json", "show_llava.json.http", llava, "high"},
 	}
 	for _, tt := range tests {
-		req := &provider.Request{Model: tt.model, SystemPrompt: "You are pi.", Messages: conversation(), Tools: tools(),
+		req := &provider.Request{Model: tt.model, SystemPrompt: "You are pi.", Messages: replay.Conversation(), Tools: tools(),
 			Options: provider.Options{Thinking: tt.thinking}}
 		info := infoFrom(t, tt.show)
 		got := body(t, p, req, info)
@@ -130,7 +119,7 @@ func TestNumCtx(t *testing.T) {
 func TestRequestPrefixStable(t *testing.T) {
 	p := newProvider(t, "http://127.0.0.1:11434")
 	info := infoFrom(t, "show_qwen3.json.http")
-	msgs := conversation()
+	msgs := replay.Conversation()
 	var prev *api.ChatRequest
 	for turn := 0; turn < 4; turn++ {
 		req, err := p.buildRequest(&provider.Request{Model: testModel(), SystemPrompt: "You are pi.", Messages: msgs, Tools: tools()}, info)

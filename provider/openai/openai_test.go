@@ -116,19 +116,6 @@ func TestListModels(t *testing.T) {
 	}
 }
 
-// conversation is a tool round trip with thinking, images and an interrupted reply: every kind
-// of content a request carries.
-func conversation() []provider.Message {
-	read := provider.ToolCall("call_1", "read", map[string]any{"path": "logo.png", "limit": 10.0})
-	return []provider.Message{
-		{Role: provider.RoleUser, Content: []provider.Block{provider.Text("What is in logo.png?"), provider.Image("aGVsbG8=", "image/png")}, Timestamp: 1},
-		{Role: provider.RoleAssistant, Content: []provider.Block{provider.Thinking("I should read it."), provider.Text("Reading."), read}, StopReason: provider.StopToolUse, Timestamp: 2},
-		{Role: provider.RoleToolResult, ToolCallID: "call_1", ToolName: "read", Content: []provider.Block{provider.Text("Read image file [image/png]"), provider.Image("aGVsbG8=", "image/png")}, Timestamp: 3},
-		{Role: provider.RoleAssistant, Content: []provider.Block{provider.Text("It is")}, StopReason: provider.StopAborted, ErrorMessage: "Request was aborted", Timestamp: 4},
-		provider.UserText("Go on.", 5),
-	}
-}
-
 func tools() []provider.ToolDef {
 	return []provider.ToolDef{
 		{Name: "read", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}},"required":["path"]}`)},
@@ -151,7 +138,7 @@ func TestRequestBody(t *testing.T) {
 	p := New(Config{BaseURL: "http://127.0.0.1:1234/v1"})
 	m := testModel()
 	m.Reasoning = true
-	req := &provider.Request{Model: m, SystemPrompt: "You are pi.", Messages: conversation(), Tools: tools(),
+	req := &provider.Request{Model: m, SystemPrompt: "You are pi.", Messages: replay.Conversation(), Tools: tools(),
 		Options: provider.Options{Thinking: "medium"}}
 	replay.Golden(t, filepath.Join(fixtures, "request.golden.json"), string(requestBody(t, p, req))+"\n", *update)
 	if !bytes.Equal(requestBody(t, p, req), requestBody(t, p, req)) {
@@ -163,7 +150,7 @@ func TestRequestBody(t *testing.T) {
 // server can then reuse its cache for everything before the newest message.
 func TestRequestPrefixStable(t *testing.T) {
 	p := New(Config{BaseURL: "http://127.0.0.1:1234/v1"})
-	msgs := conversation()
+	msgs := replay.Conversation()
 	var prev *chatRequest
 	for turn := 0; turn < 4; turn++ {
 		req := p.buildRequest(&provider.Request{Model: testModel(), SystemPrompt: "You are pi.", Messages: msgs, Tools: tools()})

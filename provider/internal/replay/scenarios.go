@@ -69,3 +69,16 @@ func CheckAbort(t testing.TB, p provider.Provider, model provider.Model, wantPar
 		t.Errorf("got %s %q, want the partial text %q, aborted", msg.StopReason, msg.TextContent(), wantPartial)
 	}
 }
+
+// Conversation is a tool round trip with thinking, images and an interrupted reply: every kind
+// of content a request carries.
+func Conversation() []provider.Message {
+	read := provider.ToolCall("call_1", "read", map[string]any{"path": "logo.png", "limit": 10.0})
+	return []provider.Message{
+		{Role: provider.RoleUser, Content: []provider.Block{provider.Text("What is in logo.png?"), provider.Image("aGVsbG8=", "image/png")}, Timestamp: 1},
+		{Role: provider.RoleAssistant, Content: []provider.Block{provider.Thinking("I should read it."), provider.Text("Reading."), read}, StopReason: provider.StopToolUse, Timestamp: 2},
+		{Role: provider.RoleToolResult, ToolCallID: "call_1", ToolName: "read", Content: []provider.Block{provider.Text("Read image file [image/png]"), provider.Image("aGVsbG8=", "image/png")}, Timestamp: 3},
+		{Role: provider.RoleAssistant, Content: []provider.Block{provider.Text("It is")}, StopReason: provider.StopAborted, ErrorMessage: "Request was aborted", Timestamp: 4},
+		provider.UserText("Go on.", 5),
+	}
+}
