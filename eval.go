@@ -474,20 +474,25 @@ func reasonSuffix(r string) string {
 func totalsOf(runs []evalRun) evalTotals {
 	var t evalTotals
 	for _, r := range runs {
-		t.Runs++
-		if r.Pass {
-			t.Passed++
-		}
-		t.Turns += r.Turns
-		t.ToolErrors += r.ToolErrors
-		t.TokensIn += r.TokensIn
-		t.TokensOut += r.TokensOut
-		t.WallMs += r.WallMs
-		if r.Reprocessed != nil {
-			t.Reprocessed = addPtr(t.Reprocessed, *r.Reprocessed)
-		}
+		t.add(r)
 	}
 	return t
+}
+
+// add counts one run into the totals.
+func (t *evalTotals) add(r evalRun) {
+	t.Runs++
+	if r.Pass {
+		t.Passed++
+	}
+	t.Turns += r.Turns
+	t.ToolErrors += r.ToolErrors
+	t.TokensIn += r.TokensIn
+	t.TokensOut += r.TokensOut
+	t.WallMs += r.WallMs
+	if r.Reprocessed != nil {
+		t.Reprocessed = addPtr(t.Reprocessed, *r.Reprocessed)
+	}
 }
 
 func addPtr(p *int, n int) *int {
@@ -723,12 +728,10 @@ func readReport(path string) (*evalReport, error) {
 
 // taskSummary is one task's runs added up, in the order the tasks ran.
 type taskSummary struct {
-	name                                     string
-	runs, passed, turns, toolErrors, in, out int
-	reproc                                   *int
-	reprocSource                             string
-	wallMs                                   int64
-	reason                                   string // the first failure's
+	evalTotals
+	name         string
+	reprocSource string
+	reason       string // the first failure's
 }
 
 func summarize(runs []evalRun) []*taskSummary {
@@ -741,43 +744,33 @@ func summarize(runs []evalRun) []*taskSummary {
 			byName[r.Task] = s
 			out = append(out, s)
 		}
-		s.runs++
-		if r.Pass {
-			s.passed++
-		} else if s.reason == "" {
+		if !r.Pass && s.reason == "" {
 			s.reason = r.Reason
 		}
-		s.turns += r.Turns
-		s.toolErrors += r.ToolErrors
-		s.in += r.TokensIn
-		s.out += r.TokensOut
-		s.wallMs += r.WallMs
-		if r.Reprocessed != nil {
-			s.reproc = addPtr(s.reproc, *r.Reprocessed)
-		}
+		s.add(r)
 	}
 	return out
 }
 
 // passCell is "pass"/"FAIL" for one run and "k/n" for several.
 func (s *taskSummary) passCell() string {
-	if s.runs == 1 {
-		return passWord(s.passed == 1)
+	if s.Runs == 1 {
+		return passWord(s.Passed == 1)
 	}
-	return fmt.Sprintf("%d/%d", s.passed, s.runs)
+	return fmt.Sprintf("%d/%d", s.Passed, s.Runs)
 }
 
 // mean divides a sum over the task's runs, so that several runs read like one.
-func (s *taskSummary) mean(sum int) int { return (sum + s.runs/2) / s.runs }
+func (s *taskSummary) mean(sum int) int { return (sum + s.Runs/2) / s.Runs }
 
 func (s *taskSummary) reprocCell() string {
-	if s.reproc == nil {
+	if s.Reprocessed == nil {
 		return "n/a"
 	}
 	if s.reprocSource == "estimated" {
-		return "~" + fmt.Sprint(s.mean(*s.reproc))
+		return "~" + fmt.Sprint(s.mean(*s.Reprocessed))
 	}
-	return fmt.Sprint(s.mean(*s.reproc))
+	return fmt.Sprint(s.mean(*s.Reprocessed))
 }
 
 func seconds(ms int64) string { return fmt.Sprintf("%.1fs", float64(ms)/1000) }
@@ -789,9 +782,9 @@ func printReport(w io.Writer, rep *evalReport) {
 	fmt.Fprintf(tw, "model %s, tasks %s\n", rep.Model, rep.Tasks)
 	fmt.Fprintln(tw, "TASK\tPASS\tTURNS\tTOOL ERR\tTOK IN\tTOK OUT\tRE-PROC\tWALL\tREASON")
 	for _, s := range summarize(rep.Runs) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.name, s.passCell(), s.mean(s.turns),
-			s.mean(s.toolErrors), s.mean(s.in), s.mean(s.out), s.reprocCell(),
-			seconds(int64(s.mean(int(s.wallMs)))), oneLine(s.reason, 100))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.name, s.passCell(), s.mean(s.Turns),
+			s.mean(s.ToolErrors), s.mean(s.TokensIn), s.mean(s.TokensOut), s.reprocCell(),
+			seconds(int64(s.mean(int(s.WallMs)))), oneLine(s.reason, 100))
 	}
 	t := rep.Totals
 	reproc := "n/a"
@@ -839,12 +832,12 @@ func printCompare(w io.Writer, files []string, reps [2]*evalReport) {
 	for _, name := range taskNames(reps) {
 		sa, sb := a[name], b[name]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, cell(sa, (*taskSummary).passCell), cell(sb, (*taskSummary).passCell),
-			cell(sa, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.turns)) }),
-			cell(sb, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.turns)) }),
-			cell(sa, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.in)) }),
-			cell(sb, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.in)) }),
-			cell(sa, func(s *taskSummary) string { return seconds(int64(s.mean(int(s.wallMs)))) }),
-			cell(sb, func(s *taskSummary) string { return seconds(int64(s.mean(int(s.wallMs)))) }),
+			cell(sa, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.Turns)) }),
+			cell(sb, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.Turns)) }),
+			cell(sa, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.TokensIn)) }),
+			cell(sb, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.TokensIn)) }),
+			cell(sa, func(s *taskSummary) string { return seconds(int64(s.mean(int(s.WallMs)))) }),
+			cell(sb, func(s *taskSummary) string { return seconds(int64(s.mean(int(s.WallMs)))) }),
 			verdict(sa, sb))
 	}
 	ta, tb := reps[0].Totals, reps[1].Totals
@@ -886,7 +879,7 @@ func verdict(a, b *taskSummary) string {
 	if a == nil || b == nil {
 		return ""
 	}
-	ra, rb := float64(a.passed)/float64(a.runs), float64(b.passed)/float64(b.runs)
+	ra, rb := float64(a.Passed)/float64(a.Runs), float64(b.Passed)/float64(b.Runs)
 	switch {
 	case rb > ra:
 		return "B better"
