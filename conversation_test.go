@@ -201,7 +201,7 @@ func TestBinaryRecordsAndContinuesSessions(t *testing.T) {
 		t.Fatalf("user messages in the session: %v", users)
 	}
 	r := runPi(t, bin, dir, "sessions")
-	if r.code != 0 || !strings.Contains(r.stdout, "first") || !strings.Contains(r.stdout, "2 msgs") && !strings.Contains(r.stdout, "4 msgs") {
+	if r.code != 0 || !strings.Contains(r.stdout, "first") || !strings.Contains(r.stdout, "   4 msgs") {
 		t.Fatalf("pi sessions: %q %q", r.stdout, r.stderr)
 	}
 }
