@@ -20,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	"pi/agent"
+	"pi/config"
 	"pi/provider"
 	"pi/session"
 	"pi/tools"
@@ -32,8 +34,8 @@ type opsState struct {
 	pendingBash []provider.Message // run while the agent was working; recorded at agent_end
 	flushOnce   sync.Once
 	bashCancel  context.CancelFunc
-	steerMode   QueueMode // "" means the configured mode
-	followMode  QueueMode
+	steerMode   agent.QueueMode // "" means the configured mode
+	followMode  agent.QueueMode
 	retryOff    bool
 	compaction  *bool // set_auto_compaction; nil means as configured
 }
@@ -233,8 +235,8 @@ func thinkingCycle() []string { return []string{"off", "minimal", "low", "medium
 // setThinking sets the thinking level for the next call and records a change. Models without
 // reasoning only have "off". It returns the level in force.
 func (a *app) setThinking(level string) (string, error) {
-	if !configIsThinkingLevel(level) {
-		return "", fmt.Errorf("thinking level %q: want one of %s", level, strings.Join(configThinkingLevels(), ", "))
+	if !config.IsThinkingLevel(level) {
+		return "", fmt.Errorf("thinking level %q: want one of %s", level, strings.Join(config.ThinkingLevels(), ", "))
 	}
 	st := a.agent.State()
 	if !st.Model.Reasoning {
@@ -262,23 +264,23 @@ func (a *app) cycleThinking() (level string, ok bool, err error) {
 }
 
 // queueModes are the steering and follow-up modes in force.
-func (a *app) queueModes() (steer, follow QueueMode) {
+func (a *app) queueModes() (steer, follow agent.QueueMode) {
 	a.ops.mu.Lock()
 	defer a.ops.mu.Unlock()
 	steer, follow = a.ops.steerMode, a.ops.followMode
 	if steer == "" {
-		steer = orDefault(QueueMode(a.cfg.SteeringMode))
+		steer = agent.QueueMode(a.cfg.SteeringMode).OrDefault()
 	}
 	if follow == "" {
-		follow = orDefault(QueueMode(a.cfg.FollowUpMode))
+		follow = agent.QueueMode(a.cfg.FollowUpMode).OrDefault()
 	}
 	return steer, follow
 }
 
 // setQueueMode changes how one queue drains; which is "steer" or "followUp".
-func (a *app) setQueueMode(which string, mode QueueMode) error {
-	if mode != OneAtATime && mode != AllAtOnce {
-		return fmt.Errorf("queue mode %q: want %q or %q", mode, OneAtATime, AllAtOnce)
+func (a *app) setQueueMode(which string, mode agent.QueueMode) error {
+	if mode != agent.OneAtATime && mode != agent.AllAtOnce {
+		return fmt.Errorf("queue mode %q: want %q or %q", mode, agent.OneAtATime, agent.AllAtOnce)
 	}
 	steer, follow := a.queueModes()
 	if which == "steer" {
@@ -591,8 +593,8 @@ func jsonValue(v any) json.RawMessage {
 // result; a run that starts first takes it in at its agent_start, ahead of the new prompt.
 func (a *app) recordBash(m provider.Message) {
 	a.ops.flushOnce.Do(func() {
-		a.agent.Subscribe(func(_ context.Context, ev AgentEvent) {
-			if ev.Type == EvAgentStart || ev.Type == EvAgentEnd {
+		a.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+			if ev.Type == agent.EvAgentStart || ev.Type == agent.EvAgentEnd {
 				a.flushBash()
 			}
 		})

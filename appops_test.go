@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"pi/agent"
+	"pi/config"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -21,14 +23,14 @@ import (
 func newOpsApp(t *testing.T, model provider.Model, steps ...faux.Step) *app {
 	t.Helper()
 	dir := t.TempDir()
-	a := &app{cwd: dir, piHome: filepath.Join(dir, "home"), cfg: &Config{}, stderr: io.Discard, model: model}
+	a := &app{cwd: dir, piHome: filepath.Join(dir, "home"), cfg: &config.Config{}, stderr: io.Discard, model: model}
 	env, err := tools.NewEnv(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bash, _ := tools.New("bash", env)
-	a.agent = NewAgent(AgentConfig{Provider: faux.New(steps...), Model: model, SystemPrompt: "agent",
-		Tools: []tools.Tool{bash}, Hooks: Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}})
+	a.agent = agent.New(agent.Config{Provider: faux.New(steps...), Model: model, SystemPrompt: "agent",
+		Tools: []tools.Tool{bash}, Hooks: agent.Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}})
 	if err := a.attachSession(session.Create(filepath.Join(dir, "sessions"), dir), &cliOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +111,8 @@ func TestOpsThinkingLevels(t *testing.T) {
 func TestOpsSetModelRecordsAndClamps(t *testing.T) {
 	a := newOpsApp(t, fauxModel(true))
 	yes, no := true, false
-	a.cfg = &Config{Providers: map[string]*ProviderConfig{"local": {Kind: kindOpenAI, BaseURL: "http://127.0.0.1:9/v1",
-		Models: []ModelConfig{{ID: "thinker", Reasoning: &yes}, {ID: "plain", Reasoning: &no}}}}}
+	a.cfg = &config.Config{Providers: map[string]*config.ProviderConfig{"local": {Kind: "openai", BaseURL: "http://127.0.0.1:9/v1",
+		Models: []config.ModelConfig{{ID: "thinker", Reasoning: &yes}, {ID: "plain", Reasoning: &no}}}}}
 	if _, err := a.setThinking("medium"); err != nil {
 		t.Fatal(err)
 	}
@@ -298,10 +300,10 @@ func TestOpsQueueModesAndToggles(t *testing.T) {
 	if err := a.setQueueMode("steer", "sometimes"); err == nil {
 		t.Fatal("an unknown queue mode was accepted")
 	}
-	if err := a.setQueueMode("followUp", AllAtOnce); err != nil {
+	if err := a.setQueueMode("followUp", agent.AllAtOnce); err != nil {
 		t.Fatal(err)
 	}
-	if steer, follow := a.queueModes(); steer != OneAtATime || follow != AllAtOnce {
+	if steer, follow := a.queueModes(); steer != agent.OneAtATime || follow != agent.AllAtOnce {
 		t.Fatalf("queue modes %s, %s", steer, follow)
 	}
 	a.setAutoCompaction(false)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"pi/agent"
 	"pi/provider"
 	"pi/session"
 )
@@ -90,8 +91,8 @@ func (a *app) attachSession(s *session.Session, o *cliOptions) error {
 			return err
 		}
 	}
-	a.agent.Subscribe(func(_ context.Context, ev AgentEvent) {
-		if ev.Type != EvMessageEnd || a.sess != s { // s was replaced (new, switch, fork)
+	a.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+		if ev.Type != agent.EvMessageEnd || a.sess != s { // s was replaced (new, switch, fork)
 			return
 		}
 		if _, err := s.AppendMessage(*ev.Message); err != nil {
@@ -140,7 +141,7 @@ func (a *app) compactionSettings() session.Settings {
 
 // prepareNextTurn compacts before a model call when the context has passed the threshold, so
 // a long tool loop compacts before the provider refuses it.
-func (a *app) prepareNextTurn(ctx context.Context, ag *Agent) error {
+func (a *app) prepareNextTurn(ctx context.Context, ag *agent.Agent) error {
 	settings := a.compactionSettings()
 	model := ag.Model()
 	if !settings.Enabled || model.ContextWindow <= 0 || a.sess == nil {
@@ -157,7 +158,7 @@ func (a *app) prepareNextTurn(ctx context.Context, ag *Agent) error {
 
 // compact runs one compaction with its events and hands the new context to the agent.
 func (a *app) compact(ctx context.Context, reason session.Reason, focus string, willRetry bool) (*session.Result, error) {
-	a.agent.Emit(AgentEvent{Type: EvCompactionStart, Compaction: &CompactionInfo{Reason: string(reason)}})
+	a.agent.Emit(agent.Event{Type: agent.EvCompactionStart, Compaction: &agent.CompactionInfo{Reason: string(reason)}})
 	st := a.agent.State()
 	c := &session.Compactor{Provider: a.agent.Provider(), Model: st.Model, Settings: a.compactionSettings(),
 		Thinking: st.Thinking, BeforeCompact: a.beforeCompact}
@@ -165,14 +166,14 @@ func (a *app) compact(ctx context.Context, reason session.Reason, focus string, 
 		c.Settings.Enabled = true
 	}
 	res, err := c.Compact(ctx, a.sess, reason, focus)
-	info := &CompactionInfo{Reason: string(reason), WillRetry: willRetry && err == nil, Aborted: ctx.Err() != nil}
+	info := &agent.CompactionInfo{Reason: string(reason), WillRetry: willRetry && err == nil, Aborted: ctx.Err() != nil}
 	if err != nil {
 		info.Error = err.Error()
 	} else {
 		info.Result = res
 		a.agent.ReplaceMessages(res.Context.Messages)
 	}
-	a.agent.Emit(AgentEvent{Type: EvCompactionEnd, Compaction: info})
+	a.agent.Emit(agent.Event{Type: agent.EvCompactionEnd, Compaction: info})
 	if err == nil && a.lua.rt != nil {
 		a.lua.rt.Emit(ctx, "session_compact", map[string]any{"from_extension": res.FromHook,
 			"tokens_before": res.TokensBefore, "tokens_after": res.TokensAfter, "summary": res.Summary})
@@ -225,7 +226,7 @@ func (a *app) dropFailedTail() {
 	a.agent.ReplaceMessages(msgs)
 }
 
-func lastMessage(ag *Agent) *provider.Message {
+func lastMessage(ag *agent.Agent) *provider.Message {
 	msgs := ag.MessagesView()
 	if len(msgs) == 0 {
 		return nil

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"pi/agent"
+	"pi/config"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -56,12 +58,12 @@ func withUsage(m provider.Message, total int) provider.Message {
 
 func newTestApp(t *testing.T, sm *scriptedModel, window int, compaction bool) (*app, *recorder) {
 	t.Helper()
-	a := &app{cwd: t.TempDir(), piHome: t.TempDir(), cfg: &Config{}, stderr: io.Discard}
+	a := &app{cwd: t.TempDir(), piHome: t.TempDir(), cfg: &config.Config{}, stderr: io.Discard}
 	a.cfg.Compaction.Enabled = &compaction
 	a.model = provider.Model{ID: "faux-1", Provider: "faux", API: "faux", ContextWindow: window}
-	a.agent = NewAgent(AgentConfig{Provider: sm.provider(), Model: a.model, SystemPrompt: "agent",
-		Tools: []tools.Tool{testTool("echo", nil)},
-		Hooks: Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}})
+	a.agent = agent.New(agent.Config{Provider: sm.provider(), Model: a.model, SystemPrompt: "agent",
+		Tools: []tools.Tool{testTool("echo")},
+		Hooks: agent.Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}})
 	if err := a.attachSession(session.InMemory(a.cwd), &cliOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func newTestApp(t *testing.T, sm *scriptedModel, window int, compaction bool) (*
 
 func compactions(rec *recorder) []string {
 	var out []string
-	for _, ev := range rec.ofType(EvCompactionEnd) {
+	for _, ev := range rec.ofType(agent.EvCompactionEnd) {
 		s := ev.Compaction.Reason
 		if ev.Compaction.Error != "" {
 			s += " failed"
@@ -135,7 +137,7 @@ func TestOverflowCompactsAndRetriesOnce(t *testing.T) {
 			if got := compactions(rec); len(got) != 1 || got[0] != "overflow" {
 				t.Fatalf("compactions %v", got)
 			}
-			if end := rec.ofType(EvCompactionEnd)[0]; !end.Compaction.WillRetry {
+			if end := rec.ofType(agent.EvCompactionEnd)[0]; !end.Compaction.WillRetry {
 				t.Fatalf("compaction_end should announce the retry")
 			}
 			if tc.wantFinal != "" && lastAssistant(a.agent).TextContent() != tc.wantFinal {
@@ -156,7 +158,7 @@ func TestDisabledCompactionStaysDisabled(t *testing.T) {
 	if err := a.prompt(ctx, provider.UserText("second", 2)); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(rec.ofType(EvCompactionStart)); n != 0 || sm.summaries != 0 {
+	if n := len(rec.ofType(agent.EvCompactionStart)); n != 0 || sm.summaries != 0 {
 		t.Fatalf("compactions %d, summary requests %d", n, sm.summaries)
 	}
 	if st := a.agent.State(); !strings.Contains(st.ErrorMessage, "prompt too long") {
@@ -204,4 +206,75 @@ func TestBinaryRecordsAndContinuesSessions(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "first") || !strings.Contains(r.stdout, "   4 msgs") {
 		t.Fatalf("pi sessions: %q %q", r.stdout, r.stderr)
 	}
+}
+
+// recorder keeps every event an agent emits, as loop tests in package agent do.
+type recorder struct {
+	mu     sync.Mutex
+	events []agent.Event
+}
+
+func (r *recorder) record(_ context.Context, ev agent.Event) {
+	if ev.Message != nil {
+		m := ev.Message.Clone()
+		ev.Message = &m
+	}
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	r.mu.Unlock()
+}
+
+// types names the events with their message role or tool call, updates left out.
+func (r *recorder) types() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, ev := range r.events {
+		name := ev.Type
+		switch {
+		case ev.Type == agent.EvMessageUpdate:
+			continue
+		case ev.Message != nil && ev.Type != agent.EvTurnEnd:
+			name += "(" + string(ev.Message.Role) + ")"
+		case ev.ToolCallID != "":
+			name += "(" + ev.ToolCallID + ")"
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+func (r *recorder) ofType(typ string) []agent.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []agent.Event
+	for _, ev := range r.events {
+		if ev.Type == typ {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func roles(msgs []provider.Message) []string {
+	out := make([]string, len(msgs))
+	for i := range msgs {
+		out[i] = string(msgs[i].Role)
+	}
+	return out
+}
+
+var intSchema = json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}`)
+
+// testTool answers with its arguments.
+func testTool(name string) *tools.Func {
+	return &tools.Func{Spec: tools.Info{Name: name, Description: "test tool " + name, Parameters: intSchema},
+		Run: func(_ context.Context, _ string, args map[string]any, _ func(tools.Result)) (tools.Result, error) {
+			data, _ := json.Marshal(args)
+			return tools.TextResult(name + " got " + string(data)), nil
+		}}
+}
+
+func call(id, name string, args map[string]any) provider.Message {
+	return faux.Blocks(faux.Call(id, name, args))
 }

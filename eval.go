@@ -34,6 +34,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"pi/agent"
+	"pi/config"
 	"pi/provider"
 	"pi/provider/anthropic"
 	"pi/provider/ollama"
@@ -334,7 +336,7 @@ func checkModel(ctx context.Context, model string) error {
 	if model == "faux" || strings.HasPrefix(model, "faux/") {
 		return nil
 	}
-	cfg, err := LoadConfig(piHomeDir(), "")
+	cfg, err := config.Load(piHomeDir(), "")
 	if err != nil {
 		return err
 	}
@@ -538,7 +540,8 @@ func runOneTask(ctx context.Context, f *evalFlags, t *evalTask, progress io.Writ
 // task's budgets, and fills in the measurements. It returns the final answer, and a reason
 // when the run failed before the check could judge it.
 func driveAgent(ctx context.Context, f *evalFlags, t *evalTask, s *scratchRun, res *evalRun, progress io.Writer) (string, string) {
-	o := &cliOptions{model: f.model, cwd: s.work, sessionDir: s.sessions, toolList: strings.Join(t.Tools, ",")}
+	budget := &turnBudget{max: t.MaxTurns}
+	o := &cliOptions{stopAfterTurn: budget.wrap(nil), model: f.model, cwd: s.work, sessionDir: s.sessions, toolList: strings.Join(t.Tools, ",")}
 	if f.model == "faux" || strings.HasPrefix(f.model, "faux/") {
 		o.fauxScript = filepath.Join(t.Dir, scriptFileName)
 	}
@@ -550,8 +553,6 @@ func driveAgent(ctx context.Context, f *evalFlags, t *evalTask, s *scratchRun, r
 		return "", "setup: " + err.Error() + reasonSuffix(oneLine(logs.String(), 200))
 	}
 	defer a.close()
-	budget := &turnBudget{max: t.MaxTurns}
-	a.agent.hooks.ShouldStopAfterTurn = budget.wrap(a.agent.hooks.ShouldStopAfterTurn)
 	unsubscribe := a.agent.Subscribe(turnProgress(progress))
 	start := time.Now()
 	err = a.submit(tctx, t.Prompt, "interactive")
@@ -600,10 +601,10 @@ func (b *turnBudget) wrap(next func(context.Context, *provider.Message, []provid
 }
 
 // turnProgress prints one line per turn: the tools it called and how many failed.
-func turnProgress(w io.Writer) func(context.Context, AgentEvent) {
+func turnProgress(w io.Writer) func(context.Context, agent.Event) {
 	turn := 0
-	return func(_ context.Context, ev AgentEvent) {
-		if ev.Type != EvTurnEnd || ev.Message == nil {
+	return func(_ context.Context, ev agent.Event) {
+		if ev.Type != agent.EvTurnEnd || ev.Message == nil {
 			return
 		}
 		turn++

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"pi/agent"
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
@@ -29,7 +30,7 @@ func runInteractiveMode(ctx context.Context, a *app, prompts []string, pickSessi
 		ic.ui = ui
 		close(ic.uiReady)
 		a.setUI(ic) // the scripts' questions and notices go to the screen
-		ic.unsubscribe = a.agent.Subscribe(func(_ context.Context, ev AgentEvent) {
+		ic.unsubscribe = a.agent.Subscribe(func(_ context.Context, ev agent.Event) {
 			defer ic.guard()
 			ic.onEvent(ev)
 		})
@@ -155,7 +156,7 @@ func (ic *interactive) send(text, queue string) {
 	}
 	err := a.submit(ic.ctx, text, "interactive")
 	switch {
-	case errors.Is(err, ErrAgentBusy):
+	case errors.Is(err, agent.ErrBusy):
 		ic.enqueue(text, queue)
 	case err != nil && ic.ctx.Err() == nil:
 		ic.ui.Notify(tui.LevelError, err.Error())
@@ -190,46 +191,46 @@ func texts(ms []provider.Message) []string {
 }
 
 // onEvent draws one agent event. It runs on the agent's goroutine; App calls only take a lock.
-func (ic *interactive) onEvent(ev AgentEvent) {
+func (ic *interactive) onEvent(ev agent.Event) {
 	ui := ic.ui
 	switch ev.Type {
-	case EvAgentStart:
+	case agent.EvAgentStart:
 		ui.SetWorking(true)
-	case EvAgentEnd:
+	case agent.EvAgentEnd:
 		ui.SetWorking(false)
 		ic.updateFooter()
-	case EvMessageStart:
+	case agent.EvMessageStart:
 		ic.messageStart(ev.Message)
-	case EvMessageUpdate:
+	case agent.EvMessageUpdate:
 		if ev.Message != nil && ev.Message.Role == provider.RoleAssistant {
 			ui.UpdateAssistant(ev.Message)
 		}
-	case EvMessageEnd:
+	case agent.EvMessageEnd:
 		if ev.Message != nil && ev.Message.Role == provider.RoleAssistant {
 			ui.EndAssistant(ev.Message)
 			ic.updateFooter()
 		}
-	case EvToolExecutionStart:
+	case agent.EvToolExecutionStart:
 		ui.ToolStart(ev.ToolCallID, ev.ToolName, ev.Args)
-	case EvToolExecutionUpdate:
+	case agent.EvToolExecutionUpdate:
 		if ev.Result != nil {
 			ui.ToolUpdate(ev.ToolCallID, ev.Result.Content)
 		}
-	case EvToolExecutionEnd:
+	case agent.EvToolExecutionEnd:
 		var content []provider.Block
 		var details any
 		if ev.Result != nil {
 			content, details = ev.Result.Content, ev.Result.Details
 		}
 		ui.ToolEnd(ev.ToolCallID, content, details, ev.IsError)
-	case EvAutoRetryStart, EvAutoRetryEnd:
+	case agent.EvAutoRetryStart, agent.EvAutoRetryEnd:
 		ic.retry(ev)
 	}
 }
 
-func (ic *interactive) retry(ev AgentEvent) {
+func (ic *interactive) retry(ev agent.Event) {
 	r := ev.Retry
-	if ev.Type == EvAutoRetryStart {
+	if ev.Type == agent.EvAutoRetryStart {
 		if r != nil {
 			ic.ui.RetryStart(r.Attempt, r.MaxAttempts, time.Duration(r.DelayMs)*time.Millisecond, r.Error)
 		}

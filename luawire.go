@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"pi/agent"
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
@@ -77,15 +78,15 @@ func askTrustOnTerminal(in io.Reader, out io.Writer) func(context.Context, strin
 }
 
 // luaHooks are the agent hooks that run the scripts' handlers.
-func (a *app) luaHooks(h *Hooks) {
+func (a *app) luaHooks(h *agent.Hooks) {
 	rt := a.lua.rt
-	h.BeforeToolCall = func(ctx context.Context, c *ToolCall) (ToolCallDecision, error) {
+	h.BeforeToolCall = func(ctx context.Context, c *agent.ToolCall) (agent.ToolCallDecision, error) {
 		block, reason := rt.ToolCall(ctx, c.Name, c.ID, c.Args)
-		return ToolCallDecision{Block: block, Reason: reason}, nil
+		return agent.ToolCallDecision{Block: block, Reason: reason}, nil
 	}
-	h.AfterToolCall = func(ctx context.Context, c *ToolCall, res tools.Result) (ResultOverride, error) {
+	h.AfterToolCall = func(ctx context.Context, c *agent.ToolCall, res tools.Result) (agent.ResultOverride, error) {
 		o, _ := rt.ToolResult(ctx, c.Name, c.ID, c.Args, res)
-		return ResultOverride{Content: o.Content, Details: o.Details, IsError: o.IsError, Terminate: o.Terminate}, nil
+		return agent.ResultOverride{Content: o.Content, Details: o.Details, IsError: o.IsError, Terminate: o.Terminate}, nil
 	}
 	h.TransformContext = func(ctx context.Context, msgs []provider.Message) ([]provider.Message, error) {
 		if !rt.HasHandlers("context") {
@@ -302,10 +303,10 @@ func (a *app) scriptCommand(text string) (lua.Command, string, bool) {
 }
 
 // emitToScripts forwards agent events to the scripts' observers.
-func (a *app) emitToScripts(ctx context.Context, ev AgentEvent) {
+func (a *app) emitToScripts(ctx context.Context, ev agent.Event) {
 	rt := a.lua.rt
 	if rt == nil || !rt.HasHandlers(ev.Type) {
-		if ev.Type == EvAgentStart {
+		if ev.Type == agent.EvAgentStart {
 			a.lua.mu.Lock()
 			a.lua.turnIndex = 0
 			a.lua.mu.Unlock()
@@ -314,29 +315,29 @@ func (a *app) emitToScripts(ctx context.Context, ev AgentEvent) {
 	}
 	payload := map[string]any{}
 	switch ev.Type {
-	case EvAgentEnd:
+	case agent.EvAgentEnd:
 		payload["messages"] = ev.Messages
-	case EvTurnStart, EvTurnEnd:
+	case agent.EvTurnStart, agent.EvTurnEnd:
 		a.lua.mu.Lock()
 		payload["turn_index"] = a.lua.turnIndex
-		if ev.Type == EvTurnEnd {
+		if ev.Type == agent.EvTurnEnd {
 			a.lua.turnIndex++
 		}
 		a.lua.mu.Unlock()
 		payload["timestamp"] = time.Now().UnixMilli()
-		if ev.Type == EvTurnEnd {
+		if ev.Type == agent.EvTurnEnd {
 			payload["message"], payload["tool_results"] = ev.Message, ev.ToolResults
 		}
-	case EvMessageStart, EvMessageEnd:
+	case agent.EvMessageStart, agent.EvMessageEnd:
 		payload["message"] = ev.Message
-	case EvMessageUpdate:
+	case agent.EvMessageUpdate:
 		payload["message"], payload["assistant_message_event"] = ev.Message, ev.AssistantEvent
-	case EvToolExecutionStart, EvToolExecutionUpdate:
+	case agent.EvToolExecutionStart, agent.EvToolExecutionUpdate:
 		payload["tool_call_id"], payload["tool_name"], payload["args"] = ev.ToolCallID, ev.ToolName, ev.Args
-		if ev.Type == EvToolExecutionUpdate {
+		if ev.Type == agent.EvToolExecutionUpdate {
 			payload["partial_result"] = ev.Result
 		}
-	case EvToolExecutionEnd:
+	case agent.EvToolExecutionEnd:
 		payload["tool_call_id"], payload["tool_name"] = ev.ToolCallID, ev.ToolName
 		payload["result"], payload["is_error"] = ev.Result, ev.IsError
 	}

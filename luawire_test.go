@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"pi/agent"
+	"pi/config"
 	"pi/lua"
 	"strings"
 	"sync"
@@ -39,7 +41,7 @@ func toolResults(t *testing.T, jsonOut string) map[string]string {
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("bad line %q: %v", line, err)
 		}
-		if ev.Type == EvToolExecutionEnd && len(ev.Result.Content) > 0 {
+		if ev.Type == agent.EvToolExecutionEnd && len(ev.Result.Content) > 0 {
 			text := ev.Result.Content[0].Text
 			if ev.IsError {
 				text = "error: " + text
@@ -149,8 +151,8 @@ func TestRPCSteerExpandsTemplates(t *testing.T) {
 func TestScriptsSeeModelSelect(t *testing.T) {
 	a := newOpsApp(t, fauxModel(false))
 	yes := true
-	a.cfg = &Config{Providers: map[string]*ProviderConfig{"local": {Kind: kindOpenAI, BaseURL: "http://127.0.0.1:9/v1",
-		Models: []ModelConfig{{ID: "one", Reasoning: &yes}, {ID: "two"}}}}}
+	a.cfg = &config.Config{Providers: map[string]*config.ProviderConfig{"local": {Kind: "openai", BaseURL: "http://127.0.0.1:9/v1",
+		Models: []config.ModelConfig{{ID: "one", Reasoning: &yes}, {ID: "two"}}}}}
 	os.MkdirAll(a.piHome, 0o755)
 	os.WriteFile(filepath.Join(a.piHome, "init.lua"), []byte(`pi.on("model_select", function(ev)
   pi.notify(ev.source .. ": " .. ev.previous_model.id .. " -> " .. ev.model.id, "info")

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"pi/agent"
+	"pi/config"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -50,6 +52,8 @@ type cliOptions struct {
 	// cwd is where tools run and sessions and context files are looked up; empty means the
 	// process's directory. pi eval sets it to each task's scratch copy.
 	cwd string
+	// stopAfterTurn ends a run after a turn (pi eval's turn budget).
+	stopAfterTurn func(context.Context, *provider.Message, []provider.Message) bool
 }
 
 func main() {
@@ -126,7 +130,7 @@ func runListModels(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
-	cfg, err := LoadConfig(piHomeDir(), cwd)
+	cfg, err := config.Load(piHomeDir(), cwd)
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
@@ -216,10 +220,10 @@ func mergePiped(piped string, messages []string) []string {
 
 // app is a wired-up agent ready for a mode to drive.
 type app struct {
-	agent  *Agent
+	agent  *agent.Agent
 	cwd    string
 	piHome string
-	cfg    *Config
+	cfg    *config.Config
 	model  provider.Model
 	stderr io.Writer
 	sess   *session.Session
@@ -273,7 +277,7 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 		}
 	}
 	a := &app{cwd: cwd, piHome: piHomeDir(), stderr: stderr}
-	if a.cfg, err = LoadConfig(a.piHome, cwd); err != nil {
+	if a.cfg, err = config.Load(a.piHome, cwd); err != nil {
 		return nil, err
 	}
 	for _, w := range a.cfg.Warnings {
@@ -302,12 +306,12 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	if err != nil {
 		return nil, err
 	}
-	hooks := Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}
+	hooks := agent.Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM, ShouldStopAfterTurn: o.stopAfterTurn}
 	a.luaHooks(&hooks)
 	a.compactHook = a.luaBeforeCompact
-	a.agent = NewAgent(AgentConfig{Provider: prov, Model: model, Thinking: thinking,
+	a.agent = agent.New(agent.Config{Provider: prov, Model: model, Thinking: thinking,
 		SystemPrompt: BuildSystemPrompt(withTools(a.lua.parts, active)), Tools: active,
-		SteeringMode: QueueMode(a.cfg.SteeringMode), FollowUpMode: QueueMode(a.cfg.FollowUpMode), Hooks: hooks})
+		SteeringMode: agent.QueueMode(a.cfg.SteeringMode), FollowUpMode: agent.QueueMode(a.cfg.FollowUpMode), Hooks: hooks})
 	a.agent.Subscribe(a.emitToScripts)
 	if r, ok := prov.(*provider.Retrying); ok {
 		r.Notify = a.agent.RetryNotice
@@ -433,7 +437,7 @@ func piHomeDir() string {
 // resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that
 // transient failures are retried. A failure to find a model is returned with the
 // unavailable provider, so the terminal UI can still start and say what to do.
-func resolveProvider(ctx context.Context, o *cliOptions, cfg *Config) (provider.Provider, provider.Model, error) {
+func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (provider.Provider, provider.Model, error) {
 	if o.fauxScript != "" || o.providerName == "faux" {
 		return fauxProvider(o)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"pi/agent"
 	"pi/provider"
 	"pi/session"
 )
@@ -40,9 +41,9 @@ func runJSONMode(ctx context.Context, a *app, prompts []string, stdout, stderr i
 	}
 	writeLine(sessionHeaderLine(a.sess.Header()))
 	var queue queueWatch
-	unsubscribe := a.agent.Subscribe(func(_ context.Context, ev AgentEvent) {
+	unsubscribe := a.agent.Subscribe(func(_ context.Context, ev agent.Event) {
 		writeLine(ev)
-		if ev.Type == EvMessageStart || ev.Type == EvAgentEnd { // a queued message is delivered here
+		if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd { // a queued message is delivered here
 			if line, changed := queue.update(a.agent); changed {
 				writeLine(json.RawMessage(line))
 			}
@@ -82,7 +83,7 @@ func runPrompts(ctx context.Context, a *app, prompts []string) (*provider.Messag
 	return lastAssistant(a.agent), nil
 }
 
-func lastAssistant(a *Agent) *provider.Message {
+func lastAssistant(a *agent.Agent) *provider.Message {
 	msgs := a.State().Messages
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == provider.RoleAssistant {

@@ -29,6 +29,8 @@ import (
 	"sync"
 	"time"
 
+	"pi/agent"
+	"pi/config"
 	"pi/provider"
 )
 
@@ -249,17 +251,17 @@ func (s *rpcServer) respond(id json.RawMessage, command string, data any, err er
 }
 
 // onEvent forwards every agent event and keeps the state get_state reports.
-func (s *rpcServer) onEvent(_ context.Context, ev AgentEvent) {
+func (s *rpcServer) onEvent(_ context.Context, ev agent.Event) {
 	s.write(ev)
 	s.mu.Lock()
 	switch ev.Type {
-	case EvCompactionStart, EvCompactionEnd:
-		s.compacting = ev.Type == EvCompactionStart
-	case EvAutoRetryStart, EvAutoRetryEnd:
-		s.retrying = ev.Type == EvAutoRetryStart
+	case agent.EvCompactionStart, agent.EvCompactionEnd:
+		s.compacting = ev.Type == agent.EvCompactionStart
+	case agent.EvAutoRetryStart, agent.EvAutoRetryEnd:
+		s.retrying = ev.Type == agent.EvAutoRetryStart
 	}
 	s.mu.Unlock()
-	if ev.Type == EvMessageStart || ev.Type == EvAgentEnd {
+	if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd {
 		s.queueUpdate() // a queued message is delivered just before its message_start
 	}
 }
@@ -556,7 +558,7 @@ func (s *rpcServer) cmdCycleThinking(context.Context, *rpcCommand) (any, error) 
 func (s *rpcServer) cmdThinkingLevels(context.Context, *rpcCommand) (any, error) {
 	levels := []string{"off"}
 	if s.app.agent.Model().Reasoning {
-		levels = configThinkingLevels()
+		levels = config.ThinkingLevels()
 	}
 	return map[string]any{"levels": levels}, nil
 }
@@ -566,7 +568,7 @@ func (s *rpcServer) cmdQueueMode(_ context.Context, c *rpcCommand) (any, error) 
 	if c.Type == "set_follow_up_mode" {
 		which = "followUp"
 	}
-	return nil, s.app.setQueueMode(which, QueueMode(c.Mode))
+	return nil, s.app.setQueueMode(which, agent.QueueMode(c.Mode))
 }
 
 // cmdCompact aborts a run, then compacts in the background; abort cancels it.

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func TestConfigParseModelSpec(t *testing.T) {
 	}
 }
 
-func configWriteFile(t *testing.T, path, text string) {
+func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -56,16 +56,16 @@ func configWriteFile(t *testing.T, path, text string) {
 }
 
 // setup writes the user's and the project's pi.toml and loads them with a fixed environment.
-func configFixture(t *testing.T, user, project string, env map[string]string) *Config {
+func fixture(t *testing.T, user, project string, env map[string]string) *Config {
 	t.Helper()
 	home, cwd := t.TempDir(), t.TempDir()
 	if user != "" {
-		configWriteFile(t, filepath.Join(home, "pi.toml"), user)
+		writeFile(t, filepath.Join(home, "pi.toml"), user)
 	}
 	if project != "" {
-		configWriteFile(t, filepath.Join(cwd, ".pi", "pi.toml"), project)
+		writeFile(t, filepath.Join(cwd, ".pi", "pi.toml"), project)
 	}
-	c, err := LoadConfig(home, cwd)
+	c, err := Load(home, cwd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ colour = "blue"
 `
 
 func TestLoadConfigMerges(t *testing.T) {
-	c := configFixture(t, configUserTOML, configProjectTOML, nil)
+	c := fixture(t, configUserTOML, configProjectTOML, nil)
 	if c.Model != "work/small:low" || c.Thinking != "medium" || len(c.Files) != 2 {
 		t.Errorf("model %q thinking %q files %v", c.Model, c.Thinking, c.Files)
 	}
@@ -172,8 +172,8 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		home := t.TempDir()
-		configWriteFile(t, filepath.Join(home, "pi.toml"), tt.toml)
-		_, err := LoadConfig(home, t.TempDir())
+		writeFile(t, filepath.Join(home, "pi.toml"), tt.toml)
+		_, err := Load(home, t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.toml, err, tt.want)
 		}
@@ -181,14 +181,14 @@ func TestLoadConfigErrors(t *testing.T) {
 }
 
 func TestLoadConfigNoFiles(t *testing.T) {
-	c, err := LoadConfig(t.TempDir(), t.TempDir())
+	c, err := Load(t.TempDir(), t.TempDir())
 	if err != nil || len(c.Files) != 0 || c.Providers["ollama"] == nil || c.RetryPolicy() != provider.DefaultRetryPolicy() {
 		t.Fatalf("%+v %v", c, err)
 	}
 }
 
 func TestConfigResolveHosted(t *testing.T) {
-	c := configFixture(t, configUserTOML, "", map[string]string{"WORK_KEY": "sk-work-123456", "ANTHROPIC_API_KEY": "sk-ant-1234"})
+	c := fixture(t, configUserTOML, "", map[string]string{"WORK_KEY": "sk-work-123456", "ANTHROPIC_API_KEY": "sk-ant-1234"})
 	p, m, err := c.ResolveModel(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestConfigResolveHosted(t *testing.T) {
 }
 
 func TestConfigResolveErrors(t *testing.T) {
-	c := configFixture(t, configUserTOML, "", nil)
+	c := fixture(t, configUserTOML, "", nil)
 	tests := []struct{ spec, want string }{
 		{"work/big", "set the environment variable WORK_KEY"},
 		{"nowhere/x", `no provider "nowhere"`},
@@ -224,7 +224,7 @@ func TestConfigResolveErrors(t *testing.T) {
 }
 
 func TestConfigAPIKeyCommand(t *testing.T) {
-	c := configFixture(t, "[providers.work]\nkind = \"anthropic\"\napi_key_cmd = \"printf ' sk-from-cmd\\\\n'\"\n", "", nil)
+	c := fixture(t, "[providers.work]\nkind = \"anthropic\"\napi_key_cmd = \"printf ' sk-from-cmd\\\\n'\"\n", "", nil)
 	key, err := c.apiKey(context.Background(), "work", c.Providers["work"])
 	if err != nil || key != "sk-from-cmd" {
 		t.Fatalf("key %q, %v", key, err)
@@ -237,7 +237,7 @@ func TestConfigAPIKeyCommand(t *testing.T) {
 }
 
 // fakeOllama serves /api/tags and /api/show for the given models and their capabilities.
-func configFakeOllama(t *testing.T, models [][2]string) *httptest.Server {
+func fakeOllama(t *testing.T, models [][2]string) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -268,8 +268,8 @@ func configFakeOllama(t *testing.T, models [][2]string) *httptest.Server {
 }
 
 func TestConfigDiscovery(t *testing.T) {
-	srv := configFakeOllama(t, [][2]string{{"gemma3:1b", "completion"}, {"qwen3:1.7b", "completion,tools,thinking"}})
-	c := configFixture(t, "", "", map[string]string{"OLLAMA_HOST": srv.URL})
+	srv := fakeOllama(t, [][2]string{{"gemma3:1b", "completion"}, {"qwen3:1.7b", "completion,tools,thinking"}})
+	c := fixture(t, "", "", map[string]string{"OLLAMA_HOST": srv.URL})
 	p, m, err := c.ResolveModel(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
@@ -280,7 +280,7 @@ func TestConfigDiscovery(t *testing.T) {
 	if _, _, err := c.ResolveModel(context.Background(), "ollama/llama3:8b"); err == nil || !strings.Contains(err.Error(), "ollama pull llama3:8b") {
 		t.Errorf("missing model: %v", err)
 	}
-	down := configFixture(t, "", "", map[string]string{"OLLAMA_HOST": "127.0.0.1:1"})
+	down := fixture(t, "", "", map[string]string{"OLLAMA_HOST": "127.0.0.1:1"})
 	_, _, err = down.ResolveModel(context.Background(), "")
 	if err == nil || !strings.Contains(err.Error(), "ollama serve") || !strings.Contains(err.Error(), "pi.toml") {
 		t.Errorf("no server: %v", err)
@@ -288,8 +288,8 @@ func TestConfigDiscovery(t *testing.T) {
 }
 
 func TestConfigOllamaWindow(t *testing.T) {
-	srv := configFakeOllama(t, [][2]string{{"qwen3:1.7b", "completion,tools"}})
-	c := configFixture(t, "[providers.ollama]\nbase_url = \""+srv.URL+"\"\ndefault_num_ctx = 8192\n"+
+	srv := fakeOllama(t, [][2]string{{"qwen3:1.7b", "completion,tools"}})
+	c := fixture(t, "[providers.ollama]\nbase_url = \""+srv.URL+"\"\ndefault_num_ctx = 8192\n"+
 		"[[providers.ollama.models]]\nid = \"qwen3:1.7b\"\nreasoning = true\n", "", nil)
 	_, m, err := c.ResolveModel(context.Background(), "ollama/qwen3:1.7b")
 	if err != nil || m.ContextWindow != 8192 || !m.Reasoning || m.BaseURL != srv.URL {
@@ -298,8 +298,8 @@ func TestConfigOllamaWindow(t *testing.T) {
 }
 
 func TestConfigListModels(t *testing.T) {
-	srv := configFakeOllama(t, [][2]string{{"qwen3:1.7b", "completion,tools"}})
-	c := configFixture(t, "[providers.ollama]\nbase_url = \""+srv.URL+"\"\n"+
+	srv := fakeOllama(t, [][2]string{{"qwen3:1.7b", "completion,tools"}})
+	c := fixture(t, "[providers.ollama]\nbase_url = \""+srv.URL+"\"\n"+
 		"[[providers.ollama.models]]\nid = \"pulled-later\"\n"+
 		"[providers.lmstudio]\nbase_url = \"http://127.0.0.1:1/v1\"\n[providers.llamacpp]\nbase_url = \"http://127.0.0.1:1/v1\"\n",
 		"", map[string]string{"ANTHROPIC_API_KEY": ""})
@@ -321,21 +321,21 @@ func TestConfigListModels(t *testing.T) {
 
 func TestConfigKeepAlive(t *testing.T) {
 	for in, want := range map[string]time.Duration{"": 0, "-1": -1, "1h": time.Hour, "0s": time.Nanosecond} {
-		if got, err := configKeepAlive(in); err != nil || got != want {
+		if got, err := keepAlive(in); err != nil || got != want {
 			t.Errorf("%q: %v %v", in, got, err)
 		}
 	}
-	if _, err := configKeepAlive("x"); err == nil {
+	if _, err := keepAlive("x"); err == nil {
 		t.Error("want an error")
 	}
 }
 
 func TestConfigExampleLoads(t *testing.T) {
-	data, err := os.ReadFile("pi.toml.example")
+	data, err := os.ReadFile("../pi.toml.example")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := configFixture(t, string(data), "", nil)
+	c := fixture(t, string(data), "", nil)
 	if len(c.Warnings) != 0 || len(c.Files) != 1 {
 		t.Errorf("warnings %q files %v", c.Warnings, c.Files)
 	}
@@ -358,7 +358,7 @@ keep_recent_tokens = 5000
 [bash]
 shell = "/tmp/evil"
 `
-	c := configFixture(t, user, project, nil)
+	c := fixture(t, user, project, nil)
 	if strings.Join(c.Tools, ",") != "read,grep" || c.SteeringMode != "all" || c.FollowUpMode != "all" || c.SessionDir != "/tmp/s" {
 		t.Errorf("scalars: %+v", c)
 	}
@@ -372,14 +372,14 @@ shell = "/tmp/evil"
 		t.Errorf("warnings %q", c.Warnings)
 	}
 	home, cwd := t.TempDir(), t.TempDir()
-	configWriteFile(t, filepath.Join(home, "pi.toml"), `steering_mode = "sometimes"`)
-	if _, err := LoadConfig(home, cwd); err == nil || !strings.Contains(err.Error(), "steering_mode") {
+	writeFile(t, filepath.Join(home, "pi.toml"), `steering_mode = "sometimes"`)
+	if _, err := Load(home, cwd); err == nil || !strings.Contains(err.Error(), "steering_mode") {
 		t.Errorf("a bad queue mode should be refused, got %v", err)
 	}
 }
 
 func TestConfigExampleSectionsUncommented(t *testing.T) {
-	c := configFixture(t, "[lua]\ndisable = [\"skills\"]\n[extensions.gate]\npatterns = [\"rm -rf\"]\n", "", nil)
+	c := fixture(t, "[lua]\ndisable = [\"skills\"]\n[extensions.gate]\npatterns = [\"rm -rf\"]\n", "", nil)
 	if got := c.Lua.Disable; fmt.Sprint(got) != "[skills]" {
 		t.Errorf("lua.disable = %v", got)
 	}

@@ -1,4 +1,4 @@
-package main
+package agent
 
 import (
 	"context"
@@ -20,10 +20,10 @@ import (
 // recorder keeps a copy of every event an agent emits.
 type recorder struct {
 	mu     sync.Mutex
-	events []AgentEvent
+	events []Event
 }
 
-func (r *recorder) record(_ context.Context, ev AgentEvent) {
+func (r *recorder) record(_ context.Context, ev Event) {
 	if ev.Message != nil {
 		m := ev.Message.Clone()
 		ev.Message = &m
@@ -54,10 +54,10 @@ func (r *recorder) types() []string {
 	return out
 }
 
-func (r *recorder) ofType(typ string) []AgentEvent {
+func (r *recorder) ofType(typ string) []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []AgentEvent
+	var out []Event
 	for _, ev := range r.events {
 		if ev.Type == typ {
 			out = append(out, ev)
@@ -84,7 +84,7 @@ func testTool(name string, run func(ctx context.Context, args map[string]any) (t
 
 func newTestAgent(t testing.TB, p *faux.Provider, ts ...tools.Tool) (*Agent, *recorder) {
 	t.Helper()
-	a := NewAgent(AgentConfig{Provider: p, Model: provider.Model{ID: "faux-1", Provider: "faux", API: "faux"},
+	a := New(Config{Provider: p, Model: provider.Model{ID: "faux-1", Provider: "faux", API: "faux"},
 		SystemPrompt: "test", Tools: ts})
 	rec := &recorder{}
 	a.Subscribe(rec.record)
@@ -506,7 +506,7 @@ func TestAbortWhileStreamingKeepsPartialContent(t *testing.T) {
 	p.ChunkDelay = 5 * time.Millisecond
 	a, _ := newTestAgent(t, p)
 	var once sync.Once
-	a.Subscribe(func(_ context.Context, ev AgentEvent) {
+	a.Subscribe(func(_ context.Context, ev Event) {
 		if ev.Type == EvMessageUpdate && len(ev.Message.TextContent()) > 40 {
 			once.Do(a.Abort)
 		}
@@ -603,7 +603,7 @@ func TestPromptWhileRunningRefuses(t *testing.T) {
 	go func() { errc <- a.Prompt(context.Background(), provider.UserText("first", 1)) }()
 	<-started
 	err := a.Prompt(context.Background(), provider.UserText("second", 2))
-	if !errors.Is(err, ErrAgentBusy) || !strings.Contains(err.Error(), "steer") {
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "steer") {
 		t.Fatalf("second Prompt error = %v", err)
 	}
 	close(release)

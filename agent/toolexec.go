@@ -1,4 +1,4 @@
-package main
+package agent
 
 import (
 	"context"
@@ -98,14 +98,14 @@ func (a *Agent) startCall(ctx context.Context, c *callState) {
 	a.mu.Lock()
 	a.state.PendingToolCalls[c.call.ID] = true
 	a.mu.Unlock()
-	a.emit(ctx, AgentEvent{Type: EvToolExecutionStart, ToolCallID: c.call.ID, ToolName: c.call.Name, Args: c.call.Args})
+	a.emit(ctx, Event{Type: EvToolExecutionStart, ToolCallID: c.call.ID, ToolName: c.call.Name, Args: c.call.Args})
 }
 
 func (a *Agent) endCall(ctx context.Context, c *callState) {
 	a.mu.Lock()
 	delete(a.state.PendingToolCalls, c.call.ID)
 	a.mu.Unlock()
-	a.emit(ctx, AgentEvent{Type: EvToolExecutionEnd, ToolCallID: c.call.ID, ToolName: c.call.Name,
+	a.emit(ctx, Event{Type: EvToolExecutionEnd, ToolCallID: c.call.ID, ToolName: c.call.Name,
 		Result: &c.result, IsError: c.result.IsError})
 }
 
@@ -162,7 +162,7 @@ func (a *Agent) execute(ctx context.Context, c *callState) {
 		if settled.Load() {
 			return // updates after the tool returned are stale
 		}
-		a.emit(ctx, AgentEvent{Type: EvToolExecutionUpdate, ToolCallID: c.call.ID, ToolName: c.call.Name,
+		a.emit(ctx, Event{Type: EvToolExecutionUpdate, ToolCallID: c.call.ID, ToolName: c.call.Name,
 			Args: c.call.Args, Result: &partial})
 	}
 	res, err := safeExecute(ctx, c, onUpdate)
@@ -235,9 +235,9 @@ func (a *Agent) resultMessages(ctx context.Context, calls []*callState) []provid
 	out := make([]provider.Message, len(calls))
 	for i, c := range calls {
 		out[i] = toolResultMessage(c)
-		a.emit(ctx, AgentEvent{Type: EvMessageStart, Message: &out[i]})
+		a.emit(ctx, Event{Type: EvMessageStart, Message: &out[i]})
 		a.appendMessage(out[i])
-		a.emit(ctx, AgentEvent{Type: EvMessageEnd, Message: &out[i]})
+		a.emit(ctx, Event{Type: EvMessageEnd, Message: &out[i]})
 	}
 	return out
 }

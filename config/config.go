@@ -1,9 +1,8 @@
-package main
-
-// config.go owns pi.toml: reading $PI_HOME/pi.toml and the project's .pi/pi.toml, merging them,
-// parsing --model specs, and turning a spec into a ready provider and model description. It
-// does not wire the agent (main.go does) and never writes a key anywhere: keys are read at
-// resolve time and handed only to the adapter.
+// Package config owns pi.toml: reading $PI_HOME/pi.toml and the project's .pi/pi.toml,
+// merging them, parsing --model specs, and turning a spec into a ready provider and model
+// description. It does not wire the agent (the root package does) and never writes a key
+// anywhere: keys are read at resolve time and handed only to the adapter.
+package config
 
 import (
 	"context"
@@ -118,16 +117,16 @@ const (
 	kindAnthropic = "anthropic"
 )
 
-// configThinkingLevels are pi's thinking levels, in order.
-func configThinkingLevels() []string {
+// ThinkingLevels are pi's thinking levels, in order.
+func ThinkingLevels() []string {
 	return []string{"off", "minimal", "low", "medium", "high", "xhigh"}
 }
 
-func configIsThinkingLevel(s string) bool { return slices.Contains(configThinkingLevels(), s) }
+func IsThinkingLevel(s string) bool { return slices.Contains(ThinkingLevels(), s) }
 
-// configBuiltinProviders are known without any file: the local servers at their default ports
+// builtinProviders are known without any file: the local servers at their default ports
 // and the hosted APIs with their usual key variables. A file overrides any field.
-func configBuiltinProviders() map[string]*ProviderConfig {
+func builtinProviders() map[string]*ProviderConfig {
 	return map[string]*ProviderConfig{
 		"ollama":     {Kind: kindOllama},
 		"lmstudio":   {Kind: kindOpenAI, BaseURL: "http://127.0.0.1:1234/v1"},
@@ -138,12 +137,12 @@ func configBuiltinProviders() map[string]*ProviderConfig {
 	}
 }
 
-// LoadConfig reads piHome/pi.toml, then cwd/.pi/pi.toml over it. Missing files are fine; a
+// Load reads piHome/pi.toml, then cwd/.pi/pi.toml over it. Missing files are fine; a
 // file that does not parse is an error naming it. The project file is trusted less: it cannot
 // name where keys come from, nor point a provider that has a key somewhere else, since a
 // cloned repository could otherwise run commands or send the user's key to its own server.
-func LoadConfig(piHome, cwd string) (*Config, error) {
-	c := &Config{Providers: configBuiltinProviders(), sections: map[string]any{}, getenv: os.Getenv, runCmd: configRunKeyCmd}
+func Load(piHome, cwd string) (*Config, error) {
+	c := &Config{Providers: builtinProviders(), sections: map[string]any{}, getenv: os.Getenv, runCmd: runKeyCmd}
 	var paths []string
 	if piHome != "" {
 		paths = append(paths, filepath.Join(piHome, "pi.toml"))
@@ -185,7 +184,7 @@ func (c *Config) mergeFile(path string, project bool) error {
 			c.warnf("%s: unknown key %q ignored", path, key.String())
 		}
 	}
-	configMergeSections(c.sections, sections)
+	mergeSections(c.sections, sections)
 	if project && file.Bash.Shell != "" {
 		c.warnf("%s: bash.shell is only read from $PI_HOME/pi.toml; ignored", path)
 		file.Bash.Shell = ""
@@ -281,16 +280,16 @@ func (c *Config) mergeProvider(path, name string, src *ProviderConfig, project b
 	}
 }
 
-// configMergeSections merges src into dst, tables recursively, anything else replaced.
-func configMergeSections(dst, src map[string]any) {
+// mergeSections merges src into dst, tables recursively, anything else replaced.
+func mergeSections(dst, src map[string]any) {
 	for k, v := range src {
 		if sv, ok := v.(map[string]any); ok {
 			if dv, ok := dst[k].(map[string]any); ok {
-				configMergeSections(dv, sv)
+				mergeSections(dv, sv)
 				continue
 			}
 			cp := map[string]any{}
-			configMergeSections(cp, sv)
+			mergeSections(cp, sv)
 			v = cp
 		}
 		dst[k] = v
@@ -298,12 +297,12 @@ func configMergeSections(dst, src map[string]any) {
 }
 
 func (c *Config) validate() error {
-	if c.Thinking != "" && !configIsThinkingLevel(c.Thinking) {
-		return fmt.Errorf("pi.toml: thinking = %q: want one of %s", c.Thinking, strings.Join(configThinkingLevels(), ", "))
+	if c.Thinking != "" && !IsThinkingLevel(c.Thinking) {
+		return fmt.Errorf("pi.toml: thinking = %q: want one of %s", c.Thinking, strings.Join(ThinkingLevels(), ", "))
 	}
 	for key, mode := range map[string]string{"steering_mode": c.SteeringMode, "follow_up_mode": c.FollowUpMode} {
-		if mode != "" && mode != string(OneAtATime) && mode != string(AllAtOnce) {
-			return fmt.Errorf("pi.toml: %s = %q: want %q or %q", key, mode, OneAtATime, AllAtOnce)
+		if mode != "" && mode != "one-at-a-time" && mode != "all" { // agent.OneAtATime, agent.AllAtOnce
+			return fmt.Errorf("pi.toml: %s = %q: want \"one-at-a-time\" or \"all\"", key, mode)
 		}
 	}
 	for _, name := range c.providerNames() {
@@ -321,7 +320,7 @@ func (c *Config) validate() error {
 				return fmt.Errorf("pi.toml: providers.%s.models[%d]: id is missing", name, i)
 			}
 		}
-		if _, err := configKeepAlive(p.KeepAlive); err != nil {
+		if _, err := keepAlive(p.KeepAlive); err != nil {
 			return fmt.Errorf("pi.toml: providers.%s: %w", name, err)
 		}
 	}
@@ -364,7 +363,7 @@ func (c *Config) RetryPolicy() provider.RetryPolicy {
 	return p
 }
 
-func configKeepAlive(s string) (time.Duration, error) {
+func keepAlive(s string) (time.Duration, error) {
 	switch s {
 	case "":
 		return 0, nil
@@ -381,9 +380,9 @@ func configKeepAlive(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// configRunKeyCmd runs an api_key_cmd through the shell and returns its trimmed output. The
+// runKeyCmd runs an api_key_cmd through the shell and returns its trimmed output. The
 // error never carries the output, which may hold the key.
-func configRunKeyCmd(ctx context.Context, command string) (string, error) {
+func runKeyCmd(ctx context.Context, command string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
@@ -408,7 +407,7 @@ func ParseModelSpec(spec string) (providerName, modelID, thinking string, err er
 	if !found {
 		providerName, modelID = "", spec
 	}
-	if i := strings.LastIndex(modelID, ":"); i >= 0 && configIsThinkingLevel(modelID[i+1:]) {
+	if i := strings.LastIndex(modelID, ":"); i >= 0 && IsThinkingLevel(modelID[i+1:]) {
 		modelID, thinking = modelID[:i], modelID[i+1:]
 	}
 	if found && (providerName == "" || modelID == "") {
@@ -512,7 +511,7 @@ func (c *Config) newProvider(ctx context.Context, name string, pc *ProviderConfi
 	}
 	switch pc.Kind {
 	case kindOllama:
-		keepAlive, _ := configKeepAlive(pc.KeepAlive) // validated on load
+		keepAlive, _ := keepAlive(pc.KeepAlive) // validated on load
 		p, err := ollama.New(ollama.Config{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers,
 			DefaultNumCtx: pc.DefaultNumCtx, KeepAlive: keepAlive}, c.getenv)
 		if err != nil {
@@ -578,11 +577,11 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 	default:
 		m.ContextWindow = configDefaultWindow
 	}
-	configApplyModel(&m, &mc)
+	applyModel(&m, &mc)
 	return m, nil
 }
 
-func configApplyModel(m *provider.Model, mc *ModelConfig) {
+func applyModel(m *provider.Model, mc *ModelConfig) {
 	if mc.Name != "" {
 		m.Name = mc.Name
 	}
@@ -646,7 +645,7 @@ func (c *Config) listProvider(ctx context.Context, name string) ProviderModels {
 	res := ProviderModels{Provider: name, Kind: pc.Kind, BaseURL: pc.BaseURL}
 	for _, mc := range pc.Models {
 		m := provider.Model{ID: mc.ID, Provider: name, API: pc.Kind, BaseURL: pc.BaseURL}
-		configApplyModel(&m, &mc)
+		applyModel(&m, &mc)
 		res.Models = append(res.Models, m)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)

@@ -1,4 +1,4 @@
-package main
+package agent
 
 import (
 	"context"
@@ -21,7 +21,7 @@ const (
 
 // Errors the Agent returns when asked to do something its state does not allow.
 var (
-	ErrAgentBusy       = errors.New("the agent is already working on a prompt; use steer or follow-up to queue a message")
+	ErrBusy            = errors.New("the agent is already working on a prompt; use steer or follow-up to queue a message")
 	ErrNothingToResume = errors.New("cannot continue: the conversation ends with an assistant reply and nothing is queued")
 	ErrEmptyContext    = errors.New("cannot continue: the conversation is empty")
 )
@@ -68,8 +68,8 @@ type ResultOverride struct {
 	Terminate *bool
 }
 
-// AgentState is a snapshot of what the agent holds.
-type AgentState struct {
+// State is a snapshot of what the agent holds.
+type State struct {
 	SystemPrompt     string
 	Model            provider.Model
 	Thinking         string
@@ -89,7 +89,7 @@ type Agent struct {
 	hooks    Hooks
 
 	mu           sync.Mutex
-	state        AgentState
+	state        State
 	steerQueue   []provider.Message
 	followQueue  []provider.Message
 	steerMode    QueueMode
@@ -111,11 +111,11 @@ type Agent struct {
 
 type subscriber struct {
 	id int
-	fn func(ctx context.Context, ev AgentEvent)
+	fn func(ctx context.Context, ev Event)
 }
 
-// AgentConfig is how an Agent starts.
-type AgentConfig struct {
+// Config is how an Agent starts.
+type Config struct {
 	Provider     provider.Provider
 	Model        provider.Model
 	Thinking     string
@@ -129,178 +129,27 @@ type AgentConfig struct {
 }
 
 // NewAgent returns an idle agent.
-func NewAgent(cfg AgentConfig) *Agent {
+func New(cfg Config) *Agent {
 	a := &Agent{
 		provider:   cfg.Provider,
 		hooks:      cfg.Hooks,
-		steerMode:  orDefault(cfg.SteeringMode),
-		followMode: orDefault(cfg.FollowUpMode),
+		steerMode:  cfg.SteeringMode.OrDefault(),
+		followMode: cfg.FollowUpMode.OrDefault(),
 		schemas:    map[tools.Tool]*tools.Schema{},
 		sessionID:  cfg.SessionID,
 	}
-	a.state = AgentState{SystemPrompt: cfg.SystemPrompt, Model: cfg.Model, Thinking: cfg.Thinking,
+	a.state = State{SystemPrompt: cfg.SystemPrompt, Model: cfg.Model, Thinking: cfg.Thinking,
 		Tools: append([]tools.Tool(nil), cfg.Tools...), PendingToolCalls: map[string]bool{}}
 	a.ReplaceMessages(cfg.Messages)
 	return a
 }
 
-func orDefault(m QueueMode) QueueMode {
+// OrDefault is m, or OneAtATime when m is unset.
+func (m QueueMode) OrDefault() QueueMode {
 	if m == "" {
 		return OneAtATime
 	}
 	return m
-}
-
-// Subscribe adds a listener. Listeners are called one after another, in subscription order,
-// on the goroutine of the run; they must return promptly. The returned function removes it.
-func (a *Agent) Subscribe(fn func(ctx context.Context, ev AgentEvent)) (unsubscribe func()) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.nextSubID++
-	id := a.nextSubID
-	a.subscribers = append(a.subscribers, subscriber{id: id, fn: fn})
-	return func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		for i, s := range a.subscribers {
-			if s.id == id {
-				a.subscribers = append(a.subscribers[:i:i], a.subscribers[i+1:]...)
-				return
-			}
-		}
-	}
-}
-
-// State returns a copy of the agent's state.
-func (a *Agent) State() AgentState {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := a.state
-	s.Messages = append([]provider.Message(nil), a.state.Messages...)
-	s.Tools = append([]tools.Tool(nil), a.state.Tools...)
-	s.PendingToolCalls = make(map[string]bool, len(a.state.PendingToolCalls))
-	for k, v := range a.state.PendingToolCalls {
-		s.PendingToolCalls[k] = v
-	}
-	return s
-}
-
-// RetryNotice reports a provider's automatic retry as auto_retry_start / auto_retry_end.
-func (a *Agent) RetryNotice(n provider.RetryNotice) {
-	info := &RetryInfo{Attempt: n.Attempt, MaxAttempts: n.MaxAttempts, DelayMs: n.Delay.Milliseconds(),
-		Error: n.ErrorMessage, Success: n.Success}
-	typ := EvAutoRetryStart
-	if !n.Start {
-		typ, info.Error = EvAutoRetryEnd, n.FinalError
-	}
-	a.emit(context.Background(), AgentEvent{Type: typ, Retry: info})
-}
-
-// Emit delivers an event the agent did not make itself (compaction, queue changes) to the
-// subscribers, in order with the agent's own.
-func (a *Agent) Emit(ev AgentEvent) { a.emit(context.Background(), ev) }
-
-// Provider is the provider the next call goes to.
-func (a *Agent) Provider() provider.Provider {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.provider
-}
-
-// SetProvider switches provider and model together for the next call.
-func (a *Agent) SetProvider(p provider.Provider, m provider.Model) {
-	a.mu.Lock()
-	a.provider, a.state.Model = p, m
-	a.mu.Unlock()
-}
-
-// MessagesView returns the transcript without copying it. Callers must not change it; it
-// stays valid because the agent only ever appends or replaces the whole slice.
-func (a *Agent) MessagesView() []provider.Message {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.state.Messages[:len(a.state.Messages):len(a.state.Messages)]
-}
-
-// Model is the model the next call goes to; cheaper than State on a long transcript.
-func (a *Agent) Model() provider.Model {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.state.Model
-}
-
-// SetModel switches the model for the next call.
-func (a *Agent) SetModel(m provider.Model) { a.mu.Lock(); a.state.Model = m; a.mu.Unlock() }
-
-// SetThinking sets the thinking level for the next call.
-func (a *Agent) SetThinking(level string) { a.mu.Lock(); a.state.Thinking = level; a.mu.Unlock() }
-
-// SetSystemPrompt replaces the system prompt for the next call.
-func (a *Agent) SetSystemPrompt(p string) { a.mu.Lock(); a.state.SystemPrompt = p; a.mu.Unlock() }
-
-// SetTools replaces the active tools for the next call.
-func (a *Agent) SetTools(ts []tools.Tool) {
-	a.mu.Lock()
-	a.state.Tools = append([]tools.Tool(nil), ts...)
-	a.mu.Unlock()
-}
-
-// ReplaceMessages swaps the transcript, e.g. after compaction or when a session is resumed.
-func (a *Agent) ReplaceMessages(msgs []provider.Message) {
-	a.mu.Lock()
-	a.state.Messages = append([]provider.Message(nil), msgs...)
-	a.foreign = 0
-	for i := range msgs {
-		if !isLLMRole(msgs[i].Role) {
-			a.foreign++
-		}
-	}
-	a.mu.Unlock()
-}
-
-// SetQueueModes sets how the steering and follow-up queues drain.
-func (a *Agent) SetQueueModes(steer, follow QueueMode) {
-	a.mu.Lock()
-	a.steerMode, a.followMode = orDefault(steer), orDefault(follow)
-	a.mu.Unlock()
-}
-
-// Steer queues a message for delivery after the current turn's tool calls, before the next
-// model call.
-func (a *Agent) Steer(m provider.Message) {
-	a.mu.Lock()
-	a.steerQueue = append(a.steerQueue, m)
-	a.mu.Unlock()
-}
-
-// FollowUp queues a message for delivery when the agent would otherwise stop.
-func (a *Agent) FollowUp(m provider.Message) {
-	a.mu.Lock()
-	a.followQueue = append(a.followQueue, m)
-	a.mu.Unlock()
-}
-
-// ClearQueues empties both queues and returns what they held, steering first.
-func (a *Agent) ClearQueues() []provider.Message {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := append(a.steerQueue, a.followQueue...)
-	a.steerQueue, a.followQueue = nil, nil
-	return out
-}
-
-// QueuedMessages returns copies of both queues.
-func (a *Agent) QueuedMessages() (steer, follow []provider.Message) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]provider.Message(nil), a.steerQueue...), append([]provider.Message(nil), a.followQueue...)
-}
-
-// IsRunning reports whether a run is in progress.
-func (a *Agent) IsRunning() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.cancel != nil
 }
 
 // Abort cancels the current run: the provider stream, every running tool and every hook.
@@ -372,7 +221,7 @@ func (a *Agent) begin(ctx context.Context) (context.Context, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.cancel != nil {
-		return nil, ErrAgentBusy
+		return nil, ErrBusy
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	a.cancel, a.done = cancel, make(chan struct{})
@@ -389,7 +238,7 @@ func (a *Agent) finish() {
 	a.state.IsStreaming, a.state.StreamingMessage = false, nil
 }
 
-func (a *Agent) emit(ctx context.Context, ev AgentEvent) {
+func (a *Agent) emit(ctx context.Context, ev Event) {
 	a.mu.Lock()
 	subs := a.subscribers
 	a.mu.Unlock()
@@ -438,8 +287,8 @@ func (a *Agent) pollQueue(q *[]provider.Message, mode QueueMode) []provider.Mess
 // pollSteeringFirst is false when pending came from a queue already (Continue).
 func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteeringFirst bool) {
 	var created []provider.Message
-	a.emit(ctx, AgentEvent{Type: EvAgentStart})
-	a.emit(ctx, AgentEvent{Type: EvTurnStart})
+	a.emit(ctx, Event{Type: EvAgentStart})
+	a.emit(ctx, Event{Type: EvTurnStart})
 	if pollSteeringFirst {
 		pending = append(pending, a.pollQueue(&a.steerQueue, a.steerMode)...)
 	}
@@ -448,15 +297,15 @@ func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteerin
 		more := true
 		for more || len(pending) > 0 {
 			if !first {
-				a.emit(ctx, AgentEvent{Type: EvTurnStart})
+				a.emit(ctx, Event{Type: EvTurnStart})
 			}
 			first = false
 			for i := range pending {
 				m := pending[i]
-				a.emit(ctx, AgentEvent{Type: EvMessageStart, Message: &m})
+				a.emit(ctx, Event{Type: EvMessageStart, Message: &m})
 				a.appendMessage(m)
 				created = append(created, m)
-				a.emit(ctx, AgentEvent{Type: EvMessageEnd, Message: &m})
+				a.emit(ctx, Event{Type: EvMessageEnd, Message: &m})
 			}
 			pending = nil
 			var stop bool
@@ -464,7 +313,7 @@ func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteerin
 			more, stop, newMsgs = a.turn(ctx)
 			created = append(created, newMsgs...)
 			if stop {
-				a.emit(ctx, AgentEvent{Type: EvAgentEnd, Messages: created})
+				a.emit(ctx, Event{Type: EvAgentEnd, Messages: created})
 				return
 			}
 			pending = a.pollQueue(&a.steerQueue, a.steerMode)
@@ -474,7 +323,7 @@ func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteerin
 			break
 		}
 	}
-	a.emit(ctx, AgentEvent{Type: EvAgentEnd, Messages: created})
+	a.emit(ctx, Event{Type: EvAgentEnd, Messages: created})
 }
 
 // turn makes one model call and runs its tool calls. It reports whether the model should be
@@ -500,7 +349,7 @@ func (a *Agent) turn(ctx context.Context) (more, stop bool, created []provider.M
 		more = !terminate
 		created = append(created, results...)
 	}
-	a.emit(ctx, AgentEvent{Type: EvTurnEnd, Message: &assistant, ToolResults: results})
+	a.emit(ctx, Event{Type: EvTurnEnd, Message: &assistant, ToolResults: results})
 	if a.hooks.ShouldStopAfterTurn != nil && a.hooks.ShouldStopAfterTurn(ctx, &assistant, results) {
 		return false, true, created
 	}
@@ -515,7 +364,7 @@ func (a *Agent) endWithError(ctx context.Context, failed provider.Message) (bool
 		a.state.ErrorMessage = string(failed.StopReason)
 	}
 	a.mu.Unlock()
-	a.emit(ctx, AgentEvent{Type: EvTurnEnd, Message: &failed})
+	a.emit(ctx, Event{Type: EvTurnEnd, Message: &failed})
 	return false, true, []provider.Message{failed}
 }
 
@@ -531,9 +380,9 @@ func (a *Agent) failure(err error) provider.Message {
 	if errors.Is(err, context.Canceled) {
 		msg.StopReason = provider.StopAborted
 	}
-	a.emit(context.Background(), AgentEvent{Type: EvMessageStart, Message: &msg})
+	a.emit(context.Background(), Event{Type: EvMessageStart, Message: &msg})
 	a.appendMessage(msg)
-	a.emit(context.Background(), AgentEvent{Type: EvMessageEnd, Message: &msg})
+	a.emit(context.Background(), Event{Type: EvMessageEnd, Message: &msg})
 	return msg
 }
 
@@ -552,20 +401,20 @@ func (a *Agent) streamAssistant(ctx context.Context) provider.Message {
 			a.mu.Lock()
 			a.state.IsStreaming, a.state.StreamingMessage = true, ev.Partial
 			a.mu.Unlock()
-			a.emit(ctx, AgentEvent{Type: EvMessageStart, Message: ev.Partial})
+			a.emit(ctx, Event{Type: EvMessageStart, Message: ev.Partial})
 		case provider.EventDone, provider.EventError:
 		default:
-			a.emit(ctx, AgentEvent{Type: EvMessageUpdate, Message: ev.Partial, AssistantEvent: &ev})
+			a.emit(ctx, Event{Type: EvMessageUpdate, Message: ev.Partial, AssistantEvent: &ev})
 		}
 	})
 	a.mu.Lock()
 	a.state.IsStreaming, a.state.StreamingMessage = false, nil
 	a.mu.Unlock()
 	if !started {
-		a.emit(ctx, AgentEvent{Type: EvMessageStart, Message: &final})
+		a.emit(ctx, Event{Type: EvMessageStart, Message: &final})
 	}
 	a.appendMessage(final)
-	a.emit(ctx, AgentEvent{Type: EvMessageEnd, Message: &final})
+	a.emit(ctx, Event{Type: EvMessageEnd, Message: &final})
 	return final
 }
 

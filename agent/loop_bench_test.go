@@ -1,4 +1,4 @@
-package main
+package agent
 
 import (
 	"context"
@@ -33,8 +33,8 @@ func BenchmarkToolTurn(b *testing.B) {
 			calls++
 			return tools.Result{}, nil
 		}}
-	a := NewAgent(AgentConfig{Provider: p, Model: provider.Model{ID: "faux-1", API: "faux"}, Tools: []tools.Tool{noop}})
-	a.Subscribe(func(context.Context, AgentEvent) {})
+	a := New(Config{Provider: p, Model: provider.Model{ID: "faux-1", API: "faux"}, Tools: []tools.Tool{noop}})
+	a.Subscribe(func(context.Context, Event) {})
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cputime.Used()
