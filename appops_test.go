@@ -18,33 +18,43 @@ import (
 	"pi/tools"
 )
 
-// newOpsApp wires an app as setup does, around a scripted model and a session file in a
-// temporary directory.
-func newOpsApp(t *testing.T, model provider.Model, steps ...faux.Step) *app {
+// newOpsApp wires a harness as setup does, around a scripted model and a session file in a
+// temporary directory, without scripts.
+func newOpsApp(t *testing.T, model provider.Model, steps ...faux.Step) *harness {
 	t.Helper()
 	dir := t.TempDir()
-	a := &app{cwd: dir, piHome: filepath.Join(dir, "home"), cfg: &config.Config{}, stderr: io.Discard, model: model}
 	env, err := tools.NewEnv(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bash, _ := tools.New("bash", env)
-	a.agent = agent.New(agent.Config{Provider: faux.New(steps...), Model: model, SystemPrompt: "agent",
-		Tools: []tools.Tool{bash}, Hooks: agent.Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}})
-	if err := a.attachSession(session.Create(filepath.Join(dir, "sessions"), dir), &cliOptions{}); err != nil {
+	return newTestHarness(t, parts{cfg: &config.Config{}, cwd: dir, piHome: filepath.Join(dir, "home"),
+		provider: faux.New(steps...), model: model, scripts: &scripts{allowlist: []string{"bash"}, builtins: []tools.Tool{bash}}},
+		session.Create(filepath.Join(dir, "sessions"), dir))
+}
+
+// newTestHarness assembles a harness from p and attaches s; it is closed when the test ends.
+func newTestHarness(t *testing.T, p parts, s *session.Session) *harness {
+	t.Helper()
+	if p.stderr == nil {
+		p.stderr = io.Discard
+	}
+	h := assemble(p)
+	h.agent.SetSystemPrompt("agent") // the scripted models tell summary requests by this
+	if err := h.attachSession(s, restore{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(a.close)
-	return a
+	t.Cleanup(h.close)
+	return h
 }
 
 func fauxModel(reasoning bool) provider.Model {
 	return provider.Model{ID: "faux-1", Provider: "faux", API: "faux", ContextWindow: 128000, Reasoning: reasoning}
 }
 
-func promptText(t *testing.T, a *app, text string) {
+func promptText(t *testing.T, a *harness, text string) {
 	t.Helper()
-	if err := a.prompt(context.Background(), provider.UserText(text, time.Now().UnixMilli())); err != nil {
+	if err := a.compactor.prompt(context.Background(), provider.UserText(text, time.Now().UnixMilli())); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -79,21 +89,21 @@ func TestOpsThinkingLevels(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newOpsApp(t, fauxModel(tc.reasoning))
-			got, err := a.setThinking(tc.set)
+			got, err := a.settings.setThinking(tc.set)
 			if err != nil || got != tc.wantSet || orOff(a.agent.State().Thinking) != tc.wantSet {
 				t.Fatalf("setThinking(%q) = %q, %v; agent has %q", tc.set, got, err, a.agent.State().Thinking)
 			}
 			for _, want := range tc.wantCycle {
-				if level, ok, err := a.cycleThinking(); !ok || err != nil || level != want {
+				if level, ok, err := a.settings.cycleThinking(); !ok || err != nil || level != want {
 					t.Fatalf("cycleThinking = %q, %v, %v; want %q", level, ok, err, want)
 				}
 			}
 			if tc.wantCycle == nil {
-				if _, ok, _ := a.cycleThinking(); ok {
+				if _, ok, _ := a.settings.cycleThinking(); ok {
 					t.Fatal("a model without reasoning cycled its thinking level")
 				}
 			}
-			changes := entriesOfType(t, a.sess, session.TypeThinking)
+			changes := entriesOfType(t, a.rec.session(), session.TypeThinking)
 			last := "off"
 			if len(changes) > 0 {
 				last = changes[len(changes)-1].ThinkingLevel
@@ -101,7 +111,7 @@ func TestOpsThinkingLevels(t *testing.T) {
 			if want := orOff(a.agent.State().Thinking); last != want {
 				t.Fatalf("the session last recorded thinking level %q, the agent has %q", last, want)
 			}
-			if _, err := a.setThinking("enormous"); err == nil {
+			if _, err := a.settings.setThinking("enormous"); err == nil {
 				t.Fatal("an unknown thinking level was accepted")
 			}
 		})
@@ -113,7 +123,8 @@ func TestOpsSetModelRecordsAndClamps(t *testing.T) {
 	yes, no := true, false
 	a.cfg = &config.Config{Providers: map[string]*config.ProviderConfig{"local": {Kind: "openai", BaseURL: "http://127.0.0.1:9/v1",
 		Models: []config.ModelConfig{{ID: "thinker", Reasoning: &yes}, {ID: "plain", Reasoning: &no}}}}}
-	if _, err := a.setThinking("medium"); err != nil {
+	a.settings.cfg = a.cfg
+	if _, err := a.settings.setThinking("medium"); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -123,7 +134,7 @@ func TestOpsSetModelRecordsAndClamps(t *testing.T) {
 		{"local/plain", "off"},
 	}
 	for _, st := range steps {
-		m, err := a.setModel(context.Background(), st.spec)
+		m, err := a.settings.setModel(context.Background(), st.spec, "set")
 		if err != nil {
 			t.Fatalf("setModel(%s): %v", st.spec, err)
 		}
@@ -134,11 +145,11 @@ func TestOpsSetModelRecordsAndClamps(t *testing.T) {
 			t.Fatalf("after %s thinking is %q, want %q", st.spec, got, st.wantThinking)
 		}
 	}
-	changes := entriesOfType(t, a.sess, session.TypeModelChange)
+	changes := entriesOfType(t, a.rec.session(), session.TypeModelChange)
 	if n := len(changes); n < 2 || changes[n-1].ModelID != "plain" || changes[n-2].ModelID != "thinker" {
 		t.Fatalf("model changes recorded: %+v", changes)
 	}
-	if _, err := a.setModel(context.Background(), "nowhere/x"); err == nil {
+	if _, err := a.settings.setModel(context.Background(), "nowhere/x", "set"); err == nil {
 		t.Fatal("a model of an unknown provider was accepted")
 	}
 }
@@ -162,7 +173,7 @@ func TestOpsBash(t *testing.T) {
 				seen = req.Messages
 				return faux.Text("noted")
 			}))
-			res, err := a.runBash(context.Background(), tc.command, tc.exclude)
+			res, err := a.shell.run(context.Background(), tc.command, tc.exclude)
 			if err != nil || res.Output != tc.wantOutput || res.ExitCode == nil || *res.ExitCode != tc.wantCode {
 				t.Fatalf("runBash = %+v, %v", res, err)
 			}
@@ -174,7 +185,7 @@ func TestOpsBash(t *testing.T) {
 			if got := strings.Contains(context.String(), strings.TrimSpace(tc.wantOutput)); got != tc.inContext {
 				t.Fatalf("output in the model's context: %v, want %v\n%s", got, tc.inContext, context.String())
 			}
-			if n := len(entriesOfType(t, a.sess, session.TypeMessage)); n != 3 {
+			if n := len(entriesOfType(t, a.rec.session(), session.TypeMessage)); n != 3 {
 				t.Fatalf("session holds %d messages, want bash, prompt and reply", n)
 			}
 		})
@@ -185,11 +196,11 @@ func TestOpsBashAbortAndTruncation(t *testing.T) {
 	a := newOpsApp(t, fauxModel(false))
 	done := make(chan bashResult)
 	go func() {
-		res, _ := a.runBash(context.Background(), "echo started; sleep 30", false)
+		res, _ := a.shell.run(context.Background(), "echo started; sleep 30", false)
 		done <- res
 	}()
 	time.Sleep(300 * time.Millisecond)
-	a.abortBash()
+	a.work.cancel(workBash)
 	select {
 	case res := <-done:
 		if !res.Cancelled || res.ExitCode != nil {
@@ -199,7 +210,7 @@ func TestOpsBashAbortAndTruncation(t *testing.T) {
 		t.Fatal("abortBash did not stop the command")
 	}
 
-	res, err := a.runBash(context.Background(), "seq 1 5000", false)
+	res, err := a.shell.run(context.Background(), "seq 1 5000", false)
 	if err != nil || !res.Truncated || res.FullOutputPath == "" {
 		t.Fatalf("long output: %+v, %v", res, err)
 	}
@@ -217,39 +228,39 @@ func TestOpsSessionLifecycle(t *testing.T) {
 	a := newOpsApp(t, fauxModel(false), faux.Text("first answer"), faux.Text("second answer"), faux.Text("forked answer"))
 	promptText(t, a, "first question")
 	promptText(t, a, "second question")
-	original := a.sess.Path()
+	original := a.rec.session().Path()
 
-	forks, err := a.forkMessages()
+	forks, err := forkMessages(a.rec.session())
 	if err != nil || len(forks) != 2 || forks[1].Text != "second question" {
 		t.Fatalf("forkMessages = %+v, %v", forks, err)
 	}
-	text, err := a.forkAt(forks[1].EntryID)
+	text, err := a.ForkAt(forks[1].EntryID)
 	if err != nil || text != "second question" {
 		t.Fatalf("forkAt = %q, %v", text, err)
 	}
-	if a.sess.Path() == original || a.sess.Header().ParentSession != original {
-		t.Fatalf("fork went to %s with parent %q", a.sess.Path(), a.sess.Header().ParentSession)
+	if a.rec.session().Path() == original || a.rec.session().Header().ParentSession != original {
+		t.Fatalf("fork went to %s with parent %q", a.rec.session().Path(), a.rec.session().Header().ParentSession)
 	}
-	if got, _ := a.lastAssistantText(); got != "first answer" {
+	if got, _ := lastAssistantText(a.agent); got != "first answer" {
 		t.Fatalf("after the fork the last answer is %q", got)
 	}
 	promptText(t, a, "another second question")
-	forked := a.sess.Path()
+	forked := a.rec.session().Path()
 
-	if err := a.cloneSession(); err != nil || a.sess.Header().ParentSession != forked {
-		t.Fatalf("clone: %v, parent %q", err, a.sess.Header().ParentSession)
+	if err := a.Clone(); err != nil || a.rec.session().Header().ParentSession != forked {
+		t.Fatalf("clone: %v, parent %q", err, a.rec.session().Header().ParentSession)
 	}
 	if n := len(a.agent.State().Messages); n != 4 {
 		t.Fatalf("clone holds %d messages, want 4", n)
 	}
-	if err := a.newSession(""); err != nil || len(a.agent.State().Messages) != 0 {
+	if err := a.NewSession(""); err != nil || len(a.agent.State().Messages) != 0 {
 		t.Fatalf("newSession: %v, %d messages", err, len(a.agent.State().Messages))
 	}
-	if err := a.switchSession(context.Background(), original); err != nil {
+	if err := a.SwitchSession(context.Background(), original); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := a.lastAssistantText(); got != "second answer" || a.sess.Path() != original {
-		t.Fatalf("switched back to %s, last answer %q", a.sess.Path(), got)
+	if got, _ := lastAssistantText(a.agent); got != "second answer" || a.rec.session().Path() != original {
+		t.Fatalf("switched back to %s, last answer %q", a.rec.session().Path(), got)
 	}
 }
 
@@ -259,28 +270,28 @@ func TestOpsStatsNameAndExport(t *testing.T) {
 	model := fauxModel(false)
 	model.Cost = provider.ModelCost{Input: 5000} // $0.50 for the first reply's 100 input tokens
 	a := newOpsApp(t, model, reply, faux.Text("done & dusted"))
-	if _, ok := a.lastAssistantText(); ok {
+	if _, ok := lastAssistantText(a.agent); ok {
 		t.Fatal("an empty conversation has a last assistant text")
 	}
 	promptText(t, a, "run it")
-	st := a.sessionStats()
-	want := sessionStats{SessionFile: a.sess.Path(), SessionID: a.sess.ID(), UserMessages: 1, AssistantMessages: 2,
+	st := statsOf(a.rec.session(), a.agent)
+	want := sessionStats{SessionFile: a.rec.session().Path(), SessionID: a.rec.session().ID(), UserMessages: 1, AssistantMessages: 2,
 		ToolCalls: 1, ToolResults: 1, TotalMessages: 4}
 	got := st
 	got.Tokens, got.Cost = statsTokens{}, 0
 	if got != want || st.Tokens.Input < 100 || st.Tokens.CacheRead != 5 || st.Cost < 0.5 {
 		t.Fatalf("stats = %+v", st)
 	}
-	if text, _ := a.lastAssistantText(); text != "done & dusted" {
+	if text, _ := lastAssistantText(a.agent); text != "done & dusted" {
 		t.Fatalf("last text %q", text)
 	}
-	if err := a.setSessionName("  "); err == nil {
+	if err := nameSession(a.rec.session(), "  "); err == nil {
 		t.Fatal("an empty name was accepted")
 	}
-	if err := a.setSessionName("Export test"); err != nil || a.sess.Name() != "Export test" {
-		t.Fatalf("setSessionName: %v, name %q", err, a.sess.Name())
+	if err := nameSession(a.rec.session(), "Export test"); err != nil || a.rec.session().Name() != "Export test" {
+		t.Fatalf("setSessionName: %v, name %q", err, a.rec.session().Name())
 	}
-	path, err := a.exportHTML(filepath.Join(t.TempDir(), "out.html"))
+	path, err := exportHTML(a.rec.session(), a.agent.MessagesView(), a.agent.Model().ID, a.cwd, filepath.Join(t.TempDir(), "out.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,21 +308,21 @@ func TestOpsStatsNameAndExport(t *testing.T) {
 
 func TestOpsQueueModesAndToggles(t *testing.T) {
 	a := newOpsApp(t, fauxModel(false))
-	if err := a.setQueueMode("steer", "sometimes"); err == nil {
+	if err := a.settings.setQueueMode("steer", "sometimes"); err == nil {
 		t.Fatal("an unknown queue mode was accepted")
 	}
-	if err := a.setQueueMode("followUp", agent.AllAtOnce); err != nil {
+	if err := a.settings.setQueueMode("followUp", agent.AllAtOnce); err != nil {
 		t.Fatal(err)
 	}
-	if steer, follow := a.queueModes(); steer != agent.OneAtATime || follow != agent.AllAtOnce {
+	if steer, follow := a.settings.queueModes(); steer != agent.OneAtATime || follow != agent.AllAtOnce {
 		t.Fatalf("queue modes %s, %s", steer, follow)
 	}
-	a.setAutoCompaction(false)
-	if a.compactionSettings().Enabled {
+	a.settings.setAutoCompaction(false)
+	if a.settings.compactionSettings().Enabled {
 		t.Fatal("auto compaction still on")
 	}
-	a.setAutoRetry(false)
-	if a.retryPolicy().MaxRetries != 0 {
+	a.settings.setAutoRetry(false)
+	if a.settings.retryPolicy().MaxRetries != 0 {
 		t.Fatal("retries still on")
 	}
 	raw, _ := json.Marshal(bashMessage("ls", bashResult{Output: "x"}, true, time.UnixMilli(5)))

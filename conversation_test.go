@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,23 +55,20 @@ func withUsage(m provider.Message, total int) provider.Message {
 	return m
 }
 
-func newTestApp(t *testing.T, sm *scriptedModel, window int, compaction bool) (*app, *recorder) {
+func newTestApp(t *testing.T, sm *scriptedModel, window int, compaction bool) (*harness, *eventLog) {
 	t.Helper()
-	a := &app{cwd: t.TempDir(), piHome: t.TempDir(), cfg: &config.Config{}, stderr: io.Discard}
-	a.cfg.Compaction.Enabled = &compaction
-	a.model = provider.Model{ID: "faux-1", Provider: "faux", API: "faux", ContextWindow: window}
-	a.agent = agent.New(agent.Config{Provider: sm.provider(), Model: a.model, SystemPrompt: "agent",
-		Tools: []tools.Tool{testTool("echo")},
-		Hooks: agent.Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM}})
-	if err := a.attachSession(session.InMemory(a.cwd), &cliOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	a.agent.Subscribe(rec.record)
-	return a, rec
+	cfg := &config.Config{}
+	cfg.Compaction.Enabled = &compaction
+	model := provider.Model{ID: "faux-1", Provider: "faux", API: "faux", ContextWindow: window}
+	dir := t.TempDir()
+	h := newTestHarness(t, parts{cfg: cfg, cwd: dir, piHome: t.TempDir(), provider: sm.provider(), model: model,
+		scripts: &scripts{allowlist: []string{"echo"}, builtins: []tools.Tool{testTool("echo")}}}, session.InMemory(dir))
+	rec := &eventLog{}
+	h.agent.Subscribe(rec.record)
+	return h, rec
 }
 
-func compactions(rec *recorder) []string {
+func compactions(rec *eventLog) []string {
 	var out []string
 	for _, ev := range rec.ofType(agent.EvCompactionEnd) {
 		s := ev.Compaction.Reason
@@ -93,7 +89,7 @@ func TestThresholdCompactionInTheMiddleOfAToolLoop(t *testing.T) {
 	a, rec := newTestApp(t, sm, 8000, true)
 	ctx := context.Background()
 	for _, p := range []string{"first question", "now use the tool"} {
-		if err := a.prompt(ctx, provider.UserText(p, 1)); err != nil {
+		if err := a.compactor.prompt(ctx, provider.UserText(p, 1)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,10 +123,10 @@ func TestOverflowCompactsAndRetriesOnce(t *testing.T) {
 			sm := &scriptedModel{replies: tc.replies}
 			a, rec := newTestApp(t, sm, 32000, true)
 			ctx := context.Background()
-			if err := a.prompt(ctx, provider.UserText("first", 1)); err != nil {
+			if err := a.compactor.prompt(ctx, provider.UserText("first", 1)); err != nil {
 				t.Fatal(err)
 			}
-			err := a.prompt(ctx, provider.UserText("second", 2))
+			err := a.compactor.prompt(ctx, provider.UserText("second", 2))
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("prompt error %v, want %v", err, tc.wantErr)
 			}
@@ -154,8 +150,8 @@ func TestDisabledCompactionStaysDisabled(t *testing.T) {
 	}}
 	a, rec := newTestApp(t, sm, 8000, false)
 	ctx := context.Background()
-	a.prompt(ctx, provider.UserText("first", 1))
-	if err := a.prompt(ctx, provider.UserText("second", 2)); err != nil {
+	a.compactor.prompt(ctx, provider.UserText("first", 1))
+	if err := a.compactor.prompt(ctx, provider.UserText("second", 2)); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(rec.ofType(agent.EvCompactionStart)); n != 0 || sm.summaries != 0 {
@@ -208,13 +204,13 @@ func TestBinaryRecordsAndContinuesSessions(t *testing.T) {
 	}
 }
 
-// recorder keeps every event an agent emits, as loop tests in package agent do.
-type recorder struct {
+// eventLog keeps every event an agent emits, as loop tests in package agent do.
+type eventLog struct {
 	mu     sync.Mutex
 	events []agent.Event
 }
 
-func (r *recorder) record(_ context.Context, ev agent.Event) {
+func (r *eventLog) record(_ context.Context, ev agent.Event) {
 	if ev.Message != nil {
 		m := ev.Message.Clone()
 		ev.Message = &m
@@ -225,7 +221,7 @@ func (r *recorder) record(_ context.Context, ev agent.Event) {
 }
 
 // types names the events with their message role or tool call, updates left out.
-func (r *recorder) types() []string {
+func (r *eventLog) types() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []string
@@ -244,7 +240,7 @@ func (r *recorder) types() []string {
 	return out
 }
 
-func (r *recorder) ofType(typ string) []agent.Event {
+func (r *eventLog) ofType(typ string) []agent.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []agent.Event

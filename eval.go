@@ -553,9 +553,10 @@ func driveAgent(ctx context.Context, f *evalFlags, t *evalTask, s *scratchRun, r
 		return "", "setup: " + err.Error() + reasonSuffix(oneLine(logs.String(), 200))
 	}
 	defer a.close()
+	a.scripts.setUI(nil)
 	unsubscribe := a.agent.Subscribe(turnProgress(progress))
 	start := time.Now()
-	err = a.submit(tctx, t.Prompt, "interactive")
+	err = a.Send(tctx, Input{Text: t.Prompt, Source: sourceInteractive})
 	res.WallMs = time.Since(start).Milliseconds()
 	unsubscribe()
 	msgs := a.agent.State().Messages

@@ -21,50 +21,51 @@ import (
 // runInteractiveMode runs the terminal UI (DESIGN.md §7) until the user quits. A resumed
 // conversation is shown first; prompts from the command line are then sent, each as a
 // follow-up of the one before. pickSession (-r) opens the session picker.
-func runInteractiveMode(ctx context.Context, a *app, prompts []string, pickSession bool) int {
+func runInteractiveMode(ctx context.Context, h *harness, prompts []string, pickSession bool) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ic := &interactive{app: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
-	opts := tui.Options{Cwd: a.cwd, Commands: ic.commandList()}
+	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
+	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList()}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui = ui
 		close(ic.uiReady)
-		a.setUI(ic) // the scripts' questions and notices go to the screen
-		ic.unsubscribe = a.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+		h.scripts.setUI(ic) // the scripts' questions and notices go to the screen
+		ic.unsubscribe = h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
 			defer ic.guard()
 			ic.onEvent(ev)
 		})
-		ic.replay(a.agent.MessagesView())
+		ic.replay(h.agent.MessagesView())
 		ic.updateFooter()
-		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(a.agent.Model())+" · enter send · alt+enter follow-up · "+
+		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+" · enter send · alt+enter follow-up · "+
 			"esc interrupt · ctrl+c twice quit · /hotkeys for more")
-		if a.modelProblem != "" {
-			ui.Notify(tui.LevelWarning, "No model yet: "+a.modelProblem+". Then restart pi, or pick one with /model.")
+		if h.modelProblem != "" {
+			ui.Notify(tui.LevelWarning, "No model yet: "+h.modelProblem+". Then restart pi, or pick one with /model.")
 		}
 		if pickSession {
 			go ic.resume("") // -r: the picker asks on screen, off the start callback
 		}
 		ic.sendPrompts(prompts)
 	})
-	a.setUI(nil)
+	h.scripts.setUI(nil)
 	if ic.unsubscribe != nil {
 		ic.unsubscribe()
 	}
 	if p := ic.panicked.Load(); p != nil {
 		panic(p) // the terminal has been restored; now fail loudly
 	}
-	a.stopRun()
+	h.Quiesce()
 	if err != nil {
-		fmt.Fprintln(a.stderr, "pi:", err)
+		fmt.Fprintln(h.stderr, "pi:", err)
 		return 1
 	}
 	return 0
 }
 
-// interactive adapts the agent's events to the TUI and the TUI's callbacks to the app's
-// operations (appops.go, luawire.go). It is also the userInterface the scripts talk to.
+// interactive adapts the agent's events to the TUI and the TUI's keys to harness calls. It
+// holds no run state: what is in flight is the harness's. It is also the userInterface the
+// scripts talk to.
 type interactive struct {
-	app         *app
+	h           *harness
 	ui          *tui.App
 	uiReady     chan struct{} // closed once ui is set
 	ctx         context.Context
@@ -72,8 +73,6 @@ type interactive struct {
 	unsubscribe func()
 	bangs       atomic.Int64 // numbers the boxes of !cmd runs
 	panicked    atomic.Value // a panic on another goroutine, re-raised once the terminal is restored
-	// treeCancel stops a /tree branch summary in progress (tree.go).
-	treeCancel atomic.Pointer[context.CancelFunc]
 }
 
 // guard turns a panic on another goroutine into a clean exit: the terminal is restored before
@@ -96,15 +95,12 @@ func (ic *interactive) async(fn func()) {
 
 func (ic *interactive) callbacks() tui.Callbacks {
 	return tui.Callbacks{
-		OnSubmit:   func(text string) { ic.async(func() { ic.send(text, "") }) },
-		OnSteer:    func(text string) { ic.async(func() { ic.send(text, "steer") }) },
-		OnFollowUp: func(text string) { ic.async(func() { ic.send(text, "followUp") }) },
+		OnSubmit:   func(text string) { ic.async(func() { ic.send(text, deliverSteer) }) },
+		OnSteer:    func(text string) { ic.async(func() { ic.send(text, deliverSteer) }) },
+		OnFollowUp: func(text string) { ic.async(func() { ic.send(text, deliverFollowUp) }) },
 		OnAbort: func() {
-			ic.app.agent.ClearQueues() // the TUI has put the queued text back into the editor
-			ic.app.agent.Abort()
-			ic.app.abortBash()
-			ic.cancelTreeSummary()
-			ic.updateQueue()
+			ic.h.ClearQueues() // the TUI has put the queued text back into the editor
+			ic.h.Abort()       // the run, a compaction, a !cmd, a branch summary
 		},
 		OnCommand: func(name, args string) { ic.async(func() { ic.command(name, args) }) },
 		OnBash:    func(cmd string, keep bool) { ic.async(func() { ic.bang(cmd, keep) }) },
@@ -125,60 +121,35 @@ func (ic *interactive) callbacks() tui.Callbacks {
 	}
 }
 
-// sendPrompts sends the command line's prompts: the first now, the rest as follow-ups.
+// sendPrompts sends the command line's prompts: the first as a prompt, the rest queued as
+// its follow-ups, each through the front door like typed text.
 func (ic *interactive) sendPrompts(prompts []string) {
-	for i, p := range prompts {
-		if i == 0 {
-			ic.async(func() { ic.send(p, "") })
-		} else {
-			ic.app.agent.FollowUp(FirstUserMessage(p, nil, false, ic.app.cwd, time.Now()))
-		}
-	}
-	ic.updateQueue()
-}
-
-// send delivers a line the user typed. A script command runs at once, even while the agent
-// works; otherwise an idle agent gets it through the input pipeline (skills, templates, input
-// hooks), and a working one queues it as a steer or, with queue "followUp", a follow-up.
-func (ic *interactive) send(text, queue string) {
-	a := ic.app
-	if a.lua.rt != nil {
-		if cmd, args, ok := a.scriptCommand(text); ok {
-			if err := cmd.Run(ic.ctx, args); err != nil && ic.ctx.Err() == nil {
-				ic.ui.Notify(tui.LevelError, fmt.Sprintf("/%s: %v", cmd.Name, err))
-			}
-			return
-		}
-	}
-	if a.agent.IsRunning() {
-		ic.enqueue(text, queue)
+	if len(prompts) == 0 {
 		return
 	}
-	err := a.submit(ic.ctx, text, "interactive")
-	switch {
-	case errors.Is(err, agent.ErrBusy):
-		ic.enqueue(text, queue)
-	case err != nil && ic.ctx.Err() == nil:
+	ic.async(func() {
+		for _, p := range prompts[1:] {
+			ic.report(ic.h.Send(ic.ctx, Input{Text: p, Source: sourceInteractive, Deliver: deliverFollowUp, Queue: true}))
+		}
+		ic.send(prompts[0], deliverSteer)
+	})
+}
+
+// send delivers a line the user typed: a prompt when the agent is idle, else queued as
+// deliver says.
+func (ic *interactive) send(text string, deliver delivery) {
+	ic.report(ic.h.Send(ic.ctx, Input{Text: text, Source: sourceInteractive, Deliver: deliver}))
+}
+
+// report shows an error of a harness call, unless pi is quitting.
+func (ic *interactive) report(err error) {
+	if err != nil && ic.ctx.Err() == nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 	}
 }
 
-func (ic *interactive) enqueue(text, queue string) {
-	text, handled := ic.app.expandInput(ic.ctx, text, "interactive")
-	if handled {
-		return
-	}
-	msg := FirstUserMessage(text, nil, false, ic.app.cwd, time.Now())
-	if queue == "followUp" {
-		ic.app.agent.FollowUp(msg)
-	} else {
-		ic.app.agent.Steer(msg)
-	}
-	ic.updateQueue()
-}
-
 func (ic *interactive) updateQueue() {
-	steer, follow := ic.app.agent.QueuedMessages()
+	steer, follow := ic.h.agent.QueuedMessages()
 	ic.ui.SetQueue(texts(steer), texts(follow))
 }
 
@@ -194,6 +165,8 @@ func texts(ms []provider.Message) []string {
 func (ic *interactive) onEvent(ev agent.Event) {
 	ui := ic.ui
 	switch ev.Type {
+	case evQueueUpdate:
+		ic.updateQueue()
 	case agent.EvAgentStart:
 		ui.SetWorking(true)
 	case agent.EvAgentEnd:
@@ -302,13 +275,13 @@ func shownUserText(m *provider.Message) string {
 // updateFooter shows the session's totals; the context in use is the size of the last request,
 // as the last reply reported it.
 func (ic *interactive) updateFooter() {
-	a := ic.app
-	st := a.agent.State()
-	stats := a.sessionStats()
-	f := tui.FooterInfo{Cwd: a.cwd, Session: a.sess.Name(), Model: modelLabel(st.Model), Thinking: st.Thinking,
+	h := ic.h
+	st := h.agent.State()
+	stats := statsOf(h.rec.session(), h.agent)
+	f := tui.FooterInfo{Cwd: h.cwd, Session: h.rec.session().Name(), Model: modelLabel(st.Model), Thinking: st.Thinking,
 		Input: stats.Tokens.Input, Output: stats.Tokens.Output, CacheRead: stats.Tokens.CacheRead,
 		CacheWrite: stats.Tokens.CacheWrite, Cost: stats.Cost, ContextWindow: st.Model.ContextWindow}
-	msgs := a.agent.MessagesView()
+	msgs := h.agent.MessagesView()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if u := msgs[i].Usage; msgs[i].Role == provider.RoleAssistant && u != nil {
 			f.ContextTokens = u.TotalTokens
@@ -330,7 +303,7 @@ func modelLabel(m provider.Model) string {
 
 // cycleThinking steps the thinking level (Shift+Tab).
 func (ic *interactive) cycleThinking() {
-	level, ok, err := ic.app.cycleThinking()
+	level, ok, err := ic.h.settings.cycleThinking()
 	switch {
 	case err != nil:
 		ic.ui.Notify(tui.LevelError, err.Error())
@@ -344,7 +317,7 @@ func (ic *interactive) cycleThinking() {
 
 // pickModel is the model picker (Ctrl+L, /model): every configured and discovered model.
 func (ic *interactive) pickModel() {
-	models := ic.app.availableModels(ic.ctx)
+	models := ic.h.settings.availableModels(ic.ctx)
 	labels := make([]string, len(models))
 	current := 0
 	for i, m := range models {
@@ -352,15 +325,15 @@ func (ic *interactive) pickModel() {
 		if m.ContextWindow > 0 {
 			labels[i] += fmt.Sprintf("  (%dk context)", m.ContextWindow/1000)
 		}
-		if sameModel(m, ic.app.agent.Model()) {
+		if sameModel(m, ic.h.agent.Model()) {
 			current = i
 		}
 	}
 	i, err := ic.ui.SelectFrom(ic.ctx, "Select a model", labels, current)
-	if err != nil || sameModel(models[i], ic.app.agent.Model()) {
+	if err != nil || sameModel(models[i], ic.h.agent.Model()) {
 		return
 	}
-	m, err := ic.app.setModel(ic.ctx, models[i].Provider+"/"+models[i].ID)
+	m, err := ic.h.settings.setModel(ic.ctx, models[i].Provider+"/"+models[i].ID, "set")
 	if err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
@@ -373,16 +346,16 @@ func (ic *interactive) pickModel() {
 // the command and its output with the next prompt, with !! it does not.
 func (ic *interactive) bang(cmd string, keep bool) {
 	id := fmt.Sprintf("bang-%d", ic.bangs.Add(1))
-	if !ic.app.agent.IsRunning() {
+	if !ic.h.Busy() {
 		ic.ui.SetWorking(true) // so that Escape interrupts the command
 		defer func() {
-			if !ic.app.agent.IsRunning() {
+			if !ic.h.Busy() {
 				ic.ui.SetWorking(false)
 			}
 		}()
 	}
 	ic.ui.ToolStart(id, "bash", map[string]any{"command": cmd})
-	res, err := ic.app.runBash(ic.ctx, cmd, !keep)
+	res, err := ic.h.shell.run(ic.ctx, cmd, !keep)
 	text := res.Output
 	failed := err != nil || res.Cancelled || res.ExitCode == nil || *res.ExitCode != 0
 	switch {
@@ -406,8 +379,8 @@ func builtins() []builtin {
 	return []builtin{
 		{tui.Command{Name: "model", Description: "pick the model"}, func(ic *interactive, _ string) { ic.pickModel() }},
 		{tui.Command{Name: "compact", Description: "summarise the conversation to free context", ArgHint: "[instructions]"}, (*interactive).compact},
-		{tui.Command{Name: "new", Description: "start a new session"}, func(ic *interactive, _ string) { ic.replaced("new session", ic.app.newSession("")) }},
-		{tui.Command{Name: "clone", Description: "copy this session and go on in the copy"}, func(ic *interactive, _ string) { ic.replaced("cloned session", ic.app.cloneSession()) }},
+		{tui.Command{Name: "new", Description: "start a new session"}, func(ic *interactive, _ string) { ic.replaced("new session", ic.h.NewSession("")) }},
+		{tui.Command{Name: "clone", Description: "copy this session and go on in the copy"}, func(ic *interactive, _ string) { ic.replaced("cloned session", ic.h.Clone()) }},
 		{tui.Command{Name: "tree", Description: "continue from another point of this session"}, (*interactive).treeCommand},
 		{tui.Command{Name: "fork", Description: "start a new session from an earlier message"}, (*interactive).fork},
 		{tui.Command{Name: "resume", Description: "switch to another session of this directory"}, (*interactive).resume},
@@ -428,7 +401,7 @@ func (ic *interactive) commandList() []tui.Command {
 	for _, b := range builtins() {
 		cmds = append(cmds, b.Command)
 	}
-	if rt := ic.app.lua.rt; rt != nil {
+	if rt := ic.h.scripts.rt; rt != nil {
 		ic.async(func() {
 			if rt.Ready(ic.ctx) != nil {
 				return
@@ -476,7 +449,7 @@ func (ic *interactive) command(name, args string) {
 func (ic *interactive) compact(instructions string) {
 	ic.ui.SetWorking(true)
 	ic.ui.SetStatus("Compacting…")
-	res, err := ic.app.compactNow(ic.ctx, instructions)
+	res, err := ic.h.Compact(ic.ctx, instructions)
 	ic.ui.SetStatus("")
 	ic.ui.SetWorking(false)
 	if err != nil {
@@ -493,14 +466,14 @@ func (ic *interactive) replaced(what string, err error) {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
-	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("%s: %s", what, ic.app.sess.ID()))
-	ic.replay(ic.app.agent.MessagesView())
+	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("%s: %s", what, ic.h.rec.session().ID()))
+	ic.replay(ic.h.agent.MessagesView())
 	ic.updateQueue()
 	ic.updateFooter()
 }
 
 func (ic *interactive) fork(string) {
-	msgs, err := ic.app.forkMessages()
+	msgs, err := forkMessages(ic.h.rec.session())
 	if err != nil || len(msgs) == 0 {
 		ic.ui.Notify(tui.LevelWarning, "nothing to fork from yet")
 		return
@@ -513,7 +486,7 @@ func (ic *interactive) fork(string) {
 	if err != nil {
 		return
 	}
-	text, err := ic.app.forkAt(msgs[i].EntryID)
+	text, err := ic.h.ForkAt(msgs[i].EntryID)
 	ic.replaced("forked into a new session", err)
 	if err == nil {
 		ic.ui.SetEditorText(text)
@@ -521,8 +494,8 @@ func (ic *interactive) fork(string) {
 }
 
 func (ic *interactive) resume(string) {
-	dir := session.Dir(ic.app.piHome, ic.app.cwd)
-	if p := ic.app.sess.Path(); p != "" {
+	dir := session.Dir(ic.h.piHome, ic.h.cwd)
+	if p := ic.h.rec.session().Path(); p != "" {
 		dir = filepath.Dir(p)
 	}
 	infos, err := session.List(ic.ctx, dir)
@@ -542,11 +515,11 @@ func (ic *interactive) resume(string) {
 	if err != nil {
 		return
 	}
-	ic.replaced("resumed session", ic.app.switchSession(ic.ctx, infos[i].Path))
+	ic.replaced("resumed session", ic.h.SwitchSession(ic.ctx, infos[i].Path))
 }
 
 func (ic *interactive) name(args string) {
-	if err := ic.app.setSessionName(args); err != nil {
+	if err := nameSession(ic.h.rec.session(), args); err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
@@ -554,7 +527,7 @@ func (ic *interactive) name(args string) {
 }
 
 func (ic *interactive) sessionInfo(string) {
-	s := ic.app.sessionStats()
+	s := statsOf(ic.h.rec.session(), ic.h.agent)
 	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("session %s\nfile %s\n%d messages (%d user, %d assistant, %d tool calls)\n"+
 		"tokens: %d in, %d out, %d cache read, %d cache write · cost $%.4f", s.SessionID, s.SessionFile,
 		s.TotalMessages, s.UserMessages, s.AssistantMessages, s.ToolCalls, s.Tokens.Input, s.Tokens.Output,
@@ -565,7 +538,7 @@ func (ic *interactive) sessionInfo(string) {
 func (ic *interactive) export(path string) {
 	path = strings.TrimSpace(path)
 	if strings.HasSuffix(path, ".jsonl") {
-		data, err := os.ReadFile(ic.app.sess.Path())
+		data, err := os.ReadFile(ic.h.rec.session().Path())
 		if err == nil {
 			err = os.WriteFile(path, data, 0o644)
 		}
@@ -576,7 +549,7 @@ func (ic *interactive) export(path string) {
 		ic.ui.Notify(tui.LevelInfo, "exported to "+path)
 		return
 	}
-	out, err := ic.app.exportHTML(path)
+	out, err := exportHTML(ic.h.rec.session(), ic.h.agent.MessagesView(), ic.h.agent.Model().ID, ic.h.cwd, path)
 	if err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
@@ -585,7 +558,7 @@ func (ic *interactive) export(path string) {
 }
 
 func (ic *interactive) copyLast(string) {
-	text, ok := ic.app.lastAssistantText()
+	text, ok := lastAssistantText(ic.h.agent)
 	if !ok {
 		ic.ui.Notify(tui.LevelWarning, "no reply to copy yet")
 		return
@@ -598,7 +571,7 @@ func (ic *interactive) copyLast(string) {
 }
 
 func (ic *interactive) reload(string) {
-	rt := ic.app.lua.rt
+	rt := ic.h.scripts.rt
 	if rt == nil {
 		ic.ui.Notify(tui.LevelWarning, "no Lua runtime to reload")
 		return
@@ -607,7 +580,7 @@ func (ic *interactive) reload(string) {
 		ic.ui.Notify(tui.LevelError, "reload: "+err.Error())
 		return
 	}
-	ic.app.refreshScriptTools()
+	ic.h.scripts.refreshTools()
 	ic.commandList()
 	ic.ui.Notify(tui.LevelInfo, "scripts reloaded")
 }
@@ -652,3 +625,92 @@ func (ic *interactive) Input(ctx context.Context, title, placeholder string) (st
 }
 
 func (ic *interactive) Notify(msg, level string) { ic.ui.Notify(level, msg) }
+
+// treeCommand is /tree in the terminal UI: pick a point of the session tree, say whether to
+// summarise the branch being left, and continue from there. It runs on its own goroutine (see
+// interactive.command), so it may ask questions.
+func (ic *interactive) treeCommand(string) {
+	sess := ic.h.rec.session()
+	entries, err := treeEntries(sess)
+	if err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return
+	}
+	rows := treeRows(entries, sess.Leaf())
+	if len(rows) == 0 {
+		ic.ui.Notify(tui.LevelWarning, "the session is empty: nothing to navigate yet")
+		return
+	}
+	labels := make([]string, len(rows))
+	current := 0
+	for i, r := range rows {
+		labels[i] = r.Text
+		if r.Current {
+			current = i
+		}
+	}
+	i, err := ic.ui.SelectFrom(ic.ctx, "Continue from which point? (● is where you are)", labels, current)
+	if err != nil {
+		return
+	}
+	if rows[i].Current {
+		// The marked row may stand for a hidden leaf (a model change recorded at resume);
+		// moving onto it would drop that entry from the path for nothing.
+		ic.ui.Notify(tui.LevelInfo, "already there")
+		return
+	}
+	summarize, focus, ok := ic.askBranchSummary(rows[i].ID)
+	if !ok {
+		return
+	}
+	ic.navigate(rows[i].ID, summarize, focus)
+}
+
+// askBranchSummary offers a summary of what the move leaves behind, when it leaves messages;
+// ok is false when the user cancelled.
+func (ic *interactive) askBranchSummary(targetID string) (summarize bool, focus string, ok bool) {
+	if !leavesConversation(ic.h.rec.session(), targetID) {
+		return false, "", true
+	}
+	choice, err := ic.ui.Select(ic.ctx, "Summarise the branch you are leaving?",
+		[]string{"No summary", "Summarise it", "Summarise it with a focus…"})
+	if err != nil {
+		return false, "", false
+	}
+	if choice == 2 {
+		focus, err = ic.ui.Input(ic.ctx, "What should the summary focus on?")
+		if err != nil {
+			return false, "", false
+		}
+	}
+	return choice > 0, focus, true
+}
+
+// navigate carries out the move and shows the conversation now in force. While the summary
+// is written the UI shows it is working, so Escape reaches OnAbort, which cancels it.
+func (ic *interactive) navigate(targetID string, summarize bool, focus string) {
+	if summarize {
+		ic.ui.SetWorking(true)
+		ic.ui.SetStatus("Summarising the branch… (esc to cancel)")
+	}
+	text, err := ic.h.NavigateTree(ic.ctx, targetID, summarize, focus)
+	if summarize {
+		ic.ui.SetStatus("")
+		ic.ui.SetWorking(false)
+	}
+	switch {
+	case errors.Is(err, context.Canceled) && ic.ctx.Err() == nil:
+		ic.ui.Notify(tui.LevelInfo, "branch summary cancelled: the conversation stays where it was")
+		return
+	case err != nil:
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return
+	}
+	ic.ui.Notify(tui.LevelInfo, "moved in the session tree; the conversation now reads:")
+	ic.replay(ic.h.agent.MessagesView())
+	if text != "" {
+		ic.ui.SetEditorText(text)
+	}
+	ic.updateQueue()
+	ic.updateFooter()
+}

@@ -117,9 +117,9 @@ func TestRPCReportsFailingScripts(t *testing.T) {
 	a := newOpsApp(t, fauxModel(false))
 	c, s, stop := startInProcess(t, context.Background(), a)
 	defer stop()
-	a.setUI(s)
+	a.scripts.setUI(s)
 	from := c.mark()
-	a.notify("lua: tool_call handler (init.lua) failed, carrying on without it: boom", "error")
+	a.scripts.notify("lua: tool_call handler (init.lua) failed, carrying on without it: boom", "error")
 	ev := c.awaitEvent(from, "extension_error")
 	if ev["extensionPath"] != "init.lua" || ev["event"] != "tool_call" || !strings.Contains(ev["error"].(string), "boom") {
 		t.Fatalf("extension_error %v", ev)
@@ -153,6 +153,7 @@ func TestScriptsSeeModelSelect(t *testing.T) {
 	yes := true
 	a.cfg = &config.Config{Providers: map[string]*config.ProviderConfig{"local": {Kind: "openai", BaseURL: "http://127.0.0.1:9/v1",
 		Models: []config.ModelConfig{{ID: "one", Reasoning: &yes}, {ID: "two"}}}}}
+	a.settings.cfg = a.cfg
 	os.MkdirAll(a.piHome, 0o755)
 	os.WriteFile(filepath.Join(a.piHome, "init.lua"), []byte(`pi.on("model_select", function(ev)
   pi.notify(ev.source .. ": " .. ev.previous_model.id .. " -> " .. ev.model.id, "info")
@@ -165,12 +166,12 @@ end)`), 0o644)
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	a.lua.rt = rt
+	a.scripts.rt = rt
 	ctx := context.Background()
-	if _, err := a.setModel(ctx, "local/one"); err != nil {
+	if _, err := a.settings.setModel(ctx, "local/one", "set"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.cycleModel(ctx); err != nil {
+	if _, err := a.settings.cycleModel(ctx); err != nil {
 		t.Fatal(err)
 	}
 	rt.Flush(ctx)

@@ -1,5 +1,6 @@
 // Command pi is a terminal coding agent for people who run language models on their own
-// machine. main.go holds flags, configuration and wiring only; the agent itself is in loop.go.
+// machine. main.go holds the flags and the choice of mode; wiring.go builds the harness
+// (harness.go) that every mode drives, and the agent itself is the agent package.
 package main
 
 import (
@@ -10,18 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
-	"time"
 
-	"pi/agent"
 	"pi/config"
 	"pi/provider"
-	"pi/provider/faux"
 	"pi/session"
-	"pi/tools"
 
 	"golang.org/x/term"
 )
@@ -97,24 +92,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			opts.messages = mergePiped(piped, opts.messages)
 		}
 	}
-	app, err := setup(ctx, opts, interactive, stderr)
+	h, err := setup(ctx, opts, interactive, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
-	defer app.close()
+	defer h.close()
 	switch {
 	case interactive:
-		return runInteractiveMode(ctx, app, opts.messages, opts.resume)
+		return runInteractiveMode(ctx, h, opts.messages, opts.resume)
 	case opts.mode == "rpc":
-		return runRPCMode(ctx, app, stdin, stdout, stderr)
+		return runRPCMode(ctx, h, stdin, stdout, stderr)
 	case opts.mode == "json":
-		return runJSONMode(ctx, app, opts.messages, stdout, stderr)
+		return runJSONMode(ctx, h, opts.messages, stdout, stderr)
 	case len(opts.messages) == 0:
 		fmt.Fprintln(stderr, "pi: nothing to do: give a prompt, e.g. pi -p \"explain main.go\"")
 		return 2
 	}
-	return runPrintMode(ctx, app, opts.messages, stdout, stderr)
+	return runPrintMode(ctx, h, opts.messages, stdout, stderr)
 }
 
 // isTerminal asks the tty driver; a mode check alone would take /dev/null for a terminal.
@@ -218,37 +213,6 @@ func mergePiped(piped string, messages []string) []string {
 	return out
 }
 
-// app is a wired-up agent ready for a mode to drive.
-type app struct {
-	agent  *agent.Agent
-	cwd    string
-	piHome string
-	cfg    *config.Config
-	model  provider.Model
-	stderr io.Writer
-	sess   *session.Session
-	lua    scripting
-	// modelProblem says why no model could be set up, for the terminal UI to show.
-	modelProblem string
-	// allowlist names the tools to activate (--tools, or tools in pi.toml); empty means the
-	// default built-ins plus every script tool. noTools is --no-tools.
-	allowlist []string
-	noTools   bool
-	// compactHook lets scripts cancel a compaction or supply its summary.
-	compactHook func(context.Context, session.Reason, *session.Preparation) (session.HookResult, error)
-	// ops is the state of the session and model operations (appops.go).
-	ops opsState
-}
-
-func (a *app) close() {
-	a.closeLua()
-	if a.sess != nil {
-		if err := a.sess.Close(); err != nil {
-			fmt.Fprintln(a.stderr, "pi: closing the session:", err)
-		}
-	}
-}
-
 // runListSessions prints this directory's sessions (`pi sessions`, and `-r` without a terminal).
 func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Writer) int {
 	cwd, err := os.Getwd()
@@ -265,214 +229,4 @@ func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Write
 		return 1
 	}
 	return 0
-}
-
-// setup loads the configuration and wires the agent. Without a usable model, the terminal UI
-// still starts (interactive) and says what to do; the other modes fail with that advice.
-func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Writer) (*app, error) {
-	cwd, err := o.cwd, error(nil)
-	if cwd == "" {
-		if cwd, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("finding the working directory: %w", err)
-		}
-	}
-	a := &app{cwd: cwd, piHome: piHomeDir(), stderr: stderr}
-	if a.cfg, err = config.Load(a.piHome, cwd); err != nil {
-		return nil, err
-	}
-	for _, w := range a.cfg.Warnings {
-		fmt.Fprintln(stderr, "pi: warning:", w)
-	}
-	prov, model, err := resolveProvider(ctx, o, a.cfg)
-	if err != nil && (!interactive || prov == nil) {
-		return nil, err
-	}
-	if err != nil {
-		a.modelProblem = err.Error() // the terminal UI starts anyway and shows this first
-	}
-	a.model = model
-	thinking := o.thinking
-	if thinking == "" {
-		thinking = a.cfg.ThinkingLevel(o.model)
-	}
-	var askTrust func(context.Context, string) (bool, error)
-	if interactive {
-		askTrust = askTrustOnTerminal(os.Stdin, stderr) // interactive means stdin is the terminal
-	}
-	if err := a.startLua(ctx, o, askTrust); err != nil {
-		return nil, err
-	}
-	active, err := a.buildTools(o)
-	if err != nil {
-		return nil, err
-	}
-	hooks := agent.Hooks{PrepareNextTurn: a.prepareNextTurn, ConvertToLLM: session.ToLLM, ShouldStopAfterTurn: o.stopAfterTurn}
-	a.luaHooks(&hooks)
-	a.compactHook = a.luaBeforeCompact
-	a.agent = agent.New(agent.Config{Provider: prov, Model: model, Thinking: thinking,
-		SystemPrompt: BuildSystemPrompt(withTools(a.lua.parts, active)), Tools: active,
-		SteeringMode: agent.QueueMode(a.cfg.SteeringMode), FollowUpMode: agent.QueueMode(a.cfg.FollowUpMode), Hooks: hooks})
-	a.agent.Subscribe(a.emitToScripts)
-	if r, ok := prov.(*provider.Retrying); ok {
-		r.Notify = a.agent.RetryNotice
-	}
-	sess, err := a.openSession(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.attachSession(sess, o); err != nil {
-		sess.Close()
-		return nil, err
-	}
-	a.lua.rt.Emit(ctx, "session_start", map[string]any{"reason": "startup"})
-	return a, nil
-}
-
-// buildTools makes the built-in tools, picks the active ones and gathers the system prompt's
-// other inputs.
-func (a *app) buildTools(o *cliOptions) ([]tools.Tool, error) {
-	env, err := tools.NewEnv(a.cwd)
-	if err != nil {
-		return nil, err
-	}
-	env.ImagesAllowed = func() bool { m := a.agent.Model(); return m.AcceptsImages() }
-	if a.cfg.Bash.TimeoutSeconds > 0 {
-		env.BashTimeout = time.Duration(a.cfg.Bash.TimeoutSeconds) * time.Second
-	}
-	env.Shell = a.cfg.Bash.Shell
-	for _, name := range tools.AllNames() {
-		t, err := tools.New(name, env)
-		if err != nil {
-			return nil, err
-		}
-		a.lua.builtins = append(a.lua.builtins, t)
-	}
-	switch {
-	case o.noTools:
-		a.noTools = true
-	case o.toolList != "":
-		a.allowlist = splitList(o.toolList)
-	default:
-		a.allowlist = a.cfg.Tools
-	}
-	active, err := a.selectActive(true)
-	if err != nil {
-		return nil, err
-	}
-	parts := PromptParts{Body: o.systemPrompt}
-	fileBody, fileAppend, err := LoadPromptFiles(a.piHome, a.cwd)
-	if err != nil {
-		return nil, err
-	}
-	if parts.Body == "" {
-		parts.Body = fileBody
-	}
-	parts.Append = []string{fileAppend, o.appendPrompt}
-	if !o.noContextFiles {
-		if parts.ContextFiles, err = LoadContextFiles(a.piHome, a.cwd); err != nil {
-			return nil, err
-		}
-	}
-	a.lua.parts = parts
-	return active, nil
-}
-
-// selectActive picks the active tools: the allow-list when one was given, else the default
-// built-ins plus every tool the scripts registered. strict reports names nothing provides.
-func (a *app) selectActive(strict bool) ([]tools.Tool, error) {
-	if a.noTools {
-		return nil, nil
-	}
-	available := a.availableTools()
-	byName := make(map[string]tools.Tool, len(available))
-	for _, t := range available {
-		byName[t.Info().Name] = t
-	}
-	var active []tools.Tool
-	if len(a.allowlist) > 0 {
-		for _, n := range a.allowlist {
-			if t, ok := byName[n]; ok {
-				active = append(active, t)
-			} else if strict {
-				return nil, fmt.Errorf("tool %q: no built-in or script provides it (built in: %s)", n, strings.Join(tools.AllNames(), ", "))
-			}
-		}
-		return active, nil
-	}
-	builtin := map[string]bool{}
-	for _, n := range tools.AllNames() {
-		builtin[n] = true
-	}
-	for _, t := range available {
-		n := t.Info().Name
-		if !builtin[n] || slices.Contains(tools.DefaultNames(), n) {
-			active = append(active, t)
-		}
-	}
-	return active, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
-// piHomeDir is $PI_HOME, else ~/.pi.
-func piHomeDir() string {
-	if h := os.Getenv("PI_HOME"); h != "" {
-		return h
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".pi")
-}
-
-// resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that
-// transient failures are retried. A failure to find a model is returned with the
-// unavailable provider, so the terminal UI can still start and say what to do.
-func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (provider.Provider, provider.Model, error) {
-	if o.fauxScript != "" || o.providerName == "faux" {
-		return fauxProvider(o)
-	}
-	spec := o.model
-	if o.providerName != "" && !strings.Contains(spec, "/") {
-		spec = strings.TrimSuffix(o.providerName+"/"+spec, "/")
-	}
-	p, model, err := cfg.ResolveModel(ctx, spec)
-	if err != nil {
-		return unavailable{err}, provider.Model{ID: "none", Provider: "none"}, err
-	}
-	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
-}
-
-func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {
-	if o.fauxScript == "" {
-		return nil, provider.Model{}, errors.New("--provider faux needs --faux-script <file.json>")
-	}
-	p, err := faux.LoadScript(o.fauxScript)
-	if err != nil {
-		return nil, provider.Model{}, err
-	}
-	id := strings.TrimPrefix(o.model, "faux/")
-	if id == "" {
-		id = "faux-1"
-	}
-	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
-		Input: []string{"text", "image"}}, nil
-}
-
-// unavailable stands in for a model that could not be set up; every call explains why.
-type unavailable struct{ err error }
-
-func (u unavailable) Stream(_ context.Context, req *provider.Request, emit func(provider.Event)) provider.Message {
-	b := provider.NewBuilder(&req.Model, emit)
-	b.Start()
-	return b.Fail(provider.StopError, u.err.Error())
 }

@@ -13,7 +13,7 @@ import (
 // TestJSONModeReportsQueueChanges checks that --mode json writes queue_update when a follow-up
 // is queued during a run and again when it is delivered.
 func TestJSONModeReportsQueueChanges(t *testing.T) {
-	var a *app
+	var a *harness
 	a = newOpsApp(t, fauxModel(false),
 		faux.Reply(func(*provider.Request) provider.Message {
 			a.agent.FollowUp(provider.UserText("one more thing", 2))

@@ -517,7 +517,7 @@ func rpcSessions(t *testing.T, c *rpcClient) {
 func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // startInProcess serves the protocol on pipes, so a test can reach the server's own methods.
-func startInProcess(t *testing.T, ctx context.Context, a *app) (*rpcClient, *rpcServer, func() int) {
+func startInProcess(t *testing.T, ctx context.Context, a *harness) (*rpcClient, *rpcServer, func() int) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

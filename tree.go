@@ -1,8 +1,8 @@
 package main
 
 // tree.go moves the conversation to another point of the session tree (pi's /tree): the
-// operation every front end shares, the picker's text rendering of the tree, the /tree command
-// of the terminal UI and the get_tree / navigate_tree RPC commands.
+// operation every front end shares, the entries get_tree sends, and the picker's text
+// rendering of the tree.
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"pi/provider"
 	"pi/session"
-	"pi/tui"
 )
 
 // navigateTree moves the leaf to targetID, as pi's navigateTree does. A user message or a
@@ -23,25 +22,31 @@ import (
 // instructions) and recorded as a branch_summary at the new leaf; when nothing is left behind
 // the move is a plain one. The agent's transcript becomes the context at the new leaf. A run
 // in progress is stopped first, as for the other session operations.
-func (a *app) navigateTree(ctx context.Context, targetID string, summarize bool, focus string) (string, error) {
-	a.stopRun()
-	target, err := a.sess.Entry(targetID)
+func (h *harness) NavigateTree(ctx context.Context, targetID string, summarize bool, focus string) (string, error) {
+	h.work.stop(workRun)
+	ctx, end, err := h.work.begin(ctx, workBranchSummary)
 	if err != nil {
 		return "", fmt.Errorf("tree: %w", err)
 	}
-	oldLeaf := a.sess.Leaf()
+	defer h.shell.release(end)
+	sess := h.rec.session()
+	target, err := sess.Entry(targetID)
+	if err != nil {
+		return "", fmt.Errorf("tree: %w", err)
+	}
+	oldLeaf := sess.Leaf()
 	if targetID == oldLeaf {
 		return "", nil // already there: nothing is left behind and nothing to edit
 	}
 	newLeaf, text := treeLandingPoint(&target)
-	if err := a.moveLeaf(ctx, oldLeaf, targetID, newLeaf, summarize, focus); err != nil {
+	if err := h.moveLeaf(ctx, oldLeaf, targetID, newLeaf, summarize, focus); err != nil {
 		return "", err
 	}
-	restored, err := a.sess.Context()
+	restored, err := sess.Context()
 	if err != nil {
 		return "", fmt.Errorf("tree: rebuilding the conversation at %q: %w", targetID, err)
 	}
-	a.agent.ReplaceMessages(restored.Messages)
+	h.agent.ReplaceMessages(restored.Messages)
 	return text, nil
 }
 
@@ -60,42 +65,40 @@ func treeLandingPoint(e *session.Entry) (leaf, text string) {
 // moveLeaf moves the leaf to newLeaf ("" for before the first entry), with a branch summary
 // of what the move from oldLeaf towards targetID leaves behind when asked. A failed summary
 // leaves the leaf where it was.
-func (a *app) moveLeaf(ctx context.Context, oldLeaf, targetID, newLeaf string, summarize bool, focus string) error {
+func (h *harness) moveLeaf(ctx context.Context, oldLeaf, targetID, newLeaf string, summarize bool, focus string) error {
+	sess := h.rec.session()
 	if summarize {
-		summary, details, err := a.branchSummarizer().SummarizeBranch(ctx, a.sess, oldLeaf, targetID, focus)
+		st := h.agent.State()
+		c := &session.Compactor{Provider: h.agent.Provider(), Model: st.Model,
+			Settings: h.settings.compactionSettings(), Thinking: st.Thinking}
+		summary, details, err := c.SummarizeBranch(ctx, sess, oldLeaf, targetID, focus)
 		switch {
 		case errors.Is(err, session.ErrNothingToSummarize):
+		case err != nil && ctx.Err() != nil:
+			return fmt.Errorf("tree: the branch summary was cancelled: %w", ctx.Err())
 		case err != nil:
 			return fmt.Errorf("tree: moving to %q: %w", targetID, err)
 		default:
-			if _, err := a.sess.BranchWithSummary(newLeaf, summary, details, false); err != nil {
+			if _, err := sess.BranchWithSummary(newLeaf, summary, details, false); err != nil {
 				return fmt.Errorf("tree: recording the branch summary at %q: %w", newLeaf, err)
 			}
 			return nil
 		}
 	}
 	if newLeaf == "" {
-		a.sess.ResetLeaf()
+		sess.ResetLeaf()
 		return nil
 	}
-	if err := a.sess.Branch(newLeaf); err != nil {
+	if err := sess.Branch(newLeaf); err != nil {
 		return fmt.Errorf("tree: %w", err)
 	}
 	return nil
 }
 
-// branchSummarizer summarises with the session's model and the compaction budgets, so that a
-// small window gets a small request.
-func (a *app) branchSummarizer() *session.Compactor {
-	st := a.agent.State()
-	return &session.Compactor{Provider: a.agent.Provider(), Model: st.Model, Settings: a.compactionSettings(),
-		Thinking: st.Thinking}
-}
-
 // leavesConversation reports whether moving to targetID would leave messages behind: only
 // then is a branch summary worth offering.
-func (a *app) leavesConversation(targetID string) bool {
-	left, err := a.sess.AbandonedEntries(a.sess.Leaf(), targetID)
+func leavesConversation(sess *session.Session, targetID string) bool {
+	left, err := sess.AbandonedEntries(sess.Leaf(), targetID)
 	return err == nil && len(session.PrepareBranch(left, 0).Messages) > 0
 }
 
@@ -113,16 +116,16 @@ type treeEntry struct {
 const treePreviewRunes = 72
 
 // treeEntries lists every entry of the session in file order.
-func (a *app) treeEntries() ([]treeEntry, error) {
-	entries, err := a.sess.Entries()
+func treeEntries(sess *session.Session) ([]treeEntry, error) {
+	entries, err := sess.Entries()
 	if err != nil {
-		return nil, fmt.Errorf("tree of session %s: %w", a.sess.ID(), err)
+		return nil, fmt.Errorf("tree of session %s: %w", sess.ID(), err)
 	}
 	out := make([]treeEntry, len(entries))
 	for i := range entries {
 		e := &entries[i]
 		out[i] = treeEntry{ID: e.ID, Type: string(e.Type), Preview: oneLine(treePreview(e), treePreviewRunes),
-			Label: a.sess.Label(e.ID)}
+			Label: sess.Label(e.ID)}
 		if e.ParentID != "" {
 			out[i].ParentID = &e.ParentID
 		}
@@ -326,137 +329,4 @@ func treeRowText(e *treeEntry, current bool) string {
 	}
 	b.WriteString(kind + ": " + e.Preview)
 	return b.String()
-}
-
-// treeCommand is /tree in the terminal UI: pick a point of the session tree, say whether to
-// summarise the branch being left, and continue from there. It runs on its own goroutine (see
-// interactive.command), so it may ask questions.
-func (ic *interactive) treeCommand(string) {
-	a := ic.app
-	entries, err := a.treeEntries()
-	if err != nil {
-		ic.ui.Notify(tui.LevelError, err.Error())
-		return
-	}
-	rows := treeRows(entries, a.sess.Leaf())
-	if len(rows) == 0 {
-		ic.ui.Notify(tui.LevelWarning, "the session is empty: nothing to navigate yet")
-		return
-	}
-	labels := make([]string, len(rows))
-	current := 0
-	for i, r := range rows {
-		labels[i] = r.Text
-		if r.Current {
-			current = i
-		}
-	}
-	i, err := ic.ui.SelectFrom(ic.ctx, "Continue from which point? (● is where you are)", labels, current)
-	if err != nil {
-		return
-	}
-	if rows[i].Current {
-		// The marked row may stand for a hidden leaf (a model change recorded at resume);
-		// moving onto it would drop that entry from the path for nothing.
-		ic.ui.Notify(tui.LevelInfo, "already there")
-		return
-	}
-	summarize, focus, ok := ic.askBranchSummary(rows[i].ID)
-	if !ok {
-		return
-	}
-	ic.navigate(rows[i].ID, summarize, focus)
-}
-
-// askBranchSummary offers a summary of what the move leaves behind, when it leaves messages;
-// ok is false when the user cancelled.
-func (ic *interactive) askBranchSummary(targetID string) (summarize bool, focus string, ok bool) {
-	if !ic.app.leavesConversation(targetID) {
-		return false, "", true
-	}
-	choice, err := ic.ui.Select(ic.ctx, "Summarise the branch you are leaving?",
-		[]string{"No summary", "Summarise it", "Summarise it with a focus…"})
-	if err != nil {
-		return false, "", false
-	}
-	if choice == 2 {
-		focus, err = ic.ui.Input(ic.ctx, "What should the summary focus on?")
-		if err != nil {
-			return false, "", false
-		}
-	}
-	return choice > 0, focus, true
-}
-
-// navigate carries out the move and shows the conversation now in force. While the summary
-// is written the UI shows it is working, so Escape reaches OnAbort, which cancels it.
-func (ic *interactive) navigate(targetID string, summarize bool, focus string) {
-	ctx, cancel := context.WithCancel(ic.ctx)
-	defer cancel()
-	if summarize {
-		ic.treeCancel.Store(&cancel)
-		ic.ui.SetWorking(true)
-		ic.ui.SetStatus("Summarising the branch… (esc to cancel)")
-	}
-	text, err := ic.app.navigateTree(ctx, targetID, summarize, focus)
-	if summarize {
-		ic.treeCancel.Store(nil)
-		ic.ui.SetStatus("")
-		ic.ui.SetWorking(false)
-	}
-	switch {
-	case err != nil && ctx.Err() != nil && ic.ctx.Err() == nil:
-		ic.ui.Notify(tui.LevelInfo, "branch summary cancelled: the conversation stays where it was")
-		return
-	case err != nil:
-		ic.ui.Notify(tui.LevelError, err.Error())
-		return
-	}
-	ic.ui.Notify(tui.LevelInfo, "moved in the session tree; the conversation now reads:")
-	ic.replay(ic.app.agent.MessagesView())
-	if text != "" {
-		ic.ui.SetEditorText(text)
-	}
-	ic.updateQueue()
-	ic.updateFooter()
-}
-
-// cmdGetTree is the RPC command get_tree: every entry of the session with its parent, type,
-// role, a short preview and its label, and the current leaf (null before the first entry).
-func (s *rpcServer) cmdGetTree(context.Context, *rpcCommand) (any, error) {
-	entries, err := s.app.treeEntries()
-	if err != nil {
-		return nil, err
-	}
-	var leaf any
-	if id := s.app.sess.Leaf(); id != "" {
-		leaf = id
-	}
-	return map[string]any{"entries": entries, "leafId": leaf}, nil
-}
-
-// cmdNavigateTree is the RPC command navigate_tree{targetId, summarize?, customInstructions?}.
-// It answers when the move is done. While a summary is being written no other command is
-// read, so nothing can start a run on the branch being left.
-func (s *rpcServer) cmdNavigateTree(ctx context.Context, c *rpcCommand) (any, error) {
-	if c.TargetID == "" {
-		return nil, errors.New(`navigate_tree needs "targetId"`)
-	}
-	s.quiesce()
-	text, err := s.app.navigateTree(ctx, c.TargetID, c.Summarize, c.CustomInstructions)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]any{"cancelled": false, "leafId": s.app.sess.Leaf()}
-	if text != "" {
-		out["editorText"] = text
-	}
-	return out, nil
-}
-
-// cancelTreeSummary stops a branch summary in progress, if any (Escape).
-func (ic *interactive) cancelTreeSummary() {
-	if c := ic.treeCancel.Load(); c != nil {
-		(*c)()
-	}
 }

@@ -22,10 +22,10 @@ import (
 //
 // u1 carries the label "start" (a label entry sits between u1 and a1, as SetLabel appends it
 // at the leaf). The agent's transcript is the conversation at a5.
-func treeApp(t *testing.T, steps ...faux.Step) (*app, map[string]string) {
+func treeApp(t *testing.T, steps ...faux.Step) (*harness, map[string]string) {
 	t.Helper()
 	a := newOpsApp(t, fauxModel(false), steps...)
-	s := a.sess
+	s := a.rec.session()
 	ids := map[string]string{}
 	add := func(name string, m provider.Message) {
 		t.Helper()
@@ -67,7 +67,7 @@ func treeApp(t *testing.T, steps ...faux.Step) (*app, map[string]string) {
 }
 
 // transcriptOf renders the agent's transcript as role:text lines.
-func transcriptOf(a *app) string {
+func transcriptOf(a *harness) string {
 	var out []string
 	for _, m := range a.agent.MessagesView() {
 		text := m.TextContent()
@@ -133,11 +133,11 @@ func TestNavigateTree(t *testing.T) {
 			sm := &summaryModel{}
 			a, ids := treeApp(t, faux.Reply(sm.reply))
 			if tt.from != "" {
-				if err := a.sess.Branch(ids[tt.from]); err != nil {
+				if err := a.rec.session().Branch(ids[tt.from]); err != nil {
 					t.Fatal(err)
 				}
 			}
-			text, err := a.navigateTree(context.Background(), ids[tt.target], tt.summarize, tt.focus)
+			text, err := a.NavigateTree(context.Background(), ids[tt.target], tt.summarize, tt.focus)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,16 +155,16 @@ func TestNavigateTree(t *testing.T) {
 
 // checkLeaf compares the leaf with the expected one; a branch summary must hang off the
 // landing point of the target (the target, or a user message's parent).
-func checkLeaf(t *testing.T, a *app, ids map[string]string, want, target string) {
+func checkLeaf(t *testing.T, a *harness, ids map[string]string, want, target string) {
 	t.Helper()
-	leaf := a.sess.Leaf()
-	targetEntry, err := a.sess.Entry(ids[target])
+	leaf := a.rec.session().Leaf()
+	targetEntry, err := a.rec.session().Entry(ids[target])
 	if err != nil {
 		t.Fatal(err)
 	}
 	switch want {
 	case "summary":
-		e, err := a.sess.Entry(leaf)
+		e, err := a.rec.session().Entry(leaf)
 		if err != nil || e.Type != session.TypeBranchSummary {
 			t.Fatalf("leaf %s is not a branch summary (%v)", leaf, err)
 		}
@@ -180,7 +180,7 @@ func checkLeaf(t *testing.T, a *app, ids map[string]string, want, target string)
 		if leaf != ids[want] {
 			t.Errorf("leaf = %s, want %s (%s)", leaf, want, ids[want])
 		}
-		if n := len(entriesOfType(t, a.sess, session.TypeBranchSummary)); n != 0 {
+		if n := len(entriesOfType(t, a.rec.session(), session.TypeBranchSummary)); n != 0 {
 			t.Errorf("%d branch summaries recorded, want none", n)
 		}
 	}
@@ -214,29 +214,29 @@ func checkSummaryRequest(t *testing.T, sm *summaryModel, want, not []string) {
 func TestNavigateTreeFailures(t *testing.T) {
 	a, ids := treeApp(t, faux.Error("model unreachable"))
 	before := transcriptOf(a)
-	if _, err := a.navigateTree(context.Background(), "nope", false, ""); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if _, err := a.NavigateTree(context.Background(), "nope", false, ""); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Fatalf("unknown target: err = %v", err)
 	}
-	_, err := a.navigateTree(context.Background(), ids["a3"], true, "")
+	_, err := a.NavigateTree(context.Background(), ids["a3"], true, "")
 	if err == nil || !strings.Contains(err.Error(), "model unreachable") || !strings.Contains(err.Error(), ids["a3"]) {
 		t.Fatalf("failed summary: err = %v", err)
 	}
-	if a.sess.Leaf() != ids["a5"] || transcriptOf(a) != before {
-		t.Fatalf("a failed summary moved the leaf to %s", a.sess.Leaf())
+	if a.rec.session().Leaf() != ids["a5"] || transcriptOf(a) != before {
+		t.Fatalf("a failed summary moved the leaf to %s", a.rec.session().Leaf())
 	}
 }
 
 func TestTreeRows(t *testing.T) {
 	a, ids := treeApp(t)
-	if err := a.sess.Branch(ids["a4"]); err != nil {
+	if err := a.rec.session().Branch(ids["a4"]); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := a.treeEntries()
+	entries, err := treeEntries(a.rec.session())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var lines []string
-	for _, r := range treeRows(entries, a.sess.Leaf()) {
+	for _, r := range treeRows(entries, a.rec.session().Leaf()) {
 		lines = append(lines, r.Text)
 		if r.Current != (r.ID == ids["a4"]) {
 			t.Errorf("row %q: current = %v", r.Text, r.Current)
@@ -269,8 +269,8 @@ func TestTreeOverRPC(t *testing.T) {
 
 	tree := c.mustCall(map[string]any{"type": "get_tree"}).data()
 	entries, _ := tree["entries"].([]any)
-	if tree["leafId"] != ids["a5"] || len(entries) != a.sess.Len() {
-		t.Fatalf("get_tree: leaf %v, %d entries of %d", tree["leafId"], len(entries), a.sess.Len())
+	if tree["leafId"] != ids["a5"] || len(entries) != a.rec.session().Len() {
+		t.Fatalf("get_tree: leaf %v, %d entries of %d", tree["leafId"], len(entries), a.rec.session().Len())
 	}
 	byID := map[string]map[string]any{}
 	for _, e := range entries {
@@ -289,7 +289,7 @@ func TestTreeOverRPC(t *testing.T) {
 
 	r := c.mustCall(map[string]any{"type": "navigate_tree", "targetId": ids["u2"], "summarize": true,
 		"customInstructions": "what was measured"}).data()
-	if r["editorText"] != "try redis" || r["leafId"] != a.sess.Leaf() {
+	if r["editorText"] != "try redis" || r["leafId"] != a.rec.session().Leaf() {
 		t.Fatalf("navigate_tree answered %v", r)
 	}
 	checkSummaryRequest(t, sm, []string{"try memcached", "what was measured"}, []string{"try redis"})
@@ -381,11 +381,11 @@ func (s *screenLog) waitFor(t *testing.T, ui *tui.App, text string) {
 }
 
 // uiForTree drives the /tree command of a terminal UI drawn into a log.
-func uiForTree(t *testing.T, a *app) (*interactive, *screenLog, chan struct{}) {
+func uiForTree(t *testing.T, a *harness) (*interactive, *screenLog, chan struct{}) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	ic := &interactive{app: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
+	ic := &interactive{h: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
 	screen := &screenLog{}
 	ic.ui = tui.NewApp(screen, 120, 40, ic.callbacks(), tui.Options{ManualFrames: true})
 	done := make(chan struct{})
@@ -423,7 +423,7 @@ func TestTreeCommandInTheUI(t *testing.T) {
 	press(ic.ui, tcell.KeyEnter)
 	<-done
 	checkSummaryRequest(t, sm, []string{"try memcached", "Pay particular attention to: latency"}, []string{"try redis"})
-	leaf, err := a.sess.Entry(a.sess.Leaf())
+	leaf, err := a.rec.session().Entry(a.rec.session().Leaf())
 	if err != nil || leaf.Type != session.TypeBranchSummary || leaf.ParentID != ids["a1"] {
 		t.Fatalf("leaf after /tree = %+v, %v", leaf, err)
 	}
@@ -445,7 +445,7 @@ func TestTreeCommandEscapeCancelsTheSummary(t *testing.T) {
 	press(ic.ui, tcell.KeyEscape)
 	<-done
 	screen.waitFor(t, ic.ui, "branch summary cancelled")
-	if a.sess.Leaf() != ids["a5"] || len(entriesOfType(t, a.sess, session.TypeBranchSummary)) != 0 {
-		t.Fatalf("after a cancelled summary the leaf is %s", a.sess.Leaf())
+	if a.rec.session().Leaf() != ids["a5"] || len(entriesOfType(t, a.rec.session(), session.TypeBranchSummary)) != 0 {
+		t.Fatalf("after a cancelled summary the leaf is %s", a.rec.session().Leaf())
 	}
 }

@@ -1,5 +1,8 @@
 package main
 
+// print.go is the print and JSON modes: each prompt from the command line goes through the
+// front door in turn; print mode prints the final reply, JSON mode every event.
+
 import (
 	"bufio"
 	"context"
@@ -14,8 +17,8 @@ import (
 
 // runPrintMode runs each prompt in turn and prints the text of the final assistant reply.
 // A failed or aborted reply prints its error on stderr and exits 1.
-func runPrintMode(ctx context.Context, a *app, prompts []string, stdout, stderr io.Writer) int {
-	last, err := runPrompts(ctx, a, prompts)
+func runPrintMode(ctx context.Context, h *harness, prompts []string, stdout, stderr io.Writer) int {
+	last, err := runPrompts(ctx, h, prompts)
 	if reportFailure(stderr, last, err) {
 		return 1
 	}
@@ -27,7 +30,7 @@ func runPrintMode(ctx context.Context, a *app, prompts []string, stdout, stderr 
 
 // runJSONMode writes a session header line, then every agent event as one JSON line, and
 // queue_update when the steering or follow-up queue changed.
-func runJSONMode(ctx context.Context, a *app, prompts []string, stdout, stderr io.Writer) int {
+func runJSONMode(ctx context.Context, h *harness, prompts []string, stdout, stderr io.Writer) int {
 	w := bufio.NewWriter(stdout)
 	writeLine := func(v any) {
 		data, err := json.Marshal(v)
@@ -39,18 +42,20 @@ func runJSONMode(ctx context.Context, a *app, prompts []string, stdout, stderr i
 		w.WriteByte('\n')
 		w.Flush()
 	}
-	writeLine(sessionHeaderLine(a.sess.Header()))
+	writeLine(sessionHeaderLine(h.rec.session().Header()))
 	var queue queueWatch
-	unsubscribe := a.agent.Subscribe(func(_ context.Context, ev agent.Event) {
-		writeLine(ev)
-		if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd { // a queued message is delivered here
-			if line, changed := queue.update(a.agent); changed {
+	unsubscribe := h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+		if ev.Type != evQueueUpdate {
+			writeLine(ev)
+		}
+		if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == evQueueUpdate {
+			if line, changed := queue.update(h.agent); changed { // a queued message is delivered at its message_start
 				writeLine(json.RawMessage(line))
 			}
 		}
 	})
 	defer unsubscribe()
-	last, err := runPrompts(ctx, a, prompts)
+	last, err := runPrompts(ctx, h, prompts)
 	if reportFailure(stderr, last, err) {
 		return 1
 	}
@@ -71,16 +76,16 @@ func reportFailure(stderr io.Writer, last *provider.Message, err error) bool {
 }
 
 // runPrompts sends each prompt as its own run and returns the last assistant message.
-func runPrompts(ctx context.Context, a *app, prompts []string) (*provider.Message, error) {
+func runPrompts(ctx context.Context, h *harness, prompts []string) (*provider.Message, error) {
 	for _, text := range prompts {
-		if err := a.submit(ctx, text, "interactive"); err != nil {
+		if err := h.Send(ctx, Input{Text: text, Source: sourceInteractive}); err != nil {
 			return nil, err
 		}
-		if last := lastAssistant(a.agent); failed(last) {
+		if last := lastAssistant(h.agent); failed(last) {
 			return last, nil
 		}
 	}
-	return lastAssistant(a.agent), nil
+	return lastAssistant(h.agent), nil
 }
 
 func lastAssistant(a *agent.Agent) *provider.Message {

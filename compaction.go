@@ -1,0 +1,110 @@
+package main
+
+// compaction.go compacts the conversation when the context nears the model's window: between
+// the turns of a tool loop too, once after a provider reports an overflow (then the reply is
+// retried), and at the user's request.
+
+import (
+	"context"
+	"errors"
+
+	"pi/agent"
+	"pi/provider"
+	"pi/session"
+)
+
+// ErrOverflowAfterCompaction is the answer when a compacted conversation still does not fit.
+var ErrOverflowAfterCompaction = errors.New("the conversation is still too long for the model's context window " +
+	"after compacting it once; start a new session (/new), or use a model with a larger window")
+
+// compactor runs compactions for one harness. Callers hold a slot of the work registry that
+// owns the transcript (a run or a manual compaction).
+type compactor struct {
+	agent    *agent.Agent
+	rec      *recorder
+	settings *settings
+	scripts  *scripts
+}
+
+// prepareNextTurn compacts before a model call when the context has passed the threshold, so
+// a long tool loop compacts before the provider refuses it.
+func (c *compactor) prepareNextTurn(ctx context.Context, ag *agent.Agent) error {
+	settings := c.settings.compactionSettings()
+	model := ag.Model()
+	if !settings.Enabled || model.ContextWindow <= 0 {
+		return nil
+	}
+	if !settings.ShouldCompact(session.ContextTokens(ag.MessagesView()), model.ContextWindow) {
+		return nil
+	}
+	if _, err := c.compact(ctx, session.ReasonThreshold, "", false); err != nil && ctx.Err() != nil {
+		return err
+	}
+	return nil // a failed threshold compaction is reported in its event; the turn goes on
+}
+
+// compact runs one compaction with its events and hands the new context to the agent.
+func (c *compactor) compact(ctx context.Context, reason session.Reason, focus string, willRetry bool) (*session.Result, error) {
+	c.agent.Emit(agent.Event{Type: agent.EvCompactionStart, Compaction: &agent.CompactionInfo{Reason: string(reason)}})
+	st := c.agent.State()
+	sc := &session.Compactor{Provider: c.agent.Provider(), Model: st.Model, Settings: c.settings.compactionSettings(),
+		Thinking: st.Thinking, BeforeCompact: c.scripts.beforeCompact}
+	if reason == session.ReasonManual {
+		sc.Settings.Enabled = true
+	}
+	res, err := sc.Compact(ctx, c.rec.session(), reason, focus)
+	info := &agent.CompactionInfo{Reason: string(reason), WillRetry: willRetry && err == nil, Aborted: ctx.Err() != nil}
+	if err != nil {
+		info.Error = err.Error()
+	} else {
+		info.Result = res
+		c.agent.ReplaceMessages(res.Context.Messages)
+	}
+	c.agent.Emit(agent.Event{Type: agent.EvCompactionEnd, Compaction: info})
+	if err == nil {
+		c.scripts.emit("session_compact", map[string]any{"from_extension": res.FromHook,
+			"tokens_before": res.TokensBefore, "tokens_after": res.TokensAfter, "summary": res.Summary})
+	}
+	return res, err
+}
+
+// prompt runs a prompt and, when the model refused the context as too long, compacts and
+// retries once.
+func (c *compactor) prompt(ctx context.Context, msg provider.Message) error {
+	if err := c.agent.Prompt(ctx, msg); err != nil {
+		return err
+	}
+	if !c.overflowed() || !c.settings.compactionSettings().Enabled {
+		return nil // without compaction the provider's error stands, as the user asked
+	}
+	if _, err := c.compact(ctx, session.ReasonOverflow, "", true); err != nil {
+		return nil // reported in compaction_end; the provider's error stands
+	}
+	c.dropFailedTail()
+	if err := c.agent.Continue(ctx); err != nil {
+		return err
+	}
+	if c.overflowed() {
+		return ErrOverflowAfterCompaction
+	}
+	return nil
+}
+
+func (c *compactor) overflowed() bool {
+	msgs := c.agent.MessagesView()
+	if len(msgs) == 0 {
+		return false
+	}
+	last := &msgs[len(msgs)-1]
+	return last.Role == provider.RoleAssistant && provider.IsContextOverflow(last, c.agent.Model().ContextWindow)
+}
+
+// dropFailedTail removes a failed reply from the end of the transcript the model sees; the
+// session file keeps it.
+func (c *compactor) dropFailedTail() {
+	msgs := c.agent.State().Messages
+	for len(msgs) > 0 && failed(&msgs[len(msgs)-1]) {
+		msgs = msgs[:len(msgs)-1]
+	}
+	c.agent.ReplaceMessages(msgs)
+}

@@ -1,0 +1,210 @@
+package main
+
+// harness.go is one live session and its one front door. Every input, whoever sends it,
+// enters through Send; every piece of work in flight is in the harness's registry; every
+// front end is an adapter that turns its I/O into harness calls and events into output.
+//
+//	TUI keys ─┐                           ┌─ recorder: the session file (one subscription)
+//	RPC cmd ──┤                           ├─ work: run, compaction, !cmd, branch summary
+//	-p text ──┼─► harness.Send(Input) ────┼─► agent.Agent ─► provider, tools
+//	scripts ──┤   script command → input  │      │
+//	eval ─────┘   hooks → run, or queue   │      └─► events ─► front ends, Lua, recorder
+//	                                      └─ settings: model, thinking, queues, retry
+//
+// The transcript has one writer at a time: the run, or, while none goes, the harness itself
+// (a compaction, a move in the session tree, a session switch, the user's shell commands),
+// each holding its slot in the registry. Several harnesses live side by side in one process:
+// they share nothing but the configuration and the provider clients.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"pi/agent"
+	"pi/config"
+	"pi/provider"
+	"pi/session"
+)
+
+// evQueueUpdate is the event a harness emits when a steering or follow-up queue changed; the
+// front ends show or send the queues.
+const evQueueUpdate = "queue_update"
+
+// Input sources, as the scripts' input hooks see them.
+const (
+	sourceInteractive = "interactive"
+	sourceRPC         = "rpc"
+	sourceExtension   = "extension"
+)
+
+// delivery says what becomes of an input that arrives while the agent works.
+type delivery string
+
+const (
+	deliverPrompt   delivery = ""         // start a run; refused while one is going
+	deliverSteer    delivery = "steer"    // while a run goes: after its tool calls
+	deliverFollowUp delivery = "followUp" // while a run goes: when it would stop
+)
+
+// Input is one message for the agent, from any front end.
+type Input struct {
+	Text    string
+	Images  []provider.Block
+	Source  string // sourceInteractive, sourceRPC or sourceExtension
+	Deliver delivery
+	// Queue puts the message in its queue even while the agent is idle (RPC steer and
+	// follow_up, the terminal UI's second and later command-line prompts).
+	Queue bool
+	// Accepted, when set, is called once the input has been taken on (a run reserved, a
+	// message queued, a script command started), before the work itself: a front end that
+	// answers at once (RPC) waits for this or for Send's error.
+	Accepted func()
+}
+
+func (in *Input) accepted() {
+	if in.Accepted != nil {
+		in.Accepted()
+		in.Accepted = nil
+	}
+}
+
+// harness owns one live session: the agent, its recorder, the settings, the scripts' view of
+// the session and the work in flight.
+type harness struct {
+	agent     *agent.Agent
+	cfg       *config.Config // shared, never changed
+	cwd       string
+	piHome    string
+	stderr    io.Writer
+	rec       *recorder
+	settings  *settings
+	scripts   *scripts
+	work      *workRegistry
+	compactor *compactor
+	shell     *userShell
+	// modelProblem says why no model could be set up, for the terminal UI to show.
+	modelProblem string
+	// life ends at close; work the scripts start in the background runs within it.
+	life    context.Context
+	endLife context.CancelFunc
+	closing sync.Once
+}
+
+// Send takes one input through the front door: a script command runs at once (even while the
+// agent works); otherwise the scripts' input hooks (skills, templates, user hooks) may
+// rewrite or consume it, and it becomes a prompt or, while a run goes, joins the queue its
+// Deliver names. Send returns when the input has been dealt with: a command has run, a message
+// is queued, a prompt's run has ended.
+func (h *harness) Send(ctx context.Context, in Input) error {
+	if in.Source != sourceExtension {
+		if cmd, args, ok := h.scripts.command(in.Text); ok {
+			in.accepted()
+			if err := cmd.Run(ctx, args); err != nil {
+				return fmt.Errorf("/%s: %w", cmd.Name, err)
+			}
+			return nil
+		}
+	}
+	if in.Queue {
+		return h.enqueue(ctx, in)
+	}
+	runCtx, end, err := h.work.begin(ctx, workRun)
+	var busy *busyError
+	if errors.As(err, &busy) && in.Deliver != deliverPrompt {
+		return h.enqueue(ctx, in)
+	}
+	if err != nil {
+		return err
+	}
+	defer h.shell.release(end)
+	in.accepted()
+	text, handled := h.scripts.expandInput(runCtx, in.Text, in.Images, in.Source)
+	if handled {
+		return nil
+	}
+	h.scripts.prepareRun(runCtx, text, in.Images)
+	h.shell.flush()
+	opens := len(h.agent.MessagesView()) == 0
+	return h.compactor.prompt(runCtx, FirstUserMessage(text, in.Images, opens, h.cwd, time.Now()))
+}
+
+// enqueue puts an input in the steering or follow-up queue, after the input hooks.
+func (h *harness) enqueue(ctx context.Context, in Input) error {
+	if strings.TrimSpace(in.Text) == "" && len(in.Images) == 0 {
+		return errors.New("the message is empty")
+	}
+	in.accepted()
+	text, handled := h.scripts.expandInput(ctx, in.Text, in.Images, in.Source)
+	if handled {
+		return nil
+	}
+	msg := FirstUserMessage(text, in.Images, false, h.cwd, time.Now())
+	if in.Deliver == deliverFollowUp {
+		h.agent.FollowUp(msg)
+	} else {
+		h.agent.Steer(msg)
+	}
+	h.queueChanged()
+	return nil
+}
+
+// queueChanged tells the subscribers that a queue changed outside the loop.
+func (h *harness) queueChanged() { h.agent.Emit(agent.Event{Type: evQueueUpdate}) }
+
+// ClearQueues takes every queued message back (the terminal UI puts them in the editor).
+func (h *harness) ClearQueues() []provider.Message {
+	out := h.agent.ClearQueues()
+	if len(out) > 0 {
+		h.queueChanged()
+	}
+	return out
+}
+
+// Busy reports whether a run is in flight.
+func (h *harness) Busy() bool { return h.work.running(workRun) }
+
+// Abort cancels everything in flight: the run, a compaction, the user's shell command and a
+// branch summary. It does not wait; Quiesce does.
+func (h *harness) Abort() {
+	h.work.cancel()
+	h.agent.Abort()
+}
+
+// Quiesce stops everything that may write to the session and waits until it has.
+func (h *harness) Quiesce() {
+	h.Abort()
+	h.work.stop()
+	h.agent.WaitIdle()
+}
+
+// Compact summarises the conversation at the user's request, with optional instructions on
+// what the summary should keep. A run in progress is stopped first, as in pi.
+func (h *harness) Compact(ctx context.Context, instructions string) (*session.Result, error) {
+	h.work.stop(workRun)
+	ctx, end, err := h.work.begin(ctx, workCompaction)
+	if err != nil {
+		return nil, err
+	}
+	defer h.shell.release(end)
+	res, err := h.compactor.compact(ctx, session.ReasonManual, instructions, false)
+	if err != nil {
+		return nil, fmt.Errorf("compacting session %s: %w", h.rec.session().ID(), err)
+	}
+	return res, nil
+}
+
+// close ends the session: work in flight is stopped, the scripts are told and closed, the
+// session file is closed.
+func (h *harness) close() {
+	h.closing.Do(func() {
+		h.Quiesce()
+		h.endLife()
+		h.scripts.close()
+		h.rec.close()
+	})
+}

@@ -1,0 +1,306 @@
+package main
+
+// rpccommands.go maps each of pi's RPC commands to one harness call.
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"pi/agent"
+	"pi/config"
+)
+
+// commandTable maps pi's command names to their handlers.
+func (s *rpcServer) commandTable() map[string]rpcHandler {
+	return map[string]rpcHandler{
+		"prompt":                        s.cmdPrompt,
+		"steer":                         s.cmdQueue,
+		"follow_up":                     s.cmdQueue,
+		"abort":                         s.cmdAbort,
+		"new_session":                   s.cmdNewSession,
+		"get_state":                     s.cmdGetState,
+		"get_messages":                  s.cmdGetMessages,
+		"set_model":                     s.cmdSetModel,
+		"cycle_model":                   s.cmdCycleModel,
+		"get_available_models":          s.cmdAvailableModels,
+		"set_thinking_level":            s.cmdSetThinking,
+		"cycle_thinking_level":          s.cmdCycleThinking,
+		"get_available_thinking_levels": s.cmdThinkingLevels,
+		"set_steering_mode":             s.cmdQueueMode,
+		"set_follow_up_mode":            s.cmdQueueMode,
+		"compact":                       s.cmdCompact,
+		"set_auto_compaction":           s.cmdAutoCompaction,
+		"set_auto_retry":                s.cmdAutoRetry,
+		"abort_retry":                   s.cmdAbortRetry,
+		"bash":                          s.cmdBash,
+		"abort_bash":                    s.cmdAbortBash,
+		"get_session_stats":             s.cmdSessionStats,
+		"export_html":                   s.cmdExportHTML,
+		"switch_session":                s.cmdSwitchSession,
+		"fork":                          s.cmdFork,
+		"clone":                         s.cmdClone,
+		"get_fork_messages":             s.cmdForkMessages,
+		"get_last_assistant_text":       s.cmdLastAssistantText,
+		"set_session_name":              s.cmdSetSessionName,
+		"get_commands":                  s.cmdGetCommands,
+		"get_tree":                      s.cmdGetTree,
+		"navigate_tree":                 s.cmdNavigateTree,
+	}
+}
+
+// cmdPrompt starts a run, or while one is going queues the message as streamingBehavior says.
+// A script command runs at once, even while the agent works.
+func (s *rpcServer) cmdPrompt(ctx context.Context, c *rpcCommand) (any, error) {
+	in := Input{Text: c.Message, Images: c.Images, Source: sourceRPC}
+	switch c.StreamingBehavior {
+	case "steer", "followUp":
+		in.Deliver = delivery(c.StreamingBehavior)
+	}
+	return s.send(ctx, c, in)
+}
+
+// cmdQueue is steer and follow_up: the message waits in its queue for the loop to take it.
+func (s *rpcServer) cmdQueue(ctx context.Context, c *rpcCommand) (any, error) {
+	if c.Message == "" && len(c.Images) == 0 {
+		return nil, errors.New(c.Type + ": the message is empty")
+	}
+	in := Input{Text: c.Message, Images: c.Images, Source: sourceRPC, Deliver: deliverSteer, Queue: true}
+	if c.Type == "follow_up" {
+		in.Deliver = deliverFollowUp
+	}
+	return s.send(ctx, c, in)
+}
+
+// cmdAbort stops everything in flight: the run, a compaction, a bash command, a branch summary.
+func (s *rpcServer) cmdAbort(context.Context, *rpcCommand) (any, error) {
+	s.h.Quiesce()
+	return nil, nil
+}
+
+func (s *rpcServer) cmdNewSession(_ context.Context, c *rpcCommand) (any, error) {
+	return map[string]any{"cancelled": false}, s.h.NewSession(c.ParentSession)
+}
+
+// cmdGetState is pi's RpcSessionState.
+func (s *rpcServer) cmdGetState(context.Context, *rpcCommand) (any, error) {
+	h := s.h
+	st := h.agent.State()
+	steerMode, followMode := h.settings.queueModes()
+	s.mu.Lock()
+	compacting := s.compacting || h.work.running(workCompaction)
+	s.mu.Unlock()
+	f := fields{{"model", st.Model}, {"thinkingLevel", orOff(st.Thinking)}, {"isStreaming", h.Busy()},
+		{"isCompacting", compacting}, {"steeringMode", steerMode}, {"followUpMode", followMode}}
+	sess := h.rec.session()
+	if p := sess.Path(); p != "" {
+		f = append(f, field{"sessionFile", p})
+	}
+	f = append(f, field{"sessionId", sess.ID()})
+	if name := sess.Name(); name != "" {
+		f = append(f, field{"sessionName", name})
+	}
+	steer, follow := h.agent.QueuedMessages()
+	return append(f, field{"autoCompactionEnabled", h.settings.compactionSettings().Enabled},
+		field{"messageCount", len(st.Messages)}, field{"pendingMessageCount", len(steer) + len(follow)}), nil
+}
+
+func (s *rpcServer) cmdGetMessages(context.Context, *rpcCommand) (any, error) {
+	return map[string]any{"messages": nonNilMessages(s.h.agent.State().Messages)}, nil
+}
+
+func (s *rpcServer) cmdSetModel(ctx context.Context, c *rpcCommand) (any, error) {
+	if c.Provider == "" || c.ModelID == "" {
+		return nil, errors.New(`set_model needs "provider" and "modelId"`)
+	}
+	return s.h.settings.setModel(ctx, c.Provider+"/"+c.ModelID, "set")
+}
+
+func (s *rpcServer) cmdCycleModel(ctx context.Context, _ *rpcCommand) (any, error) {
+	m, err := s.h.settings.cycleModel(ctx)
+	if err != nil || m == nil {
+		return jsonNull(), err
+	}
+	return map[string]any{"model": m, "thinkingLevel": orOff(s.h.settings.thinking()), "isScoped": false}, nil
+}
+
+func (s *rpcServer) cmdAvailableModels(ctx context.Context, _ *rpcCommand) (any, error) {
+	return map[string]any{"models": s.h.settings.availableModels(ctx)}, nil
+}
+
+func (s *rpcServer) cmdSetThinking(_ context.Context, c *rpcCommand) (any, error) {
+	_, err := s.h.settings.setThinking(c.Level)
+	return nil, err
+}
+
+func (s *rpcServer) cmdCycleThinking(context.Context, *rpcCommand) (any, error) {
+	level, ok, err := s.h.settings.cycleThinking()
+	if err != nil || !ok {
+		return jsonNull(), err
+	}
+	return map[string]any{"level": level}, nil
+}
+
+func (s *rpcServer) cmdThinkingLevels(context.Context, *rpcCommand) (any, error) {
+	levels := []string{"off"}
+	if s.h.agent.Model().Reasoning {
+		levels = config.ThinkingLevels()
+	}
+	return map[string]any{"levels": levels}, nil
+}
+
+func (s *rpcServer) cmdQueueMode(_ context.Context, c *rpcCommand) (any, error) {
+	which := "steer"
+	if c.Type == "set_follow_up_mode" {
+		which = "followUp"
+	}
+	return nil, s.h.settings.setQueueMode(which, agent.QueueMode(c.Mode))
+}
+
+// cmdCompact compacts in the background (a run is stopped first); abort cancels it.
+func (s *rpcServer) cmdCompact(ctx context.Context, c *rpcCommand) (any, error) {
+	if s.h.work.running(workCompaction) {
+		return nil, errors.New("a compaction is already running")
+	}
+	return s.background(c, func() (any, error) {
+		res, err := s.h.Compact(ctx, c.CustomInstructions)
+		if err != nil {
+			return nil, err
+		}
+		return compactionJSON(s.h.rec.session(), res), nil
+	}), nil
+}
+
+func (s *rpcServer) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
+	if c.Enabled == nil {
+		return nil, errors.New(`set_auto_compaction needs "enabled": true or false`)
+	}
+	s.h.settings.setAutoCompaction(*c.Enabled)
+	return nil, nil
+}
+
+func (s *rpcServer) cmdAutoRetry(_ context.Context, c *rpcCommand) (any, error) {
+	if c.Enabled == nil {
+		return nil, errors.New(`set_auto_retry needs "enabled": true or false`)
+	}
+	s.h.settings.setAutoRetry(*c.Enabled)
+	return nil, nil
+}
+
+// cmdAbortRetry stops a run that is waiting to retry a failed call; the failure then stands.
+func (s *rpcServer) cmdAbortRetry(context.Context, *rpcCommand) (any, error) {
+	s.mu.Lock()
+	retrying := s.retrying
+	s.mu.Unlock()
+	if retrying {
+		s.h.work.stop(workRun)
+	}
+	return nil, nil
+}
+
+// cmdBash runs the command in the background, so abort_bash can reach it.
+func (s *rpcServer) cmdBash(ctx context.Context, c *rpcCommand) (any, error) {
+	return s.background(c, func() (any, error) {
+		res, err := s.h.shell.run(ctx, c.Command, c.ExcludeFromContext)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}), nil
+}
+
+func (s *rpcServer) cmdAbortBash(context.Context, *rpcCommand) (any, error) {
+	s.h.work.cancel(workBash)
+	return nil, nil
+}
+
+func (s *rpcServer) cmdSessionStats(context.Context, *rpcCommand) (any, error) {
+	return statsOf(s.h.rec.session(), s.h.agent), nil
+}
+
+func (s *rpcServer) cmdExportHTML(_ context.Context, c *rpcCommand) (any, error) {
+	h := s.h
+	path, err := exportHTML(h.rec.session(), h.agent.MessagesView(), h.agent.Model().ID, h.cwd, c.OutputPath)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"path": path}, nil
+}
+
+func (s *rpcServer) cmdSwitchSession(ctx context.Context, c *rpcCommand) (any, error) {
+	return map[string]any{"cancelled": false}, s.h.SwitchSession(ctx, c.SessionPath)
+}
+
+func (s *rpcServer) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
+	text, err := s.h.ForkAt(c.EntryID)
+	return map[string]any{"text": text, "cancelled": false}, err
+}
+
+func (s *rpcServer) cmdClone(context.Context, *rpcCommand) (any, error) {
+	return map[string]any{"cancelled": false}, s.h.Clone()
+}
+
+func (s *rpcServer) cmdForkMessages(context.Context, *rpcCommand) (any, error) {
+	msgs, err := forkMessages(s.h.rec.session())
+	return map[string]any{"messages": msgs}, err
+}
+
+func (s *rpcServer) cmdLastAssistantText(context.Context, *rpcCommand) (any, error) {
+	text, ok := lastAssistantText(s.h.agent)
+	if !ok {
+		return map[string]any{"text": nil}, nil
+	}
+	return map[string]any{"text": text}, nil
+}
+
+func (s *rpcServer) cmdSetSessionName(_ context.Context, c *rpcCommand) (any, error) {
+	return nil, nameSession(s.h.rec.session(), c.Name)
+}
+
+// cmdGetCommands lists the scripts' commands; skills come from the bundled skills script as
+// "skill:<name>".
+func (s *rpcServer) cmdGetCommands(context.Context, *rpcCommand) (any, error) {
+	cmds := []rpcSlashCommand{}
+	if rt := s.h.scripts.rt; rt != nil {
+		for _, c := range rt.Commands() {
+			source := "extension"
+			if strings.HasPrefix(c.Name, "skill:") {
+				source = "skill"
+			}
+			cmds = append(cmds, rpcSlashCommand{Name: c.Name, Description: c.Description, Source: source})
+		}
+	}
+	return map[string]any{"commands": cmds}, nil
+}
+
+// cmdGetTree is the RPC command get_tree: every entry of the session with its parent, type,
+// role, a short preview and its label, and the current leaf (null before the first entry).
+func (s *rpcServer) cmdGetTree(context.Context, *rpcCommand) (any, error) {
+	sess := s.h.rec.session()
+	entries, err := treeEntries(sess)
+	if err != nil {
+		return nil, err
+	}
+	var leaf any
+	if id := sess.Leaf(); id != "" {
+		leaf = id
+	}
+	return map[string]any{"entries": entries, "leafId": leaf}, nil
+}
+
+// cmdNavigateTree is the RPC command navigate_tree{targetId, summarize?, customInstructions?}.
+// It answers when the move is done; the harness keeps runs off the branch being left.
+func (s *rpcServer) cmdNavigateTree(ctx context.Context, c *rpcCommand) (any, error) {
+	if c.TargetID == "" {
+		return nil, errors.New(`navigate_tree needs "targetId"`)
+	}
+	text, err := s.h.NavigateTree(ctx, c.TargetID, c.Summarize, c.CustomInstructions)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"cancelled": false, "leafId": s.h.rec.session().Leaf()}
+	if text != "" {
+		out["editorText"] = text
+	}
+	return out, nil
+}

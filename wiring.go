@@ -1,0 +1,355 @@
+package main
+
+// wiring.go builds a harness from the command line and pi.toml: the provider and model, the
+// Lua runtime and the host functions scripts call, the toolset and system prompt, the agent
+// and its session. Several harnesses can be built in one process; none shares state with
+// another but the configuration.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"pi/agent"
+	"pi/config"
+	"pi/lua"
+	"pi/provider"
+	"pi/provider/faux"
+	"pi/session"
+	"pi/tools"
+)
+
+// parts is what a harness is assembled from, once the provider and tools are known.
+type parts struct {
+	cfg          *config.Config
+	cwd, piHome  string
+	stderr       io.Writer
+	provider     provider.Provider
+	model        provider.Model
+	thinking     string
+	scripts      *scripts // tools, prompt parts and runtime, already set up
+	stopAfter    func(context.Context, *provider.Message, []provider.Message) bool
+	modelProblem string
+}
+
+// assemble builds the harness around its agent. The caller attaches a session next.
+func assemble(p parts) *harness {
+	h := &harness{cfg: p.cfg, cwd: p.cwd, piHome: p.piHome, stderr: p.stderr, scripts: p.scripts,
+		work: newWorkRegistry(), modelProblem: p.modelProblem}
+	h.life, h.endLife = context.WithCancel(context.Background())
+	s := p.scripts
+	active, _ := s.selectActive(false)
+	h.compactor = &compactor{scripts: s}
+	hooks := agent.Hooks{PrepareNextTurn: h.compactor.prepareNextTurn, ConvertToLLM: session.ToLLM,
+		ShouldStopAfterTurn: p.stopAfter}
+	s.hooks(&hooks)
+	h.agent = agent.New(agent.Config{Provider: p.provider, Model: p.model, Thinking: p.thinking,
+		SystemPrompt: BuildSystemPrompt(withTools(s.parts, active)), Tools: active, Hooks: hooks,
+		SteeringMode: agent.QueueMode(p.cfg.SteeringMode), FollowUpMode: agent.QueueMode(p.cfg.FollowUpMode)})
+	s.agent, s.cfg, s.stderr = h.agent, p.cfg, p.stderr
+	h.agent.Subscribe(s.onEvent)
+	h.rec = newRecorder(h.agent, p.stderr)
+	h.settings = &settings{agent: h.agent, cfg: p.cfg, rec: h.rec, scripts: s, stderr: p.stderr}
+	h.compactor.agent, h.compactor.rec, h.compactor.settings = h.agent, h.rec, h.settings
+	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd}
+	if r, ok := p.provider.(*provider.Retrying); ok {
+		r.Notify = h.agent.RetryNotice
+	}
+	return h
+}
+
+// setup loads the configuration and wires a harness. Without a usable model, the terminal UI
+// still starts (interactive) and says what to do; the other modes fail with that advice.
+func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Writer) (*harness, error) {
+	cwd, err := o.cwd, error(nil)
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("finding the working directory: %w", err)
+		}
+	}
+	p := parts{cwd: cwd, piHome: piHomeDir(), stderr: stderr, stopAfter: o.stopAfterTurn}
+	if p.cfg, err = config.Load(p.piHome, cwd); err != nil {
+		return nil, err
+	}
+	for _, w := range p.cfg.Warnings {
+		fmt.Fprintln(stderr, "pi: warning:", w)
+	}
+	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
+	if err != nil && (!interactive || p.provider == nil) {
+		return nil, err
+	}
+	if err != nil {
+		p.modelProblem = err.Error() // the terminal UI starts anyway and shows this first
+	}
+	if p.thinking = o.thinking; p.thinking == "" {
+		p.thinking = p.cfg.ThinkingLevel(o.model)
+	}
+	return setupScripts(ctx, o, p, interactive)
+}
+
+// setupScripts starts the Lua runtime (scripts load in the background while the rest of pi
+// starts), builds the toolset, and opens the session.
+func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool) (*harness, error) {
+	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr}
+	var h *harness // the host functions reach the harness once it is assembled
+	var askTrust func(context.Context, string) (bool, error)
+	if interactive {
+		askTrust = askTrustOnTerminal(os.Stdin, p.stderr) // interactive means stdin is the terminal
+	}
+	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
+		NoProject: o.noExtensions, Host: scriptHost(p.scripts, func() *harness { return h }), AskTrust: askTrust})
+	if err != nil {
+		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
+	}
+	p.scripts.rt = rt
+	if err := buildTools(o, &p); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	if _, err := p.scripts.selectActive(true); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	h = assemble(p)
+	sess, err := openSession(ctx, o, p)
+	if err == nil {
+		err = h.attachSession(sess, restore{keepModel: o.model != "", keepThinking: o.thinking != ""})
+	}
+	if err != nil {
+		h.close()
+		return nil, err
+	}
+	rt.Emit(ctx, "session_start", map[string]any{"reason": "startup"})
+	return h, nil
+}
+
+// buildTools makes the built-in tools, picks the allow-list and gathers the system prompt's
+// other inputs.
+func buildTools(o *cliOptions, p *parts) error {
+	env, err := tools.NewEnv(p.cwd)
+	if err != nil {
+		return err
+	}
+	s := p.scripts
+	env.ImagesAllowed = func() bool { m := s.agent.Model(); return m.AcceptsImages() }
+	if p.cfg.Bash.TimeoutSeconds > 0 {
+		env.BashTimeout = time.Duration(p.cfg.Bash.TimeoutSeconds) * time.Second
+	}
+	env.Shell = p.cfg.Bash.Shell
+	for _, name := range tools.AllNames() {
+		t, err := tools.New(name, env)
+		if err != nil {
+			return err
+		}
+		s.builtins = append(s.builtins, t)
+	}
+	switch {
+	case o.noTools:
+		s.noTools = true
+	case o.toolList != "":
+		s.allowlist = splitList(o.toolList)
+	default:
+		s.allowlist = p.cfg.Tools
+	}
+	return loadPromptParts(o, p)
+}
+
+func loadPromptParts(o *cliOptions, p *parts) error {
+	parts := PromptParts{Body: o.systemPrompt}
+	fileBody, fileAppend, err := LoadPromptFiles(p.piHome, p.cwd)
+	if err != nil {
+		return err
+	}
+	if parts.Body == "" {
+		parts.Body = fileBody
+	}
+	parts.Append = []string{fileAppend, o.appendPrompt}
+	if !o.noContextFiles {
+		if parts.ContextFiles, err = LoadContextFiles(p.piHome, p.cwd); err != nil {
+			return err
+		}
+	}
+	p.scripts.parts = parts
+	return nil
+}
+
+// scriptHost is what scripts can do to the live session; every message they send goes
+// through the front door like the user's. It is built before the harness it reaches (live),
+// and scripts may report problems while they load, before there is one.
+func scriptHost(s *scripts, live func() *harness) lua.Host {
+	ui := s.currentUI
+	return lua.Host{
+		SendUserMessage: func(text, deliverAs string) error {
+			h := live()
+			in := Input{Text: text, Source: sourceExtension, Deliver: deliverFollowUp}
+			if deliverAs == "steer" {
+				in.Deliver = deliverSteer
+			}
+			go func() { // the script's own goroutine must stay free for the input hooks
+				if err := h.Send(h.life, in); err != nil && h.life.Err() == nil {
+					h.scripts.notify("pi.send_user_message: "+err.Error(), "error")
+				}
+			}()
+			return nil
+		},
+		Notify: s.notify,
+		Confirm: func(ctx context.Context, title, msg string) (bool, error) {
+			if u := ui(); u != nil {
+				return u.Confirm(ctx, title, msg)
+			}
+			return false, nil
+		},
+		Select: func(ctx context.Context, title string, options []string) (string, bool, error) {
+			if u := ui(); u != nil {
+				return u.Select(ctx, title, options)
+			}
+			return "", false, nil
+		},
+		Input: func(ctx context.Context, title, placeholder string) (string, bool, error) {
+			if u := ui(); u != nil {
+				return u.Input(ctx, title, placeholder)
+			}
+			return "", false, nil
+		},
+		Model: func() string { m := live().agent.Model(); return m.Provider + "/" + m.ID },
+		SetModel: func(ctx context.Context, spec string) error {
+			_, err := live().settings.setModel(ctx, spec, "set")
+			return err
+		},
+		ActiveTools:    func() []string { return toolNames(live().agent.State().Tools) },
+		SetActiveTools: func(names []string) error { return live().scripts.setActiveTools(names) },
+		Complete: func(ctx context.Context, prompt string, opts lua.CompleteOptions) (string, error) {
+			return live().scripts.completeOnce(ctx, prompt, opts)
+		},
+		Config: func(name string) map[string]any {
+			t, _ := live().cfg.Section("extensions")[name].(map[string]any)
+			return t
+		},
+	}
+}
+
+// askTrustOnTerminal asks, before the terminal UI takes the screen, whether a project's
+// script may run. The answer is saved by the runtime, so each directory is asked once.
+func askTrustOnTerminal(in io.Reader, out io.Writer) func(context.Context, string) (bool, error) {
+	return func(_ context.Context, dir string) (bool, error) {
+		fmt.Fprintf(out, "%s/.pi/init.lua runs with your permissions. Trust this project and run it? [y/N] ", dir)
+		line, err := bufio.NewReader(in).ReadString('\n')
+		if err != nil && line == "" {
+			return false, fmt.Errorf("reading the answer: %w", err)
+		}
+		answer := strings.ToLower(strings.TrimSpace(line))
+		return answer == "y" || answer == "yes", nil
+	}
+}
+
+// openSession picks the session the flags ask for. A new session touches the disk only once
+// the first reply arrives.
+func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session, error) {
+	dir := o.sessionDir
+	if dir == "" {
+		dir = p.cfg.SessionDir
+	}
+	if dir == "" {
+		dir = session.Dir(p.piHome, p.cwd)
+	}
+	root := session.SessionsRoot(p.piHome)
+	switch {
+	case o.noSession:
+		return session.InMemory(p.cwd), nil
+	case o.forkRef != "":
+		src, err := session.Resolve(o.forkRef, dir, root)
+		if err != nil {
+			return nil, fmt.Errorf("--fork: %w", err)
+		}
+		return session.ForkFile(ctx, src, dir, p.cwd)
+	case o.sessionRef != "":
+		path, err := session.Resolve(o.sessionRef, dir, root)
+		if errors.Is(err, os.ErrNotExist) && strings.ContainsAny(o.sessionRef, `/\`) {
+			return session.CreateAt(o.sessionRef, p.cwd), nil // a new file at the user's path, as pi does
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--session: %w", err)
+		}
+		return session.Open(ctx, path)
+	case o.continueLast:
+		path, err := session.FindNewest(dir)
+		if err != nil {
+			return nil, fmt.Errorf("-c: %w", err)
+		}
+		if path != "" {
+			return session.Open(ctx, path)
+		}
+	}
+	return session.Create(dir, p.cwd), nil
+}
+
+// resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that
+// transient failures are retried. A failure to find a model is returned with the
+// unavailable provider, so the terminal UI can still start and say what to do.
+func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (provider.Provider, provider.Model, error) {
+	if o.fauxScript != "" || o.providerName == "faux" {
+		return fauxProvider(o)
+	}
+	spec := o.model
+	if o.providerName != "" && !strings.Contains(spec, "/") {
+		spec = strings.TrimSuffix(o.providerName+"/"+spec, "/")
+	}
+	p, model, err := cfg.ResolveModel(ctx, spec)
+	if err != nil {
+		return unavailable{err}, provider.Model{ID: "none", Provider: "none"}, err
+	}
+	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
+}
+
+func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {
+	if o.fauxScript == "" {
+		return nil, provider.Model{}, errors.New("--provider faux needs --faux-script <file.json>")
+	}
+	p, err := faux.LoadScript(o.fauxScript)
+	if err != nil {
+		return nil, provider.Model{}, err
+	}
+	id := strings.TrimPrefix(o.model, "faux/")
+	if id == "" {
+		id = "faux-1"
+	}
+	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
+		Input: []string{"text", "image"}}, nil
+}
+
+// unavailable stands in for a model that could not be set up; every call explains why.
+type unavailable struct{ err error }
+
+func (u unavailable) Stream(_ context.Context, req *provider.Request, emit func(provider.Event)) provider.Message {
+	b := provider.NewBuilder(&req.Model, emit)
+	b.Start()
+	return b.Fail(provider.StopError, u.err.Error())
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// piHomeDir is $PI_HOME, else ~/.pi.
+func piHomeDir() string {
+	if h := os.Getenv("PI_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".pi")
+}

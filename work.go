@@ -1,0 +1,142 @@
+package main
+
+// work.go is the registry of work in flight in one live session: the run, a manual compaction,
+// the user's shell command and a branch summary. It is what Abort cancels and Quiesce waits
+// for, so no front end keeps cancels or run state of its own.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// workKind names one kind of work; at most one of each runs at a time.
+type workKind string
+
+const (
+	workRun           workKind = "run"
+	workCompaction    workKind = "compaction"
+	workBash          workKind = "shell command"
+	workBranchSummary workKind = "branch summary"
+	workSession       workKind = "session change"
+)
+
+// ownsTranscript tells the kinds that change the agent's transcript: they exclude each other,
+// so the transcript has one writer at a time.
+func (k workKind) ownsTranscript() bool { return k != workBash }
+
+type workItem struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// workRegistry holds the work in flight. Its zero value is not ready; use newWorkRegistry.
+type workRegistry struct {
+	mu    sync.Mutex
+	items map[workKind]*workItem
+}
+
+func newWorkRegistry() *workRegistry { return &workRegistry{items: map[workKind]*workItem{}} }
+
+// busyError says what is in the way of new work.
+type busyError struct{ want, running workKind }
+
+func (e *busyError) Error() string {
+	switch {
+	case e.running == workRun && e.want == workRun:
+		return "the agent is working on a prompt: steer it or queue a follow-up instead"
+	case e.running == workCompaction:
+		return "the conversation is being compacted: wait for it to finish"
+	case e.want == e.running:
+		return fmt.Sprintf("a %s is already running", e.want)
+	}
+	return fmt.Sprintf("cannot start a %s while a %s is running", e.want, e.running)
+}
+
+// begin registers work of kind and returns its context, which Abort cancels, and the function
+// that ends it. It refuses while the same kind runs, or another kind that owns the transcript
+// when this one does too.
+func (w *workRegistry) begin(ctx context.Context, kind workKind) (context.Context, func(), error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.blockerLocked(kind); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	item := &workItem{cancel: cancel, done: make(chan struct{})}
+	w.items[kind] = item
+	end := sync.OnceFunc(func() {
+		cancel()
+		w.mu.Lock()
+		delete(w.items, kind)
+		w.mu.Unlock()
+		close(item.done)
+	})
+	return ctx, end, nil
+}
+
+func (w *workRegistry) blockerLocked(kind workKind) error {
+	if _, ok := w.items[kind]; ok {
+		return &busyError{want: kind, running: kind}
+	}
+	if !kind.ownsTranscript() {
+		return nil
+	}
+	for k := range w.items {
+		if k.ownsTranscript() {
+			return &busyError{want: kind, running: k}
+		}
+	}
+	return nil
+}
+
+// running reports whether work of kind is in flight.
+func (w *workRegistry) running(kind workKind) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.items[kind]
+	return ok
+}
+
+// cancel stops the work of the given kinds, or all of it when none are named; it does not wait.
+func (w *workRegistry) cancel(kinds ...workKind) {
+	for _, it := range w.matching(kinds) {
+		it.cancel()
+	}
+}
+
+// stop cancels the work of the given kinds (all of it when none are named) and waits until it
+// has ended.
+func (w *workRegistry) stop(kinds ...workKind) {
+	for _, it := range w.matching(kinds) {
+		it.cancel()
+		<-it.done
+	}
+}
+
+func (w *workRegistry) matching(kinds []workKind) []*workItem {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []*workItem
+	for k, it := range w.items {
+		if len(kinds) == 0 || slices.Contains(kinds, k) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// whileIdle runs fn when no transcript-owning work is registered, holding the registry so that
+// none can begin meanwhile; it reports whether fn ran.
+func (w *workRegistry) whileIdle(fn func()) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k := range w.items {
+		if k.ownsTranscript() {
+			return false
+		}
+	}
+	fn()
+	return true
+}
