@@ -1,8 +1,16 @@
-package main
-
-// pi eval runs small coding tasks against a real model and reports how it did: whether the
-// outcome was right, and what it cost in turns, tool errors, tokens and time. The same tasks,
-// with recorded scripts instead of a model, are the harness's regression test (golden_test.go).
+// Package eval is `pi eval`: it runs small coding tasks against a model and reports how it
+// did — whether the outcome was right, and what it cost in turns, tool errors, tokens and time.
+// The same tasks, with recorded scripts instead of a model, are pi's regression test
+// (golden_test.go).
+//
+// It owns the tasks (task.toml, the built-in set in testdata/golden), the scratch copies they
+// run in, the checks that judge them, the measurements, and the reports (the table, --json,
+// --compare). It does not own the agent: it must not import the root package (nothing may).
+// Package main hands Main a Drive in its Options instead, which sets an agent up for one run and
+// gives it the prompt — the hook that cmd/go/internal/base declares for package main to fill
+// in, but as a field rather than a package variable (eval keeps no mutable package state). Nor
+// does it set up process groups itself: that will be pi/internal/proc's; for now a check runs
+// with exec.CommandContext.
 //
 // A task is a folder (documented in the README's pi eval section):
 //
@@ -11,12 +19,12 @@ package main
 //	script.json  optional: faux replies that solve the task (pi --faux-script format)
 //
 // Each run works in a scratch copy of the fixture with its own session folder, inside the same
-// process: setup() wires the agent as for any other mode, with the copy as its working
+// process: the Drive wires the agent as for any other mode, with the copy as its working
 // directory. The check is a shell command run in the copy afterwards; it finds the final answer
 // in the file named by $PI_EVAL_ANSWER and the task folder in $PI_EVAL_TASK.
+package eval
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -63,8 +71,54 @@ const (
 	fixtureGoMod = "_go.mod"
 )
 
-// evalTask is one task folder.
-type evalTask struct {
+// Options are what Main needs of the program that embeds it, which owns the agent.
+type Options struct {
+	// Drive runs one task's prompt; required.
+	Drive Drive
+	// CheckModel resolves a model spec once before any task runs, so that a server that is down
+	// or a model that is not pulled is one clear error instead of a failure per task. It is not
+	// called for the faux model; nil skips the check.
+	CheckModel func(ctx context.Context, model string) error
+}
+
+// Drive runs one task's prompt with an agent set up as for any other pi mode, and reports the
+// transcript. ctx carries the task's time budget. An error that kept the agent from being set
+// up is a *SetupError; any other error is the run's.
+type Drive func(ctx context.Context, run Run) (Outcome, error)
+
+// Run is what a Drive runs.
+type Run struct {
+	Model      string   // provider/model, as given to --model
+	FauxScript string   // the task's script.json when Model is faux, else ""
+	Cwd        string   // the scratch copy of the fixture: the tools' working directory
+	SessionDir string   // where the run's session is written
+	Tools      []string // the task's tool allow-list; empty means pi's default tools
+	Prompt     string
+	// OnTurn is to be called at the end of every turn, a failed one too, with its reply and
+	// tool results, one call at a time; true stops the run after that turn. It prints the
+	// progress line and enforces the turn budget.
+	OnTurn func(assistant *provider.Message, toolResults []provider.Message) (stop bool)
+}
+
+// Outcome is what a Drive reports of a run that was set up.
+type Outcome struct {
+	Messages []provider.Message // the transcript: prompt, replies, tool results
+	API      string             // the model's provider API (anthropic.API, ...), which says how to read its usage
+	Wall     time.Duration      // from giving the prompt to the end of the run; setting up is not counted
+}
+
+// SetupError is a Drive's error when the agent could not be set up, so nothing ran. Log is what
+// setting up printed (configuration warnings, say); a failure reason quotes its start.
+type SetupError struct {
+	Err error
+	Log string
+}
+
+func (e *SetupError) Error() string { return "setup: " + e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// task is one task folder.
+type task struct {
 	Name           string   `toml:"-"`
 	Dir            string   `toml:"-"` // absolute
 	Description    string   `toml:"description"`
@@ -76,7 +130,7 @@ type evalTask struct {
 	Tools          []string `toml:"tools"`
 }
 
-func (t *evalTask) timeout() time.Duration {
+func (t *task) timeout() time.Duration {
 	if t.TimeoutSeconds > 0 {
 		return time.Duration(t.TimeoutSeconds) * time.Second
 	}
@@ -85,12 +139,12 @@ func (t *evalTask) timeout() time.Duration {
 
 // loadTask reads dir/task.toml. Unknown keys are errors: a misspelt max_turns would otherwise
 // silently give the default budget.
-func loadTask(dir string) (*evalTask, error) {
+func loadTask(dir string) (*task, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", dir, err)
 	}
-	t := &evalTask{Name: filepath.Base(abs), Dir: abs}
+	t := &task{Name: filepath.Base(abs), Dir: abs}
 	path := filepath.Join(abs, taskFileName)
 	md, err := toml.DecodeFile(path, t)
 	if err != nil {
@@ -114,19 +168,19 @@ func loadTask(dir string) (*evalTask, error) {
 }
 
 // loadTasks reads a task folder, or a folder of task folders (in name order).
-func loadTasks(dir string) ([]*evalTask, error) {
+func loadTasks(dir string) ([]*task, error) {
 	if _, err := os.Stat(filepath.Join(dir, taskFileName)); err == nil {
 		t, err := loadTask(dir)
 		if err != nil {
 			return nil, err
 		}
-		return []*evalTask{t}, nil
+		return []*task{t}, nil
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("tasks %s: %w", dir, err)
 	}
-	var out []*evalTask
+	var out []*task
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -192,7 +246,7 @@ type scratchRun struct {
 	root, work, sessions, answer string
 }
 
-func newScratch(t *evalTask) (*scratchRun, error) {
+func newScratch(t *task) (*scratchRun, error) {
 	root, err := os.MkdirTemp("", "pi-eval-"+t.Name+"-")
 	if err != nil {
 		return nil, fmt.Errorf("task %s: scratch folder: %w", t.Name, err)
@@ -208,7 +262,7 @@ func newScratch(t *evalTask) (*scratchRun, error) {
 
 // checkOutcome runs the task's check in the work folder. It reports whether it passed and,
 // when not, the end of its output; err is for a check that could not be run at all.
-func checkOutcome(ctx context.Context, t *evalTask, s *scratchRun, answer string) (bool, string, error) {
+func checkOutcome(ctx context.Context, t *task, s *scratchRun, answer string) (bool, string, error) {
 	if err := os.WriteFile(s.answer, []byte(answer), 0o644); err != nil {
 		return false, "", fmt.Errorf("task %s: writing the answer: %w", t.Name, err)
 	}
@@ -254,8 +308,8 @@ func checkFailure(code int, check, out string) string {
 // something failed: "FAIL", "ok  pkg 0.1s", "FAIL pkg 0.1s", "# pkg", "exit status 1".
 var checkNoise = regexp.MustCompile(`^(FAIL|PASS|ok)(\s|$)|^# |^exit status \d+$`)
 
-// evalFlags are the options of `pi eval`.
-type evalFlags struct {
+// flags are the options of `pi eval`.
+type flags struct {
 	model    string
 	tasksDir string
 	runs     int
@@ -265,8 +319,8 @@ type evalFlags struct {
 	compare  bool
 }
 
-func parseEvalArgs(args []string, stderr io.Writer) (*evalFlags, []string, error) {
-	f := &evalFlags{}
+func parseArgs(args []string, stderr io.Writer) (*flags, []string, error) {
+	f := &flags{}
 	fs := flag.NewFlagSet("pi eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.model, "model", "", "model to evaluate, as provider/model (faux replays each task's script.json)")
@@ -287,10 +341,10 @@ func parseEvalArgs(args []string, stderr io.Writer) (*evalFlags, []string, error
 	return f, fs.Args(), nil
 }
 
-// runEval is `pi eval`. It exits 0 only when every run passed, 1 when some failed, 2 on usage
-// errors.
-func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	f, rest, err := parseEvalArgs(args, stderr)
+// Main is `pi eval` (args follow the word eval). It exits 0 only when every run passed, 1 when
+// some failed, 2 on usage errors.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Options) int {
+	f, rest, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -304,17 +358,17 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pi eval: give --model provider/model (e.g. ollama/qwen3:1.7b), --runs of at least 1, and no other arguments")
 		return 2
 	}
-	tasks, cleanup, err := evalTaskSet(f)
+	tasks, cleanup, err := taskSet(f)
 	if err != nil {
 		fmt.Fprintln(stderr, "pi eval:", err)
 		return 2
 	}
 	defer cleanup()
-	if err := checkModel(ctx, f.model); err != nil {
+	if err := checkModel(ctx, opts, f.model); err != nil {
 		fmt.Fprintln(stderr, "pi eval:", err)
 		return 1
 	}
-	rep := runTasks(ctx, f, tasks, stderr)
+	rep := runTasks(ctx, f, tasks, opts.Drive, stderr)
 	printReport(stdout, rep)
 	if f.jsonOut != "" {
 		if err := writeReport(f.jsonOut, rep); err != nil {
@@ -330,21 +384,19 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // checkModel resolves the model once before any task runs, so that a server that is down or a
 // model that is not pulled is one clear error instead of a failure per task.
-func checkModel(ctx context.Context, model string) error {
-	if model == "faux" || strings.HasPrefix(model, "faux/") {
+func checkModel(ctx context.Context, opts Options, model string) error {
+	if isFaux(model) || opts.CheckModel == nil {
 		return nil
 	}
-	cfg, err := LoadConfig(piHomeDir(), "")
-	if err != nil {
-		return err
-	}
-	_, _, err = cfg.ResolveModel(ctx, model)
-	return err
+	return opts.CheckModel(ctx, model)
 }
 
-// evalTaskSet loads --tasks, or unpacks the built-in set into a temporary folder (checks may
+// isFaux says whether a model spec names the faux provider, which replays each task's script.
+func isFaux(model string) bool { return model == "faux" || strings.HasPrefix(model, "faux/") }
+
+// taskSet loads --tasks, or unpacks the built-in set into a temporary folder (checks may
 // run files of their task folder, so it must exist on disk). cleanup removes that folder.
-func evalTaskSet(f *evalFlags) (tasks []*evalTask, cleanup func(), err error) {
+func taskSet(f *flags) (tasks []*task, cleanup func(), err error) {
 	cleanup = func() {}
 	defer func() {
 		if err != nil {
@@ -370,7 +422,7 @@ func evalTaskSet(f *evalFlags) (tasks []*evalTask, cleanup func(), err error) {
 	if err != nil {
 		return nil, cleanup, fmt.Errorf("--run %q: %w", f.filter, err)
 	}
-	tasks = slices.DeleteFunc(tasks, func(t *evalTask) bool { return !re.MatchString(t.Name) })
+	tasks = slices.DeleteFunc(tasks, func(t *task) bool { return !re.MatchString(t.Name) })
 	if len(tasks) == 0 {
 		return nil, cleanup, fmt.Errorf("--run %q matches no task in %s", f.filter, dir)
 	}
@@ -386,8 +438,8 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 	return sub
 }
 
-// evalRun is the outcome of one run of one task.
-type evalRun struct {
+// runResult is the outcome of one run of one task.
+type runResult struct {
 	Task       string `json:"task"`
 	Run        int    `json:"run"`
 	Pass       bool   `json:"pass"`
@@ -408,16 +460,16 @@ type evalRun struct {
 	Scratch           string `json:"scratch,omitempty"`
 }
 
-// evalReport is what --json writes and --compare reads.
-type evalReport struct {
-	Model   string     `json:"model"`
-	Started time.Time  `json:"started"`
-	Tasks   string     `json:"tasks"`
-	Runs    []evalRun  `json:"runs"`
-	Totals  evalTotals `json:"totals"`
+// report is what --json writes and --compare reads.
+type report struct {
+	Model   string      `json:"model"`
+	Started time.Time   `json:"started"`
+	Tasks   string      `json:"tasks"`
+	Runs    []runResult `json:"runs"`
+	Totals  totals      `json:"totals"`
 }
 
-type evalTotals struct {
+type totals struct {
 	Runs        int   `json:"runs"`
 	Passed      int   `json:"passed"`
 	Turns       int   `json:"turns"`
@@ -428,8 +480,8 @@ type evalTotals struct {
 	WallMs      int64 `json:"wallMs"`
 }
 
-func runTasks(ctx context.Context, f *evalFlags, tasks []*evalTask, progress io.Writer) *evalReport {
-	rep := &evalReport{Model: f.model, Started: time.Now().UTC(), Tasks: f.tasksDir}
+func runTasks(ctx context.Context, f *flags, tasks []*task, drive Drive, progress io.Writer) *report {
+	rep := &report{Model: f.model, Started: time.Now().UTC(), Tasks: f.tasksDir}
 	if rep.Tasks == "" {
 		rep.Tasks = "built-in"
 	}
@@ -443,7 +495,7 @@ tasks:
 				break tasks // interrupted: report what ran
 			}
 			fmt.Fprintf(progress, "[%d/%d] %s (run %d/%d)\n", n, total, t.Name, r, f.runs)
-			res := runOneTask(ctx, f, t, progress)
+			res := runOneTask(ctx, f, t, drive, progress)
 			res.Run = r
 			fmt.Fprintf(progress, "  %s in %d turns, %.1fs%s\n", passWord(res.Pass), res.Turns,
 				float64(res.WallMs)/1000, reasonSuffix(res.Reason))
@@ -471,8 +523,8 @@ func reasonSuffix(r string) string {
 	return ": " + r
 }
 
-func totalsOf(runs []evalRun) evalTotals {
-	var t evalTotals
+func totalsOf(runs []runResult) totals {
+	var t totals
 	for _, r := range runs {
 		t.add(r)
 	}
@@ -480,7 +532,7 @@ func totalsOf(runs []evalRun) evalTotals {
 }
 
 // add counts one run into the totals.
-func (t *evalTotals) add(r evalRun) {
+func (t *totals) add(r runResult) {
 	t.Runs++
 	if r.Pass {
 		t.Passed++
@@ -504,8 +556,8 @@ func addPtr(p *int, n int) *int {
 }
 
 // runOneTask runs a task once in a fresh copy of its fixture and checks the outcome.
-func runOneTask(ctx context.Context, f *evalFlags, t *evalTask, progress io.Writer) evalRun {
-	res := evalRun{Task: t.Name, ReprocessedSource: "n/a"}
+func runOneTask(ctx context.Context, f *flags, t *task, drive Drive, progress io.Writer) runResult {
+	res := runResult{Task: t.Name, ReprocessedSource: "n/a"}
 	s, err := newScratch(t)
 	if err != nil {
 		res.Reason = err.Error()
@@ -516,7 +568,7 @@ func runOneTask(ctx context.Context, f *evalFlags, t *evalTask, progress io.Writ
 	} else {
 		defer os.RemoveAll(s.root)
 	}
-	answer, reason := driveAgent(ctx, f, t, s, &res, progress)
+	answer, reason := driveTask(ctx, drive, runFor(f.model, t, s), t, &res, progress)
 	res.Answer = oneLine(answer, 300)
 	if reason != "" {
 		res.Reason = reason
@@ -534,32 +586,30 @@ func runOneTask(ctx context.Context, f *evalFlags, t *evalTask, progress io.Writ
 	return res
 }
 
-// driveAgent wires an agent for the scratch copy with setup(), gives it the prompt within the
-// task's budgets, and fills in the measurements. It returns the final answer, and a reason
-// when the run failed before the check could judge it.
-func driveAgent(ctx context.Context, f *evalFlags, t *evalTask, s *scratchRun, res *evalRun, progress io.Writer) (string, string) {
-	o := &cliOptions{model: f.model, cwd: s.work, sessionDir: s.sessions, toolList: strings.Join(t.Tools, ",")}
-	if f.model == "faux" || strings.HasPrefix(f.model, "faux/") {
-		o.fauxScript = filepath.Join(t.Dir, scriptFileName)
+// runFor is what a Drive is to run for a task in its scratch copy.
+func runFor(model string, t *task, s *scratchRun) Run {
+	run := Run{Model: model, Cwd: s.work, SessionDir: s.sessions, Tools: t.Tools, Prompt: t.Prompt}
+	if isFaux(model) {
+		run.FauxScript = filepath.Join(t.Dir, scriptFileName)
 	}
+	return run
+}
+
+// driveTask has drive run the task within its budgets, and fills in the measurements. It
+// returns the final answer, and a reason when the run failed before the check could judge it.
+func driveTask(ctx context.Context, drive Drive, run Run, t *task, res *runResult, progress io.Writer) (string, string) {
 	tctx, cancel := context.WithTimeout(ctx, t.timeout())
 	defer cancel()
-	var logs bytes.Buffer // setup warnings would repeat for every run; shown only on failure
-	a, err := setup(tctx, o, false, &logs)
-	if err != nil {
-		return "", "setup: " + err.Error() + reasonSuffix(oneLine(logs.String(), 200))
+	turns := &turnWatch{max: t.MaxTurns, progress: progress}
+	run.OnTurn = turns.onTurn
+	out, err := drive(tctx, run)
+	var setupErr *SetupError
+	if errors.As(err, &setupErr) {
+		return "", setupErr.Error() + reasonSuffix(oneLine(setupErr.Log, 200))
 	}
-	defer a.close()
-	budget := &turnBudget{max: t.MaxTurns}
-	a.agent.hooks.ShouldStopAfterTurn = budget.wrap(a.agent.hooks.ShouldStopAfterTurn)
-	unsubscribe := a.agent.Subscribe(turnProgress(progress))
-	start := time.Now()
-	err = a.submit(tctx, t.Prompt, "interactive")
-	res.WallMs = time.Since(start).Milliseconds()
-	unsubscribe()
-	msgs := a.agent.State().Messages
-	measure(res, msgs, a.agent.Model().API)
-	last := lastAssistant(a.agent)
+	res.WallMs = out.Wall.Milliseconds()
+	measure(res, out.Messages, out.API)
+	last := lastAssistant(out.Messages)
 	answer := ""
 	if last != nil {
 		answer = last.TextContent()
@@ -573,7 +623,7 @@ func driveAgent(ctx context.Context, f *evalFlags, t *evalTask, s *scratchRun, r
 		return answer, "run: " + err.Error()
 	case failed(last):
 		return answer, "model error: " + errorText(last)
-	case budget.exceeded:
+	case turns.exceeded:
 		return answer, fmt.Sprintf("turn budget of %d used up while the model still called tools", t.MaxTurns)
 	case last == nil:
 		return answer, "the model gave no reply"
@@ -581,58 +631,91 @@ func driveAgent(ctx context.Context, f *evalFlags, t *evalTask, s *scratchRun, r
 	return answer, ""
 }
 
-// turnBudget stops a run after max model calls. It is read only after the run has ended.
-type turnBudget struct {
+// turnWatch is a run's OnTurn: it prints a line per turn, and stops the run after max model
+// calls when the reply still calls tools. exceeded is read only after the run has ended.
+type turnWatch struct {
+	progress   io.Writer
 	max, turns int
 	exceeded   bool
 }
 
-// wrap chains the budget in front of an existing ShouldStopAfterTurn hook.
-func (b *turnBudget) wrap(next func(context.Context, *provider.Message, []provider.Message) bool) func(context.Context, *provider.Message, []provider.Message) bool {
-	return func(ctx context.Context, m *provider.Message, results []provider.Message) bool {
-		b.turns++
-		if b.turns >= b.max && len(m.ToolCalls()) > 0 {
-			b.exceeded = true
-			return true
-		}
-		return next != nil && next(ctx, m, results)
+func (w *turnWatch) onTurn(m *provider.Message, results []provider.Message) bool {
+	w.turns++
+	fmt.Fprintf(w.progress, "    turn %d: %s\n", w.turns, turnSummary(m, results))
+	if w.turns >= w.max && len(m.ToolCalls()) > 0 {
+		w.exceeded = true
+		return true
 	}
+	return false
 }
 
-// turnProgress prints one line per turn: the tools it called and how many failed.
-func turnProgress(w io.Writer) func(context.Context, AgentEvent) {
-	turn := 0
-	return func(_ context.Context, ev AgentEvent) {
-		if ev.Type != EvTurnEnd || ev.Message == nil {
-			return
-		}
-		turn++
-		var names []string
-		for _, c := range ev.Message.ToolCalls() {
-			names = append(names, c.Name)
-		}
-		errs := 0
-		for _, r := range ev.ToolResults {
-			if r.IsError {
-				errs++
-			}
-		}
-		what := "answer"
-		switch {
-		case ev.Message.StopReason == provider.StopError || ev.Message.StopReason == provider.StopAborted:
-			what = string(ev.Message.StopReason)
-		case len(names) > 0:
-			what = strings.Join(names, ", ")
-		}
-		if errs > 0 {
-			what += fmt.Sprintf(" (%d failed)", errs)
-		}
-		fmt.Fprintf(w, "    turn %d: %s\n", turn, what)
+// turnSummary is what a turn did: the tools it called and how many failed, its answer, or how
+// the model call failed.
+func turnSummary(m *provider.Message, results []provider.Message) string {
+	var names []string
+	for _, c := range m.ToolCalls() {
+		names = append(names, c.Name)
 	}
+	errs := 0
+	for _, r := range results {
+		if r.IsError {
+			errs++
+		}
+	}
+	what := "answer"
+	switch {
+	case failed(m):
+		what = string(m.StopReason)
+	case len(names) > 0:
+		what = strings.Join(names, ", ")
+	}
+	if errs > 0 {
+		what += fmt.Sprintf(" (%d failed)", errs)
+	}
+	return what
+}
+
+// lastAssistant is the transcript's last reply, nil when there is none.
+func lastAssistant(msgs []provider.Message) *provider.Message {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == provider.RoleAssistant {
+			return &msgs[i]
+		}
+	}
+	return nil
+}
+
+// failed says whether a reply is a failed or aborted model call.
+func failed(m *provider.Message) bool {
+	return m != nil && (m.StopReason == provider.StopError || m.StopReason == provider.StopAborted)
+}
+
+// errorText is why a failed reply failed.
+func errorText(m *provider.Message) string {
+	if m.ErrorMessage != "" {
+		return m.ErrorMessage
+	}
+	return "the model call ended with " + string(m.StopReason)
+}
+
+// oneLine is s on one line (newlines and tabs become spaces), cut to limit runes with an
+// ellipsis.
+func oneLine(s string, limit int) string {
+	out := []rune{}
+	for _, r := range s {
+		if r == '\n' || r == '\r' || r == '\t' {
+			r = ' '
+		}
+		out = append(out, r)
+		if len(out) == limit {
+			return string(out[:limit-1]) + "…"
+		}
+	}
+	return string(out)
 }
 
 // measure counts turns, tool calls and errors, and tokens over the run's messages.
-func measure(res *evalRun, msgs []provider.Message, api string) {
+func measure(res *runResult, msgs []provider.Message, api string) {
 	var replies []provider.Message
 	for _, m := range msgs {
 		switch m.Role {
@@ -703,7 +786,7 @@ func ollamaGrowth(replies []provider.Message) *int {
 	return &n
 }
 
-func writeReport(path string, rep *evalReport) error {
+func writeReport(path string, rep *report) error {
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the results: %w", err)
@@ -714,12 +797,12 @@ func writeReport(path string, rep *evalReport) error {
 	return nil
 }
 
-func readReport(path string) (*evalReport, error) {
+func readReport(path string) (*report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading results %s: %w", path, err)
 	}
-	var rep evalReport
+	var rep report
 	if err := json.Unmarshal(data, &rep); err != nil {
 		return nil, fmt.Errorf("results %s: %w", path, err)
 	}
@@ -728,13 +811,13 @@ func readReport(path string) (*evalReport, error) {
 
 // taskSummary is one task's runs added up, in the order the tasks ran.
 type taskSummary struct {
-	evalTotals
+	totals
 	name         string
 	reprocSource string
 	reason       string // the first failure's
 }
 
-func summarize(runs []evalRun) []*taskSummary {
+func summarize(runs []runResult) []*taskSummary {
 	var out []*taskSummary
 	byName := map[string]*taskSummary{}
 	for _, r := range runs {
@@ -777,7 +860,7 @@ func seconds(ms int64) string { return fmt.Sprintf("%.1fs", float64(ms)/1000) }
 
 // printReport writes the table: a row per task (figures per run when there are several runs),
 // then the totals over every run.
-func printReport(w io.Writer, rep *evalReport) {
+func printReport(w io.Writer, rep *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "model %s, tasks %s\n", rep.Model, rep.Tasks)
 	fmt.Fprintln(tw, "TASK\tPASS\tTURNS\tTOOL ERR\tTOK IN\tTOK OUT\tRE-PROC\tWALL\tREASON")
@@ -796,7 +879,7 @@ func printReport(w io.Writer, rep *evalReport) {
 	tw.Flush()
 }
 
-func passRate(t evalTotals) string {
+func passRate(t totals) string {
 	if t.Runs == 0 {
 		return ""
 	}
@@ -809,7 +892,7 @@ func runCompare(files []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pi eval --compare: give two result files: pi eval --compare a.json b.json")
 		return 2
 	}
-	var reps [2]*evalReport
+	var reps [2]*report
 	for i, f := range files {
 		rep, err := readReport(f)
 		if err != nil {
@@ -822,7 +905,7 @@ func runCompare(files []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func printCompare(w io.Writer, files []string, reps [2]*evalReport) {
+func printCompare(w io.Writer, files []string, reps [2]*report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, tag := range []string{"A", "B"} {
 		fmt.Fprintf(tw, "%s: %s (%s, %s)\n", tag, reps[i].Model, files[i], reps[i].Started.Format("2006-01-02 15:04"))
@@ -846,7 +929,7 @@ func printCompare(w io.Writer, files []string, reps [2]*evalReport) {
 	tw.Flush()
 }
 
-func summaryMap(runs []evalRun) map[string]*taskSummary {
+func summaryMap(runs []runResult) map[string]*taskSummary {
 	m := map[string]*taskSummary{}
 	for _, s := range summarize(runs) {
 		m[s.name] = s
@@ -855,7 +938,7 @@ func summaryMap(runs []evalRun) map[string]*taskSummary {
 }
 
 // taskNames is every task of either report: A's order, then B's extra ones.
-func taskNames(reps [2]*evalReport) []string {
+func taskNames(reps [2]*report) []string {
 	var names []string
 	for _, rep := range reps {
 		for _, s := range summarize(rep.Runs) {

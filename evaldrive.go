@@ -1,0 +1,54 @@
+package main
+
+// evaldrive.go is what `pi eval` needs of the agent. Package eval owns the tasks, checks and
+// reports but must not import this package, so main hands eval.Main these two functions.
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"time"
+
+	"pi/eval"
+	"pi/provider"
+)
+
+// driveEval runs one eval task's prompt with an agent set up as for any other mode, in the
+// task's scratch copy, and calls r.OnTurn at the end of every turn; its verdict stops the run.
+func driveEval(ctx context.Context, r eval.Run) (eval.Outcome, error) {
+	o := &cliOptions{model: r.Model, cwd: r.Cwd, sessionDir: r.SessionDir,
+		toolList: strings.Join(r.Tools, ","), fauxScript: r.FauxScript}
+	var logs bytes.Buffer // setup warnings would repeat for every run; eval shows them on failure
+	a, err := setup(ctx, o, false, &logs)
+	if err != nil {
+		return eval.Outcome{}, &eval.SetupError{Err: err, Log: logs.String()}
+	}
+	defer a.close()
+	// EvTurnEnd comes at the end of every turn, a failed one too; ShouldStopAfterTurn follows
+	// it on the same goroutine except after a failed turn, which ends the run anyway. So the
+	// event asks OnTurn, and the hook passes its verdict on.
+	stop := false
+	unsubscribe := a.agent.Subscribe(func(_ context.Context, ev AgentEvent) {
+		if ev.Type == EvTurnEnd && ev.Message != nil {
+			stop = r.OnTurn(ev.Message, ev.ToolResults)
+		}
+	})
+	defer unsubscribe()
+	next := a.agent.hooks.ShouldStopAfterTurn
+	a.agent.hooks.ShouldStopAfterTurn = func(ctx context.Context, m *provider.Message, results []provider.Message) bool {
+		return stop || next != nil && next(ctx, m, results)
+	}
+	start := time.Now()
+	err = a.submit(ctx, r.Prompt, "interactive")
+	return eval.Outcome{Messages: a.agent.State().Messages, API: a.agent.Model().API, Wall: time.Since(start)}, err
+}
+
+// checkEvalModel resolves pi eval's model with the user's configuration.
+func checkEvalModel(ctx context.Context, model string) error {
+	cfg, err := LoadConfig(piHomeDir(), "")
+	if err != nil {
+		return err
+	}
+	_, _, err = cfg.ResolveModel(ctx, model)
+	return err
+}
