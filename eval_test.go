@@ -11,18 +11,26 @@ import (
 	"testing"
 	"time"
 
+	"pi/eval"
 	"pi/internal/ollamatest"
-	"pi/provider"
 )
+
+// These tests run pi eval with the real agent (driveEval); eval/eval_test.go tests the
+// package's own logic with stand-in drives.
+
+// runEval is `pi eval` as main runs it.
+func runEval(ctx context.Context, args []string, stdout, stderr *bytes.Buffer) int {
+	return eval.Main(ctx, args, stdout, stderr, eval.Options{Drive: driveEval, CheckModel: checkEvalModel})
+}
 
 // writeTask makes a task folder under dir: task.toml from the given body, the fixture files,
 // and the script.
 func writeTask(t *testing.T, dir, name, toml, script string, fixture map[string]string) {
 	t.Helper()
 	root := filepath.Join(dir, name)
-	files := map[string]string{taskFileName: toml, scriptFileName: script}
+	files := map[string]string{"task.toml": toml, "script.json": script}
 	for rel, content := range fixture {
-		files[filepath.Join(fixtureDirName, rel)] = content
+		files[filepath.Join("fixture", rel)] = content
 	}
 	for rel, content := range files {
 		p := filepath.Join(root, rel)
@@ -33,6 +41,35 @@ func writeTask(t *testing.T, dir, name, toml, script string, fixture map[string]
 			t.Fatal(err)
 		}
 	}
+}
+
+// evalResults is the part of pi eval's --json file these tests read.
+type evalResults struct {
+	Runs []struct {
+		Task              string `json:"task"`
+		Run               int    `json:"run"`
+		Pass              bool   `json:"pass"`
+		Reason            string `json:"reason"`
+		Turns             int    `json:"turns"`
+		ToolErrors        int    `json:"toolErrors"`
+		TokensIn          int    `json:"tokensIn"`
+		TokensOut         int    `json:"tokensOut"`
+		Reprocessed       *int   `json:"reprocessed"`
+		ReprocessedSource string `json:"reprocessedSource"`
+	} `json:"runs"`
+	Totals struct {
+		Runs   int `json:"runs"`
+		Passed int `json:"passed"`
+	} `json:"totals"`
+}
+
+func readEvalResults(path string) (*evalResults, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rep evalResults
+	return &rep, json.Unmarshal(data, &rep)
 }
 
 const (
@@ -63,7 +100,7 @@ func TestEvalReportsPassesAndWhyOthersFail(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit code %d, want 1 (some tasks fail)\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	rep, err := readReport(out)
+	rep, err := readEvalResults(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,124 +166,15 @@ func tableRow(table, first string) []string {
 	return nil
 }
 
-func TestEvalUsageErrors(t *testing.T) {
+// TestEvalChecksModelOnce: a model server that is down is one error before any task runs, found
+// by resolving the model with the user's configuration.
+func TestEvalChecksModelOnce(t *testing.T) {
 	t.Setenv("PI_HOME", t.TempDir())
 	t.Setenv("OLLAMA_HOST", "127.0.0.1:1") // nothing listens there
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
-		{"no model", nil, 2, "give --model"},
-		{"zero runs", []string{"--model", "faux", "--runs", "0"}, 2, "--runs of at least 1"},
-		{"compare one file", []string{"--compare", "a.json"}, 2, "give two result files"},
-		{"bad filter", []string{"--model", "faux", "--run", "("}, 2, `--run "("`},
-		{"no such tasks", []string{"--model", "faux", "--tasks", "/nonexistent/tasks"}, 2, "/nonexistent/tasks"},
-		{"server down, said once", []string{"--model", "ollama/qwen3:1.7b"}, 1, "connection refused"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := runEval(context.Background(), tc.args, &stdout, &stderr)
-			if code != tc.code || !strings.Contains(stderr.String(), tc.want) || strings.Count(stderr.String(), "pi eval:") > 1 {
-				t.Fatalf("exit %d, stderr %q; want %d and one error containing %q", code, stderr.String(), tc.code, tc.want)
-			}
-		})
-	}
-}
-
-func TestCheckFailureReason(t *testing.T) {
-	for _, tc := range []struct{ name, out, want string }{
-		{"go test", "--- FAIL: TestHello (0.00s)\n    greet_test.go:7: Hello(Ada) = \"Helo, Ada!\"\nFAIL\nFAIL\tfixture\t0.004s\nFAIL\n",
-			`check exited 1: --- FAIL: TestHello (0.00s) | greet_test.go:7: Hello(Ada) = "Helo, Ada!"`},
-		{"compile error", "# fixture\n./a.go:3:2: undefined: x\nFAIL\tfixture [build failed]\n", "check exited 1: ./a.go:3:2: undefined: x"},
-		{"silent", "", "check exited 1 without output; it was: grep -q x answer"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := checkFailure(1, "grep -q x answer", tc.out); got != tc.want {
-				t.Fatalf("got  %q\nwant %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestLoadTaskRejects(t *testing.T) {
-	for _, tc := range []struct {
-		name, toml, want string
-	}{
-		{"no prompt", "check = \"true\"\n", "prompt is empty"},
-		{"no check", "prompt = \"p\"\n", "check is empty"},
-		{"misspelt key", "prompt = \"p\"\ncheck = \"true\"\nmax_turn = 3\n", `unknown key "max_turn"`},
-		{"negative budget", "prompt = \"p\"\ncheck = \"true\"\ntimeout_seconds = -1\n", "must not be negative"},
-		{"not toml", "prompt = \n", "task.toml"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, taskFileName), []byte(tc.toml), 0o644)
-			if _, err := loadTask(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want one containing %q", err, tc.want)
-			}
-		})
-	}
-}
-
-func TestLoadTaskDefaults(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, taskFileName), []byte("prompt = \"p\"\ncheck = \"true\"\n"), 0o644)
-	task, err := loadTask(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if task.MaxTurns != defaultMaxTurns || task.timeout() != defaultTimeout || task.Name != filepath.Base(dir) {
-		t.Fatalf("defaults %+v", task)
-	}
-}
-
-func TestCopyTreeRestoresGoModAndModes(t *testing.T) {
-	src := t.TempDir()
-	os.MkdirAll(filepath.Join(src, "fixture", "sub"), 0o755)
-	os.WriteFile(filepath.Join(src, "fixture", fixtureGoMod), []byte("module x\n"), 0o644)
-	os.WriteFile(filepath.Join(src, "fixture", "sub", "run.sh"), []byte("#!/bin/sh\n"), 0o755)
-	dst := filepath.Join(t.TempDir(), "work")
-	if err := copyTree(os.DirFS(src), fixtureDirName, dst); err != nil {
-		t.Fatal(err)
-	}
-	if data, err := os.ReadFile(filepath.Join(dst, "go.mod")); err != nil || string(data) != "module x\n" {
-		t.Fatalf("go.mod: %q, %v", data, err)
-	}
-	if info, err := os.Stat(filepath.Join(dst, "sub", "run.sh")); err != nil || info.Mode()&0o100 == 0 {
-		t.Fatalf("run.sh lost its executable bit: %v %v", info, err)
-	}
-	if err := copyTree(os.DirFS(src), "missing", filepath.Join(t.TempDir(), "empty")); err != nil {
-		t.Fatalf("a task without a fixture starts from an empty folder, got %v", err)
-	}
-}
-
-func usage(in, out, cacheRead, cacheWrite int) provider.Message {
-	return provider.Message{Role: provider.RoleAssistant, Usage: &provider.Usage{Input: in, Output: out, CacheRead: cacheRead, CacheWrite: cacheWrite}}
-}
-
-func TestReprocessed(t *testing.T) {
-	for _, tc := range []struct {
-		name, api  string
-		replies    []provider.Message
-		want       int
-		wantSource string
-	}{
-		{"ollama grows", "ollama", []provider.Message{usage(1000, 20, 0, 0), usage(1100, 30, 0, 0), usage(1200, 10, 0, 0)}, 1000 + 80 + 70, "estimated"},
-		{"ollama rewritten history counts nothing negative", "ollama", []provider.Message{usage(1000, 200, 0, 0), usage(1100, 5, 0, 0)}, 1000, "estimated"},
-		{"ollama failed request skipped", "ollama", []provider.Message{usage(500, 10, 0, 0), {Role: provider.RoleAssistant}, usage(600, 10, 0, 0)}, 590, "estimated"},
-		{"anthropic reported", "anthropic", []provider.Message{usage(300, 10, 0, 2000), usage(50, 10, 2300, 0)}, 2350, "reported"},
-		{"openai with cache figures", "openai", []provider.Message{usage(900, 10, 0, 0), usage(120, 10, 900, 0)}, 1020, "reported"},
-		{"openai without cache figures", "openai", []provider.Message{usage(900, 10, 0, 0), usage(1000, 10, 0, 0)}, -1, "n/a"},
-		{"faux", "faux", []provider.Message{usage(900, 10, 0, 0)}, -1, "n/a"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, source := reprocessed(tc.api, tc.replies)
-			if source != tc.wantSource || (got == nil) != (tc.want < 0) || got != nil && *got != tc.want {
-				t.Fatalf("got %v %q, want %d %q", deref(got), source, tc.want, tc.wantSource)
-			}
-		})
+	var stdout, stderr bytes.Buffer
+	code := runEval(context.Background(), []string{"--model", "ollama/qwen3:1.7b"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "connection refused") || strings.Count(stderr.String(), "pi eval:") > 1 {
+		t.Fatalf("exit %d, stderr %q; want 1 and one error saying connection refused", code, stderr.String())
 	}
 }
 
@@ -255,58 +183,6 @@ func deref(p *int) any {
 		return nil
 	}
 	return *p
-}
-
-func TestEvalCompare(t *testing.T) {
-	dir := t.TempDir()
-	n := 500
-	a := &evalReport{Model: "ollama/small", Started: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), Runs: []evalRun{
-		{Task: "fix", Run: 1, Pass: false, Turns: 6, TokensIn: 4000, WallMs: 30000, Reason: "check exited 1"},
-		{Task: "fix", Run: 2, Pass: true, Turns: 4, TokensIn: 3000, WallMs: 20000},
-		{Task: "only-a", Run: 1, Pass: true, Turns: 2, WallMs: 1000},
-	}}
-	b := &evalReport{Model: "ollama/big", Started: a.Started, Runs: []evalRun{
-		{Task: "fix", Run: 1, Pass: true, Turns: 3, TokensIn: 2500, WallMs: 60000, Reprocessed: &n},
-		{Task: "fix", Run: 2, Pass: true, Turns: 3, TokensIn: 2500, WallMs: 60000, Reprocessed: &n},
-	}}
-	a.Totals, b.Totals = totalsOf(a.Runs), totalsOf(b.Runs)
-	pa, pb := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
-	if err := writeReport(pa, a); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeReport(pb, b); err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	if code := runEval(context.Background(), []string{"--compare", pa, pb}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	got := stdout.String()
-	for _, want := range []string{"A: ollama/small", "B: ollama/big"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("comparison lacks %q:\n%s", want, got)
-		}
-	}
-	for _, row := range [][]string{
-		{"fix", "1/2", "2/2", "5", "3", "3500", "2500", "25.0s", "60.0s", "B", "better"},
-		{"only-a", "pass", "-", "2", "-"},
-		{"TOTAL", "2/3", "2/2"},
-	} {
-		if have := tableRow(got, row[0]); len(have) < len(row) || !slices.Equal(have[:len(row)], row) {
-			t.Errorf("comparison row %v, want it to start %v:\n%s", have, row, got)
-		}
-	}
-	var bad bytes.Buffer
-	os.WriteFile(filepath.Join(dir, "bad.json"), []byte("{"), 0o644)
-	if code := runEval(context.Background(), []string{"--compare", pa, filepath.Join(dir, "bad.json")}, &stdout, &bad); code != 1 ||
-		!strings.Contains(bad.String(), "bad.json") {
-		t.Fatalf("a broken file: exit %d, %q", code, bad.String())
-	}
-	var check evalReport
-	data, _ := os.ReadFile(pb)
-	if err := json.Unmarshal(data, &check); err != nil || check.Totals.Reprocessed == nil || *check.Totals.Reprocessed != 1000 {
-		t.Fatalf("JSON totals %+v, %v", check.Totals, err)
-	}
 }
 
 // TestEvalOnRealOllama runs the whole built-in set against a real Ollama server with a tiny
@@ -329,7 +205,7 @@ func TestEvalOnRealOllama(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (most tasks fail)\nstderr:\n%s", code, stderr.String())
 	}
-	rep, err := readReport(out)
+	rep, err := readEvalResults(out)
 	if err != nil {
 		t.Fatal(err)
 	}

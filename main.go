@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"pi/config"
+	"pi/eval"
 	"pi/provider"
 	"pi/session"
 
@@ -61,7 +62,7 @@ func main() {
 // run is pi without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "eval" {
-		return runEval(ctx, args[1:], stdout, stderr)
+		return eval.Main(ctx, args[1:], stdout, stderr, eval.Options{Drive: driveEval, CheckModel: checkEvalModel})
 	}
 	opts, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {

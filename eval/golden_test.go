@@ -1,6 +1,7 @@
-package main
+package eval
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -15,7 +16,7 @@ import (
 )
 
 // TestGoldenTasksReplay is the harness's regression test: every task of testdata/golden runs
-// through the real binary with its recorded script standing in for the model — real tools, a
+// through the real pi binary (built from the module root) with its recorded script standing in for the model — real tools, a
 // real session file, a scratch copy of the fixture — and its check must pass. A change to the
 // loop, the tools or the prompts that breaks a task fails here.
 func TestGoldenTasksReplay(t *testing.T) {
@@ -35,22 +36,22 @@ func TestGoldenTasksReplay(t *testing.T) {
 	}
 }
 
-func replayGolden(t *testing.T, bin string, task *evalTask) {
-	script := filepath.Join(task.Dir, scriptFileName)
+func replayGolden(t *testing.T, bin string, tk *task) {
+	script := filepath.Join(tk.Dir, scriptFileName)
 	replies := scriptReplies(t, script)
-	if replies > task.MaxTurns {
-		t.Fatalf("the script takes %d turns, over the task's budget of %d", replies, task.MaxTurns)
+	if replies > tk.MaxTurns {
+		t.Fatalf("the script takes %d turns, over the task's budget of %d", replies, tk.MaxTurns)
 	}
-	s, err := newScratch(task)
+	s, err := newScratch(tk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(s.root)
-	ctx, cancel := context.WithTimeout(context.Background(), task.timeout())
+	ctx, cancel := context.WithTimeout(context.Background(), tk.timeout())
 	defer cancel()
-	args := []string{"--faux-script", script, "-p", task.Prompt}
-	if len(task.Tools) > 0 {
-		args = append(args, "--tools", strings.Join(task.Tools, ","))
+	args := []string{"--faux-script", script, "-p", tk.Prompt}
+	if len(tk.Tools) > 0 {
+		args = append(args, "--tools", strings.Join(tk.Tools, ","))
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = s.work
@@ -64,16 +65,59 @@ func replayGolden(t *testing.T, bin string, task *evalTask) {
 	if got := countRole(msgs, provider.RoleAssistant); got != replies {
 		t.Fatalf("the session holds %d assistant replies, the script %d: the run ended early\nstderr: %s", got, replies, stderr.String())
 	}
-	if task.Category == "recovery" && !slices.ContainsFunc(msgs, func(m provider.Message) bool { return m.IsError }) {
+	if tk.Category == "recovery" && !slices.ContainsFunc(msgs, func(m provider.Message) bool { return m.IsError }) {
 		t.Fatalf("a recovery task whose replay met no tool error: it no longer tests recovery")
 	}
-	pass, why, err := checkOutcome(ctx, task, s, strings.TrimSpace(stdout.String()))
+	pass, why, err := checkOutcome(ctx, tk, s, strings.TrimSpace(stdout.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !pass {
-		t.Fatalf("check %q failed: %s\nanswer: %s\nstderr: %s\ntool results:\n%s", task.Check, why, stdout.String(), stderr.String(), toolResultLines(msgs))
+		t.Fatalf("check %q failed: %s\nanswer: %s\nstderr: %s\ntool results:\n%s", tk.Check, why, stdout.String(), stderr.String(), toolResultLines(msgs))
 	}
+}
+
+// buildPi builds the pi binary, which this package must not import.
+func buildPi(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pi")
+	if out, err := exec.Command("go", "build", "-o", bin, "pi").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// sessionMessages reads the messages of the one session file under dir/.pihome/sessions.
+func sessionMessages(t *testing.T, dir string) []provider.Message {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, ".pihome", "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("want one session file, found %v", files)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var msgs []provider.Message
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var e struct {
+			Type    string           `json:"type"`
+			Message provider.Message `json:"message"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("session line %q: %v", sc.Text(), err)
+		}
+		if e.Type == "message" {
+			msgs = append(msgs, e.Message)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return msgs
 }
 
 // scriptReplies counts the replies of a faux script file (either of its two forms).
