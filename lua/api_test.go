@@ -59,6 +59,10 @@ func TestAPIFunctions(t *testing.T) {
 			map[string]any{"stdout": "out", "stderr": "err", "code": 3.0, "killed": false}, nil},
 		{"exec stdin and cwd", `local r = pi.exec("cat; pwd", {stdin = "in:", cwd = "/"}) return {details = r.stdout}`, "in:/\n", nil},
 		{"exec timeout", `local r = pi.exec("sleep 5", {timeout = 0.2}) return {details = {r.killed, r.code}}`, []any{true, -1.0}, nil},
+		{"exec caps each stream at 8 MiB", `local r = pi.exec("head -c 9000000 /dev/zero; echo e >&2") return {details = {#r.stdout, r.stderr, r.code}}`,
+			[]any{8388608.0, "e\n", 0.0}, nil},
+		{"exec cannot start", `local r, err = pi.exec("true", {cwd = "/nonexistent"}) return {details = {r == nil, err:find("^pi.exec: running sh %-c") ~= nil}}`,
+			[]any{true, true}, nil},
 		{"write read stat", `assert(pi.write_file("sub/x.txt", "hello"))
 			local s = pi.stat("sub/x.txt")
 			return {details = {pi.read_file("sub/x.txt"), s.type, s.size, pi.stat("sub").type}}`,

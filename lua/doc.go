@@ -4,10 +4,11 @@
 // .pi/init.lua), project trust ($PI_HOME/trust.json), and the bundled scripts themselves
 // (skills and prompt templates, written in Lua on the public API and embedded with go:embed).
 //
-// It may import provider and tools, and nothing else of this module. It must not append to the
-// transcript, call a model, or draw on the terminal itself: everything that needs the agent, the
-// model or the user goes through the Host functions that main supplies, so the same scripts run
-// in the TUI, in print/JSON mode and under RPC.
+// It may import provider, tools and internal/proc (which runs pi.exec's processes), and nothing
+// else of this module. It must not append to the transcript, call a model, or draw on the
+// terminal itself: everything that needs the agent, the model or the user goes through the Host
+// functions that main supplies, so the same scripts run in the TUI, in print/JSON mode and
+// under RPC.
 //
 // Concurrency: one goroutine owns the *lua.LState; every exported method talks to it through a
 // queue. Each call into Lua runs in a fresh coroutine with its own deadline (SetContext), so an

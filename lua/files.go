@@ -1,23 +1,18 @@
 package lua
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
-)
 
-// maxExecOutput caps what pi.exec keeps of each stream; a runaway process must not fill memory.
-const maxExecOutput = 8 << 20
+	"pi/internal/proc"
+)
 
 func (v *vm) exec(L *lua.LState) int {
 	command := L.CheckString(1)
@@ -26,67 +21,20 @@ func (v *vm) exec(L *lua.LState) int {
 	stdin := optString(L, opts, "stdin")
 	timeout := optSeconds(L, opts, "timeout")
 	return v.await(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
-		res, err := runProcess(ctx, dir, command, stdin, timeout)
+		// in a process group of its own: a timeout or an abort kills the children too
+		res, err := proc.Capture(ctx, proc.CaptureSpec{Command: command, Dir: dir, Stdin: stdin, Timeout: timeout})
 		if err != nil {
-			return errorResult(err)
+			return errorResult(fmt.Errorf("pi.exec: %w", err))
 		}
 		return func(L *lua.LState) []lua.LValue {
 			t := L.NewTable()
-			t.RawSetString("stdout", lua.LString(res.stdout))
-			t.RawSetString("stderr", lua.LString(res.stderr))
-			t.RawSetString("code", lua.LNumber(res.code))
-			t.RawSetString("killed", lua.LBool(res.killed))
+			t.RawSetString("stdout", lua.LString(res.Stdout))
+			t.RawSetString("stderr", lua.LString(res.Stderr))
+			t.RawSetString("code", lua.LNumber(res.Code))
+			t.RawSetString("killed", lua.LBool(res.Killed))
 			return []lua.LValue{t}
 		}
 	})
-}
-
-type processResult struct {
-	stdout, stderr string
-	code           int
-	killed         bool // by the timeout or the caller's context
-}
-
-// runProcess runs command with sh -c in its own process group, so a timeout kills the
-// children too.
-func runProcess(ctx context.Context, dir, command, stdin string, timeout time.Duration) (processResult, error) {
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut cappedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	ownProcessGroup(cmd)
-	cmd.WaitDelay = time.Second // a grandchild holding the pipes open must not hang us
-	err := cmd.Run()
-	res := processResult{stdout: out.String(), stderr: errOut.String(), killed: ctx.Err() != nil}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		res.code = exitErr.ExitCode()
-	case res.killed:
-		res.code = -1
-	default:
-		return res, fmt.Errorf("pi.exec %q: %w", command, err)
-	}
-	return res, nil
-}
-
-type cappedBuffer struct{ bytes.Buffer }
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if room := maxExecOutput - b.Len(); room < len(p) {
-		if room > 0 {
-			b.Buffer.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return b.Buffer.Write(p)
 }
 
 // path resolves a script's path against the project directory.

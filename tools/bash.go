@@ -1,28 +1,17 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
+	"pi/internal/proc"
 	"pi/provider"
-)
-
-const (
-	// updateInterval paces partial output: often enough to feel live, rarely enough for a UI.
-	updateInterval = 100 * time.Millisecond
-	// drainAfterExit is how long output is still read once the shell has exited. A background
-	// process may keep the pipe open for ever; waiting for EOF is what makes pi hang.
-	drainAfterExit = 250 * time.Millisecond
 )
 
 // BashDetails is the details of a bash result.
@@ -72,16 +61,6 @@ func bashArgs(env *Env, args map[string]any) (string, time.Duration, error) {
 	return command, timeout, nil
 }
 
-func (e *Env) shell() string {
-	if e.Shell != "" {
-		return e.Shell
-	}
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
-	}
-	return "sh"
-}
-
 func runBash(ctx context.Context, env *Env, args map[string]any, onUpdate func(Result)) (Result, error) {
 	command, timeout, err := bashArgs(env, args)
 	if err != nil {
@@ -92,84 +71,30 @@ func runBash(ctx context.Context, env *Env, args map[string]any, onUpdate func(R
 	} else if !fi.IsDir() {
 		return Result{}, fmt.Errorf("working directory %s is not a directory", env.Cwd)
 	}
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	sink := &outputSink{tempDir: env.TempDir}
-	defer sink.closeSpill()
-	waitErr, stopped, err := runShell(runCtx, env, command, sink, onUpdate)
+	spec := proc.ShellSpec{Shell: env.Shell, Command: command, Dir: env.Cwd, Timeout: timeout,
+		TempDir: env.TempDir, MaxBytes: DefaultMaxBytes, MaxLines: DefaultMaxLines}
+	if onUpdate != nil {
+		spec.OnUpdate = func(o proc.Output) { onUpdate(shellResult(o)) }
+	}
+	out, err := proc.RunShell(ctx, spec)
 	if err != nil {
 		return Result{}, err
 	}
-	res := sink.result()
+	res := shellResult(out)
 	switch {
-	case stopped && ctx.Err() != nil:
+	case out.Aborted:
 		appendText(&res, "Command aborted")
-	case stopped:
+	case out.TimedOut:
 		appendText(&res, fmt.Sprintf("Command timed out after %g seconds", timeout.Seconds()))
-	case waitErr != nil:
-		var exit *exec.ExitError
-		if !errors.As(waitErr, &exit) {
-			return Result{}, fmt.Errorf("running %q: %w", command, waitErr)
-		}
-		if sig := killedBy(exit); sig != "" {
-			appendText(&res, "Command was killed by a signal: "+sig)
-		} else {
-			appendText(&res, fmt.Sprintf("Command exited with code %d", exit.ExitCode()))
-		}
+	case out.Signal != "":
+		appendText(&res, "Command was killed by a signal: "+out.Signal)
+	case out.ExitCode != nil && *out.ExitCode != 0:
+		appendText(&res, fmt.Sprintf("Command exited with code %d", *out.ExitCode))
 	default:
 		return res, nil
 	}
 	res.IsError = true
 	return res, nil
-}
-
-// runShell runs command in its own process group, feeding merged output to sink and partial
-// results to onUpdate. It returns when the shell has exited (not when every descendant has
-// closed the pipe); stopped says the group was killed because ctx ended.
-func runShell(ctx context.Context, env *Env, command string, sink *outputSink, onUpdate func(Result)) (waitErr error, stopped bool, err error) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, false, fmt.Errorf("creating the output pipe: %w", err)
-	}
-	defer pr.Close()
-	cmd := exec.Command(env.shell(), "-c", command)
-	cmd.Dir = env.Cwd
-	cmd.Stdout, cmd.Stderr = pw, pw // one pipe: stdout and stderr interleave as written
-	ownProcessGroup(cmd)
-	err = cmd.Start()
-	pw.Close()
-	if err != nil {
-		return nil, false, fmt.Errorf("starting %s: %w", env.shell(), err)
-	}
-	copied := make(chan struct{})
-	go func() { io.Copy(sink, pr); close(copied) }()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	tick := time.NewTicker(updateInterval)
-	defer tick.Stop()
-	var lastUpdate time.Time
-wait:
-	for {
-		select {
-		case waitErr = <-exited:
-			break wait
-		case <-ctx.Done():
-			killGroup(cmd)
-			waitErr, stopped = <-exited, true
-			break wait
-		case now := <-tick.C:
-			// A late tick followed by a punctual one would come early: keep the full interval.
-			if onUpdate != nil && now.Sub(lastUpdate) >= updateInterval && sink.takeChanged() {
-				lastUpdate = time.Now()
-				onUpdate(sink.result())
-			}
-		}
-	}
-	if pr.SetReadDeadline(time.Now().Add(drainAfterExit)) != nil {
-		pr.Close() // not pollable: stop reading now rather than wait for every descendant
-	}
-	<-copied
-	return waitErr, stopped, nil
 }
 
 func appendText(r *Result, s string) {
@@ -181,96 +106,36 @@ func appendText(r *Result, s string) {
 	}
 }
 
-// outputSink keeps the tail of a command's output in bounded memory and, once the output is
-// over the limits, copies all of it to a temporary file so nothing is lost.
-type outputSink struct {
-	tempDir string
-
-	mu        sync.Mutex
-	buf       []byte // the output's tail; the whole output until it passes 2*DefaultMaxBytes
-	total     int
-	newlines  int
-	lastByte  byte
-	changed   bool
-	spill     *os.File
-	spillPath string
-	spillErr  error
+// ShellTail is what pi shows of a shell command's output, the bash tool and the user's !cmd
+// alike: its tail within DefaultMaxLines and DefaultMaxBytes as valid UTF-8, and what was cut.
+// o must come from proc.RunShell with those limits.
+func ShellTail(o proc.Output) (string, Truncation) {
+	text, tr := TruncateTail(o.Tail, DefaultMaxLines, DefaultMaxBytes)
+	tr.TotalBytes, tr.TotalLines = o.TotalBytes, o.TotalLines
+	tr.Truncated = tr.Truncated || len(o.Tail) < o.TotalBytes
+	return strings.ToValidUTF8(text, "\uFFFD"), tr
 }
 
-func (s *outputSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.buf = append(s.buf, p...)
-	s.total += len(p)
-	s.newlines += bytes.Count(p, []byte{'\n'})
-	if len(p) > 0 {
-		s.lastByte, s.changed = p[len(p)-1], true
-	}
-	if s.spill == nil && s.spillErr == nil && (s.total > DefaultMaxBytes || s.lines() > DefaultMaxLines) {
-		// buf still holds everything: trimming starts only past twice the byte limit
-		s.spill, s.spillErr = os.CreateTemp(s.tempDir, "pi-bash-*.log")
-		if s.spill != nil {
-			s.spillPath = s.spill.Name()
-			_, s.spillErr = s.spill.Write(s.buf)
-		}
-	} else if s.spill != nil && s.spillErr == nil {
-		_, s.spillErr = s.spill.Write(p)
-	}
-	if len(s.buf) > 4*DefaultMaxBytes {
-		keep := 2 * DefaultMaxBytes
-		s.buf = append(s.buf[:0], s.buf[len(s.buf)-keep:]...)
-	}
-	return len(p), nil
-}
-
-// lines counts the output's lines as countLines does; s.mu must be held.
-func (s *outputSink) lines() int {
-	if s.total > 0 && s.lastByte != '\n' {
-		return s.newlines + 1
-	}
-	return s.newlines
-}
-
-func (s *outputSink) takeChanged() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.changed
-	s.changed = false
-	return c
-}
-
-func (s *outputSink) closeSpill() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.spill != nil {
-		s.spill.Close()
-	}
-}
-
-// result renders the output so far: its tail within the limits and a notice of what was cut.
-func (s *outputSink) result() Result {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	text, tr := TruncateTail(string(s.buf), DefaultMaxLines, DefaultMaxBytes)
-	text = strings.ToValidUTF8(text, "\uFFFD")
-	tr.TotalBytes, tr.TotalLines = s.total, s.lines()
-	if tr.Truncated = tr.Truncated || len(s.buf) < s.total; !tr.Truncated {
+// shellResult renders the output so far: its tail within the limits and a notice of what was cut.
+func shellResult(o proc.Output) Result {
+	text, tr := ShellTail(o)
+	if !tr.Truncated {
 		if text == "" {
 			text = "(no output)"
 		}
 		return Result{Content: []provider.Block{provider.Text(text)}}
 	}
-	text = strings.TrimSuffix(text, "\n") + "\n\n" + s.notice(&tr)
+	text = strings.TrimSuffix(text, "\n") + "\n\n" + spillNotice(o, &tr)
 	return Result{Content: []provider.Block{provider.Text(text)},
-		Details: BashDetails{Truncation: &tr, FullOutputPath: s.spillPath}}
+		Details: BashDetails{Truncation: &tr, FullOutputPath: o.FullOutputPath}}
 }
 
-func (s *outputSink) notice(tr *Truncation) string {
-	where := "Full output: " + s.spillPath
-	if s.spillPath == "" {
+func spillNotice(o proc.Output, tr *Truncation) string {
+	where := "Full output: " + o.FullOutputPath
+	if o.FullOutputPath == "" {
 		where = "The full output could not be saved"
-		if s.spillErr != nil {
-			where += ": " + s.spillErr.Error()
+		if o.SpillErr != nil {
+			where += ": " + o.SpillErr.Error()
 		}
 	}
 	last := tr.TotalLines

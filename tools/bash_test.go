@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"pi/internal/proc"
 )
 
 func TestBash(t *testing.T) {
@@ -32,6 +34,7 @@ func TestBash(t *testing.T) {
 		{"exit code, no output", "exit 7", nil, "Command exited with code 7", true},
 		{"killed by a signal", "kill -9 $$", nil, "Command was killed by a signal: killed", true},
 		{"runs in cwd", "cat marker.txt", nil, "here", false},
+		{"binary made valid UTF-8", `printf 'ok \377\376 end'`, nil, "ok \uFFFD end", false},
 		{"no stdin", "cat; echo done", nil, "done\n", false},
 		{"timeout", "echo started; sleep 30", 0.3, "started\n\nCommand timed out after 0.3 seconds", true},
 		{"integer timeout", "sleep 30", 1, "Command timed out after 1 seconds", true},
@@ -149,8 +152,8 @@ func TestBashStreamsUpdates(t *testing.T) {
 		t.Fatalf("%d updates, want several", len(times))
 	}
 	for i := 1; i < len(times); i++ {
-		if gap := times[i].Sub(times[i-1]); gap < updateInterval-10*time.Millisecond {
-			t.Fatalf("updates %v apart, want at least %v", gap, updateInterval)
+		if gap := times[i].Sub(times[i-1]); gap < proc.UpdateInterval-10*time.Millisecond {
+			t.Fatalf("updates %v apart, want at least %v", gap, proc.UpdateInterval)
 		}
 	}
 	if !strings.HasPrefix(last, "1\n2\n") {
