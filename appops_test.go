@@ -173,7 +173,7 @@ func TestOpsBash(t *testing.T) {
 				seen = req.Messages
 				return faux.Text("noted")
 			}))
-			res, err := a.shell.run(context.Background(), tc.command, tc.exclude)
+			res, err := a.shell.run(context.Background(), tc.command, tc.exclude, nil)
 			if err != nil || res.Output != tc.wantOutput || res.ExitCode == nil || *res.ExitCode != tc.wantCode {
 				t.Fatalf("runBash = %+v, %v", res, err)
 			}
@@ -196,7 +196,7 @@ func TestOpsBashAbortAndTruncation(t *testing.T) {
 	a := newOpsApp(t, fauxModel(false))
 	done := make(chan bashResult)
 	go func() {
-		res, _ := a.shell.run(context.Background(), "echo started; sleep 30", false)
+		res, _ := a.shell.run(context.Background(), "echo started; sleep 30", false, nil)
 		done <- res
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -210,7 +210,7 @@ func TestOpsBashAbortAndTruncation(t *testing.T) {
 		t.Fatal("abortBash did not stop the command")
 	}
 
-	res, err := a.shell.run(context.Background(), "seq 1 5000", false)
+	res, err := a.shell.run(context.Background(), "seq 1 5000", false, nil)
 	if err != nil || !res.Truncated || res.FullOutputPath == "" {
 		t.Fatalf("long output: %+v, %v", res, err)
 	}

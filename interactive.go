@@ -355,7 +355,9 @@ func (ic *interactive) bang(cmd string, keep bool) {
 		}()
 	}
 	ic.ui.ToolStart(id, "bash", map[string]any{"command": cmd})
-	res, err := ic.h.shell.run(ic.ctx, cmd, !keep)
+	res, err := ic.h.shell.run(ic.ctx, cmd, !keep, func(r bashResult) {
+		ic.ui.ToolUpdate(id, []provider.Block{provider.Text(r.Output)})
+	})
 	text := res.Output
 	failed := err != nil || res.Cancelled || res.ExitCode == nil || *res.ExitCode != 0
 	switch {

@@ -201,7 +201,7 @@ func (s *rpcServer) cmdAbortRetry(context.Context, *rpcCommand) (any, error) {
 // cmdBash runs the command in the background, so abort_bash can reach it.
 func (s *rpcServer) cmdBash(ctx context.Context, c *rpcCommand) (any, error) {
 	return s.background(c, func() (any, error) {
-		res, err := s.h.shell.run(ctx, c.Command, c.ExcludeFromContext)
+		res, err := s.h.shell.run(ctx, c.Command, c.ExcludeFromContext, nil)
 		if err != nil {
 			return nil, err
 		}

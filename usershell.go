@@ -10,14 +10,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	"pi/agent"
 	"pi/config"
+	"pi/internal/proc"
 	"pi/provider"
 	"pi/session"
 	"pi/tools"
@@ -45,8 +44,9 @@ type bashResult struct {
 }
 
 // run runs command in the project and records a bashExecution message that the next prompt's
-// context shows the model, unless excludeFromContext (!!cmd). Abort stops it.
-func (u *userShell) run(ctx context.Context, command string, excludeFromContext bool) (bashResult, error) {
+// context shows the model, unless excludeFromContext (!!cmd). onUpdate, when set, gets the
+// output so far while the command runs. Abort stops it.
+func (u *userShell) run(ctx context.Context, command string, excludeFromContext bool, onUpdate func(bashResult)) (bashResult, error) {
 	command = strings.TrimSpace(command)
 	if command == "" {
 		return bashResult{}, errors.New("bash: the command is empty")
@@ -56,22 +56,28 @@ func (u *userShell) run(ctx context.Context, command string, excludeFromContext 
 		return bashResult{}, fmt.Errorf("bash %q: %w", command, err)
 	}
 	defer end()
-	res, err := execShell(ctx, u.shellPath(), u.cwd, command, u.timeout())
-	if err != nil {
-		return res, fmt.Errorf("bash %q: %w", command, err)
+	spec := proc.ShellSpec{Shell: u.cfg.Bash.Shell, Command: command, Dir: u.cwd, Timeout: u.timeout(),
+		MaxBytes: tools.DefaultMaxBytes, MaxLines: tools.DefaultMaxLines}
+	if onUpdate != nil {
+		spec.OnUpdate = func(o proc.Output) { onUpdate(bashResultOf(o)) }
 	}
+	out, err := proc.RunShell(ctx, spec)
+	if err != nil {
+		return bashResult{}, fmt.Errorf("bash %q: %w", command, err)
+	}
+	res := bashResultOf(out)
 	u.record(bashMessage(command, res, excludeFromContext, time.Now()))
 	return res, nil
 }
 
-func (u *userShell) shellPath() string {
-	if u.cfg.Bash.Shell != "" {
-		return u.cfg.Bash.Shell
+// bashResultOf words the runner's output as pi's BashResult, with the bash tool's limits.
+func bashResultOf(o proc.Output) bashResult {
+	text, tr := tools.ShellTail(o)
+	r := bashResult{Output: text, ExitCode: o.ExitCode, Cancelled: o.TimedOut || o.Aborted, Truncated: tr.Truncated}
+	if tr.Truncated {
+		r.FullOutputPath = o.FullOutputPath
 	}
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
-	}
-	return "sh"
+	return r
 }
 
 func (u *userShell) timeout() time.Duration {
@@ -121,89 +127,6 @@ func (u *userShell) flushLocked() {
 		u.rec.append(m)
 	}
 	u.pending = nil
-}
-
-// execShell runs command in its own process group so that cancelling kills its children too.
-func execShell(ctx context.Context, shell, dir, command string, timeout time.Duration) (bashResult, error) {
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	out := &bashCapture{}
-	defer out.close()
-	cmd := exec.CommandContext(runCtx, shell, "-c", command)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = out, out
-	ownProcessGroup(cmd)
-	// A background child may hold the output pipe open for ever; stop reading soon after the
-	// shell itself has exited.
-	cmd.WaitDelay = 250 * time.Millisecond
-	err := cmd.Run()
-	res := out.result()
-	switch {
-	case runCtx.Err() != nil:
-		res.Cancelled = true
-	case cmd.ProcessState == nil:
-		return res, err // it never started
-	default:
-		code := cmd.ProcessState.ExitCode()
-		res.ExitCode = &code
-	}
-	return res, nil
-}
-
-// bashCapture keeps the tail of a command's output in memory and, once the output passes the
-// limits, all of it in a temporary file the result points to.
-type bashCapture struct {
-	mu       sync.Mutex
-	buf      []byte
-	total    int
-	spill    *os.File
-	spillErr error
-}
-
-func (c *bashCapture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.total += len(p)
-	if c.spill == nil && c.spillErr == nil && c.total > tools.DefaultMaxBytes {
-		c.openSpill()
-	}
-	if c.spill != nil {
-		c.spill.Write(p) // a failing spill file costs only the full copy, never the command
-	}
-	c.buf = append(c.buf, p...)
-	if keep := 2 * tools.DefaultMaxBytes; len(c.buf) > keep {
-		c.buf = append(c.buf[:0], c.buf[len(c.buf)-keep:]...)
-	}
-	return len(p), nil
-}
-
-// openSpill starts the full-output file with what is held so far. c.mu must be held.
-func (c *bashCapture) openSpill() {
-	if c.spill, c.spillErr = os.CreateTemp("", "pi-bash-*.log"); c.spillErr == nil {
-		c.spill.Write(c.buf)
-	}
-}
-
-func (c *bashCapture) result() bashResult {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	text, tr := tools.TruncateTail(string(c.buf), tools.DefaultMaxLines, tools.DefaultMaxBytes)
-	res := bashResult{Output: strings.ToValidUTF8(text, "\uFFFD"), Truncated: tr.Truncated || c.total > len(c.buf)}
-	if res.Truncated && c.spill == nil && c.spillErr == nil {
-		c.openSpill() // cut by lines only: everything is still in buf
-	}
-	if res.Truncated && c.spill != nil {
-		res.FullOutputPath = c.spill.Name()
-	}
-	return res
-}
-
-func (c *bashCapture) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.spill != nil {
-		c.spill.Close()
-	}
 }
 
 // bashMessage is pi's bashExecution message; session.ToLLM words it for the model.

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"pi/internal/proc"
 	"pi/provider"
 	"pi/provider/anthropic"
 	"pi/provider/ollama"
@@ -383,15 +383,17 @@ func keepAlive(s string) (time.Duration, error) {
 // runKeyCmd runs an api_key_cmd through the shell and returns its trimmed output. The
 // error never carries the output, which may hold the key.
 func runKeyCmd(ctx context.Context, command string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Stderr = nil
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("api_key_cmd failed: %w", err) // not the command: it may hold the key
+	const limit = 10 * time.Second
+	res, err := proc.Capture(ctx, proc.CaptureSpec{Command: command, Timeout: limit, MaxBytes: 64 << 10})
+	switch { // never the command or its output in the error: either may hold the key
+	case err != nil:
+		return "", errors.New("api_key_cmd failed: the shell could not start it")
+	case res.Killed:
+		return "", fmt.Errorf("api_key_cmd failed: it did not finish within %s", limit)
+	case res.Code != 0:
+		return "", fmt.Errorf("api_key_cmd failed: exit status %d", res.Code)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return strings.TrimSpace(res.Stdout), nil
 }
 
 // ParseModelSpec splits "provider/model[:thinking]". The provider is everything before the

@@ -9,8 +9,7 @@
 // Package main hands Main a Drive in its Options instead, which sets an agent up for one run and
 // gives it the prompt — the hook that cmd/go/internal/base declares for package main to fill
 // in, but as a field rather than a package variable (eval keeps no mutable package state). Nor
-// does it set up process groups itself: that will be pi/internal/proc's; for now a check runs
-// with exec.CommandContext.
+// does it set up process groups itself: a check runs through pi/internal/proc.
 //
 // A task is a folder (documented in the README's pi eval section):
 //

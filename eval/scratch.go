@@ -8,11 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"pi/internal/proc"
 	"regexp"
 	"strings"
-	"time"
 )
 
 // copyTree copies the files under src (a folder of fsys) into dst, renaming _go.mod to go.mod
@@ -81,23 +80,19 @@ func checkOutcome(ctx context.Context, t *task, s *scratchRun, answer string) (b
 	if err := os.WriteFile(s.answer, []byte(answer), 0o644); err != nil {
 		return false, "", fmt.Errorf("task %s: writing the answer: %w", t.Name, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", t.Check)
-	cmd.Dir = s.work
-	cmd.Env = append(os.Environ(), answerEnv+"="+s.answer, taskDirEnv+"="+t.Dir)
-	cmd.WaitDelay = 5 * time.Second // a check's children (go test) may hold the pipes
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
+	res, err := proc.Capture(ctx, proc.CaptureSpec{Command: t.Check, Dir: s.work, Timeout: checkTimeout, Combined: true,
+		Env: append(os.Environ(), answerEnv+"="+s.answer, taskDirEnv+"="+t.Dir)})
 	switch {
-	case err == nil:
-		return true, "", nil
-	case errors.As(err, &exit) && ctx.Err() == nil:
-		return false, checkFailure(exit.ExitCode(), t.Check, string(out)), nil
-	case ctx.Err() != nil:
+	case err != nil:
+		return false, "", fmt.Errorf("task %s: %w", t.Name, err)
+	case res.Killed && ctx.Err() == nil:
 		return false, fmt.Sprintf("check did not finish within %s", checkTimeout), nil
+	case res.Killed:
+		return false, "", fmt.Errorf("task %s: check %q: %w", t.Name, t.Check, ctx.Err())
+	case res.Code != 0:
+		return false, checkFailure(res.Code, t.Check, res.Stdout), nil
 	}
-	return false, "", fmt.Errorf("task %s: running check %q: %w", t.Name, t.Check, err)
+	return true, "", nil
 }
 
 // checkFailure says why a check failed: the first lines of its output that say something, or

@@ -1,9 +1,0 @@
-//go:build !unix
-
-package main
-
-import "os/exec"
-
-// ownProcessGroup leaves cmd as it is: without process groups, cancelling kills only the
-// process itself (exec's default).
-func ownProcessGroup(cmd *exec.Cmd) {}
