@@ -52,7 +52,7 @@ type rpcServer struct {
 
 // rpcHandler runs one command. A nil result means a response without "data"; json.RawMessage
 // "null" means data: null.
-type rpcHandler func(ctx context.Context, c *rpcCommand) (any, error)
+type rpcHandler func(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error)
 
 // rpcSlashCommand is one entry of get_commands.
 type rpcSlashCommand struct {
@@ -76,7 +76,7 @@ func runRPCMode(ctx context.Context, h *harness, stdin io.Reader, stdout, stderr
 
 func newRPCServer(h *harness, stdout, stderr io.Writer) *rpcServer {
 	s := &rpcServer{h: h, out: stdout, stderr: stderr, uiWaiting: map[string]chan map[string]any{}}
-	s.handlers = s.commandTable()
+	s.handlers = commandTable()
 	return s
 }
 
@@ -153,7 +153,7 @@ func (s *rpcServer) handleLine(ctx context.Context, line []byte) {
 		s.respond(c.ID, c.Type, nil, fmt.Errorf("unknown command %q", c.Type))
 		return
 	}
-	data, err := h(ctx, &c)
+	data, err := h(ctx, s, &c)
 	if _, later := data.(answeredLater); later {
 		return
 	}

@@ -12,46 +12,46 @@ import (
 )
 
 // commandTable maps pi's command names to their handlers.
-func (s *rpcServer) commandTable() map[string]rpcHandler {
+func commandTable() map[string]rpcHandler {
 	return map[string]rpcHandler{
-		"prompt":                        s.cmdPrompt,
-		"steer":                         s.cmdQueue,
-		"follow_up":                     s.cmdQueue,
-		"abort":                         s.cmdAbort,
-		"new_session":                   s.cmdNewSession,
-		"get_state":                     s.cmdGetState,
-		"get_messages":                  s.cmdGetMessages,
-		"set_model":                     s.cmdSetModel,
-		"cycle_model":                   s.cmdCycleModel,
-		"get_available_models":          s.cmdAvailableModels,
-		"set_thinking_level":            s.cmdSetThinking,
-		"cycle_thinking_level":          s.cmdCycleThinking,
-		"get_available_thinking_levels": s.cmdThinkingLevels,
-		"set_steering_mode":             s.cmdQueueMode,
-		"set_follow_up_mode":            s.cmdQueueMode,
-		"compact":                       s.cmdCompact,
-		"set_auto_compaction":           s.cmdAutoCompaction,
-		"set_auto_retry":                s.cmdAutoRetry,
-		"abort_retry":                   s.cmdAbortRetry,
-		"bash":                          s.cmdBash,
-		"abort_bash":                    s.cmdAbortBash,
-		"get_session_stats":             s.cmdSessionStats,
-		"export_html":                   s.cmdExportHTML,
-		"switch_session":                s.cmdSwitchSession,
-		"fork":                          s.cmdFork,
-		"clone":                         s.cmdClone,
-		"get_fork_messages":             s.cmdForkMessages,
-		"get_last_assistant_text":       s.cmdLastAssistantText,
-		"set_session_name":              s.cmdSetSessionName,
-		"get_commands":                  s.cmdGetCommands,
-		"get_tree":                      s.cmdGetTree,
-		"navigate_tree":                 s.cmdNavigateTree,
+		"prompt":                        cmdPrompt,
+		"steer":                         cmdQueue,
+		"follow_up":                     cmdQueue,
+		"abort":                         cmdAbort,
+		"new_session":                   cmdNewSession,
+		"get_state":                     cmdGetState,
+		"get_messages":                  cmdGetMessages,
+		"set_model":                     cmdSetModel,
+		"cycle_model":                   cmdCycleModel,
+		"get_available_models":          cmdAvailableModels,
+		"set_thinking_level":            cmdSetThinking,
+		"cycle_thinking_level":          cmdCycleThinking,
+		"get_available_thinking_levels": cmdThinkingLevels,
+		"set_steering_mode":             cmdQueueMode,
+		"set_follow_up_mode":            cmdQueueMode,
+		"compact":                       cmdCompact,
+		"set_auto_compaction":           cmdAutoCompaction,
+		"set_auto_retry":                cmdAutoRetry,
+		"abort_retry":                   cmdAbortRetry,
+		"bash":                          cmdBash,
+		"abort_bash":                    cmdAbortBash,
+		"get_session_stats":             cmdSessionStats,
+		"export_html":                   cmdExportHTML,
+		"switch_session":                cmdSwitchSession,
+		"fork":                          cmdFork,
+		"clone":                         cmdClone,
+		"get_fork_messages":             cmdForkMessages,
+		"get_last_assistant_text":       cmdLastAssistantText,
+		"set_session_name":              cmdSetSessionName,
+		"get_commands":                  cmdGetCommands,
+		"get_tree":                      cmdGetTree,
+		"navigate_tree":                 cmdNavigateTree,
 	}
 }
 
 // cmdPrompt starts a run, or while one is going queues the message as streamingBehavior says.
 // A script command runs at once, even while the agent works.
-func (s *rpcServer) cmdPrompt(ctx context.Context, c *rpcCommand) (any, error) {
+func cmdPrompt(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	in := Input{Text: c.Message, Images: c.Images, Source: sourceRPC}
 	switch c.StreamingBehavior {
 	case "steer", "followUp":
@@ -61,7 +61,7 @@ func (s *rpcServer) cmdPrompt(ctx context.Context, c *rpcCommand) (any, error) {
 }
 
 // cmdQueue is steer and follow_up: the message waits in its queue for the loop to take it.
-func (s *rpcServer) cmdQueue(ctx context.Context, c *rpcCommand) (any, error) {
+func cmdQueue(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.Message == "" && len(c.Images) == 0 {
 		return nil, errors.New(c.Type + ": the message is empty")
 	}
@@ -73,17 +73,17 @@ func (s *rpcServer) cmdQueue(ctx context.Context, c *rpcCommand) (any, error) {
 }
 
 // cmdAbort stops everything in flight: the run, a compaction, a bash command, a branch summary.
-func (s *rpcServer) cmdAbort(context.Context, *rpcCommand) (any, error) {
+func cmdAbort(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	s.h.Quiesce()
 	return nil, nil
 }
 
-func (s *rpcServer) cmdNewSession(_ context.Context, c *rpcCommand) (any, error) {
+func cmdNewSession(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	return map[string]any{"cancelled": false}, s.h.NewSession(c.ParentSession)
 }
 
 // cmdGetState is pi's RpcSessionState.
-func (s *rpcServer) cmdGetState(context.Context, *rpcCommand) (any, error) {
+func cmdGetState(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	h := s.h
 	st := h.agent.State()
 	steerMode, followMode := h.settings.queueModes()
@@ -105,18 +105,18 @@ func (s *rpcServer) cmdGetState(context.Context, *rpcCommand) (any, error) {
 		field{"messageCount", len(st.Messages)}, field{"pendingMessageCount", len(steer) + len(follow)}), nil
 }
 
-func (s *rpcServer) cmdGetMessages(context.Context, *rpcCommand) (any, error) {
+func cmdGetMessages(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	return map[string]any{"messages": nonNilMessages(s.h.agent.State().Messages)}, nil
 }
 
-func (s *rpcServer) cmdSetModel(ctx context.Context, c *rpcCommand) (any, error) {
+func cmdSetModel(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.Provider == "" || c.ModelID == "" {
 		return nil, errors.New(`set_model needs "provider" and "modelId"`)
 	}
 	return s.h.settings.setModel(ctx, c.Provider+"/"+c.ModelID, "set")
 }
 
-func (s *rpcServer) cmdCycleModel(ctx context.Context, _ *rpcCommand) (any, error) {
+func cmdCycleModel(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	m, err := s.h.settings.cycleModel(ctx)
 	if err != nil || m == nil {
 		return jsonNull(), err
@@ -124,16 +124,16 @@ func (s *rpcServer) cmdCycleModel(ctx context.Context, _ *rpcCommand) (any, erro
 	return map[string]any{"model": m, "thinkingLevel": orOff(s.h.settings.thinking()), "isScoped": false}, nil
 }
 
-func (s *rpcServer) cmdAvailableModels(ctx context.Context, _ *rpcCommand) (any, error) {
+func cmdAvailableModels(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	return map[string]any{"models": s.h.settings.availableModels(ctx)}, nil
 }
 
-func (s *rpcServer) cmdSetThinking(_ context.Context, c *rpcCommand) (any, error) {
+func cmdSetThinking(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	_, err := s.h.settings.setThinking(c.Level)
 	return nil, err
 }
 
-func (s *rpcServer) cmdCycleThinking(context.Context, *rpcCommand) (any, error) {
+func cmdCycleThinking(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	level, ok, err := s.h.settings.cycleThinking()
 	if err != nil || !ok {
 		return jsonNull(), err
@@ -141,7 +141,7 @@ func (s *rpcServer) cmdCycleThinking(context.Context, *rpcCommand) (any, error) 
 	return map[string]any{"level": level}, nil
 }
 
-func (s *rpcServer) cmdThinkingLevels(context.Context, *rpcCommand) (any, error) {
+func cmdThinkingLevels(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	levels := []string{"off"}
 	if s.h.agent.Model().Reasoning {
 		levels = config.ThinkingLevels()
@@ -149,7 +149,7 @@ func (s *rpcServer) cmdThinkingLevels(context.Context, *rpcCommand) (any, error)
 	return map[string]any{"levels": levels}, nil
 }
 
-func (s *rpcServer) cmdQueueMode(_ context.Context, c *rpcCommand) (any, error) {
+func cmdQueueMode(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	which := "steer"
 	if c.Type == "set_follow_up_mode" {
 		which = "followUp"
@@ -158,7 +158,7 @@ func (s *rpcServer) cmdQueueMode(_ context.Context, c *rpcCommand) (any, error) 
 }
 
 // cmdCompact compacts in the background (a run is stopped first); abort cancels it.
-func (s *rpcServer) cmdCompact(ctx context.Context, c *rpcCommand) (any, error) {
+func cmdCompact(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if s.h.work.running(workCompaction) {
 		return nil, errors.New("a compaction is already running")
 	}
@@ -171,7 +171,7 @@ func (s *rpcServer) cmdCompact(ctx context.Context, c *rpcCommand) (any, error) 
 	}), nil
 }
 
-func (s *rpcServer) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
+func cmdAutoCompaction(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`set_auto_compaction needs "enabled": true or false`)
 	}
@@ -179,7 +179,7 @@ func (s *rpcServer) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, er
 	return nil, nil
 }
 
-func (s *rpcServer) cmdAutoRetry(_ context.Context, c *rpcCommand) (any, error) {
+func cmdAutoRetry(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`set_auto_retry needs "enabled": true or false`)
 	}
@@ -188,7 +188,7 @@ func (s *rpcServer) cmdAutoRetry(_ context.Context, c *rpcCommand) (any, error) 
 }
 
 // cmdAbortRetry stops a run that is waiting to retry a failed call; the failure then stands.
-func (s *rpcServer) cmdAbortRetry(context.Context, *rpcCommand) (any, error) {
+func cmdAbortRetry(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	s.mu.Lock()
 	retrying := s.retrying
 	s.mu.Unlock()
@@ -199,7 +199,7 @@ func (s *rpcServer) cmdAbortRetry(context.Context, *rpcCommand) (any, error) {
 }
 
 // cmdBash runs the command in the background, so abort_bash can reach it.
-func (s *rpcServer) cmdBash(ctx context.Context, c *rpcCommand) (any, error) {
+func cmdBash(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	return s.background(c, func() (any, error) {
 		res, err := s.h.shell.run(ctx, c.Command, c.ExcludeFromContext, nil)
 		if err != nil {
@@ -209,16 +209,16 @@ func (s *rpcServer) cmdBash(ctx context.Context, c *rpcCommand) (any, error) {
 	}), nil
 }
 
-func (s *rpcServer) cmdAbortBash(context.Context, *rpcCommand) (any, error) {
+func cmdAbortBash(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	s.h.work.cancel(workBash)
 	return nil, nil
 }
 
-func (s *rpcServer) cmdSessionStats(context.Context, *rpcCommand) (any, error) {
+func cmdSessionStats(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	return statsOf(s.h.rec.session(), s.h.agent), nil
 }
 
-func (s *rpcServer) cmdExportHTML(_ context.Context, c *rpcCommand) (any, error) {
+func cmdExportHTML(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	h := s.h
 	path, err := exportHTML(h.rec.session(), h.agent.MessagesView(), h.agent.Model().ID, h.cwd, c.OutputPath)
 	if err != nil {
@@ -227,25 +227,25 @@ func (s *rpcServer) cmdExportHTML(_ context.Context, c *rpcCommand) (any, error)
 	return map[string]any{"path": path}, nil
 }
 
-func (s *rpcServer) cmdSwitchSession(ctx context.Context, c *rpcCommand) (any, error) {
+func cmdSwitchSession(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	return map[string]any{"cancelled": false}, s.h.SwitchSession(ctx, c.SessionPath)
 }
 
-func (s *rpcServer) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
+func cmdFork(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	text, err := s.h.ForkAt(c.EntryID)
 	return map[string]any{"text": text, "cancelled": false}, err
 }
 
-func (s *rpcServer) cmdClone(context.Context, *rpcCommand) (any, error) {
+func cmdClone(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	return map[string]any{"cancelled": false}, s.h.Clone()
 }
 
-func (s *rpcServer) cmdForkMessages(context.Context, *rpcCommand) (any, error) {
+func cmdForkMessages(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	msgs, err := forkMessages(s.h.rec.session())
 	return map[string]any{"messages": msgs}, err
 }
 
-func (s *rpcServer) cmdLastAssistantText(context.Context, *rpcCommand) (any, error) {
+func cmdLastAssistantText(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	text, ok := lastAssistantText(s.h.agent)
 	if !ok {
 		return map[string]any{"text": nil}, nil
@@ -253,13 +253,13 @@ func (s *rpcServer) cmdLastAssistantText(context.Context, *rpcCommand) (any, err
 	return map[string]any{"text": text}, nil
 }
 
-func (s *rpcServer) cmdSetSessionName(_ context.Context, c *rpcCommand) (any, error) {
+func cmdSetSessionName(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	return nil, nameSession(s.h.rec.session(), c.Name)
 }
 
 // cmdGetCommands lists the scripts' commands; skills come from the bundled skills script as
 // "skill:<name>".
-func (s *rpcServer) cmdGetCommands(context.Context, *rpcCommand) (any, error) {
+func cmdGetCommands(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	cmds := []rpcSlashCommand{}
 	if rt := s.h.scripts.rt; rt != nil {
 		for _, c := range rt.Commands() {
@@ -275,7 +275,7 @@ func (s *rpcServer) cmdGetCommands(context.Context, *rpcCommand) (any, error) {
 
 // cmdGetTree is the RPC command get_tree: every entry of the session with its parent, type,
 // role, a short preview and its label, and the current leaf (null before the first entry).
-func (s *rpcServer) cmdGetTree(context.Context, *rpcCommand) (any, error) {
+func cmdGetTree(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	sess := s.h.rec.session()
 	entries, err := treeEntries(sess)
 	if err != nil {
@@ -290,7 +290,7 @@ func (s *rpcServer) cmdGetTree(context.Context, *rpcCommand) (any, error) {
 
 // cmdNavigateTree is the RPC command navigate_tree{targetId, summarize?, customInstructions?}.
 // It answers when the move is done; the harness keeps runs off the branch being left.
-func (s *rpcServer) cmdNavigateTree(ctx context.Context, c *rpcCommand) (any, error) {
+func cmdNavigateTree(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.TargetID == "" {
 		return nil, errors.New(`navigate_tree needs "targetId"`)
 	}

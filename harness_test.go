@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pi/config"
+	"pi/provider"
+	"pi/provider/faux"
+	"pi/session"
+	"pi/tools"
+	"pi/tui"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// TestWorkRegistryExclusion checks which kinds of work may run together: one of each kind,
+// and one transcript owner at a time; a shell command runs beside a run.
+func TestWorkRegistryExclusion(t *testing.T) {
+	tests := []struct {
+		running, want workKind
+		allowed       bool
+	}{
+		{workRun, workRun, false},
+		{workRun, workCompaction, false},
+		{workCompaction, workRun, false},
+		{workRun, workBranchSummary, false},
+		{workSession, workRun, false},
+		{workRun, workBash, true},
+		{workBash, workRun, true},
+		{workBash, workBash, false},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s then %s", tt.running, tt.want), func(t *testing.T) {
+			w := newWorkRegistry()
+			_, end, err := w.begin(context.Background(), tt.running)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer end()
+			_, end2, err := w.begin(context.Background(), tt.want)
+			if (err == nil) != tt.allowed {
+				t.Fatalf("begin %s while %s runs: %v, want allowed=%v", tt.want, tt.running, err, tt.allowed)
+			}
+			if err == nil {
+				end2()
+			}
+		})
+	}
+}
+
+// TestWorkRegistryAbortAndStop checks that cancel reaches every context the registry handed
+// out, and that stop returns only once the work has ended.
+func TestWorkRegistryAbortAndStop(t *testing.T) {
+	w := newWorkRegistry()
+	var ended sync.WaitGroup
+	finished := make(chan workKind, 2)
+	for _, k := range []workKind{workRun, workBash} {
+		ctx, end, err := w.begin(context.Background(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ended.Add(1)
+		go func() {
+			defer ended.Done()
+			<-ctx.Done()
+			time.Sleep(20 * time.Millisecond) // winding down takes a moment
+			finished <- k
+			end()
+		}()
+	}
+	w.stop()
+	if len(finished) != 2 || w.running(workRun) || w.running(workBash) {
+		t.Fatalf("stop returned with %d of 2 finished", len(finished))
+	}
+	ended.Wait()
+	if _, end, err := w.begin(context.Background(), workRun); err != nil {
+		t.Fatalf("after stop a run cannot begin: %v", err)
+	} else {
+		end()
+	}
+}
+
+// TestHarnessesSideBySide runs two harnesses at once, with different models and sessions:
+// each transcript and session file holds only its own conversation (run with -race).
+func TestHarnessesSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	newOne := func(name string) *harness {
+		steps := make([]faux.Step, 0, 20)
+		for i := range 20 {
+			steps = append(steps, faux.Text(fmt.Sprintf("%s answer %d", name, i)))
+		}
+		model := provider.Model{ID: name, Provider: "faux", API: "faux", ContextWindow: 128000}
+		return newTestHarness(t, parts{cfg: &config.Config{}, cwd: dir, piHome: filepath.Join(dir, name),
+			provider: faux.New(steps...), model: model, scripts: &scripts{noTools: true, builtins: []tools.Tool{}}},
+			session.Create(filepath.Join(dir, name), dir))
+	}
+	hs := []*harness{newOne("alpha"), newOne("beta")}
+	var wg sync.WaitGroup
+	for _, h := range hs {
+		wg.Go(func() {
+			for i := range 20 {
+				if err := h.Send(context.Background(), Input{Text: fmt.Sprintf("q%d", i), Source: sourceRPC}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, h := range hs {
+		name := h.agent.Model().ID
+		msgs := h.agent.MessagesView()
+		if len(msgs) != 40 {
+			t.Fatalf("%s holds %d messages, want 40", name, len(msgs))
+		}
+		for _, m := range msgs {
+			if m.Role == provider.RoleAssistant && (m.Model != name || !strings.HasPrefix(m.TextContent(), name)) {
+				t.Fatalf("%s holds a reply of another harness: %s %q", name, m.Model, m.TextContent())
+			}
+		}
+		entries := entriesOfType(t, h.rec.session(), session.TypeMessage)
+		if len(entries) != 40 {
+			t.Fatalf("%s's session holds %d messages, want 40", name, len(entries))
+		}
+	}
+}
+
+// TestSendWhileBusy checks the front door's choice for input that arrives during a run: a
+// prompt is refused, a steer or follow-up joins its queue, and every queued message reaches
+// the model in the same run.
+func TestSendWhileBusy(t *testing.T) {
+	release := make(chan struct{})
+	h := newOpsApp(t, fauxModel(false),
+		faux.Reply(func(*provider.Request) provider.Message { <-release; return faux.Text("first") }),
+		faux.Text("after steer"), faux.Text("after follow-up"))
+	done := make(chan error, 1)
+	accepted := make(chan struct{})
+	go func() {
+		done <- h.Send(context.Background(), Input{Text: "start", Accepted: func() { close(accepted) }})
+	}()
+	<-accepted
+	var busy *busyError
+	if err := h.Send(context.Background(), Input{Text: "again"}); !errors.As(err, &busy) {
+		t.Fatalf("a prompt during a run: %v, want a busy error", err)
+	}
+	for _, in := range []Input{{Text: "steered", Deliver: deliverSteer}, {Text: "followed", Deliver: deliverFollowUp}} {
+		if err := h.Send(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := transcriptOf(h); !strings.Contains(got, "assistant:first | user:steered | assistant:after steer | user:followed | assistant:after follow-up") {
+		t.Fatalf("transcript:\n%s", got)
+	}
+}
+
+// TestEscapeAbortsManualCompaction presses Escape while /compact waits for its summary: the
+// UI is idle again at once and no compaction is recorded.
+func TestEscapeAbortsManualCompaction(t *testing.T) {
+	a, _ := treeApp(t)
+	slow := faux.New(faux.Text(strings.Repeat("a slow summary ", 400)))
+	slow.ChunkDelay = 10 * time.Millisecond
+	a.agent.SetProvider(slow, fauxModel(false))
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ic := &interactive{h: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
+	screen := &screenLog{}
+	ic.ui = tui.NewApp(screen, 120, 40, ic.callbacks(), tui.Options{ManualFrames: true})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ic.command("compact", "")
+	}()
+	screen.waitFor(t, ic.ui, "Compacting")
+	start := time.Now()
+	press(ic.ui, tcell.KeyEscape)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("/compact still running 5 s after Escape")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Escape took %s to stop /compact", d)
+	}
+	if n := len(entriesOfType(t, a.rec.session(), session.TypeCompaction)); n != 0 || a.work.running(workCompaction) {
+		t.Fatalf("after Escape: %d compaction entries, still running %v", n, a.work.running(workCompaction))
+	}
+}
