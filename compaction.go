@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"pi/agent"
 	"pi/provider"
@@ -24,7 +25,11 @@ type compactor struct {
 	rec      *recorder
 	settings *settings
 	scripts  *scripts
+	active   atomic.Int32 // compactions under way: manual, threshold or overflow
 }
+
+// running reports whether a compaction is under way (get_state's isCompacting).
+func (c *compactor) running() bool { return c.active.Load() > 0 }
 
 // prepareNextTurn compacts before a model call when the context has passed the threshold, so
 // a long tool loop compacts before the provider refuses it.
@@ -45,6 +50,8 @@ func (c *compactor) prepareNextTurn(ctx context.Context, ag *agent.Agent) error 
 
 // compact runs one compaction with its events and hands the new context to the agent.
 func (c *compactor) compact(ctx context.Context, reason session.Reason, focus string, willRetry bool) (*session.Result, error) {
+	c.active.Add(1)
+	defer c.active.Add(-1)
 	c.agent.Emit(agent.Event{Type: agent.EvCompactionStart, Compaction: &agent.CompactionInfo{Reason: string(reason)}})
 	st := c.agent.State()
 	sc := &session.Compactor{Provider: c.agent.Provider(), Model: st.Model, Settings: c.settings.compactionSettings(),

@@ -1,6 +1,15 @@
 // Command pi is a terminal coding agent for people who run language models on their own
-// machine. main.go holds the flags and the choice of mode; wiring.go builds the harness
-// (harness.go) that every mode drives, and the agent itself is the agent package.
+// machine.
+//
+// The root package owns the live session and its front ends, and nothing below it: a harness
+// (harness.go) holds one session (the agent, its recorder, settings, scripts and the work in
+// flight) and takes every input through one front door, Send; the modes (terminal UI, RPC,
+// print, JSON, and pi eval through evaldrive.go) are I/O adapters that turn keys, lines and
+// flags into harness calls and events into output, holding no cancels or run state of their
+// own. The agent loop, configuration, providers, tools, sessions, scripts and the terminal are
+// the packages below; the root reaches them through their APIs and small function-typed seams,
+// and nothing imports it. main.go holds the flags and the choice of mode; wiring.go builds a
+// harness.
 package main
 
 import (

@@ -88,27 +88,6 @@ func runPrompts(ctx context.Context, h *harness, prompts []string) (*provider.Me
 	return lastAssistant(h.agent), nil
 }
 
-func lastAssistant(a *agent.Agent) *provider.Message {
-	msgs := a.State().Messages
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == provider.RoleAssistant {
-			return &msgs[i]
-		}
-	}
-	return nil
-}
-
-func failed(m *provider.Message) bool {
-	return m != nil && (m.StopReason == provider.StopError || m.StopReason == provider.StopAborted)
-}
-
-func errorText(m *provider.Message) string {
-	if m.ErrorMessage != "" {
-		return m.ErrorMessage
-	}
-	return "the model call ended with " + string(m.StopReason)
-}
-
 // sessionHeaderLine is the header as JSON mode's first line, with pi's "type" field.
 func sessionHeaderLine(h session.Header) fields {
 	f := fields{{"type", "session"}, {"version", h.Version}, {"id", h.ID}, {"timestamp", h.Timestamp}, {"cwd", h.Cwd}}

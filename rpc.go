@@ -41,13 +41,11 @@ type rpcServer struct {
 	outMu sync.Mutex
 	out   io.Writer
 
-	mu         sync.Mutex
-	uiWaiting  map[string]chan map[string]any // extension UI request id → its answer
-	closed     bool                           // shutting down: UI requests are cancelled
-	compacting bool                           // between compaction_start and compaction_end
-	retrying   bool                           // between auto_retry_start and auto_retry_end
-	queue      queueWatch                     // sends queue_update only on changes
-	answering  sync.WaitGroup                 // goroutines that will still write a response
+	mu        sync.Mutex
+	uiWaiting map[string]chan map[string]any // extension UI request id → its answer
+	closed    bool                           // shutting down: UI requests are cancelled
+	queue     queueWatch                     // sends queue_update only on changes
+	answering sync.WaitGroup                 // goroutines that will still write a response
 }
 
 // rpcHandler runs one command. A nil result means a response without "data"; json.RawMessage
@@ -245,19 +243,11 @@ func (s *rpcServer) respond(id json.RawMessage, command string, data any, err er
 	s.write(f)
 }
 
-// onEvent forwards every agent event and keeps the state get_state reports.
+// onEvent forwards every agent event, and queue_update when a queue changed.
 func (s *rpcServer) onEvent(_ context.Context, ev agent.Event) {
 	if ev.Type != evQueueUpdate {
 		s.write(ev)
 	}
-	s.mu.Lock()
-	switch ev.Type {
-	case agent.EvCompactionStart, agent.EvCompactionEnd:
-		s.compacting = ev.Type == agent.EvCompactionStart
-	case agent.EvAutoRetryStart, agent.EvAutoRetryEnd:
-		s.retrying = ev.Type == agent.EvAutoRetryStart
-	}
-	s.mu.Unlock()
 	if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == evQueueUpdate {
 		s.queueUpdate() // a queued message is delivered just before its message_start
 	}

@@ -87,11 +87,8 @@ func cmdGetState(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	h := s.h
 	st := h.agent.State()
 	steerMode, followMode := h.settings.queueModes()
-	s.mu.Lock()
-	compacting := s.compacting || h.work.running(workCompaction)
-	s.mu.Unlock()
 	f := fields{{"model", st.Model}, {"thinkingLevel", orOff(st.Thinking)}, {"isStreaming", h.Busy()},
-		{"isCompacting", compacting}, {"steeringMode", steerMode}, {"followUpMode", followMode}}
+		{"isCompacting", h.compactor.running()}, {"steeringMode", steerMode}, {"followUpMode", followMode}}
 	sess := h.rec.session()
 	if p := sess.Path(); p != "" {
 		f = append(f, field{"sessionFile", p})
@@ -189,10 +186,7 @@ func cmdAutoRetry(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 
 // cmdAbortRetry stops a run that is waiting to retry a failed call; the failure then stands.
 func cmdAbortRetry(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	s.mu.Lock()
-	retrying := s.retrying
-	s.mu.Unlock()
-	if retrying {
+	if s.h.settings.retryWaiting() {
 		s.h.work.stop(workRun)
 	}
 	return nil, nil

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"pi/agent"
 	"pi/config"
@@ -30,13 +31,23 @@ type settings struct {
 	steerMode  agent.QueueMode // "" means the configured mode
 	followMode agent.QueueMode
 	retryOff   bool
-	compaction *bool // set_auto_compaction; nil means as configured
+	compaction *bool       // set_auto_compaction; nil means as configured
+	waiting    atomic.Bool // a failed call is waiting to be retried
 }
 
 // retrying wraps p so that transient failures are retried as configured, and reported.
 func (s *settings) retrying(p provider.Provider) provider.Provider {
-	return &provider.Retrying{Provider: p, Policy: s.retryPolicy(), Notify: s.agent.RetryNotice}
+	return &provider.Retrying{Provider: p, Policy: s.retryPolicy(), Notify: s.retryNotice}
 }
+
+// retryNotice reports a retry as events and remembers whether one is waiting (abort_retry).
+func (s *settings) retryNotice(n provider.RetryNotice) {
+	s.waiting.Store(n.Start)
+	s.agent.RetryNotice(n)
+}
+
+// retryWaiting reports whether a failed call is waiting to be retried.
+func (s *settings) retryWaiting() bool { return s.waiting.Load() }
 
 // retryPolicy is the configured policy, or none when the user switched retrying off.
 func (s *settings) retryPolicy() provider.RetryPolicy {

@@ -59,7 +59,7 @@ func assemble(p parts) *harness {
 	h.compactor.agent, h.compactor.rec, h.compactor.settings = h.agent, h.rec, h.settings
 	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd}
 	if r, ok := p.provider.(*provider.Retrying); ok {
-		r.Notify = h.agent.RetryNotice
+		r.Notify = h.settings.retryNotice
 	}
 	return h
 }

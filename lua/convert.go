@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
@@ -209,16 +208,6 @@ func stringList(what string, x lua.LValue) ([]string, error) {
 		out = append(out, string(s))
 	}
 	return out, nil
-}
-
-// sortedKeys is for deterministic output in messages and tests.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // plain turns a payload into data that shares no memory with the caller: maps and slices are

@@ -64,10 +64,3 @@ func assertGone(t *testing.T, pid int) {
 
 // pidFile is a path in a fresh directory for a command to write a pid to.
 func pidFile(t *testing.T) string { return filepath.Join(t.TempDir(), "child.pid") }
-
-func clip(s string) string {
-	if len(s) > 200 {
-		return "…" + s[len(s)-200:]
-	}
-	return s
-}
