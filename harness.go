@@ -86,7 +86,9 @@ type harness struct {
 	scripts   *scripts
 	work      *workRegistry
 	compactor *compactor
-	shell     *userShell
+	// scriptSends are the scripts' messages still on their way through Send.
+	scriptSends sendsInFlight
+	shell       *userShell
 	// modelProblem says why no model could be set up, for the terminal UI to show.
 	modelProblem string
 	// life ends at close; work the scripts start in the background runs within it.
@@ -98,8 +100,8 @@ type harness struct {
 // Send takes one input through the front door: a script command runs at once (even while the
 // agent works); otherwise the scripts' input hooks (skills, templates, user hooks) may
 // rewrite or consume it, and it becomes a prompt or, while a run goes, joins the queue its
-// Deliver names. Send returns when the input has been dealt with: a command has run, a message
-// is queued, a prompt's run has ended.
+// Deliver names. Send returns when the input has been dealt with: a command has run (with the
+// messages it sent), a message is queued, a prompt's run has ended.
 func (h *harness) Send(ctx context.Context, in Input) error {
 	if in.Source != sourceExtension {
 		if cmd, args, ok := h.scripts.command(in.Text); ok {
@@ -107,6 +109,7 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 			if err := cmd.Run(ctx, args); err != nil {
 				return fmt.Errorf("/%s: %w", cmd.Name, err)
 			}
+			h.scriptSends.wait(ctx) // what the command sent is part of what it did
 			return nil
 		}
 	}

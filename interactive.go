@@ -93,7 +93,7 @@ func (ic *interactive) callbacks() tui.Callbacks {
 	return tui.Callbacks{
 		OnSubmit:   func(text string) { ic.async(func() { ic.send(text, deliverSteer) }) },
 		OnSteer:    func(text string) { ic.async(func() { ic.send(text, deliverSteer) }) },
-		OnFollowUp: func(text string) { ic.async(func() { ic.send(text, deliverFollowUp) }) },
+		OnFollowUp: func(text string) { ic.async(func() { ic.followUp(text) }) },
 		OnAbort: func() {
 			ic.h.ClearQueues() // the TUI has put the queued text back into the editor
 			ic.h.Abort()       // the run, a compaction, a !cmd, a branch summary
@@ -135,6 +135,15 @@ func (ic *interactive) sendPrompts(prompts []string) {
 // deliver says.
 func (ic *interactive) send(text string, deliver delivery) {
 	ic.report(ic.h.Send(ic.ctx, Input{Text: text, Source: sourceInteractive, Deliver: deliver}))
+}
+
+// followUp queues text as a follow-up, unless it names one of the terminal UI's own commands.
+func (ic *interactive) followUp(text string) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+	if strings.HasPrefix(text, "/") && ic.builtin(name, strings.TrimSpace(args)) {
+		return
+	}
+	ic.send(text, deliverFollowUp)
 }
 
 // report shows an error of a harness call, unless pi is quitting.

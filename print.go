@@ -81,6 +81,7 @@ func runPrompts(ctx context.Context, h *harness, prompts []string) (*provider.Me
 		if err := h.Send(ctx, Input{Text: text, Source: sourceInteractive}); err != nil {
 			return nil, err
 		}
+		h.scriptSends.wait(ctx) // messages the scripts' handlers sent during the run
 		if last := lastAssistant(h.agent); failed(last) {
 			return last, nil
 		}

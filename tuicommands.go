@@ -153,16 +153,24 @@ func (ic *interactive) scriptCompletion(c lua.Command) tui.Command {
 	return tc
 }
 
-// command runs a built-in; any other /name goes through the input pipeline, where script
-// commands, prompt templates and skills pick it up (and the rest is sent as typed).
+// command runs a built-in; any other /name goes through the front door, where script
+// commands, prompt templates and skills pick it up (and the rest is sent as typed), steering
+// while the agent works as Enter does.
 func (ic *interactive) command(name, args string) {
+	if !ic.builtin(name, args) {
+		ic.send(strings.TrimSpace("/"+name+" "+args), deliverSteer)
+	}
+}
+
+// builtin runs the terminal UI's own command name, if it is one.
+func (ic *interactive) builtin(name, args string) bool {
 	for _, b := range builtins() {
 		if b.Name == name || name == "exit" && b.Name == "quit" {
 			b.run(ic, args)
-			return
+			return true
 		}
 	}
-	ic.send(strings.TrimSpace("/"+name+" "+args), "")
+	return false
 }
 
 func tuiCompact(ic *interactive, instructions string) {

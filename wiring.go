@@ -191,7 +191,9 @@ func scriptHost(s *scripts, live func() *harness) lua.Host {
 			if deliverAs == "steer" {
 				in.Deliver = deliverSteer
 			}
+			h.scriptSends.add()
 			go func() { // the script's own goroutine must stay free for the input hooks
+				defer h.scriptSends.done()
 				if err := h.Send(h.life, in); err != nil && h.life.Err() == nil {
 					h.scripts.notify("pi.send_user_message: "+err.Error(), "error")
 				}

@@ -140,3 +140,43 @@ func (w *workRegistry) whileIdle(fn func()) bool {
 	fn()
 	return true
 }
+
+// sendsInFlight counts the messages scripts sent (pi.send_user_message) that have not been
+// dealt with yet, so that a script command, and print mode, can wait for what they started.
+type sendsInFlight struct {
+	mu   sync.Mutex
+	n    int
+	none chan struct{} // closed when n drops to zero
+}
+
+func (s *sendsInFlight) add() {
+	s.mu.Lock()
+	if s.n == 0 {
+		s.none = make(chan struct{})
+	}
+	s.n++
+	s.mu.Unlock()
+}
+
+func (s *sendsInFlight) done() {
+	s.mu.Lock()
+	if s.n--; s.n == 0 {
+		close(s.none)
+	}
+	s.mu.Unlock()
+}
+
+// wait returns once every message counted has been dealt with, or ctx ends.
+func (s *sendsInFlight) wait(ctx context.Context) {
+	s.mu.Lock()
+	none := s.none
+	busy := s.n > 0
+	s.mu.Unlock()
+	if !busy {
+		return
+	}
+	select {
+	case <-none:
+	case <-ctx.Done():
+	}
+}

@@ -19,7 +19,7 @@ const frameInterval = time.Second / 60
 type Callbacks struct {
 	OnSubmit   func(text string)                // Enter while idle
 	OnSteer    func(text string)                // Enter while the agent works
-	OnFollowUp func(text string)                // Alt+Enter
+	OnFollowUp func(text string)                // Alt+Enter, a "/line" too
 	OnAbort    func()                           // Escape while working: abort and clear queues
 	OnCommand  func(name, args string)          // "/name args"
 	OnBash     func(cmd string, keep bool)      // "!cmd" (keep: add output to context), "!!cmd"

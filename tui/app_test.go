@@ -170,9 +170,11 @@ func TestAppKeys(t *testing.T) {
 	app.HandleEvent(enter)
 	typeText(app, "!!ls")
 	app.HandleEvent(enter)
+	typeText(app, "/greet Bob") // a template queued as a follow-up: the controller decides
+	app.HandleEvent(key(tcell.KeyEnter, 0, tcell.ModAlt))
 	app.HandleEvent(key(tcell.KeyCtrlD, 0, 0))
 	want := []string{"submit:hello", "steer:go left", "follow:then this", "abort", "cmd:compact|keep it short",
-		"cmd:model|", "bash:ls|true", "bash:ls|false", "quit"}
+		"cmd:model|", "bash:ls|true", "bash:ls|false", "follow:/greet Bob", "quit"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("callbacks\n got %q\nwant %q", got, want)
 	}

@@ -253,7 +253,8 @@ func editRune(e *Editor, r rune, alt bool) {
 }
 
 // send handles Enter (and Alt+Enter with followUp): a slash command, a shell escape, a steer
-// while working, or a prompt.
+// while working, or a prompt. Alt+Enter on a slash line is a follow-up too: the controller
+// decides whether it names a command or a template to queue.
 func (a *App) send(followUp bool) func() {
 	raw := a.editor.RawText()
 	text := a.editor.Text()
@@ -265,7 +266,7 @@ func (a *App) send(followUp bool) func() {
 	a.complete.items = nil
 	cb := a.cb
 	switch {
-	case strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//"):
+	case strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") && !followUp:
 		name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
 		return call2(cb.OnCommand, name, strings.TrimSpace(args))
 	case strings.HasPrefix(text, "!!"):
