@@ -195,3 +195,22 @@ func TestEscapeAbortsManualCompaction(t *testing.T) {
 		t.Fatalf("after Escape: %d compaction entries, still running %v", n, a.work.running(workCompaction))
 	}
 }
+
+// TestRPCBashBackToBack sends two bash commands without waiting: the first runs, the second
+// is refused, ten times out of ten.
+func TestRPCBashBackToBack(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	for round := range 10 {
+		from := c.mark()
+		first, second := fmt.Sprintf("first-%d", round), fmt.Sprintf("second-%d", round)
+		c.sendRaw(`{"type":"bash","id":"` + first + `","command":"sleep 0.05; echo one"}` + "\n" +
+			`{"type":"bash","id":"` + second + `","command":"echo two"}` + "\n")
+		r1 := c.await(from, first, func(l rpcLine) bool { return l["id"] == first })
+		r2 := c.await(from, second, func(l rpcLine) bool { return l["id"] == second })
+		if r1["success"] != true || r1.data()["output"] != "one\n" || r2["success"] != false {
+			t.Fatalf("round %d: first %v, second %v", round, r1, r2)
+		}
+	}
+}

@@ -192,10 +192,15 @@ func cmdAbortRetry(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) 
 	return nil, nil
 }
 
-// cmdBash runs the command in the background, so abort_bash can reach it.
+// cmdBash claims the shell at once and runs the command in the background, so abort_bash
+// can reach it and a second command sent meanwhile is refused.
 func cmdBash(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+	run, err := s.h.shell.start(ctx, c.Command, c.ExcludeFromContext, nil)
+	if err != nil {
+		return nil, err
+	}
 	return s.background(c, func() (any, error) {
-		res, err := s.h.shell.run(ctx, c.Command, c.ExcludeFromContext, nil)
+		res, err := run()
 		if err != nil {
 			return nil, err
 		}

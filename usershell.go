@@ -47,27 +47,39 @@ type bashResult struct {
 // context shows the model, unless excludeFromContext (!!cmd). onUpdate, when set, gets the
 // output so far while the command runs. Abort stops it.
 func (u *userShell) run(ctx context.Context, command string, excludeFromContext bool, onUpdate func(bashResult)) (bashResult, error) {
+	wait, err := u.start(ctx, command, excludeFromContext, onUpdate)
+	if err != nil {
+		return bashResult{}, err
+	}
+	return wait()
+}
+
+// start claims the one shell slot at once, so that of two commands sent back to back the
+// first runs and the second is refused, and returns the function that runs the command.
+func (u *userShell) start(ctx context.Context, command string, excludeFromContext bool, onUpdate func(bashResult)) (func() (bashResult, error), error) {
 	command = strings.TrimSpace(command)
 	if command == "" {
-		return bashResult{}, errors.New("bash: the command is empty")
+		return nil, errors.New("bash: the command is empty")
 	}
 	ctx, end, err := u.work.begin(ctx, workBash)
 	if err != nil {
-		return bashResult{}, fmt.Errorf("bash %q: %w", command, err)
+		return nil, fmt.Errorf("bash %q: %w", command, err)
 	}
-	defer end()
-	spec := proc.ShellSpec{Shell: u.cfg.Bash.Shell, Command: command, Dir: u.cwd, Timeout: u.timeout(),
-		MaxBytes: tools.DefaultMaxBytes, MaxLines: tools.DefaultMaxLines}
-	if onUpdate != nil {
-		spec.OnUpdate = func(o proc.Output) { onUpdate(bashResultOf(o)) }
-	}
-	out, err := proc.RunShell(ctx, spec)
-	if err != nil {
-		return bashResult{}, fmt.Errorf("bash %q: %w", command, err)
-	}
-	res := bashResultOf(out)
-	u.record(bashMessage(command, res, excludeFromContext, time.Now()))
-	return res, nil
+	return func() (bashResult, error) {
+		defer end()
+		spec := proc.ShellSpec{Shell: u.cfg.Bash.Shell, Command: command, Dir: u.cwd, Timeout: u.timeout(),
+			MaxBytes: tools.DefaultMaxBytes, MaxLines: tools.DefaultMaxLines}
+		if onUpdate != nil {
+			spec.OnUpdate = func(o proc.Output) { onUpdate(bashResultOf(o)) }
+		}
+		out, err := proc.RunShell(ctx, spec)
+		if err != nil {
+			return bashResult{}, fmt.Errorf("bash %q: %w", command, err)
+		}
+		res := bashResultOf(out)
+		u.record(bashMessage(command, res, excludeFromContext, time.Now()))
+		return res, nil
+	}, nil
 }
 
 // bashResultOf words the runner's output as pi's BashResult, with the bash tool's limits.
