@@ -12,11 +12,11 @@ package main
 // each run wrote to its session file, so they stay valid however the root package is
 // rearranged inside.
 //
-// Some subtests FAIL on the code as it was when they were written: they are the acceptance
-// list of the front-door redesign and must not be skipped. Each is marked where it is
-// defined (fdRow.failsToday, and the comments on TestFrontDoorBashRace,
-// TestFrontDoorTUIEscapeAbortsCompact and TestFrontDoorRPCAbortStopsEverything), and its
-// failure message starts with "expected to fail before the front-door redesign".
+// Several subtests failed on the code before the front-door redesign: they were its
+// acceptance list. Each names the defect it guards against where it is defined
+// (fdRow.failsToday, and the comments on TestFrontDoorBashRace,
+// TestFrontDoorTUIEscapeAbortsCompact and TestFrontDoorRPCAbortStopsEverything), and a
+// failure message starts with "regression of the front door (<that defect>)".
 
 import (
 	"bufio"
@@ -551,7 +551,7 @@ func fdRows() []fdRow {
 // the terminal UI, and checks that each wrote the same transcript (user messages as the model
 // saw them, and the replies) to its session file, and had the same effects.
 //
-// Expected to fail before the front-door redesign (fdRow.failsToday says why):
+// Failed before the front-door redesign (fdRow.failsToday says why):
 //   - script command sending a user message: every front end;
 //   - template with an image, busy: steer a template with an image: RPC;
 //   - busy: steer a template, follow up with a skill: TUI;
@@ -590,7 +590,7 @@ func fdCell(t *testing.T, bin string, row fdRow, fe string) {
 	}
 	prefix := ""
 	if why, ok := row.failsToday[fe]; ok {
-		prefix = "expected to fail before the front-door redesign (" + why + "): "
+		prefix = "regression of the front door (" + why + "): "
 	}
 	got, err := fdTranscript(p)
 	if err != nil || !slices.Equal(got, row.want) {
@@ -850,7 +850,7 @@ func TestFrontDoorBashRace(t *testing.T) {
 		for i < len(inContext) && i < len(recorded) && inContext[i] == recorded[i] {
 			i++
 		}
-		t.Fatalf("expected to fail before the front-door redesign (flushBash races a starting prompt): "+
+		t.Fatalf("regression of the front door (flushBash races a starting prompt): "+
 			"the agent's context (%d user messages and shell runs) and the session file (%d) part at %d:\ncontext: %q\n   file: %q",
 			len(inContext), len(recorded), i, fdWindow(inContext, i), fdWindow(recorded, i))
 	}
@@ -955,7 +955,7 @@ func TestFrontDoorTUIEscapeAbortsCompact(t *testing.T) {
 		v := m.visible()
 		return !strings.Contains(v, "Compacting") && !strings.Contains(v, "esc to interrupt")
 	}) {
-		t.Fatalf("expected to fail before the front-door redesign (Escape does not abort /compact): "+
+		t.Fatalf("regression of the front door (Escape does not abort /compact): "+
 			"the UI still works on the compaction %v after Escape; pane:\n%s", time.Since(escaped).Round(time.Millisecond), m.visible())
 	}
 	m.typeText("still there?")
@@ -1019,7 +1019,7 @@ func TestFrontDoorRPCAbortStopsEverything(t *testing.T) {
 		r, ok := fdAwait(c, from, deadline(), fdResponse("bash-1"))
 		switch {
 		case !ok:
-			t.Errorf("expected to fail before the front-door redesign (abort does not stop a bash command): "+
+			t.Errorf("regression of the front door (abort does not stop a bash command): "+
 				"bash did not answer within %v of abort", fast)
 		case r["success"] == true && r.data()["cancelled"] != true:
 			t.Errorf("bash answered %v after abort, want it cancelled", r)

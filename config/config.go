@@ -180,7 +180,7 @@ func (c *Config) mergeFile(path string, project bool) error {
 	}
 	c.Files = append(c.Files, path)
 	for _, key := range md.Undecoded() {
-		if top := key[0]; top == "providers" || top == "retry" || len(key) == 1 {
+		if key[0] != "extensions" { // [extensions.<name>] belongs to the scripts
 			c.warnf("%s: unknown key %q ignored", path, key.String())
 		}
 	}
@@ -305,6 +305,9 @@ func (c *Config) validate() error {
 			return fmt.Errorf("pi.toml: %s = %q: want \"one-at-a-time\" or \"all\"", key, mode)
 		}
 	}
+	if err := c.validateNumbers(); err != nil {
+		return err
+	}
 	for _, name := range c.providerNames() {
 		p := c.Providers[name]
 		switch p.Kind {
@@ -322,6 +325,22 @@ func (c *Config) validate() error {
 		}
 		if _, err := keepAlive(p.KeepAlive); err != nil {
 			return fmt.Errorf("pi.toml: providers.%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// validateNumbers refuses negative counts and durations; zero means the default.
+func (c *Config) validateNumbers() error {
+	r := &c.Retry
+	for _, n := range []struct {
+		key string
+		v   *int
+	}{{"bash.timeout", &c.Bash.TimeoutSeconds}, {"compaction.reserve_tokens", &c.Compaction.ReserveTokens},
+		{"compaction.keep_recent_tokens", &c.Compaction.KeepRecentTokens}, {"retry.max_retries", r.MaxRetries},
+		{"retry.base_delay_ms", r.BaseDelayMs}, {"retry.max_delay_ms", r.MaxDelayMs}} {
+		if n.v != nil && *n.v < 0 {
+			return fmt.Errorf("pi.toml: %s = %d: want 0 (the default) or more", n.key, *n.v)
 		}
 	}
 	return nil
