@@ -796,7 +796,7 @@ func fdRunTUI(t *testing.T, bin string, p *fdProject, row fdRow) string {
 // and the prompt after a gap that grows from 0 to 4.9 ms, which moves the start of the run
 // across the end of the shell command (about 2 ms).
 //
-// Expected to fail before the front-door redesign: flushBash (appops.go) replaces the agent's
+// Failed before the front-door redesign: flushBash (appops.go) replaces the agent's
 // messages with a copy taken before a prompt that starts at the same moment appended its user
 // message, so that message is in the session file but gone from the context (or the two hold
 // the shell run and the prompt in different orders).
@@ -923,7 +923,7 @@ var fdLong16 = "LONG-SUMMARY " + strings.Repeat("a summary that takes its time "
 // idle again within a few seconds, that a new prompt is answered, and that no compaction was
 // written to the session.
 //
-// Expected to fail before the front-door redesign: Escape aborts only the agent's run and a
+// Failed before the front-door redesign: Escape aborts only the agent's run and a
 // shell command (interactive.go OnAbort); the compaction goes on until the summary is done.
 func TestFrontDoorTUIEscapeAbortsCompact(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -989,7 +989,7 @@ var fdLong4 = "LONG-REPLY " + strings.Repeat("words ", 340)
 // waiting for a slow summary: agent_end arrives, bash answers cancelled, compact answers with
 // an error, and get_state says neither streaming nor compacting.
 //
-// Expected to fail before the front-door redesign: "run and bash" — abort stops the run but
+// Failed before the front-door redesign: "run and bash" — abort stops the run but
 // not the bash command (rpc.go cmdAbort; only abort_bash reaches it), which answers only when
 // sleep 30 is done.
 func TestFrontDoorRPCAbortStopsEverything(t *testing.T) {
