@@ -103,7 +103,7 @@ func (c *compactor) overflowed() bool {
 		return false
 	}
 	last := &msgs[len(msgs)-1]
-	return last.Role == provider.RoleAssistant && provider.IsContextOverflow(last, c.agent.Model().ContextWindow)
+	return last.Role == provider.RoleAssistant && provider.IsContextOverflow(last)
 }
 
 // dropFailedTail removes a failed reply from the end of the transcript the model sees; the

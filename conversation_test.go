@@ -274,3 +274,20 @@ func testTool(name string) *tools.Func {
 func call(id, name string, args map[string]any) provider.Message {
 	return faux.Blocks(faux.Call(id, name, args))
 }
+
+// TestCompletedReplyOverTheWindowIsAnAnswer: a reply that ended normally but reports more
+// input than the window holds is kept as the answer; nothing is compacted on its account.
+func TestCompletedReplyOverTheWindowIsAnAnswer(t *testing.T) {
+	sm := &scriptedModel{replies: []provider.Message{withUsage(faux.Text("a fine answer"), 9000)}}
+	a, rec := newTestApp(t, sm, 8000, true)
+	if err := a.Send(context.Background(), Input{Text: "question"}); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	last := lastAssistant(a.agent)
+	if got := compactions(rec); len(got) != 0 || sm.summaries != 0 || last == nil || last.TextContent() != "a fine answer" {
+		t.Fatalf("compactions %v, summaries %d, last reply %v", got, sm.summaries, last)
+	}
+	if n := len(entriesOfType(t, a.rec.session(), session.TypeCompaction)); n != 0 {
+		t.Fatalf("%d compaction entries written", n)
+	}
+}

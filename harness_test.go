@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -212,5 +213,39 @@ func TestRPCBashBackToBack(t *testing.T) {
 		if r1["success"] != true || r1.data()["output"] != "one\n" || r2["success"] != false {
 			t.Fatalf("round %d: first %v, second %v", round, r1, r2)
 		}
+	}
+}
+
+// TestRPCBoundsWhatItHoldsAndEchoes: an over-long command line is dropped with an error and
+// the session goes on; a response echoes at most a bounded id and command name.
+func TestRPCBoundsWhatItHoldsAndEchoes(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := newRPCServer(a, outW, io.Discard)
+	s.maxLine = 4096
+	done := make(chan struct{})
+	go func() { s.serve(context.Background(), inR); outW.Close(); close(done) }()
+	c := newRPCClient(t, inW, outR)
+	defer func() { inW.Close(); c.drain(); <-done }()
+
+	from := c.mark()
+	c.sendRaw(`{"type":"get_state","pad":"` + strings.Repeat("x", 10000) + `"}` + "\n")
+	if r := c.await(from, "the dropped line's error", func(l rpcLine) bool { return l["command"] == "parse" }); !strings.Contains(fmt.Sprint(r["error"]), "longer than 4096 bytes") {
+		t.Fatalf("over-long line: %v", r)
+	}
+	if r := c.call(map[string]any{"type": "get_state"}); r["success"] != true {
+		t.Fatalf("after a dropped line get_state fails: %v", r)
+	}
+	long := strings.Repeat("y", 3000)
+	r := c.call(map[string]any{"type": long})
+	if cmd := fmt.Sprint(r["command"]); len(cmd) > maxEchoedName+len("…") || len(fmt.Sprint(r["error"])) > 200 {
+		t.Fatalf("unknown command echoed %d bytes of name, %d of error", len(cmd), len(fmt.Sprint(r["error"])))
+	}
+	from = c.mark()
+	c.sendRaw(`{"type":"get_state","id":"` + strings.Repeat("i", 2000) + `"}` + "\n")
+	r = c.await(from, "the long id's response", func(l rpcLine) bool { return l["type"] == "response" })
+	if r["id"] != nil || !strings.Contains(fmt.Sprint(r["error"]), "ids of up to") {
+		t.Fatalf("a 2000-byte id: %v", r)
 	}
 }

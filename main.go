@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"pi/config"
 	"pi/eval"
@@ -62,10 +63,26 @@ type cliOptions struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal or the ssh session went away) ends pi as SIGTERM does: the run is
+	// aborted and the tools' process groups are killed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go exitSoonAfter(ctx, exitGrace)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// exitGrace is how long pi may take to wind down after a signal before it exits anyway.
+const exitGrace = 2 * time.Second
+
+// exitSoonAfter ends the process once grace has passed after ctx ended (a signal), whatever
+// is still running: a script that will not stop must not keep pi alive. Sessions are
+// append-only, so nothing written is lost.
+func exitSoonAfter(ctx context.Context, grace time.Duration) {
+	<-ctx.Done()
+	time.Sleep(grace)
+	fmt.Fprintln(os.Stderr, "pi: still winding down after the signal; exiting now")
+	os.Exit(1)
 }
 
 // run is pi without the process: it returns the exit code.
@@ -83,6 +100,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if opts.mode != "" && opts.mode != "text" && opts.mode != "json" && opts.mode != "rpc" {
 		fmt.Fprintf(stderr, "pi: unknown mode %q (use text, json or rpc)\n", opts.mode)
+		return 2
+	}
+	if opts.thinking != "" && !config.IsThinkingLevel(opts.thinking) {
+		fmt.Fprintf(stderr, "pi: --thinking %q: want one of %s\n", opts.thinking, strings.Join(config.ThinkingLevels(), ", "))
 		return 2
 	}
 	if opts.listModels {

@@ -140,3 +140,45 @@ func inOrder(have, want []string) bool {
 	}
 	return i == len(want)
 }
+
+// TestBinaryRefusesBadValues: a value pi cannot use is an error that says what is wanted, and
+// nothing is started or created meanwhile.
+func TestBinaryRefusesBadValues(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	hello, _ := filepath.Abs(filepath.Join("testdata", "faux", "hello.json"))
+	missing := filepath.Join(dir, "typo", "x.jsonl")
+	tests := []struct {
+		name string
+		toml string
+		args []string
+		want string
+	}{
+		{"thinking level", "", []string{"--thinking", "extreme", "-p", "hi"}, `--thinking "extreme": want one of off,`},
+		{"session in a missing folder", "", []string{"--session", missing, "--faux-script", hello, "-p", "hi"},
+			"there is no folder " + filepath.Dir(missing)},
+		{"negative bash timeout", "[bash]\ntimeout = -5\n", []string{"--faux-script", hello, "-p", "hi"}, "bash.timeout = -5"},
+		{"negative retries", "[retry]\nmax_retries = -1\n", []string{"--faux-script", hello, "-p", "hi"}, "retry.max_retries = -1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.RemoveAll(filepath.Join(dir, ".pihome"))
+			if tt.toml != "" {
+				os.MkdirAll(filepath.Join(dir, ".pihome"), 0o755)
+				os.WriteFile(filepath.Join(dir, ".pihome", "pi.toml"), []byte(tt.toml), 0o644)
+			}
+			r := runPi(t, bin, dir, tt.args...)
+			if r.code == 0 || !strings.Contains(r.stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want an error saying %q", r.code, r.stderr, tt.want)
+			}
+			if _, err := os.Stat(filepath.Dir(missing)); err == nil {
+				t.Fatal("the mistyped session folder was created")
+			}
+		})
+	}
+	os.RemoveAll(filepath.Join(dir, ".pihome"))
+	r := runPi(t, bin, dir, "--no-session", "--faux-script", hello, "-p", "hi")
+	if r.code != 0 {
+		t.Fatalf("a good run after the bad ones: exit %d: %s", r.code, r.stderr)
+	}
+}

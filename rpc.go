@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	"pi/agent"
@@ -46,7 +47,16 @@ type rpcServer struct {
 	closed    bool                           // shutting down: UI requests are cancelled
 	queue     queueWatch                     // sends queue_update only on changes
 	answering sync.WaitGroup                 // goroutines that will still write a response
+	maxLine   int                            // longest command line read; longer ones are dropped
 }
+
+// Bounds on what a client can make pi hold or echo: a command line (images travel inline, as
+// base64), and the id and command name a response repeats.
+const (
+	maxCommandLine = 64 << 20
+	maxEchoedID    = 1 << 10
+	maxEchoedName  = 64
+)
 
 // rpcHandler runs one command. A nil result means a response without "data"; json.RawMessage
 // "null" means data: null.
@@ -73,7 +83,8 @@ func runRPCMode(ctx context.Context, h *harness, stdin io.Reader, stdout, stderr
 }
 
 func newRPCServer(h *harness, stdout, stderr io.Writer) *rpcServer {
-	s := &rpcServer{h: h, out: stdout, stderr: stderr, uiWaiting: map[string]chan map[string]any{}}
+	s := &rpcServer{h: h, out: stdout, stderr: stderr, uiWaiting: map[string]chan map[string]any{},
+		maxLine: maxCommandLine}
 	s.handlers = commandTable()
 	return s
 }
@@ -109,7 +120,10 @@ func (s *rpcServer) readLines(r io.Reader, lines chan<- []byte, stop <-chan stru
 	defer close(lines)
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
-		line, err := br.ReadBytes('\n')
+		line, tooLong, err := readLine(br, s.maxLine)
+		if tooLong {
+			s.respond(nil, "parse", nil, fmt.Errorf("a command line longer than %d bytes was dropped", s.maxLine))
+		}
 		if line = trimLine(line); len(line) > 0 && !s.routeUIResponse(line) {
 			select {
 			case lines <- line:
@@ -124,6 +138,32 @@ func (s *rpcServer) readLines(r io.Reader, lines chan<- []byte, stop <-chan stru
 			return
 		}
 	}
+}
+
+// readLine reads up to and including the next '\n'. A line longer than limit is read to its
+// end but not kept (tooLong), so a client cannot make pi hold a line of any size.
+func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case tooLong:
+		case len(line)+len(chunk) > limit:
+			line, tooLong = nil, true
+		default:
+			line = append(line, chunk...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
+		}
+	}
+}
+
+// clip shortens s to at most n bytes of valid UTF-8, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // trimLine drops the line end: '\n', then one '\r' before it.
@@ -148,7 +188,7 @@ func (s *rpcServer) handleLine(ctx context.Context, line []byte) {
 	}
 	h, ok := s.handlers[c.Type]
 	if !ok {
-		s.respond(c.ID, c.Type, nil, fmt.Errorf("unknown command %q", c.Type))
+		s.respond(c.ID, c.Type, nil, fmt.Errorf("unknown command %q", clip(c.Type, maxEchoedName)))
 		return
 	}
 	data, err := h(ctx, s, &c)
@@ -228,9 +268,13 @@ func (s *rpcServer) write(v any) {
 // respond sends {"type":"response","id","command","success","data"|"error"}.
 func (s *rpcServer) respond(id json.RawMessage, command string, data any, err error) {
 	f := fields{{"type", "response"}}
+	if len(id) > maxEchoedID {
+		id, err = nil, fmt.Errorf("the command's id is %d bytes; ids of up to %d bytes are echoed", len(id), maxEchoedID)
+	}
 	if len(id) > 0 {
 		f = append(f, field{"id", id})
 	}
+	command = clip(command, maxEchoedName)
 	f = append(f, field{"command", command})
 	switch {
 	case err != nil:

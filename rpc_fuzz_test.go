@@ -53,7 +53,7 @@ func FuzzReadLines(f *testing.F) {
 	f.Add([]byte("x\u2028y\u2029z\n\n"))
 	f.Add([]byte("\r\r\n"))
 	f.Fuzz(func(t *testing.T, input []byte) {
-		s := &rpcServer{stderr: io.Discard, uiWaiting: map[string]chan map[string]any{}}
+		s := &rpcServer{stderr: io.Discard, uiWaiting: map[string]chan map[string]any{}, maxLine: maxCommandLine}
 		lines := make(chan []byte)
 		go s.readLines(bytes.NewReader(input), lines, make(chan struct{}))
 		var got []string

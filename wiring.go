@@ -273,7 +273,7 @@ func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session,
 	case o.sessionRef != "":
 		path, err := session.Resolve(o.sessionRef, dir, root)
 		if errors.Is(err, os.ErrNotExist) && strings.ContainsAny(o.sessionRef, `/\`) {
-			return session.CreateAt(o.sessionRef, p.cwd), nil // a new file at the user's path, as pi does
+			return newSessionAt(o.sessionRef, p.cwd)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("--session: %w", err)
@@ -289,6 +289,16 @@ func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session,
 		}
 	}
 	return session.Create(dir, p.cwd), nil
+}
+
+// newSessionAt starts a session in a new file at the user's path, as pi does, but only in a
+// folder that exists: a mistyped path must not quietly start a new conversation somewhere.
+func newSessionAt(path, cwd string) (*session.Session, error) {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("--session %s: no such session, and there is no folder %s to start one in", path, dir)
+	}
+	return session.CreateAt(path, cwd), nil
 }
 
 // resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that

@@ -169,6 +169,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"[providers.ollama]\nkeep_alive = \"soon\"", "keep_alive"},
 		{"[[providers.ollama.models]]\ncontext_window = 4", "id is missing"},
 		{"model = ", "parsing"},
+		{"[bash]\ntimeout = -5", "bash.timeout = -5"},
+		{"[retry]\nmax_retries = -1", "retry.max_retries = -1"},
+		{"[compaction]\nreserve_tokens = -1", "compaction.reserve_tokens = -1"},
 	}
 	for _, tt := range tests {
 		home := t.TempDir()
@@ -176,6 +179,25 @@ func TestLoadConfigErrors(t *testing.T) {
 		_, err := Load(home, t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.toml, err, tt.want)
+		}
+	}
+}
+
+// TestConfigWarnsAboutUnknownKeys checks that a typo in any table is reported, while the
+// scripts' own [extensions.<name>] tables are left to them.
+func TestConfigWarnsAboutUnknownKeys(t *testing.T) {
+	tests := []struct{ toml, want string }{
+		{"[compaction]\nenabeld = false", `unknown key "compaction.enabeld"`},
+		{"[bash]\ntimout = 5", `unknown key "bash.timout"`},
+		{"[lua]\ndisabled = [\"skills\"]", `unknown key "lua.disabled"`},
+		{"[compactoin]\nenabled = false", `unknown key "compactoin.enabled"`},
+		{"[extensions.todo]\nanything = 1", ""},
+	}
+	for _, tt := range tests {
+		c := fixture(t, tt.toml, "", nil)
+		got := strings.Join(c.Warnings, "\n")
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("%q: warnings %q, want %q", tt.toml, got, tt.want)
 		}
 	}
 }
@@ -228,6 +250,13 @@ func TestConfigAPIKeyCommand(t *testing.T) {
 	key, err := c.apiKey(context.Background(), "work", c.Providers["work"])
 	if err != nil || key != "sk-from-cmd" {
 		t.Fatalf("key %q, %v", key, err)
+	}
+	// A child that keeps the output open must not hold start-up for its whole life.
+	c.Providers["work"].APIKeyCmd = "echo sk-bg; sleep 45 &"
+	start := time.Now()
+	if key, err := c.apiKey(context.Background(), "work", c.Providers["work"]); err != nil || key != "sk-bg" ||
+		time.Since(start) > 5*time.Second {
+		t.Errorf("with a background child: key %q, %v after %s", key, err, time.Since(start))
 	}
 	c.Providers["work"].APIKeyCmd = "echo sk-leaked; exit 3"
 	_, err = c.apiKey(context.Background(), "work", c.Providers["work"])

@@ -25,19 +25,9 @@ var overflowPattern = regexp.MustCompile(`(?i)` +
 	`|^413\b`) // a bare "413 Request Entity Too Large" with no body (Cerebras, Mistral)
 
 // IsContextOverflow reports whether msg failed because its prompt did not fit the context
-// window. Besides the servers' error texts it catches the silent kind: a reply that ended
-// normally although the input it reports exceeds contextWindow (servers that truncate without
-// saying so). contextWindow 0 skips that check. An overflow is never retried as is: the loop
-// compacts first.
-func IsContextOverflow(msg *Message, contextWindow int) bool {
-	if msg == nil {
-		return false
-	}
-	if msg.StopReason == StopError {
-		return overflowPattern.MatchString(msg.ErrorMessage)
-	}
-	if contextWindow > 0 && msg.Usage != nil && (msg.StopReason == StopStop || msg.StopReason == StopToolUse) {
-		return msg.Usage.Input+msg.Usage.CacheRead > contextWindow
-	}
-	return false
+// window, by the servers' error texts. A reply that completed is an answer, whatever input
+// it reports: its usage only plans the next turn (the compaction threshold), it never makes
+// the reply an overflow. An overflow is never retried as is: the loop compacts first.
+func IsContextOverflow(msg *Message) bool {
+	return msg != nil && msg.StopReason == StopError && overflowPattern.MatchString(msg.ErrorMessage)
 }

@@ -21,7 +21,7 @@ var transientPattern = regexp.MustCompile(`(?i)` +
 // IsRetryable reports whether msg is a failed reply that may succeed if sent again unchanged.
 // A context overflow never is: sending the same prompt again overflows again.
 func IsRetryable(msg *Message) bool {
-	if msg == nil || msg.StopReason != StopError || IsContextOverflow(msg, 0) {
+	if msg == nil || msg.StopReason != StopError || IsContextOverflow(msg) {
 		return false
 	}
 	return transientPattern.MatchString(msg.ErrorMessage)

@@ -51,7 +51,7 @@ func TestClassification(t *testing.T) {
 	for name, want := range map[string][2]bool{"rate_limited": {true, false}, "overflow": {false, true}, "error_midstream": {true, false}} {
 		srv := replay.Serve(t, filepath.Join(fixtures, name+".sse"))
 		_, msg := replay.Run(t, New(Config{BaseURL: srv.URL}), &provider.Request{Model: testModel()})
-		if got := [2]bool{provider.IsRetryable(&msg), provider.IsContextOverflow(&msg, 0)}; got != want {
+		if got := [2]bool{provider.IsRetryable(&msg), provider.IsContextOverflow(&msg)}; got != want {
 			t.Errorf("%s (%q): retryable, overflow = %v, want %v", name, msg.ErrorMessage, got, want)
 		}
 	}

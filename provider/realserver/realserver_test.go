@@ -109,7 +109,7 @@ func TestNativeOverflowIsReported(t *testing.T) {
 		Messages: []provider.Message{provider.UserText(strings.Repeat("many words here ", 200), 1)}}
 	msg := stream(t, ctx, p, req)
 	t.Logf("server said: %s", msg.ErrorMessage)
-	if msg.StopReason != provider.StopError || !provider.IsContextOverflow(&msg, model.ContextWindow) {
+	if msg.StopReason != provider.StopError || !provider.IsContextOverflow(&msg) {
 		t.Fatalf("got %s %q, want a context overflow", msg.StopReason, msg.ErrorMessage)
 	}
 }
