@@ -350,6 +350,9 @@ func (a *Agent) turn(ctx context.Context) (more, stop bool, created []provider.M
 		created = append(created, results...)
 	}
 	a.emit(ctx, Event{Type: EvTurnEnd, Message: &assistant, ToolResults: results})
+	if ctx.Err() != nil { // aborted while the tools ran: a model call now could only be aborted too
+		return false, true, created
+	}
 	if a.hooks.ShouldStopAfterTurn != nil && a.hooks.ShouldStopAfterTurn(ctx, &assistant, results) {
 		return false, true, created
 	}

@@ -543,6 +543,10 @@ func TestAbortDuringToolCancelsItsContext(t *testing.T) {
 	if !res.IsError || !strings.Contains(strings.ToLower(res.TextContent()), "aborted") {
 		t.Fatalf("result = %+v", res)
 	}
+	// The run ends with the tool's result: no further model call, not even an aborted one.
+	if got := roles(a.State().Messages); strings.Join(got, ",") != "user,assistant,toolResult" {
+		t.Fatalf("transcript after an abort during a tool: %v", got)
+	}
 }
 
 func TestContinue(t *testing.T) {
