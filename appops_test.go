@@ -330,3 +330,36 @@ func TestOpsQueueModesAndToggles(t *testing.T) {
 		t.Fatalf("bashExecution JSON\n got %s\nwant %s", raw, want)
 	}
 }
+
+// TestForkKeepsTheModelInUse: forking at an earlier message goes on with the model the user
+// switched to since, recorded in the new session, rather than the one of the fork point.
+func TestForkKeepsTheModelInUse(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	zero := 0
+	a.cfg = &config.Config{Retry: config.RetryConfig{MaxRetries: &zero}, Providers: map[string]*config.ProviderConfig{
+		"local": {Kind: "openai", BaseURL: "http://127.0.0.1:9/v1", Models: []config.ModelConfig{{ID: "one"}, {ID: "two"}}}}}
+	a.settings.cfg = a.cfg
+	ctx := context.Background()
+	if _, err := a.settings.setModel(ctx, "local/one", "set"); err != nil {
+		t.Fatal(err)
+	}
+	promptText(t, a, "question one") // the replies are errors (nothing listens): they still count
+	promptText(t, a, "question two")
+	if _, err := a.settings.setModel(ctx, "local/two", "set"); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := forkMessages(a.rec.session())
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("fork points %v, %v", msgs, err)
+	}
+	if _, err := a.ForkAt(msgs[1].EntryID); err != nil {
+		t.Fatal(err)
+	}
+	if m := a.agent.Model(); m.Provider != "local" || m.ID != "two" {
+		t.Fatalf("after /fork the model is %s/%s, want local/two", m.Provider, m.ID)
+	}
+	changes := entriesOfType(t, a.rec.session(), session.TypeModelChange)
+	if n := len(changes); n == 0 || changes[n-1].ModelID != "two" {
+		t.Fatalf("the forked session records %+v", changes)
+	}
+}

@@ -3,7 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,5 +183,64 @@ func TestBinaryRefusesBadValues(t *testing.T) {
 	r := runPi(t, bin, dir, "--no-session", "--faux-script", hello, "-p", "hi")
 	if r.code != 0 {
 		t.Fatalf("a good run after the bad ones: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestHelpAndVersion: -h and --version print on stdout and exit 0, and the help names every
+// flag pi has.
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &out, &errOut); code != 0 || errOut.Len() != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, errOut.String())
+		}
+		names := flagNames(t)
+		for _, name := range names {
+			if !strings.Contains(out.String(), "-"+name+" ") && !strings.Contains(out.String(), "-"+name+",") &&
+				!strings.Contains(out.String(), "-"+name+"\n") {
+				t.Errorf("-h does not mention -%s", name)
+			}
+		}
+	}
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"version"}} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "pi "+piVersion) {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+		}
+	}
+}
+
+// flagNames lists the flags parseArgs defines.
+func flagNames(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	parseFlags(&cliOptions{}, io.Discard).VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if len(names) < 20 {
+		t.Fatalf("only %d flags found", len(names))
+	}
+	return names
+}
+
+// TestSessionsSubcommandAfterFlags: `pi --session-dir X sessions` lists X's sessions; with -p
+// the word is a prompt.
+func TestSessionsSubcommandAfterFlags(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"--session-dir", dir, "sessions"}, strings.NewReader(""), &out, &errOut)
+	if code != 0 || !strings.Contains(out.String(), "no sessions in this directory yet") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+}
+
+// TestListModelsWithNothingAnswering: when no server answers, --list-models says so in one
+// line and fails, instead of listing connection errors of servers nobody configured.
+func TestListModelsWithNothingAnswering(t *testing.T) {
+	t.Setenv("PI_HOME", t.TempDir())
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:9")
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"--list-models"}, strings.NewReader(""), &out, &errOut)
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	if code != 1 || out.Len() != 0 || len(lines) != 1 || !strings.Contains(lines[0], "no models: nothing answered") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }

@@ -129,7 +129,9 @@ func (h *harness) replaceSession(s *session.Session, reason string) error {
 	h.agent.ClearQueues()
 	h.shell.drop()
 	old := h.rec.session()
-	if err := h.attachSession(s, restore{}); err != nil {
+	// A fork or clone goes on with the model in use; a resumed session comes back as it was.
+	keep := restore{keepModel: reason == "fork", keepThinking: reason == "fork"}
+	if err := h.attachSession(s, keep); err != nil {
 		h.rec.swap(old)
 		s.Close()
 		return fmt.Errorf("opening session %s: %w", s.ID(), err)

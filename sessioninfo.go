@@ -132,16 +132,45 @@ func listSessions(ctx context.Context, dir string, w io.Writer) error {
 		fmt.Fprintln(w, "no sessions in this directory yet")
 		return nil
 	}
+	ids := make([]string, len(infos))
+	for i, in := range infos {
+		ids[i] = in.ID
+	}
+	short := uniquePrefixes(ids, 8)
 	for i, in := range infos {
 		title := in.Name
 		if title == "" {
 			title = oneLine(withoutContextBlock(in.FirstPrompt), 60)
 		}
-		fmt.Fprintf(w, "%2d  %s  %-60s  %4d msgs  %7s  %s\n", i+1, in.ID[:8], title, in.MessageCount,
+		fmt.Fprintf(w, "%2d  %s  %-60s  %4d msgs  %7s  %s\n", i+1, short[i], title, in.MessageCount,
 			humanSize(in.Size), in.Modified.Format("2006-01-02 15:04"))
 	}
 	fmt.Fprintln(w, "\ncontinue one with: pi --session <id prefix>")
 	return nil
+}
+
+// uniquePrefixes gives each id the shortest prefix, of at least minLen bytes, that no other id
+// shares: ids are time-based, so sessions started close together share long prefixes.
+func uniquePrefixes(ids []string, minLen int) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		n := minLen
+		for j, other := range ids {
+			if j != i && other != id {
+				n = max(n, commonPrefix(id, other)+1)
+			}
+		}
+		out[i] = id[:min(n, len(id))]
+	}
+	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // withoutContextBlock drops the date-and-folder block that opens a conversation.

@@ -234,7 +234,7 @@ func tuiResume(ic *interactive, _ string) {
 	for i, s := range infos {
 		title := s.Name
 		if title == "" {
-			title = strings.ReplaceAll(s.FirstPrompt, "\n", " ")
+			title = oneLine(withoutContextBlock(s.FirstPrompt), 80) // the user's words, not the date block
 		}
 		labels[i] = fmt.Sprintf("%s  %s · %d messages", s.Modified.Format("2006-01-02 15:04"), title, s.MessageCount)
 	}

@@ -628,6 +628,9 @@ type ProviderModels struct {
 	BaseURL  string
 	Models   []provider.Model // configured models first, then the ones only the server lists
 	Err      error            // the server could not be asked; Models still has the configured ones
+	// Configured says a pi.toml names this provider; the others are probes of local servers
+	// at their usual ports.
+	Configured bool
 }
 
 // ListModels asks every provider named in a file, the local servers at their default ports
@@ -663,7 +666,7 @@ func (c *Config) listedProviders() []string {
 
 func (c *Config) listProvider(ctx context.Context, name string) ProviderModels {
 	pc := c.Providers[name]
-	res := ProviderModels{Provider: name, Kind: pc.Kind, BaseURL: pc.BaseURL}
+	res := ProviderModels{Provider: name, Kind: pc.Kind, BaseURL: pc.BaseURL, Configured: pc.fromFile}
 	for _, mc := range pc.Models {
 		m := provider.Model{ID: mc.ID, Provider: name, API: pc.Kind, BaseURL: pc.BaseURL}
 		applyModel(&m, &mc)

@@ -1,0 +1,249 @@
+package main
+
+// cli.go is pi's command line: the flags, -h and --version, piped input, and the listings
+// (pi sessions, --list-models) that need no harness.
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"pi/config"
+	"pi/provider"
+	"pi/session"
+	"runtime/debug"
+	"strings"
+)
+
+// cliOptions are the command-line flags.
+type cliOptions struct {
+	print          bool
+	mode           string
+	providerName   string
+	model          string
+	thinking       string
+	systemPrompt   string
+	appendPrompt   string
+	toolList       string
+	noTools        bool
+	noContextFiles bool
+	fauxScript     string
+	trust          bool
+	noExtensions   bool
+	listModels     bool
+	continueLast   bool
+	resume         bool
+	sessionRef     string
+	forkRef        string
+	noSession      bool
+	sessionDir     string
+	messages       []string
+	// cwd is where tools run and sessions and context files are looked up; empty means the
+	// process's directory. pi eval sets it to each task's scratch copy.
+	cwd     string
+	version bool
+	// stopAfterTurn ends a run after a turn (pi eval's turn budget).
+	stopAfterTurn func(context.Context, *provider.Message, []provider.Message) bool
+}
+
+// parseArgs reads the flags; -h is flag.ErrHelp.
+func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
+	o := &cliOptions{}
+	fs := parseFlags(o, stderr)
+	// Flags and prompts may be interleaved, as in pi: parse, take one prompt, go on.
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		o.messages = append(o.messages, rest[0])
+		args = rest[1:]
+	}
+	return o, nil
+}
+
+// parseFlags defines pi's flags over o.
+func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("pi", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&o.print, "p", false, "print mode: run the prompt(s), print the final answer, exit")
+	fs.BoolVar(&o.print, "print", false, "same as -p")
+	fs.StringVar(&o.mode, "mode", "", "output mode: text (default), json (one event per line) or rpc (pi's JSONL protocol on stdin/stdout)")
+	fs.StringVar(&o.providerName, "provider", "", "provider name from pi.toml")
+	fs.StringVar(&o.model, "model", "", "model as provider/model[:thinking]")
+	fs.StringVar(&o.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	fs.StringVar(&o.systemPrompt, "system-prompt", "", "replace the body of the system prompt")
+	fs.StringVar(&o.appendPrompt, "append-system-prompt", "", "text added to the system prompt")
+	fs.StringVar(&o.toolList, "tools", "", "comma-separated tools to enable (default read,bash,edit,write)")
+	fs.BoolVar(&o.noTools, "no-tools", false, "enable no tools")
+	fs.BoolVar(&o.noContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md")
+	fs.BoolVar(&o.continueLast, "c", false, "continue the newest session of this directory")
+	fs.BoolVar(&o.continueLast, "continue", false, "same as -c")
+	fs.BoolVar(&o.resume, "r", false, "pick a session to resume (outside the terminal UI: list them)")
+	fs.BoolVar(&o.resume, "resume", false, "same as -r")
+	fs.StringVar(&o.sessionRef, "session", "", "continue a session: a file path or the start of its id")
+	fs.StringVar(&o.forkRef, "fork", "", "copy a session (path or id prefix) into a new one and continue there")
+	fs.BoolVar(&o.noSession, "no-session", false, "keep the session in memory only")
+	fs.StringVar(&o.sessionDir, "session-dir", "", "directory for session files (default $PI_HOME/sessions/<cwd>)")
+	fs.BoolVar(&o.listModels, "list-models", false, "list the models of every configured and local provider")
+	fs.BoolVar(&o.trust, "trust", false, "run this project's .pi/init.lua for this run (otherwise only in trusted directories)")
+	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua")
+	fs.StringVar(&o.fauxScript, "faux-script", "", "test aid: replay scripted replies from a JSON file instead of calling a model")
+	fs.BoolVar(&o.version, "v", false, "print pi's version")
+	fs.BoolVar(&o.version, "version", false, "same as -v")
+	fs.Usage = func() {} // -h prints helpText on stdout (run), not a dump of every flag twice
+	return fs
+}
+
+// readPipedStdin reads standard input when it is not a terminal.
+func readPipedStdin(stdin io.Reader) (string, error) {
+	f, ok := stdin.(*os.File)
+	if !ok || f == nil {
+		return "", nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice != 0 {
+		return "", nil
+	}
+	data, err := io.ReadAll(f)
+	return strings.TrimRight(string(data), "\n"), err
+}
+
+// mergePiped puts piped input in front of the first prompt, as pi does.
+func mergePiped(piped string, messages []string) []string {
+	if len(messages) == 0 {
+		return []string{piped}
+	}
+	out := append([]string(nil), messages...)
+	out[0] = piped + "\n\n" + out[0]
+	return out
+}
+
+// helpText is -h: usage, the flags by what they are for, environment, files, examples.
+const helpText = `pi: a coding agent in your terminal, for models that run on your own machine
+
+Usage:
+  pi [flags] [prompt ...]        the terminal UI in a terminal (prompts are sent first), else print mode
+  pi -p, --print [flags] prompt  print mode: run the prompts in turn, print the last answer, exit
+  pi --mode json [flags] prompt  the session header, then every event as one JSON line
+  pi --mode rpc [flags]          pi's JSONL command protocol on stdin and stdout
+  pi sessions                    list this folder's sessions (with --session-dir: that folder's)
+  pi eval --model p/m [...]      run the coding tasks against a model (pi eval -h)
+  pi -v, --version
+
+Model:
+  --model provider/model[:level]  the model, e.g. ollama/qwen3:1.7b or ollama/qwen3:1.7b:high
+  --provider name                 a provider of pi.toml; --model may then be just the model
+  --thinking level                off, minimal, low, medium, high, xhigh
+  --list-models                   the models of every configured and local provider
+
+Sessions:
+  -c, --continue                  continue the newest session of this folder
+  -r, --resume                    pick a session to continue (outside the terminal UI: list them)
+  --session path|id               continue a session: its file, or the start of its id
+  --fork path|id                  copy a session into a new one and continue there
+  --no-session                    keep the session in memory only
+  --session-dir folder            where session files go (default $PI_HOME/sessions/<folder>)
+
+Prompt and tools:
+  --system-prompt text            replace the body of the system prompt (also .pi/SYSTEM.md)
+  --append-system-prompt text     add to the system prompt (also .pi/APPEND_SYSTEM.md)
+  --tools a,b                     the active tools (default read,bash,edit,write; also grep,find,ls)
+  --no-tools                      no tools at all
+  --no-context-files              do not load AGENTS.md / CLAUDE.md
+
+Scripts:
+  --trust                         run this project's .pi/init.lua for this run
+  --no-extensions                 never run the project's .pi/init.lua
+
+Testing:
+  --faux-script file.json         replay scripted replies instead of calling a model
+
+Environment:
+  PI_HOME                         pi's folder (default ~/.pi): pi.toml, init.lua, lua/, sessions/
+  OLLAMA_HOST                     the Ollama server (default 127.0.0.1:11434)
+
+Files:
+  $PI_HOME/pi.toml, .pi/pi.toml   configuration, the project's over the user's (see pi.toml.example)
+  $PI_HOME/init.lua, .pi/init.lua scripts; the project's runs only once the folder is trusted
+  $PI_HOME/trust.json             the folders whose scripts may run
+
+Examples:
+  pi                              the terminal UI
+  pi -p "explain main.go"
+  git diff | pi -p "review this change"
+  pi --model ollama/qwen3:1.7b -c
+`
+
+// versionText is pi's version and the commit it was built from, when the build knows it.
+func versionText() string {
+	v := "pi " + piVersion
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " (" + s.Value[:12] + ")"
+		}
+	}
+	return v + " " + info.GoVersion
+}
+
+// piVersion is this release of pi.
+const piVersion = "0.13.0"
+
+// runListModels prints every model the configured and local providers offer.
+func runListModels(ctx context.Context, stdout, stderr io.Writer) int {
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return 1
+	}
+	cfg, err := config.Load(piHomeDir(), cwd)
+	if err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return 1
+	}
+	listed, silent := 0, []string{}
+	for _, pm := range cfg.ListModels(ctx) {
+		switch {
+		case pm.Err != nil && pm.Configured:
+			fmt.Fprintf(stderr, "%s (%s): %v\n", pm.Provider, pm.BaseURL, pm.Err)
+		case pm.Err != nil: // a probe of a local server nobody configured: only worth a word if all fail
+			silent = append(silent, pm.Provider+" at "+pm.BaseURL)
+		}
+		for _, m := range pm.Models {
+			fmt.Fprintf(stdout, "%s/%s\tcontext %d\n", pm.Provider, m.ID, m.ContextWindow)
+			listed++
+		}
+	}
+	if listed == 0 {
+		fmt.Fprintf(stderr, "pi: no models: nothing answered (%s); start Ollama (ollama serve) and pull a model, "+
+			"or configure a provider in pi.toml\n", strings.Join(silent, ", "))
+		return 1
+	}
+	return 0
+}
+
+// runListSessions prints this directory's sessions (`pi sessions`, and `-r` without a terminal).
+func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Writer) int {
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return 1
+	}
+	dir := o.sessionDir
+	if dir == "" {
+		dir = session.Dir(piHomeDir(), cwd)
+	}
+	if err := listSessions(ctx, dir, stdout); err != nil {
+		fmt.Fprintln(stderr, "pi: listing sessions:", err)
+		return 1
+	}
+	return 0
+}
