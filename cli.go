@@ -43,6 +43,9 @@ type cliOptions struct {
 	// process's directory. pi eval sets it to each task's scratch copy.
 	cwd     string
 	version bool
+	// files are the @file arguments; images what they attach to the first prompt.
+	files  []string
+	images []provider.Block
 	// stopAfterTurn ends a run after a turn (pi eval's turn budget).
 	stopAfterTurn func(context.Context, *provider.Message, []provider.Message) bool
 }
@@ -60,7 +63,11 @@ func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
 		if len(rest) == 0 {
 			break
 		}
-		o.messages = append(o.messages, rest[0])
+		if strings.HasPrefix(rest[0], "@") && len(rest[0]) > 1 {
+			o.files = append(o.files, rest[0][1:]) // @file: attached to the first prompt
+		} else {
+			o.messages = append(o.messages, rest[0])
+		}
 		args = rest[1:]
 	}
 	return o, nil
@@ -123,11 +130,38 @@ func mergePiped(piped string, messages []string) []string {
 	return out
 }
 
+// attachArgs puts the @file arguments in front of the first prompt (a prompt of their own
+// when there is none).
+func attachArgs(o *cliOptions) error {
+	if len(o.files) == 0 {
+		return nil
+	}
+	cwd := o.cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return fmt.Errorf("finding the working directory: %w", err)
+		}
+	}
+	text, images, err := attachFiles(o.files, cwd)
+	if err != nil {
+		return err
+	}
+	if len(o.messages) == 0 {
+		o.messages = []string{strings.TrimSuffix(text, "\n")}
+	} else {
+		o.messages[0] = text + o.messages[0]
+	}
+	o.images = images
+	return nil
+}
+
 // helpText is -h: usage, the flags by what they are for, environment, files, examples.
 const helpText = `pi: a coding agent in your terminal, for models that run on your own machine
 
 Usage:
-  pi [flags] [prompt ...]        the terminal UI in a terminal (prompts are sent first), else print mode
+  pi [flags] [@file ...] [prompt ...]  the terminal UI in a terminal (prompts are sent first), else
+                                 print mode; @file attaches a text file or an image to the first prompt
   pi -p, --print [flags] prompt  print mode: run the prompts in turn, print the last answer, exit
   pi --mode json [flags] prompt  the session header, then every event as one JSON line
   pi --mode rpc [flags]          pi's JSONL command protocol on stdin and stdout

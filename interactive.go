@@ -17,7 +17,7 @@ import (
 // runInteractiveMode runs the terminal UI (DESIGN.md §7) until the user quits. A resumed
 // conversation is shown first; prompts from the command line are then sent, each as a
 // follow-up of the one before. pickSession (-r) opens the session picker.
-func runInteractiveMode(ctx context.Context, h *harness, prompts []string, pickSession bool) int {
+func runInteractiveMode(ctx context.Context, h *harness, prompts []string, images []provider.Block, pickSession bool) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
@@ -40,7 +40,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, pickS
 		if pickSession {
 			go tuiResume(ic, "") // -r: the picker asks on screen, off the start callback
 		}
-		ic.sendPrompts(prompts)
+		ic.sendPrompts(prompts, images)
 	})
 	h.scripts.setUI(nil)
 	if ic.unsubscribe != nil {
@@ -117,9 +117,9 @@ func (ic *interactive) callbacks() tui.Callbacks {
 	}
 }
 
-// sendPrompts sends the command line's prompts: the first as a prompt, the rest queued as
-// its follow-ups, each through the front door like typed text.
-func (ic *interactive) sendPrompts(prompts []string) {
+// sendPrompts sends the command line's prompts: the first as a prompt (with the @file
+// images), the rest queued as its follow-ups, each through the front door like typed text.
+func (ic *interactive) sendPrompts(prompts []string, images []provider.Block) {
 	if len(prompts) == 0 {
 		return
 	}
@@ -127,7 +127,7 @@ func (ic *interactive) sendPrompts(prompts []string) {
 		for _, p := range prompts[1:] {
 			ic.report(ic.h.Send(ic.ctx, Input{Text: p, Source: sourceInteractive, Deliver: deliverFollowUp, Queue: true}))
 		}
-		ic.send(prompts[0], deliverSteer)
+		ic.report(ic.h.Send(ic.ctx, Input{Text: prompts[0], Images: images, Source: sourceInteractive, Deliver: deliverSteer}))
 	})
 }
 

@@ -96,6 +96,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			opts.messages = mergePiped(piped, opts.messages)
 		}
 	}
+	if opts.mode == "rpc" && len(opts.files) > 0 {
+		fmt.Fprintln(stderr, "pi: @file arguments need a prompt to join; in rpc mode send images with the prompt command")
+		return 2
+	}
+	if err := attachArgs(opts); err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return 2
+	}
 	h, err := setup(ctx, opts, interactive, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
@@ -104,16 +112,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer h.close()
 	switch {
 	case interactive:
-		return runInteractiveMode(ctx, h, opts.messages, opts.resume)
+		return runInteractiveMode(ctx, h, opts.messages, opts.images, opts.resume)
 	case opts.mode == "rpc":
 		return runRPCMode(ctx, h, stdin, stdout, stderr)
 	case opts.mode == "json":
-		return runJSONMode(ctx, h, opts.messages, stdout, stderr)
+		return runJSONMode(ctx, h, opts.messages, opts.images, stdout, stderr)
 	case len(opts.messages) == 0:
 		fmt.Fprintln(stderr, "pi: nothing to do: give a prompt, e.g. pi -p \"explain main.go\"")
 		return 2
 	}
-	return runPrintMode(ctx, h, opts.messages, stdout, stderr)
+	return runPrintMode(ctx, h, opts.messages, opts.images, stdout, stderr)
 }
 
 // subcommand reports whether the command line is `pi [flags] name`: the first word after the

@@ -17,8 +17,8 @@ import (
 
 // runPrintMode runs each prompt in turn and prints the text of the final assistant reply.
 // A failed or aborted reply prints its error on stderr and exits 1.
-func runPrintMode(ctx context.Context, h *harness, prompts []string, stdout, stderr io.Writer) int {
-	last, err := runPrompts(ctx, h, prompts)
+func runPrintMode(ctx context.Context, h *harness, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
+	last, err := runPrompts(ctx, h, prompts, images)
 	if reportFailure(stderr, last, err) {
 		return 1
 	}
@@ -30,7 +30,7 @@ func runPrintMode(ctx context.Context, h *harness, prompts []string, stdout, std
 
 // runJSONMode writes a session header line, then every agent event as one JSON line, and
 // queue_update when the steering or follow-up queue changed.
-func runJSONMode(ctx context.Context, h *harness, prompts []string, stdout, stderr io.Writer) int {
+func runJSONMode(ctx context.Context, h *harness, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
 	w := bufio.NewWriter(stdout)
 	writeLine := func(v any) {
 		data, err := json.Marshal(v)
@@ -55,7 +55,7 @@ func runJSONMode(ctx context.Context, h *harness, prompts []string, stdout, stde
 		}
 	})
 	defer unsubscribe()
-	last, err := runPrompts(ctx, h, prompts)
+	last, err := runPrompts(ctx, h, prompts, images)
 	if reportFailure(stderr, last, err) {
 		return 1
 	}
@@ -76,9 +76,13 @@ func reportFailure(stderr io.Writer, last *provider.Message, err error) bool {
 }
 
 // runPrompts sends each prompt as its own run and returns the last assistant message.
-func runPrompts(ctx context.Context, h *harness, prompts []string) (*provider.Message, error) {
-	for _, text := range prompts {
-		if err := h.Send(ctx, Input{Text: text, Source: sourceInteractive}); err != nil {
+func runPrompts(ctx context.Context, h *harness, prompts []string, images []provider.Block) (*provider.Message, error) {
+	for i, text := range prompts {
+		in := Input{Text: text, Source: sourceInteractive}
+		if i == 0 {
+			in.Images = images // the @file images go with the first prompt
+		}
+		if err := h.Send(ctx, in); err != nil {
 			return nil, err
 		}
 		h.scriptSends.wait(ctx) // messages the scripts' handlers sent during the run

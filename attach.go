@@ -1,0 +1,64 @@
+package main
+
+// attach.go turns the command line's @file arguments into the first message, as pi does:
+// a text file is inlined as <file name="/abs/path">…</file>, an image is attached as an image
+// block with such a note.
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"pi/provider"
+)
+
+// maxAttachment bounds one @file: the model's window is the real limit, and a file of many
+// megabytes is almost always a mistake.
+const maxAttachment = 4 << 20
+
+// attachFiles reads the @file arguments (paths relative to cwd) into a text to put in front
+// of the first prompt and the image blocks to send with it.
+func attachFiles(paths []string, cwd string) (string, []provider.Block, error) {
+	var text strings.Builder
+	var images []provider.Block
+	for _, p := range paths {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, p)
+		}
+		data, err := readAttachment(abs)
+		if err != nil {
+			return "", nil, fmt.Errorf("@%s: %w", p, err)
+		}
+		switch mime := http.DetectContentType(data); {
+		case strings.HasPrefix(mime, "image/") && mime != "image/svg+xml":
+			images = append(images, provider.Block{Type: provider.BlockImage, MimeType: mime,
+				Data: base64.StdEncoding.EncodeToString(data)})
+			fmt.Fprintf(&text, "<file name=%q></file>\n", abs)
+		case utf8.Valid(data) && !bytes.ContainsRune(data, 0):
+			fmt.Fprintf(&text, "<file name=%q>\n%s\n</file>\n", abs, strings.TrimSuffix(string(data), "\n"))
+		default:
+			return "", nil, fmt.Errorf("@%s: neither text nor an image (%s)", p, mime)
+		}
+	}
+	return text.String(), images, nil
+}
+
+func readAttachment(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a folder; name the files in it", path)
+	case fi.Size() > maxAttachment:
+		return nil, fmt.Errorf("%s has %d bytes; an @file may have up to %d (the read tool can page through bigger ones)",
+			path, fi.Size(), maxAttachment)
+	}
+	return os.ReadFile(path)
+}
