@@ -220,6 +220,7 @@ type rpcCommand struct {
 	TargetID           string           `json:"targetId"`  // navigate_tree
 	Summarize          bool             `json:"summarize"` // navigate_tree
 	Name               string           `json:"name"`
+	Label              string           `json:"label"` // set_label
 }
 
 // decodeCommand reads one command line. When the line is not a JSON object with a "type"

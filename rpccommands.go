@@ -46,6 +46,7 @@ func commandTable() map[string]rpcHandler {
 		"get_commands":                  cmdGetCommands,
 		"get_tree":                      cmdGetTree,
 		"navigate_tree":                 cmdNavigateTree,
+		"set_label":                     cmdSetLabel,
 	}
 }
 
@@ -302,4 +303,12 @@ func cmdNavigateTree(ctx context.Context, s *rpcServer, c *rpcCommand) (any, err
 		out["editorText"] = text
 	}
 	return out, nil
+}
+
+// cmdSetLabel is set_label{entryId, label}: an empty or missing label clears it.
+func cmdSetLabel(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+	if c.EntryID == "" {
+		return nil, errors.New(`set_label needs "entryId"`)
+	}
+	return nil, labelEntry(s.h.rec.session(), c.EntryID, c.Label)
 }

@@ -149,6 +149,14 @@ func listSessions(ctx context.Context, dir string, w io.Writer) error {
 	return nil
 }
 
+// labelEntry sets the label of entryID (pi's setLabel); an empty label clears it.
+func labelEntry(sess *session.Session, entryID, label string) error {
+	if _, err := sess.SetLabel(entryID, strings.TrimSpace(label)); err != nil {
+		return fmt.Errorf("labelling %q in session %s: %w", entryID, sess.ID(), err)
+	}
+	return nil
+}
+
 // uniquePrefixes gives each id the shortest prefix, of at least minLen bytes, that no other id
 // shares: ids are time-based, so sessions started close together share long prefixes.
 func uniquePrefixes(ids []string, minLen int) []string {

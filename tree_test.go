@@ -449,3 +449,29 @@ func TestTreeCommandEscapeCancelsTheSummary(t *testing.T) {
 		t.Fatalf("after a cancelled summary the leaf is %s", a.rec.session().Leaf())
 	}
 }
+
+// TestRPCSetLabel labels an entry, sees the label in get_tree, and clears it.
+func TestRPCSetLabel(t *testing.T) {
+	a, ids := treeApp(t)
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	labelOf := func(id string) any {
+		for _, e := range c.mustCall(map[string]any{"type": "get_tree"}).data()["entries"].([]any) {
+			if e := e.(map[string]any); e["id"] == id {
+				return e["label"]
+			}
+		}
+		return "entry missing"
+	}
+	c.mustCall(map[string]any{"type": "set_label", "entryId": ids["u3"], "label": "the memcached try"})
+	if got := labelOf(ids["u3"]); got != "the memcached try" {
+		t.Fatalf("label after set_label: %v", got)
+	}
+	c.mustCall(map[string]any{"type": "set_label", "entryId": ids["u3"]})
+	if got := labelOf(ids["u3"]); got != nil {
+		t.Fatalf("label after clearing: %v", got)
+	}
+	if r := c.call(map[string]any{"type": "set_label", "entryId": "nope", "label": "x"}); r["success"] != false {
+		t.Fatalf("a label on a missing entry: %v", r)
+	}
+}

@@ -101,6 +101,7 @@ func builtins() []builtin {
 		{tui.Command{Name: "new", Description: "start a new session"}, func(ic *interactive, _ string) { tuiReplaced(ic, "new session", ic.h.NewSession("")) }},
 		{tui.Command{Name: "clone", Description: "copy this session and go on in the copy"}, func(ic *interactive, _ string) { tuiReplaced(ic, "cloned session", ic.h.Clone()) }},
 		{tui.Command{Name: "tree", Description: "continue from another point of this session"}, tuiTree},
+		{tui.Command{Name: "label", Description: "label an entry of the session tree"}, tuiLabel},
 		{tui.Command{Name: "fork", Description: "start a new session from an earlier message"}, tuiFork},
 		{tui.Command{Name: "resume", Description: "switch to another session of this directory"}, tuiResume},
 		{tui.Command{Name: "name", Description: "name this session", ArgHint: "<name>"}, tuiName},
@@ -323,27 +324,8 @@ ctrl+k/ctrl+u kill · ctrl+y yank · alt+y yank-pop · ctrl+_ undo · ctrl+z sus
 // summarise the branch being left, and continue from there. It runs on its own goroutine (see
 // interactive.command), so it may ask questions.
 func tuiTree(ic *interactive, _ string) {
-	sess := ic.h.rec.session()
-	entries, err := treeEntries(sess)
-	if err != nil {
-		ic.ui.Notify(tui.LevelError, err.Error())
-		return
-	}
-	rows := treeRows(entries, sess.Leaf())
-	if len(rows) == 0 {
-		ic.ui.Notify(tui.LevelWarning, "the session is empty: nothing to navigate yet")
-		return
-	}
-	labels := make([]string, len(rows))
-	current := 0
-	for i, r := range rows {
-		labels[i] = r.Text
-		if r.Current {
-			current = i
-		}
-	}
-	i, err := ic.ui.SelectFrom(ic.ctx, "Continue from which point? (● is where you are)", labels, current)
-	if err != nil {
+	rows, i, ok := pickTreeRow(ic, "Continue from which point? (● is where you are)")
+	if !ok {
 		return
 	}
 	if rows[i].Current {
@@ -357,6 +339,49 @@ func tuiTree(ic *interactive, _ string) {
 		return
 	}
 	tuiNavigate(ic, rows[i].ID, summarize, focus)
+}
+
+// pickTreeRow shows the session tree in a picker, opened on where the conversation is.
+func pickTreeRow(ic *interactive, title string) ([]treeRow, int, bool) {
+	sess := ic.h.rec.session()
+	entries, err := treeEntries(sess)
+	if err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return nil, 0, false
+	}
+	rows := treeRows(entries, sess.Leaf())
+	if len(rows) == 0 {
+		ic.ui.Notify(tui.LevelWarning, "the session is empty: nothing to pick yet")
+		return nil, 0, false
+	}
+	texts := make([]string, len(rows))
+	current := 0
+	for i, r := range rows {
+		texts[i] = r.Text
+		if r.Current {
+			current = i
+		}
+	}
+	i, err := ic.ui.SelectFrom(ic.ctx, title, texts, current)
+	return rows, i, err == nil
+}
+
+// tuiLabel is /label: name an entry of the session tree (an empty name clears it); labels
+// show in /tree and in get_tree.
+func tuiLabel(ic *interactive, _ string) {
+	rows, i, ok := pickTreeRow(ic, "Label which entry?")
+	if !ok {
+		return
+	}
+	label, err := ic.ui.Input(ic.ctx, "Label (empty to clear)")
+	if err != nil {
+		return
+	}
+	if err := labelEntry(ic.h.rec.session(), rows[i].ID, label); err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return
+	}
+	ic.ui.Notify(tui.LevelInfo, "labelled")
 }
 
 // tuiAskBranchSummary offers a summary of what the move leaves behind, when it leaves messages;
