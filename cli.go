@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -157,61 +158,9 @@ func attachArgs(o *cliOptions) error {
 }
 
 // helpText is -h: usage, the flags by what they are for, environment, files, examples.
-const helpText = `pi: a coding agent in your terminal, for models that run on your own machine
-
-Usage:
-  pi [flags] [@file ...] [prompt ...]  the terminal UI in a terminal (prompts are sent first), else
-                                 print mode; @file attaches a text file or an image to the first prompt
-  pi -p, --print [flags] prompt  print mode: run the prompts in turn, print the last answer, exit
-  pi --mode json [flags] prompt  the session header, then every event as one JSON line
-  pi --mode rpc [flags]          pi's JSONL command protocol on stdin and stdout
-  pi sessions                    list this folder's sessions (with --session-dir: that folder's)
-  pi eval --model p/m [...]      run the coding tasks against a model (pi eval -h)
-  pi -v, --version
-
-Model:
-  --model provider/model[:level]  the model, e.g. ollama/qwen3:1.7b or ollama/qwen3:1.7b:high
-  --provider name                 a provider of pi.toml; --model may then be just the model
-  --thinking level                off, minimal, low, medium, high, xhigh
-  --list-models                   the models of every configured and local provider
-
-Sessions:
-  -c, --continue                  continue the newest session of this folder
-  -r, --resume                    pick a session to continue (outside the terminal UI: list them)
-  --session path|id               continue a session: its file, or the start of its id
-  --fork path|id                  copy a session into a new one and continue there
-  --no-session                    keep the session in memory only
-  --session-dir folder            where session files go (default $PI_HOME/sessions/<folder>)
-
-Prompt and tools:
-  --system-prompt text            replace the body of the system prompt (also .pi/SYSTEM.md)
-  --append-system-prompt text     add to the system prompt (also .pi/APPEND_SYSTEM.md)
-  --tools a,b                     the active tools (default read,bash,edit,write; also grep,find,ls)
-  --no-tools                      no tools at all
-  --no-context-files              do not load AGENTS.md / CLAUDE.md
-
-Scripts:
-  --trust                         run this project's .pi/init.lua for this run
-  --no-extensions                 never run the project's .pi/init.lua
-
-Testing:
-  --faux-script file.json         replay scripted replies instead of calling a model
-
-Environment:
-  PI_HOME                         pi's folder (default ~/.pi): pi.toml, init.lua, lua/, sessions/
-  OLLAMA_HOST                     the Ollama server (default 127.0.0.1:11434)
-
-Files:
-  $PI_HOME/pi.toml, .pi/pi.toml   configuration, the project's over the user's (see pi.toml.example)
-  $PI_HOME/init.lua, .pi/init.lua scripts; the project's runs only once the folder is trusted
-  $PI_HOME/trust.json             the folders whose scripts may run
-
-Examples:
-  pi                              the terminal UI
-  pi -p "explain main.go"
-  git diff | pi -p "review this change"
-  pi --model ollama/qwen3:1.7b -c
-`
+//
+//go:embed help.txt
+var helpText string
 
 // versionText is pi's version and the commit it was built from, when the build knows it.
 func versionText() string {

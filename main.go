@@ -67,13 +67,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "pi:", err)
 		return 2
 	}
-	if opts.mode != "" && opts.mode != "text" && opts.mode != "json" && opts.mode != "rpc" {
-		fmt.Fprintf(stderr, "pi: unknown mode %q (use text, json or rpc)\n", opts.mode)
-		return 2
-	}
-	if opts.thinking != "" && !config.IsThinkingLevel(opts.thinking) {
-		fmt.Fprintf(stderr, "pi: --thinking %q: want one of %s\n", opts.thinking, strings.Join(config.ThinkingLevels(), ", "))
-		return 2
+	if code := checkOptions(opts, stderr); code != 0 {
+		return code
 	}
 	if subcommand(opts, "version") || opts.version {
 		fmt.Fprintln(stdout, versionText())
@@ -86,23 +81,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if subcommand(opts, "sessions") || opts.resume && !interactive {
 		return runListSessions(ctx, opts, stdout, stderr)
 	}
-	if !interactive && opts.mode != "rpc" { // in rpc mode stdin carries the commands
-		piped, err := readPipedStdin(stdin)
-		if err != nil {
-			fmt.Fprintln(stderr, "pi: reading standard input:", err)
-			return 1
-		}
-		if piped != "" {
-			opts.messages = mergePiped(piped, opts.messages)
-		}
-	}
-	if opts.mode == "rpc" && len(opts.files) > 0 {
-		fmt.Fprintln(stderr, "pi: @file arguments need a prompt to join; in rpc mode send images with the prompt command")
-		return 2
-	}
-	if err := attachArgs(opts); err != nil {
-		fmt.Fprintln(stderr, "pi:", err)
-		return 2
+	if code := gatherPrompts(opts, interactive, stdin, stderr); code != 0 {
+		return code
 	}
 	h, err := setup(ctx, opts, interactive, stderr)
 	if err != nil {
@@ -122,6 +102,44 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	return runPrintMode(ctx, h, opts.messages, opts.images, stdout, stderr)
+}
+
+// checkOptions refuses flag values pi cannot use; it returns the exit code, 0 when all is well.
+func checkOptions(o *cliOptions, stderr io.Writer) int {
+	if o.mode != "" && o.mode != "text" && o.mode != "json" && o.mode != "rpc" {
+		fmt.Fprintf(stderr, "pi: unknown mode %q (use text, json or rpc)\n", o.mode)
+		return 2
+	}
+	if o.thinking != "" && !config.IsThinkingLevel(o.thinking) {
+		fmt.Fprintf(stderr, "pi: --thinking %q: want one of %s\n", o.thinking, strings.Join(config.ThinkingLevels(), ", "))
+		return 2
+	}
+	if o.mode == "rpc" && len(o.files) > 0 {
+		fmt.Fprintln(stderr, "pi: @file arguments need a prompt to join; in rpc mode send images with the prompt command")
+		return 2
+	}
+	return 0
+}
+
+// gatherPrompts completes the prompts: piped input goes in front of the first (outside the
+// terminal UI and RPC mode, whose stdin is the user or the commands), then the @file
+// attachments. It returns the exit code, 0 when all is well.
+func gatherPrompts(o *cliOptions, interactive bool, stdin io.Reader, stderr io.Writer) int {
+	if !interactive && o.mode != "rpc" {
+		piped, err := readPipedStdin(stdin)
+		if err != nil {
+			fmt.Fprintln(stderr, "pi: reading standard input:", err)
+			return 1
+		}
+		if piped != "" {
+			o.messages = mergePiped(piped, o.messages)
+		}
+	}
+	if err := attachArgs(o); err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return 2
+	}
+	return 0
 }
 
 // subcommand reports whether the command line is `pi [flags] name`: the first word after the
