@@ -40,7 +40,10 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, image
 		if pickSession {
 			go tuiResume(ic, "") // -r: the picker asks on screen, off the start callback
 		}
-		ic.sendPrompts(prompts, images)
+		ic.async(func() {
+			tuiAskTrust(ic) // before the prompts: a project command among them needs its script
+			ic.sendPrompts(prompts, images)
+		})
 	})
 	h.scripts.setUI(nil)
 	if ic.unsubscribe != nil {
@@ -123,12 +126,10 @@ func (ic *interactive) sendPrompts(prompts []string, images []provider.Block) {
 	if len(prompts) == 0 {
 		return
 	}
-	ic.async(func() {
-		for _, p := range prompts[1:] {
-			ic.report(ic.h.Send(ic.ctx, Input{Text: p, Source: sourceInteractive, Deliver: deliverFollowUp, Queue: true}))
-		}
-		ic.report(ic.h.Send(ic.ctx, Input{Text: prompts[0], Images: images, Source: sourceInteractive, Deliver: deliverSteer}))
-	})
+	for _, p := range prompts[1:] {
+		ic.report(ic.h.Send(ic.ctx, Input{Text: p, Source: sourceInteractive, Deliver: deliverFollowUp, Queue: true}))
+	}
+	ic.report(ic.h.Send(ic.ctx, Input{Text: prompts[0], Images: images, Source: sourceInteractive, Deliver: deliverSteer}))
 }
 
 // send delivers a line the user typed: a prompt when the agent is idle, else queued as

@@ -70,6 +70,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if code := checkOptions(opts, stderr); code != 0 {
 		return code
 	}
+	if len(opts.messages) > 0 && len(opts.messages) <= 2 && !opts.print && opts.mode == "" &&
+		(opts.messages[0] == "trust" || opts.messages[0] == "untrust") {
+		return runTrustCommand(opts.messages, stdout, stderr)
+	}
 	if subcommand(opts, "version") || opts.version {
 		fmt.Fprintln(stdout, versionText())
 		return 0
@@ -139,6 +143,17 @@ func gatherPrompts(o *cliOptions, interactive bool, stdin io.Reader, stderr io.W
 		fmt.Fprintln(stderr, "pi:", err)
 		return 2
 	}
+	return 0
+}
+
+// runTrustCommand is `pi trust [folder]` and `pi untrust [folder]`.
+func runTrustCommand(words []string, stdout, stderr io.Writer) int {
+	msg, err := runTrust(words[1:], words[0] == "trust")
+	if err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, msg)
 	return 0
 }
 

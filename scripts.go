@@ -49,6 +49,8 @@ type scripts struct {
 	// default built-ins plus every script tool. noTools is --no-tools.
 	allowlist []string
 	noTools   bool
+	// askTrust says the terminal UI is to ask whether the project's script may run.
+	askTrust bool
 
 	mu        sync.Mutex
 	ui        userInterface

@@ -109,6 +109,7 @@ func builtins() []builtin {
 		{tui.Command{Name: "export", Description: "write the session as HTML (or .jsonl)", ArgHint: "[file]"}, tuiExport},
 		{tui.Command{Name: "copy", Description: "copy the last reply to the clipboard"}, tuiCopyLast},
 		{tui.Command{Name: "reload", Description: "load the Lua scripts again"}, tuiReload},
+		{tui.Command{Name: "trust", Description: "let this project's .pi/init.lua run, or not", ArgHint: "[on|off]"}, tuiTrust},
 		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(ic *interactive, _ string) { ic.ui.Notify(tui.LevelInfo, hotkeys) }},
 		{tui.Command{Name: "quit", Description: "leave pi"}, func(ic *interactive, _ string) { ic.cancel() }},
 	}
@@ -311,6 +312,48 @@ func tuiReload(ic *interactive, _ string) {
 	ic.h.scripts.refreshTools()
 	ic.commandList()
 	ic.ui.Notify(tui.LevelInfo, "scripts reloaded")
+}
+
+// tuiAskTrust asks, on the screen, whether an undecided project's script may run.
+func tuiAskTrust(ic *interactive) {
+	if !trustUndecided(ic.h) {
+		return
+	}
+	yes, err := ic.ui.Confirm(ic.ctx, "Trust this project?",
+		ic.h.cwd+"/.pi/init.lua runs with your permissions. Let it run, now and from now on?")
+	if err != nil && !errors.Is(err, tui.ErrCancelled) {
+		return
+	}
+	tuiSetTrust(ic, yes)
+}
+
+// tuiTrust is /trust [on|off]: without an argument it asks.
+func tuiTrust(ic *interactive, args string) {
+	switch strings.TrimSpace(args) {
+	case "on", "yes":
+		tuiSetTrust(ic, true)
+	case "off", "no":
+		tuiSetTrust(ic, false)
+	case "":
+		trusted, _, _ := lua.TrustDecision(ic.h.piHome, ic.h.cwd)
+		i, err := ic.ui.Select(ic.ctx, fmt.Sprintf("This project's .pi/init.lua (trusted now: %v)", trusted),
+			[]string{"Let it run", "Do not let it run"})
+		if err == nil {
+			tuiSetTrust(ic, i == 0)
+		}
+	default:
+		ic.ui.Notify(tui.LevelError, "/trust takes on or off")
+	}
+}
+
+func tuiSetTrust(ic *interactive, trusted bool) {
+	msg, err := setTrust(ic.ctx, ic.h, trusted)
+	if err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
+		return
+	}
+	ic.commandList()
+	ic.ui.Notify(tui.LevelInfo, msg)
 }
 
 const hotkeys = `enter send (steers while the agent works) · alt+enter queue a follow-up · shift+enter newline

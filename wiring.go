@@ -6,7 +6,6 @@ package main
 // another but the configuration.
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -99,8 +98,9 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr}
 	var h *harness // the host functions reach the harness once it is assembled
 	var askTrust func(context.Context, string) (bool, error)
-	if interactive {
-		askTrust = askTrustOnTerminal(os.Stdin, p.stderr) // interactive means stdin is the terminal
+	if interactive { // the terminal UI asks on its own screen once it is up (trust.go)
+		askTrust = func(context.Context, string) (bool, error) { return false, lua.ErrAskLater }
+		p.scripts.askTrust = !o.trust && !o.noExtensions
 	}
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
 		NoProject: o.noExtensions, Host: scriptHost(p.scripts, func() *harness { return h }), AskTrust: askTrust})
@@ -233,20 +233,6 @@ func scriptHost(s *scripts, live func() *harness) lua.Host {
 			t, _ := live().cfg.Section("extensions")[name].(map[string]any)
 			return t
 		},
-	}
-}
-
-// askTrustOnTerminal asks, before the terminal UI takes the screen, whether a project's
-// script may run. The answer is saved by the runtime, so each directory is asked once.
-func askTrustOnTerminal(in io.Reader, out io.Writer) func(context.Context, string) (bool, error) {
-	return func(_ context.Context, dir string) (bool, error) {
-		fmt.Fprintf(out, "%s/.pi/init.lua runs with your permissions. Trust this project and run it? [y/N] ", dir)
-		line, err := bufio.NewReader(in).ReadString('\n')
-		if err != nil && line == "" {
-			return false, fmt.Errorf("reading the answer: %w", err)
-		}
-		answer := strings.ToLower(strings.TrimSpace(line))
-		return answer == "y" || answer == "yes", nil
 	}
 }
 

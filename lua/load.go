@@ -156,6 +156,9 @@ func (r *Runtime) projectTrusted(ctx context.Context, project string) bool {
 	}
 	if r.opts.AskTrust != nil {
 		yes, err := r.opts.AskTrust(ctx, dir)
+		if errors.Is(err, ErrAskLater) {
+			return false // the host asks once its UI is up, then reloads
+		}
 		if err != nil {
 			r.notify("error", "lua: asking whether to trust %s: %v", dir, err)
 			return false

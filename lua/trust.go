@@ -9,6 +9,13 @@ import (
 	"path/filepath"
 )
 
+// ErrAskLater is what an AskTrust returns to leave the project's script unloaded for now,
+// undecided and unsaved: the host asks in its own UI and reloads the runtime once answered.
+var ErrAskLater = errors.New("the trust question is asked later")
+
+// TrustFile is where the answers are kept.
+func TrustFile(piHome string) string { return trustFile(piHome) }
+
 func trustFile(piHome string) string { return filepath.Join(piHome, "trust.json") }
 
 // canonicalDir makes trust decisions stable across symlinks and relative paths.

@@ -1,0 +1,69 @@
+package main
+
+// trust.go decides whether the project's .pi/init.lua may run, for the front ends: the
+// terminal UI's question and /trust, and `pi trust` / `pi untrust`. The answers are kept in
+// $PI_HOME/trust.json by the lua package.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"pi/lua"
+)
+
+// trustUndecided reports whether the project has a script and nobody has said yet whether it
+// may run.
+func trustUndecided(h *harness) bool {
+	if !h.scripts.askTrust || h.scripts.rt == nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(h.cwd, ".pi", "init.lua")); err != nil {
+		return false
+	}
+	_, decided, err := lua.TrustDecision(h.piHome, h.cwd)
+	return err == nil && !decided
+}
+
+// setTrust records whether the project's script may run and reloads the scripts, so that it
+// is loaded, or unloaded, at once. It returns a sentence for the user.
+func setTrust(ctx context.Context, h *harness, trusted bool) (string, error) {
+	if err := lua.SaveTrust(h.piHome, h.cwd, trusted); err != nil {
+		return "", err
+	}
+	if rt := h.scripts.rt; rt != nil {
+		if err := rt.Reload(ctx); err != nil {
+			return "", fmt.Errorf("reloading the scripts: %w", err)
+		}
+		h.scripts.refreshTools()
+	}
+	where := lua.TrustFile(h.piHome)
+	if trusted {
+		return fmt.Sprintf("trusted %s: its .pi/init.lua runs (remembered in %s; /trust off undoes it)", h.cwd, where), nil
+	}
+	return fmt.Sprintf("not trusted %s: its .pi/init.lua does not run (remembered in %s; /trust changes it)", h.cwd, where), nil
+}
+
+// runTrust is `pi trust [folder]` and `pi untrust [folder]`.
+func runTrust(args []string, trusted bool) (string, error) {
+	dir := "."
+	if len(args) > 0 {
+		dir = args[0]
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("folder %q: %w", dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a folder", abs)
+	}
+	if err := lua.SaveTrust(piHomeDir(), abs, trusted); err != nil {
+		return "", err
+	}
+	word := "trusted"
+	if !trusted {
+		word = "not trusted"
+	}
+	return fmt.Sprintf("%s: %s (remembered in %s)", abs, word, lua.TrustFile(piHomeDir())), nil
+}
