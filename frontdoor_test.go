@@ -994,93 +994,101 @@ var fdLong4 = "LONG-REPLY " + strings.Repeat("words ", 340)
 // sleep 30 is done.
 func TestFrontDoorRPCAbortStopsEverything(t *testing.T) {
 	bin := buildPi(t)
-	const fast = 3 * time.Second
-	t.Run("run and bash", func(t *testing.T) {
-		p := newFDProject(t, fdScript(50, 4, fdLong4))
-		c, stop := startFDRPC(t, bin, p)
+	t.Run("run and bash", func(t *testing.T) { fdAbortRunAndBash(t, bin) })
+	t.Run("compaction", func(t *testing.T) { fdAbortCompaction(t, bin) })
+}
+
+// fdAbortFast is how soon after abort everything must have stopped.
+const fdAbortFast = 3 * time.Second
+
+func fdAbortRunAndBash(t *testing.T, bin string) {
+	const fast = fdAbortFast
+	p := newFDProject(t, fdScript(50, 4, fdLong4))
+	c, stop := startFDRPC(t, bin, p)
+	from := c.mark()
+	c.mustCall(map[string]any{"type": "prompt", "message": "talk for a while"})
+	if _, ok := fdAwait(c, from, 10*time.Second, fdEvent("message_update")); !ok {
+		t.Fatal("the reply never started streaming")
+	}
+	fdRPCSend(c, map[string]any{"id": "bash-1", "type": "bash", "command": "touch bash.started; sleep 30"})
+	if !fdWaitUntil(10*time.Second, func() bool { _, err := os.Stat(filepath.Join(p.dir, "bash.started")); return err == nil }) {
+		t.Fatal("the bash command never started")
+	}
+	fdRPCSend(c, map[string]any{"id": "abort-1", "type": "abort"})
+	aborted := time.Now()
+	deadline := func() time.Duration { return max(time.Until(aborted.Add(fast)), 0) }
+	if r, ok := fdAwait(c, from, deadline(), fdResponse("abort-1")); !ok || r["success"] != true {
+		t.Errorf("abort did not answer within %v: %v", fast, r)
+	}
+	if _, ok := fdAwait(c, from, deadline(), fdEvent("agent_end")); !ok {
+		t.Errorf("no agent_end within %v of abort", fast)
+	}
+	r, ok := fdAwait(c, from, deadline(), fdResponse("bash-1"))
+	switch {
+	case !ok:
+		t.Errorf("regression of the front door (abort does not stop a bash command): "+
+			"bash did not answer within %v of abort", fast)
+	case r["success"] == true && r.data()["cancelled"] != true:
+		t.Errorf("bash answered %v after abort, want it cancelled", r)
+	}
+	if st := c.state(); st["isStreaming"] != false || st["isCompacting"] != false {
+		t.Errorf("get_state after abort: %v", st)
+	}
+	var reply map[string]any // the interrupted one; a cancelled shell run may follow it
+	for _, m := range c.messages() {
+		if m["role"] == "assistant" {
+			reply = m
+		}
+	}
+	if reply["stopReason"] != "aborted" {
+		t.Errorf("the reply after abort: %v", reply)
+	}
+	stop()
+}
+
+func fdAbortCompaction(t *testing.T, bin string) {
+	const fast = fdAbortFast
+	p := newFDProject(t, fdScript(50, 16, "Answer one.", "Answer two.", fdLong16, fdLong16))
+	c, stop := startFDRPC(t, bin, p)
+	for _, q := range []string{"question one", "question two"} {
 		from := c.mark()
-		c.mustCall(map[string]any{"type": "prompt", "message": "talk for a while"})
-		if _, ok := fdAwait(c, from, 10*time.Second, fdEvent("message_update")); !ok {
-			t.Fatal("the reply never started streaming")
+		c.mustCall(map[string]any{"type": "prompt", "message": q})
+		if _, ok := fdAwait(c, from, 10*time.Second, fdEvent("agent_end")); !ok || !fdRPCIdle(c, 10*time.Second) {
+			t.Fatalf("%q was not answered", q)
 		}
-		fdRPCSend(c, map[string]any{"id": "bash-1", "type": "bash", "command": "touch bash.started; sleep 30"})
-		if !fdWaitUntil(10*time.Second, func() bool { _, err := os.Stat(filepath.Join(p.dir, "bash.started")); return err == nil }) {
-			t.Fatal("the bash command never started")
+	}
+	from := c.mark()
+	fdRPCSend(c, map[string]any{"id": "compact-1", "type": "compact"})
+	if _, ok := fdAwait(c, from, 10*time.Second, fdEvent("compaction_start")); !ok {
+		t.Fatalf("no compaction_start; seen %v", c.types(from))
+	}
+	fdRPCSend(c, map[string]any{"id": "abort-1", "type": "abort"})
+	aborted := time.Now()
+	deadline := func() time.Duration { return max(time.Until(aborted.Add(fast)), 0) }
+	if r, ok := fdAwait(c, from, deadline(), fdResponse("abort-1")); !ok || r["success"] != true {
+		t.Errorf("abort did not answer within %v: %v", fast, r)
+	}
+	r, ok := fdAwait(c, from, deadline(), fdResponse("compact-1"))
+	switch {
+	case !ok:
+		t.Errorf("compact did not answer within %v of abort", fast)
+	case r["success"] != false:
+		t.Errorf("compact answered %v after abort, want an error", r)
+	}
+	if end, ok := fdAwait(c, from, deadline(), fdEvent("compaction_end")); !ok || end["aborted"] != true {
+		t.Errorf("compaction_end within %v of abort: %v (arrived %v)", fast, end, ok)
+	}
+	if st := c.state(); st["isStreaming"] != false || st["isCompacting"] != false {
+		t.Errorf("get_state after abort: %v", st)
+	}
+	stop()
+	branch, err := fdBranch(p.sessions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range branch {
+		if e["type"] == "compaction" {
+			t.Errorf("the aborted compaction was written to the session: %v", e)
 		}
-		fdRPCSend(c, map[string]any{"id": "abort-1", "type": "abort"})
-		aborted := time.Now()
-		deadline := func() time.Duration { return max(time.Until(aborted.Add(fast)), 0) }
-		if r, ok := fdAwait(c, from, deadline(), fdResponse("abort-1")); !ok || r["success"] != true {
-			t.Errorf("abort did not answer within %v: %v", fast, r)
-		}
-		if _, ok := fdAwait(c, from, deadline(), fdEvent("agent_end")); !ok {
-			t.Errorf("no agent_end within %v of abort", fast)
-		}
-		r, ok := fdAwait(c, from, deadline(), fdResponse("bash-1"))
-		switch {
-		case !ok:
-			t.Errorf("regression of the front door (abort does not stop a bash command): "+
-				"bash did not answer within %v of abort", fast)
-		case r["success"] == true && r.data()["cancelled"] != true:
-			t.Errorf("bash answered %v after abort, want it cancelled", r)
-		}
-		if st := c.state(); st["isStreaming"] != false || st["isCompacting"] != false {
-			t.Errorf("get_state after abort: %v", st)
-		}
-		var reply map[string]any // the interrupted one; a cancelled shell run may follow it
-		for _, m := range c.messages() {
-			if m["role"] == "assistant" {
-				reply = m
-			}
-		}
-		if reply["stopReason"] != "aborted" {
-			t.Errorf("the reply after abort: %v", reply)
-		}
-		stop()
-	})
-	t.Run("compaction", func(t *testing.T) {
-		p := newFDProject(t, fdScript(50, 16, "Answer one.", "Answer two.", fdLong16, fdLong16))
-		c, stop := startFDRPC(t, bin, p)
-		for _, q := range []string{"question one", "question two"} {
-			from := c.mark()
-			c.mustCall(map[string]any{"type": "prompt", "message": q})
-			if _, ok := fdAwait(c, from, 10*time.Second, fdEvent("agent_end")); !ok || !fdRPCIdle(c, 10*time.Second) {
-				t.Fatalf("%q was not answered", q)
-			}
-		}
-		from := c.mark()
-		fdRPCSend(c, map[string]any{"id": "compact-1", "type": "compact"})
-		if _, ok := fdAwait(c, from, 10*time.Second, fdEvent("compaction_start")); !ok {
-			t.Fatalf("no compaction_start; seen %v", c.types(from))
-		}
-		fdRPCSend(c, map[string]any{"id": "abort-1", "type": "abort"})
-		aborted := time.Now()
-		deadline := func() time.Duration { return max(time.Until(aborted.Add(fast)), 0) }
-		if r, ok := fdAwait(c, from, deadline(), fdResponse("abort-1")); !ok || r["success"] != true {
-			t.Errorf("abort did not answer within %v: %v", fast, r)
-		}
-		r, ok := fdAwait(c, from, deadline(), fdResponse("compact-1"))
-		switch {
-		case !ok:
-			t.Errorf("compact did not answer within %v of abort", fast)
-		case r["success"] != false:
-			t.Errorf("compact answered %v after abort, want an error", r)
-		}
-		if end, ok := fdAwait(c, from, deadline(), fdEvent("compaction_end")); !ok || end["aborted"] != true {
-			t.Errorf("compaction_end within %v of abort: %v (arrived %v)", fast, end, ok)
-		}
-		if st := c.state(); st["isStreaming"] != false || st["isCompacting"] != false {
-			t.Errorf("get_state after abort: %v", st)
-		}
-		stop()
-		branch, err := fdBranch(p.sessions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range branch {
-			if e["type"] == "compaction" {
-				t.Errorf("the aborted compaction was written to the session: %v", e)
-			}
-		}
-	})
+	}
 }
