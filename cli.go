@@ -42,8 +42,9 @@ type cliOptions struct {
 	messages       []string
 	// cwd is where tools run and sessions and context files are looked up; empty means the
 	// process's directory. pi eval sets it to each task's scratch copy.
-	cwd     string
-	version bool
+	cwd         string
+	version     bool
+	allSessions bool // pi sessions --all
 	// files are the @file arguments; images what they attach to the first prompt.
 	files  []string
 	images []provider.Block
@@ -101,6 +102,7 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.trust, "trust", false, "run this project's .pi/init.lua for this run (otherwise only in trusted directories)")
 	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua")
 	fs.StringVar(&o.fauxScript, "faux-script", "", "test aid: replay scripted replies from a JSON file instead of calling a model")
+	fs.BoolVar(&o.allSessions, "all", false, "with pi sessions: also the TypeScript pi's sessions of this directory")
 	fs.BoolVar(&o.version, "v", false, "print pi's version")
 	fs.BoolVar(&o.version, "version", false, "same as -v")
 	fs.Usage = func() {} // -h prints helpText on stdout (run), not a dump of every flag twice
@@ -213,18 +215,22 @@ func runListModels(ctx context.Context, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// runListSessions prints this directory's sessions (`pi sessions`, and `-r` without a terminal).
+// runListSessions prints this directory's sessions (`pi sessions`, and `-r` without a
+// terminal); with --all, and for -r, the TypeScript pi's sessions of this directory too.
 func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Writer) int {
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
-	dir := o.sessionDir
-	if dir == "" {
-		dir = session.Dir(piHomeDir(), cwd)
+	dirs := []string{o.sessionDir}
+	if o.sessionDir == "" {
+		dirs[0] = session.Dir(piHomeDir(), cwd)
 	}
-	if err := listSessions(ctx, dir, stdout); err != nil {
+	if o.allSessions || o.resume {
+		dirs = append(dirs, session.Dir(piAgentDir(), cwd))
+	}
+	if err := listSessions(ctx, stdout, dirs...); err != nil {
 		fmt.Fprintln(stderr, "pi: listing sessions:", err)
 		return 1
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -248,21 +247,5 @@ func TestRPCBoundsWhatItHoldsAndEchoes(t *testing.T) {
 	r = c.await(from, "the long id's response", func(l rpcLine) bool { return l["type"] == "response" })
 	if r["id"] != nil || !strings.Contains(fmt.Sprint(r["error"]), "ids of up to") {
 		t.Fatalf("a 2000-byte id: %v", r)
-	}
-}
-
-func TestUniquePrefixes(t *testing.T) {
-	tests := []struct {
-		ids, want []string
-	}{
-		{[]string{"0194a3b2-aaaa", "0194a3b2-aaab", "0f00"}, []string{"0194a3b2-aaaa", "0194a3b2-aaab", "0f00"}},
-		{[]string{"0194a3b2c5d6-11", "0194a3b2c5e7-22"}, []string{"0194a3b2c5d", "0194a3b2c5e"}},
-		{[]string{"abcdefghijk", "zzzzzzzzzzz"}, []string{"abcdefgh", "zzzzzzzz"}},
-		{[]string{"samesame-1"}, []string{"samesame"}},
-	}
-	for _, tt := range tests {
-		if got := uniquePrefixes(tt.ids, 8); !slices.Equal(got, tt.want) {
-			t.Errorf("uniquePrefixes(%q) = %q, want %q", tt.ids, got, tt.want)
-		}
 	}
 }

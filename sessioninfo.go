@@ -9,6 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"pi/agent"
@@ -122,9 +126,40 @@ func compactionJSON(sess *session.Session, r *session.Result) map[string]any {
 		"tokensBefore": r.TokensBefore, "tokensAfter": r.TokensAfter, "details": details}
 }
 
-// listSessions prints this directory's sessions for `pi sessions` and `-r` outside the TUI.
-func listSessions(ctx context.Context, dir string, w io.Writer) error {
-	infos, err := session.List(ctx, dir)
+// piAgentDir is where the TypeScript pi keeps its files ($PI_CODING_AGENT_DIR, else
+// ~/.pi/agent): its sessions are in the same format, so they can be listed and continued.
+func piAgentDir() string {
+	if d := os.Getenv("PI_CODING_AGENT_DIR"); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".pi", "agent")
+}
+
+// listSessionsIn lists the sessions of several folders together, newest first; a folder that
+// does not exist holds none.
+func listSessionsIn(ctx context.Context, dirs ...string) ([]session.Info, error) {
+	var all []session.Info
+	for i, dir := range dirs {
+		if dir == "" || slices.Contains(dirs[:i], dir) {
+			continue
+		}
+		infos, err := session.List(ctx, dir)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		all = append(all, infos...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Modified.After(all[j].Modified) })
+	return all, nil
+}
+
+// listSessions prints sessions for `pi sessions` and `-r` outside the TUI.
+func listSessions(ctx context.Context, w io.Writer, dirs ...string) error {
+	infos, err := listSessionsIn(ctx, dirs...)
 	if err != nil {
 		return err
 	}

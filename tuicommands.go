@@ -227,7 +227,7 @@ func tuiResume(ic *interactive, _ string) {
 	if p := ic.h.rec.session().Path(); p != "" {
 		dir = filepath.Dir(p)
 	}
-	infos, err := session.List(ic.ctx, dir)
+	infos, err := listSessionsIn(ic.ctx, dir, session.Dir(piAgentDir(), ic.h.cwd)) // pi's own too
 	if err != nil || len(infos) == 0 {
 		ic.ui.Notify(tui.LevelWarning, "no sessions to resume in "+dir)
 		return

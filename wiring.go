@@ -261,6 +261,12 @@ func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session,
 		if errors.Is(err, os.ErrNotExist) && strings.ContainsAny(o.sessionRef, `/\`) {
 			return newSessionAt(o.sessionRef, p.cwd)
 		}
+		if err != nil { // perhaps one of the TypeScript pi's sessions, which -r lists too
+			agent := piAgentDir()
+			if found, err2 := session.Resolve(o.sessionRef, session.Dir(agent, p.cwd), session.SessionsRoot(agent)); err2 == nil {
+				path, err = found, nil
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--session: %w", err)
 		}
