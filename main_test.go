@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -196,8 +197,7 @@ func TestHelpAndVersion(t *testing.T) {
 		}
 		names := flagNames(t)
 		for _, name := range names {
-			if !strings.Contains(out.String(), "-"+name+" ") && !strings.Contains(out.String(), "-"+name+",") &&
-				!strings.Contains(out.String(), "-"+name+"\n") {
+			if !regexp.MustCompile(`-` + regexp.QuoteMeta(name) + `\b[^-]`).MatchString(out.String()) {
 				t.Errorf("-h does not mention -%s", name)
 			}
 		}
