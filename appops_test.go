@@ -363,3 +363,32 @@ func TestForkKeepsTheModelInUse(t *testing.T) {
 		t.Fatalf("the forked session records %+v", changes)
 	}
 }
+
+// TestScopedModelsCycle: with a scope, cycling goes through the models it names only (the
+// current one included), and RPC's cycle_model says it was scoped.
+func TestScopedModelsCycle(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	zero := 0
+	a.cfg = &config.Config{Retry: config.RetryConfig{MaxRetries: &zero}, Providers: map[string]*config.ProviderConfig{
+		"local": {Kind: "openai", BaseURL: "http://127.0.0.1:9/v1",
+			Models: []config.ModelConfig{{ID: "one"}, {ID: "two"}, {ID: "big-three"}}}}}
+	a.settings.cfg = a.cfg
+	ctx := context.Background()
+	if err := a.settings.setScoped([]string{"local/big-*", "local/one"}); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for range 4 {
+		m, err := a.settings.cycleModel(ctx)
+		if err != nil || m == nil {
+			t.Fatalf("cycle: %v, %v", m, err)
+		}
+		seen = append(seen, m.ID)
+	}
+	if got := strings.Join(seen, ","); strings.Contains(got, "two") || !strings.Contains(got, "big-three") || !strings.Contains(got, "one") {
+		t.Fatalf("cycled through %s", got)
+	}
+	if err := a.settings.setScoped([]string{"local/["}); err == nil {
+		t.Fatal("a malformed pattern was accepted")
+	}
+}

@@ -23,6 +23,7 @@ type cliOptions struct {
 	mode           string
 	providerName   string
 	model          string
+	models         string // --models: the scope of Ctrl+P
 	thinking       string
 	systemPrompt   string
 	appendPrompt   string
@@ -84,6 +85,7 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.mode, "mode", "", "output mode: text (default), json (one event per line) or rpc (pi's JSONL protocol on stdin/stdout)")
 	fs.StringVar(&o.providerName, "provider", "", "provider name from pi.toml")
 	fs.StringVar(&o.model, "model", "", "model as provider/model[:thinking]")
+	fs.StringVar(&o.models, "models", "", "models Ctrl+P cycles through: provider/model patterns, comma-separated")
 	fs.StringVar(&o.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
 	fs.StringVar(&o.systemPrompt, "system-prompt", "", "replace the body of the system prompt")
 	fs.StringVar(&o.appendPrompt, "append-system-prompt", "", "text added to the system prompt")

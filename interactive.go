@@ -110,6 +110,8 @@ func (ic *interactive) callbacks() tui.Callbacks {
 				ic.async(func() { tuiCycleThinking(ic) })
 			case "model":
 				ic.async(func() { tuiPickModel(ic) })
+			case "cycle-model":
+				ic.async(func() { tuiCycleModel(ic) })
 			case "tree":
 				ic.async(func() { tuiTree(ic, "") })
 			default:

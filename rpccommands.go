@@ -119,7 +119,7 @@ func cmdCycleModel(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error
 	if err != nil || m == nil {
 		return jsonNull(), err
 	}
-	return map[string]any{"model": m, "thinkingLevel": orOff(s.h.settings.thinking()), "isScoped": false}, nil
+	return map[string]any{"model": m, "thinkingLevel": orOff(s.h.settings.thinking()), "isScoped": s.h.settings.isScoped()}, nil
 }
 
 func cmdAvailableModels(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +34,47 @@ type settings struct {
 	retryOff   bool
 	compaction *bool       // set_auto_compaction; nil means as configured
 	waiting    atomic.Bool // a failed call is waiting to be retried
+	scoped     []string    // --models: the patterns Ctrl+P and cycle_model go through
+}
+
+// setScoped sets the models that cycling goes through ("provider/model" patterns, * as in a
+// shell; none means every available model).
+func (s *settings) setScoped(patterns []string) error {
+	for _, p := range patterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("model pattern %q: %w", p, err)
+		}
+	}
+	s.mu.Lock()
+	s.scoped = patterns
+	s.mu.Unlock()
+	return nil
+}
+
+// isScoped reports whether --models or /scoped-models narrowed cycling.
+func (s *settings) isScoped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.scoped) > 0
+}
+
+// scopedModels is what cycling goes through, and whether a scope narrows it.
+func (s *settings) scopedModels(ctx context.Context) ([]provider.Model, bool) {
+	all := s.availableModels(ctx)
+	s.mu.Lock()
+	patterns := s.scoped
+	s.mu.Unlock()
+	if len(patterns) == 0 {
+		return all, false
+	}
+	cur := s.agent.Model()
+	var out []provider.Model
+	for _, m := range all {
+		if sameModel(m, cur) || slices.ContainsFunc(patterns, func(p string) bool { ok, _ := path.Match(p, modelLabel(m)); return ok }) {
+			out = append(out, m)
+		}
+	}
+	return out, true
 }
 
 // retrying wraps p so that transient failures are retried as configured, and reported.
@@ -109,9 +151,10 @@ func (s *settings) availableModels(ctx context.Context) []provider.Model {
 
 func sameModel(x, y provider.Model) bool { return x.Provider == y.Provider && x.ID == y.ID }
 
-// cycleModel moves to the next available model; nil when there is no other.
+// cycleModel moves to the next model of the scope (every available one without); nil when
+// there is no other.
 func (s *settings) cycleModel(ctx context.Context) (*provider.Model, error) {
-	models := s.availableModels(ctx)
+	models, _ := s.scopedModels(ctx)
 	if len(models) < 2 {
 		return nil, nil
 	}

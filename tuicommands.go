@@ -97,6 +97,7 @@ type builtin struct {
 func builtins() []builtin {
 	return []builtin{
 		{tui.Command{Name: "model", Description: "pick the model"}, func(ic *interactive, _ string) { tuiPickModel(ic) }},
+		{tui.Command{Name: "scoped-models", Description: "the models Ctrl+P cycles through", ArgHint: "[patterns]"}, tuiScopedModels},
 		{tui.Command{Name: "compact", Description: "summarise the conversation to free context", ArgHint: "[instructions]"}, tuiCompact},
 		{tui.Command{Name: "new", Description: "start a new session"}, func(ic *interactive, _ string) { tuiReplaced(ic, "new session", ic.h.NewSession("")) }},
 		{tui.Command{Name: "clone", Description: "copy this session and go on in the copy"}, func(ic *interactive, _ string) { tuiReplaced(ic, "cloned session", ic.h.Clone()) }},
@@ -312,6 +313,46 @@ func tuiReload(ic *interactive, _ string) {
 	ic.h.scripts.refreshTools()
 	ic.commandList()
 	ic.ui.Notify(tui.LevelInfo, "scripts reloaded")
+}
+
+// tuiCycleModel is Ctrl+P: the next model of the scope (--models, /scoped-models).
+func tuiCycleModel(ic *interactive) {
+	m, err := ic.h.settings.cycleModel(ic.ctx)
+	switch {
+	case err != nil:
+		ic.ui.Notify(tui.LevelError, err.Error())
+	case m == nil:
+		ic.ui.Notify(tui.LevelInfo, "no other model to cycle to (see /scoped-models)")
+	default:
+		ic.ui.SetStatus("model: " + modelLabel(*m))
+	}
+	ic.updateFooter()
+}
+
+// tuiScopedModels is /scoped-models [patterns]: set the models Ctrl+P cycles through, or with
+// no argument show them; "all" clears the scope.
+func tuiScopedModels(ic *interactive, args string) {
+	args = strings.TrimSpace(args)
+	if args != "" {
+		patterns := splitList(args)
+		if args == "all" {
+			patterns = nil
+		}
+		if err := ic.h.settings.setScoped(patterns); err != nil {
+			ic.ui.Notify(tui.LevelError, err.Error())
+			return
+		}
+	}
+	models, scoped := ic.h.settings.scopedModels(ic.ctx)
+	names := make([]string, len(models))
+	for i, m := range models {
+		names[i] = modelLabel(m)
+	}
+	what := "every available model (set a scope with /scoped-models ollama/*,openai/gpt-4o)"
+	if scoped {
+		what = "the scope: " + strings.Join(names, ", ")
+	}
+	ic.ui.Notify(tui.LevelInfo, "ctrl+p cycles through "+what)
 }
 
 // tuiAskTrust asks, on the screen, whether an undecided project's script may run.

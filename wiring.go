@@ -117,6 +117,10 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		return nil, err
 	}
 	h = assemble(p)
+	if err := h.settings.setScoped(splitList(o.models)); err != nil {
+		h.close()
+		return nil, fmt.Errorf("--models: %w", err)
+	}
 	sess, err := openSession(ctx, o, p)
 	if err == nil {
 		err = h.attachSession(sess, restore{keepModel: o.model != "", keepThinking: o.thinking != ""})

@@ -24,7 +24,7 @@ type Callbacks struct {
 	OnCommand  func(name, args string)          // "/name args"
 	OnBash     func(cmd string, keep bool)      // "!cmd" (keep: add output to context), "!!cmd"
 	OnQuit     func()                           // Ctrl+C twice, Ctrl+D on an empty editor
-	OnKey      func(name string) (handled bool) // Ctrl+L "model", Shift+Tab "thinking"
+	OnKey      func(name string) (handled bool) // Ctrl+L "model", Ctrl+P "cycle-model", Shift+Tab "thinking"
 }
 
 // Options configure an App.

@@ -126,6 +126,8 @@ func (a *App) key(ev *tcell.EventKey) func() {
 		a.showThinking = !a.showThinking
 	case tcell.KeyCtrlL:
 		return a.named("model")
+	case tcell.KeyCtrlP:
+		return a.named("cycle-model")
 	case tcell.KeyBacktab:
 		return a.named("thinking")
 	case tcell.KeyTab:
