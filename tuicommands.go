@@ -400,8 +400,9 @@ func tuiSetTrust(ic *interactive, trusted bool) {
 const hotkeys = `enter send (steers while the agent works) · alt+enter queue a follow-up · shift+enter newline
 esc interrupt and take queued messages back · ctrl+c clear, twice to quit · ctrl+d quit on empty
 up/down history · tab complete /commands, @files and paths · ctrl+o expand tool output
-ctrl+t show thinking · shift+tab thinking level · ctrl+l model · ctrl+w/alt+d delete word
-ctrl+k/ctrl+u kill · ctrl+y yank · alt+y yank-pop · ctrl+_ undo · ctrl+z suspend
+ctrl+t show thinking · shift+tab thinking level · ctrl+l model · ctrl+p next scoped model
+ctrl+w/alt+d delete word · ctrl+k/ctrl+u kill · ctrl+y yank · alt+y yank-pop · ctrl+_ undo
+ctrl+z suspend
 !cmd run and show the model · !!cmd run only`
 
 // tuiTree is /tree in the terminal UI: pick a point of the session tree, say whether to
