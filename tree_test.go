@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"pi/agent"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -473,5 +476,33 @@ func TestRPCSetLabel(t *testing.T) {
 	}
 	if r := c.call(map[string]any{"type": "set_label", "entryId": "nope", "label": "x"}); r["success"] != false {
 		t.Fatalf("a label on a missing entry: %v", r)
+	}
+}
+
+// TestSettingsCommandAppliesAndSaves picks the steering mode in /settings: it changes at once
+// and lands in $PI_HOME/pi.toml beside what the file held.
+func TestSettingsCommandAppliesAndSaves(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	os.MkdirAll(a.piHome, 0o755)
+	toml := filepath.Join(a.piHome, "pi.toml")
+	os.WriteFile(toml, []byte("# mine\nthinking = \"low\"\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ic := &interactive{h: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
+	screen := &screenLog{}
+	ic.ui = tui.NewApp(screen, 120, 40, ic.callbacks(), tui.Options{ManualFrames: true})
+	done := make(chan struct{})
+	go func() { defer close(done); ic.command("settings", "") }()
+	screen.waitFor(t, ic.ui, "Settings")
+	press(ic.ui, tcell.KeyDown, tcell.KeyDown, tcell.KeyEnter) // steering mode
+	screen.waitFor(t, ic.ui, "all")
+	press(ic.ui, tcell.KeyDown, tcell.KeyEnter)
+	<-done
+	if steer, _ := a.settings.queueModes(); steer != agent.AllAtOnce {
+		t.Fatalf("steering mode %s after /settings", steer)
+	}
+	data, _ := os.ReadFile(toml)
+	if got := string(data); got != "# mine\nthinking = \"low\"\nsteering_mode = \"all\"\n" {
+		t.Fatalf("pi.toml:\n%s", got)
 	}
 }

@@ -97,6 +97,7 @@ type builtin struct {
 func builtins() []builtin {
 	return []builtin{
 		{tui.Command{Name: "model", Description: "pick the model"}, func(ic *interactive, _ string) { tuiPickModel(ic) }},
+		{tui.Command{Name: "settings", Description: "change and save the common settings"}, tuiSettings},
 		{tui.Command{Name: "scoped-models", Description: "the models Ctrl+P cycles through", ArgHint: "[patterns]"}, tuiScopedModels},
 		{tui.Command{Name: "compact", Description: "summarise the conversation to free context", ArgHint: "[instructions]"}, tuiCompact},
 		{tui.Command{Name: "new", Description: "start a new session"}, func(ic *interactive, _ string) { tuiReplaced(ic, "new session", ic.h.NewSession("")) }},
