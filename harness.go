@@ -186,9 +186,18 @@ func (h *harness) Quiesce() {
 }
 
 // Compact summarises the conversation at the user's request, with optional instructions on
-// what the summary should keep. A run in progress is stopped first, as in pi.
+// what the summary should keep. A run in progress is stopped first, as in pi; messages queued
+// while it worked are sent once it is done.
 func (h *harness) Compact(ctx context.Context, instructions string) (*session.Result, error) {
 	h.work.stop(workRun)
+	res, err := h.compactAlone(ctx, instructions)
+	if err == nil {
+		h.sendQueued()
+	}
+	return res, err
+}
+
+func (h *harness) compactAlone(ctx context.Context, instructions string) (*session.Result, error) {
 	ctx, end, err := h.work.begin(ctx, workCompaction)
 	if err != nil {
 		return nil, err
@@ -199,6 +208,27 @@ func (h *harness) Compact(ctx context.Context, instructions string) (*session.Re
 		return nil, fmt.Errorf("compacting session %s: %w", h.rec.session().ID(), err)
 	}
 	return res, nil
+}
+
+// sendQueued starts a run for the messages that were queued while nothing could run (a
+// compaction): all of them, in order, steering first. A run that is going takes them itself.
+func (h *harness) sendQueued() {
+	steer, follow := h.agent.QueuedMessages()
+	if len(steer)+len(follow) == 0 {
+		return
+	}
+	go func() {
+		ctx, end, err := h.work.begin(h.life, workRun)
+		if err != nil {
+			return
+		}
+		defer h.shell.release(end)
+		queued := h.agent.ClearQueues()
+		h.queueChanged()
+		if err := h.agent.Prompt(ctx, queued...); err != nil {
+			h.scripts.notify("sending the queued messages: "+err.Error(), "error")
+		}
+	}()
 }
 
 // close ends the session: work in flight is stopped, the scripts are told and closed, the

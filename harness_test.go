@@ -249,3 +249,32 @@ func TestRPCBoundsWhatItHoldsAndEchoes(t *testing.T) {
 		t.Fatalf("a 2000-byte id: %v", r)
 	}
 }
+
+// TestMessagesQueuedDuringCompactionAreSent: a steer that arrives while /compact works is
+// queued, and sent once the compaction is done.
+func TestMessagesQueuedDuringCompactionAreSent(t *testing.T) {
+	a, _ := treeApp(t)
+	release := make(chan struct{})
+	p := faux.New(
+		faux.Reply(func(*provider.Request) provider.Message { <-release; return faux.Text("## Goal\nsummary") }),
+		faux.Reply(func(*provider.Request) provider.Message { return faux.Text("## Goal\nsummary") }),
+		faux.Text("answer to the steer"))
+	a.agent.SetProvider(p, fauxModel(false))
+	done := make(chan error, 1)
+	go func() { _, err := a.Compact(context.Background(), ""); done <- err }()
+	for !a.work.running(workCompaction) {
+		time.Sleep(time.Millisecond)
+	}
+	if err := a.Send(context.Background(), Input{Text: "while compacting", Deliver: deliverSteer}); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(5 * time.Second); !strings.HasSuffix(transcriptOf(a), "assistant:answer to the steer"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the queued steer was not sent after the compaction:\n%s", transcriptOf(a))
+		}
+	}
+}
