@@ -29,6 +29,7 @@ type Config struct {
 	Model     string                     `toml:"model"`    // "provider/model[:thinking]"
 	Thinking  string                     `toml:"thinking"` // off, minimal, low, medium, high, xhigh
 	Retry     RetryConfig                `toml:"retry"`
+	Stream    StreamConfig               `toml:"stream"`
 	Providers map[string]*ProviderConfig `toml:"providers"`
 
 	Tools        []string         `toml:"tools"`          // active tools; default read, bash, edit, write
@@ -73,6 +74,13 @@ type RetryConfig struct {
 	MaxRetries  *int  `toml:"max_retries"`
 	BaseDelayMs *int  `toml:"base_delay_ms"`
 	MaxDelayMs  *int  `toml:"max_delay_ms"`
+}
+
+// StreamConfig is the [stream] table: how long a model server may keep a reply waiting, in
+// seconds; 0 means the default (provider.DefaultFirstByteTimeout, DefaultIdleTimeout).
+type StreamConfig struct {
+	FirstByteTimeout int `toml:"first_byte_timeout"` // until the reply's first byte of data
+	IdleTimeout      int `toml:"idle_timeout"`       // without a byte of data once it has started
 }
 
 // ProviderConfig is one [providers.<name>] table.
@@ -223,7 +231,8 @@ func (c *Config) mergeScalars(f *Config) {
 		c.Compaction.Enabled = f.Compaction.Enabled
 	}
 	for _, p := range []struct{ dst, src *int }{{&c.Compaction.ReserveTokens, &f.Compaction.ReserveTokens},
-		{&c.Compaction.KeepRecentTokens, &f.Compaction.KeepRecentTokens}, {&c.Bash.TimeoutSeconds, &f.Bash.TimeoutSeconds}} {
+		{&c.Compaction.KeepRecentTokens, &f.Compaction.KeepRecentTokens}, {&c.Bash.TimeoutSeconds, &f.Bash.TimeoutSeconds},
+		{&c.Stream.FirstByteTimeout, &f.Stream.FirstByteTimeout}, {&c.Stream.IdleTimeout, &f.Stream.IdleTimeout}} {
 		if *p.src != 0 {
 			*p.dst = *p.src
 		}
@@ -308,6 +317,9 @@ func (c *Config) validate() error {
 	if err := c.validateNumbers(); err != nil {
 		return err
 	}
+	if err := c.Stream.validate(); err != nil {
+		return err
+	}
 	for _, name := range c.providerNames() {
 		p := c.Providers[name]
 		switch p.Kind {
@@ -380,6 +392,28 @@ func (c *Config) RetryPolicy() provider.RetryPolicy {
 		p.MaxRetries = 0
 	}
 	return p
+}
+
+// maxStreamTimeout keeps a timeout's nanoseconds inside time.Duration: about 31 years.
+const maxStreamTimeout = 1e9
+
+func (s *StreamConfig) validate() error {
+	for _, f := range []struct {
+		key string
+		v   int
+	}{{"first_byte_timeout", s.FirstByteTimeout}, {"idle_timeout", s.IdleTimeout}} {
+		if f.v < 0 || f.v > maxStreamTimeout {
+			return fmt.Errorf("pi.toml: stream.%s = %d: want seconds from 1 to %d, or 0 for the default", f.key, f.v, int(maxStreamTimeout))
+		}
+	}
+	return nil
+}
+
+// StreamTimeouts is the [stream] table over pi's defaults (300 s to the first byte of a reply,
+// 120 s without a byte once it has started).
+func (c *Config) StreamTimeouts() provider.StreamTimeouts {
+	return provider.StreamTimeouts{FirstByte: time.Duration(c.Stream.FirstByteTimeout) * time.Second,
+		Idle: time.Duration(c.Stream.IdleTimeout) * time.Second}.WithDefaults()
 }
 
 func keepAlive(s string) (time.Duration, error) {
@@ -534,15 +568,15 @@ func (c *Config) newProvider(ctx context.Context, name string, pc *ProviderConfi
 	case kindOllama:
 		keepAlive, _ := keepAlive(pc.KeepAlive) // validated on load
 		p, err := ollama.New(ollama.Config{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers,
-			DefaultNumCtx: pc.DefaultNumCtx, KeepAlive: keepAlive}, c.getenv)
+			DefaultNumCtx: pc.DefaultNumCtx, KeepAlive: keepAlive, Timeouts: c.StreamTimeouts()}, c.getenv)
 		if err != nil {
 			return nil, fmt.Errorf("providers.%s: %w", name, err)
 		}
 		return p, nil
 	case kindOpenAI:
-		return openai.New(openai.Config{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers}), nil
+		return openai.New(openai.Config{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers, Timeouts: c.StreamTimeouts()}), nil
 	case kindAnthropic:
-		return anthropic.New(anthropic.Config{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers}), nil
+		return anthropic.New(anthropic.Config{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers, Timeouts: c.StreamTimeouts()}), nil
 	}
 	return nil, fmt.Errorf("providers.%s: kind %q is not one pi speaks", name, pc.Kind)
 }

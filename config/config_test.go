@@ -419,3 +419,90 @@ func TestConfigExampleSectionsUncommented(t *testing.T) {
 		t.Errorf("warnings %q", c.Warnings)
 	}
 }
+
+func TestConfigStreamTimeouts(t *testing.T) {
+	// The [stream] section of pi.toml.example with its keys uncommented: the defaults it documents.
+	data, err := os.ReadFile("../pi.toml.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "\n[stream]\n")
+	section, _, _ = strings.Cut(section, "\n# ---")
+	example := "[stream]\n"
+	for _, line := range strings.Split(section, "\n") {
+		if key, _, ok := strings.Cut(strings.TrimPrefix(line, "# "), " = "); ok && !strings.Contains(key, " ") {
+			example += strings.TrimPrefix(line, "# ") + "\n"
+		}
+	}
+	if strings.Count(example, "=") != 2 {
+		t.Fatalf("the example's [stream] section has not two keys:\n%s", example)
+	}
+	tests := []struct {
+		name, user, project string
+		want                provider.StreamTimeouts
+	}{
+		{"unset", "", "", provider.StreamTimeouts{FirstByte: 300 * time.Second, Idle: 120 * time.Second}},
+		{"zero is the default", "[stream]\nfirst_byte_timeout = 0\nidle_timeout = 0\n", "", provider.StreamTimeouts{FirstByte: 300 * time.Second, Idle: 120 * time.Second}},
+		{"the example uncommented", example, "", provider.StreamTimeouts{FirstByte: 300 * time.Second, Idle: 120 * time.Second}},
+		{"user, then project", "[stream]\nfirst_byte_timeout = 5\nidle_timeout = 7\n", "[stream]\nidle_timeout = 9\n",
+			provider.StreamTimeouts{FirstByte: 5 * time.Second, Idle: 9 * time.Second}},
+	}
+	for _, tt := range tests {
+		c := fixture(t, tt.user, tt.project, nil)
+		if got := c.StreamTimeouts(); got != tt.want || len(c.Warnings) != 0 {
+			t.Errorf("%s: %+v (warnings %q), want %+v", tt.name, got, c.Warnings, tt.want)
+		}
+	}
+	for _, bad := range []string{"first_byte_timeout = -1", "idle_timeout = -5", "idle_timeout = 10000000000", "idel_timeout = 5"} {
+		home := t.TempDir()
+		writeFile(t, filepath.Join(home, "pi.toml"), "[stream]\n"+bad+"\n")
+		c, err := Load(home, t.TempDir())
+		key, _, _ := strings.Cut(bad, " ")
+		if strings.HasPrefix(bad, "idel") { // a misspelt key is a warning, as elsewhere
+			if err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "stream.idel_timeout") {
+				t.Errorf("%s: %v, warnings %v", bad, err, c)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "stream."+key) {
+			t.Errorf("%s: error %v, want one naming stream.%s", bad, err, key)
+		}
+	}
+}
+
+// The timeouts of pi.toml reach every kind of adapter that ResolveModel builds.
+func TestConfigStreamTimeoutsReachAdapters(t *testing.T) {
+	show := fakeOllama(t, [][2]string{{"m", "completion"}})
+	hung := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/show" {
+			show.Config.Handler.ServeHTTP(w, r)
+			return
+		}
+		select { // never a header
+		case <-r.Context().Done():
+		case <-hung:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(hung) }) // runs first: a handler that never read the body sees no hang-up
+	for _, kind := range []string{"ollama", "openai", "anthropic"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			c := fixture(t, fmt.Sprintf("[stream]\nfirst_byte_timeout = 1\n[retry]\nmax_retries = 0\n"+
+				"[providers.p]\nkind = %q\nbase_url = %q\n", kind, srv.URL), "", nil)
+			p, m, err := c.ResolveModel(context.Background(), "p/m")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			msg := p.Stream(ctx, &provider.Request{Model: m, Messages: []provider.Message{provider.UserText("hi", 1)}}, func(provider.Event) {})
+			want := "timed out: " + srv.URL + " sent no response headers within 1s"
+			if d := time.Since(start); msg.StopReason != provider.StopError || !strings.HasPrefix(msg.ErrorMessage, want) || d > 3*time.Second {
+				t.Errorf("after %v: %s %q, want %q", d, msg.StopReason, msg.ErrorMessage, want)
+			}
+		})
+	}
+}

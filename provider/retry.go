@@ -16,7 +16,8 @@ var transientPattern = regexp.MustCompile(`(?i)` +
 	`|service.?unavailable|server.?error|internal.?error|bad gateway|gateway time` +
 	`|connection.?(error|refused|reset|lost|closed)|broken pipe|unexpected eof|network.?error` +
 	`|timed? ?out|timeout|deadline exceeded|other side closed|socket hang up|fetch failed` +
-	`|upstream.?connect|reset before headers|stream ended without|provider.?returned.?error`)
+	`|upstream.?connect|reset before headers|stream ended without|provider.?returned.?error` +
+	`|stream overran`) // wire.StreamError: a reply past its output budget; timeouts say "timed out"
 
 // IsRetryable reports whether msg is a failed reply that may succeed if sent again unchanged.
 // A context overflow never is: sending the same prompt again overflows again.

@@ -32,6 +32,8 @@ type Config struct {
 	APIKey  string            // sent as x-api-key
 	Headers map[string]string // extra headers, e.g. anthropic-beta
 	Client  *http.Client      // nil: http.DefaultClient
+	// Timeouts bound every request; zero fields mean the defaults.
+	Timeouts provider.StreamTimeouts
 }
 
 // Provider streams replies from one Messages API server. It is safe for concurrent use.
@@ -45,6 +47,7 @@ func New(cfg Config) *Provider {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "https://api.anthropic.com"
 	}
+	cfg.Client = wire.Watch(cfg.Client, cfg.BaseURL, cfg.Timeouts)
 	return &Provider{cfg: cfg}
 }
 
@@ -72,7 +75,8 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 	b := provider.NewBuilder(&req.Model, emit)
 	b.Start()
 	key := p.key(req)
-	body, err := json.Marshal(buildRequest(req))
+	r := buildRequest(req)
+	body, err := json.Marshal(r)
 	if err != nil {
 		return wire.Fail(ctx, b, fmt.Errorf("encoding request for model %q: %w", req.Model.ID, err), key)
 	}
@@ -84,7 +88,7 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 	}
 	defer resp.Body.Close()
 	s := &streamState{b: b, stop: provider.StopStop}
-	if err := s.read(wire.NewSSEReader(resp.Body)); err != nil {
+	if err := s.read(wire.NewSSEReader(wire.LimitReply(resp.Body, p.cfg.BaseURL, r.MaxTokens))); err != nil {
 		return wire.Fail(ctx, b, err, key)
 	}
 	provider.FinishUsage(b.Message().Usage, req.Model.Cost)

@@ -54,6 +54,8 @@ type Config struct {
 	// KeepAlive is how long the server keeps the model loaded after a reply; 0 means
 	// DefaultKeepAlive, negative means forever.
 	KeepAlive time.Duration
+	// Timeouts bound every request, /api/show and /api/tags too; zero fields mean the defaults.
+	Timeouts provider.StreamTimeouts
 }
 
 // Provider streams replies from one Ollama server. It is safe for concurrent use.
@@ -82,10 +84,8 @@ func New(cfg Config, getenv func(string) string) (*Provider, error) {
 	if cfg.KeepAlive == 0 {
 		cfg.KeepAlive = DefaultKeepAlive
 	}
-	httpClient := cfg.Client
-	if httpClient == nil {
-		httpClient = http.DefaultClient
-	}
+	httpClient := wire.Watch(cfg.Client, base.String(), cfg.Timeouts)
+	cfg.Client = httpClient
 	if hdr := cfg.header(); len(hdr) > 0 {
 		// api.Client takes no headers; a transport adds them to /api/show and /api/tags.
 		c := *httpClient
@@ -155,9 +155,20 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 	}
 	defer resp.Body.Close()
 	s := &streamState{b: b}
-	if err := s.read(wire.NewNDJSONReader(resp.Body)); err != nil {
+	reply := wire.LimitReply(resp.Body, p.BaseURL(), outputBudget(chat))
+	if err := s.read(wire.NewNDJSONReader(reply)); err != nil {
 		return wire.Fail(ctx, b, err, key)
 	}
 	provider.FinishUsage(b.Message().Usage, req.Model.Cost)
 	return b.Done(s.stop)
+}
+
+// outputBudget is the most tokens the reply may have: num_predict, else num_ctx, since with
+// shift off the server stops when the context is full.
+func outputBudget(chat *api.ChatRequest) int {
+	if n, ok := chat.Options["num_predict"].(int); ok && n > 0 {
+		return n
+	}
+	n, _ := chat.Options["num_ctx"].(int)
+	return n
 }

@@ -2,6 +2,7 @@ package ollama
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -34,13 +35,23 @@ func (p *Provider) info(ctx context.Context, model string) (*modelInfo, error) {
 	resp, err := p.client.Show(ctx, &api.ShowRequest{Model: model})
 	if err != nil {
 		return nil, fmt.Errorf("asking Ollama at %s about model %q: %s", p.BaseURL(), model,
-			wire.Redact(err.Error(), p.cfg.APIKey))
+			p.errorText(err))
 	}
 	info = parseShow(resp)
 	p.mu.Lock()
 	p.infos[model] = info
 	p.mu.Unlock()
 	return info, nil
+}
+
+// errorText is err's text without the API key, and without api.Client's "Post <url>: " before
+// a timeout, which names the server itself.
+func (p *Provider) errorText(err error) string {
+	var serr *wire.StreamError
+	if errors.As(err, &serr) {
+		err = serr
+	}
+	return wire.Redact(err.Error(), p.cfg.APIKey)
 }
 
 func parseShow(resp *api.ShowResponse) *modelInfo {
@@ -89,7 +100,7 @@ func (p *Provider) Describe(ctx context.Context, id string) (provider.Model, []s
 func (p *Provider) ListModels(ctx context.Context) ([]provider.Model, error) {
 	resp, err := p.client.List(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("listing models of Ollama at %s: %s", p.BaseURL(), wire.Redact(err.Error(), p.cfg.APIKey))
+		return nil, fmt.Errorf("listing models of Ollama at %s: %s", p.BaseURL(), p.errorText(err))
 	}
 	models := make([]provider.Model, 0, len(resp.Models))
 	for i, m := range resp.Models {
@@ -115,7 +126,7 @@ func (p *Provider) Discover(ctx context.Context) (provider.Model, error) {
 	resp, err := p.client.List(ctx)
 	if err != nil {
 		return provider.Model{}, fmt.Errorf("no Ollama server answered at %s (%s): start one with `ollama serve`, "+
-			"set OLLAMA_HOST, or name another provider in pi.toml", p.BaseURL(), wire.Redact(err.Error(), p.cfg.APIKey))
+			"set OLLAMA_HOST, or name another provider in pi.toml", p.BaseURL(), p.errorText(err))
 	}
 	if len(resp.Models) == 0 {
 		return provider.Model{}, fmt.Errorf("the Ollama server at %s has no models: pull one, e.g. `ollama pull qwen3:1.7b`, "+

@@ -9,6 +9,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,6 +33,8 @@ type Config struct {
 	APIKey  string            // sent as a bearer token; empty for local servers
 	Headers map[string]string // extra headers, e.g. OpenRouter's HTTP-Referer
 	Client  *http.Client      // nil: http.DefaultClient
+	// Timeouts bound every request; zero fields mean the defaults.
+	Timeouts provider.StreamTimeouts
 }
 
 // Provider streams chat completions from one server. It is safe for concurrent use.
@@ -42,6 +45,7 @@ type Provider struct {
 // New returns a provider for cfg.
 func New(cfg Config) *Provider {
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	cfg.Client = wire.Watch(cfg.Client, cfg.BaseURL, cfg.Timeouts)
 	return &Provider{cfg: cfg}
 }
 
@@ -68,7 +72,8 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 	b := provider.NewBuilder(&req.Model, emit)
 	b.Start()
 	key := p.key(req)
-	body, err := json.Marshal(p.buildRequest(req))
+	r := p.buildRequest(req)
+	body, err := json.Marshal(r)
 	if err != nil {
 		return wire.Fail(ctx, b, fmt.Errorf("encoding request for model %q: %w", req.Model.ID, err), key)
 	}
@@ -78,7 +83,9 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 	}
 	defer resp.Body.Close()
 	s := &streamState{b: b}
-	if err := s.read(wire.NewSSEReader(resp.Body)); err != nil {
+	// Without max_tokens the server stops where the context window ends.
+	budget := cmp.Or(r.MaxTokens, r.MaxCompletionTokens, req.Model.ContextWindow)
+	if err := s.read(wire.NewSSEReader(wire.LimitReply(resp.Body, p.cfg.BaseURL, budget))); err != nil {
 		return wire.Fail(ctx, b, err, key)
 	}
 	s.finishToolCalls()

@@ -57,7 +57,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "replay: no recorded response left", http.StatusTeapot)
 		return
 	}
-	data, err := os.ReadFile(s.fixtures[n])
+	answer(w, r, s.fixtures[n])
+}
+
+// answer writes the recorded response in file.
+func answer(w http.ResponseWriter, r *http.Request, file string) {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusTeapot)
 		return

@@ -13,7 +13,8 @@ const Aborted = "Request was aborted"
 
 // Fail ends the reply b is building after err: aborted when ctx is done (whatever err says,
 // since a closed body surfaces as a read error), otherwise an error carrying err's text with
-// every secret replaced, and the server's Retry-After for the retry policy.
+// every secret replaced, and the server's Retry-After for the retry policy. A *StreamError
+// anywhere in err's chain is the whole message: it names the server and what it did.
 func Fail(ctx context.Context, b *provider.Builder, err error, secrets ...string) provider.Message {
 	if ctx.Err() != nil {
 		return b.Fail(provider.StopAborted, Aborted)
@@ -21,6 +22,10 @@ func Fail(ctx context.Context, b *provider.Builder, err error, secrets ...string
 	var herr *HTTPError
 	if errors.As(err, &herr) {
 		b.Message().RetryAfter = herr.RetryAfter
+	}
+	var serr *StreamError
+	if errors.As(err, &serr) { // without the readers' "reading event stream: "
+		err = serr
 	}
 	return b.Fail(provider.StopError, Redact(err.Error(), secrets...))
 }

@@ -64,6 +64,10 @@ func do(ctx context.Context, client *http.Client, req *http.Request) (*http.Resp
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		var serr *StreamError
+		if errors.As(err, &serr) { // a timeout of Watch's says itself which server did what
+			return nil, serr
+		}
 		var uerr *url.Error
 		if errors.As(err, &uerr) {
 			err = uerr.Err

@@ -91,6 +91,37 @@ func TestNDJSONReader(t *testing.T) {
 	}
 }
 
+// A line cut off by a failed read is not handed on as a line (it would read as malformed JSON,
+// hiding the error); one cut off by the end of the stream is.
+func TestNDJSONReaderCutLine(t *testing.T) {
+	broken := errors.New("connection reset")
+	tests := []struct {
+		name    string
+		in      io.Reader
+		want    []string
+		wantErr error
+	}{
+		{"read error inside a line", io.MultiReader(strings.NewReader("{\"a\":1}\n{\"b\""), iotest.ErrReader(broken)), []string{`{"a":1}`}, broken},
+		{"read error after a line end", io.MultiReader(strings.NewReader("{\"a\":1}\n"), iotest.ErrReader(broken)), []string{`{"a":1}`}, broken},
+		{"end inside a line", strings.NewReader("{\"a\":1}\n{\"b\":2}"), []string{`{"a":1}`, `{"b":2}`}, io.EOF},
+	}
+	for _, tt := range tests {
+		r := NewNDJSONReader(tt.in)
+		var got []string
+		var err error
+		for {
+			var line []byte
+			if line, err = r.Next(); err != nil {
+				break
+			}
+			got = append(got, string(line))
+		}
+		if !reflect.DeepEqual(got, tt.want) || !errors.Is(err, tt.wantErr) {
+			t.Errorf("%s: got %q, %v; want %q, %v", tt.name, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
 func FuzzSSEReader(f *testing.F) {
 	for _, s := range []string{"data: a\n\n", "event: x\r\ndata: {\"a\":1}\r\n\r\n", ": ping\r\r", "data:[DONE]"} {
 		f.Add(s)
