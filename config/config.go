@@ -623,8 +623,11 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 	case kindOllama:
 		op := p.(*ollama.Provider)
 		d, _, err := op.Describe(ctx, id)
-		if err != nil {
+		if err != nil && (strings.Contains(err.Error(), "not found") || strings.Contains(err.Error(), "404")) {
 			return provider.Model{}, fmt.Errorf("model %s/%s: %w (is it pulled? `ollama pull %s`)", name, id, err, id)
+		}
+		if err != nil { // the server did not answer: pulling is not the cure
+			return provider.Model{}, fmt.Errorf("model %s/%s: %w", name, id, err)
 		}
 		m.BaseURL, m.ContextWindow, m.Reasoning, m.Input = op.BaseURL(), d.ContextWindow, d.Reasoning, d.Input
 	case kindAnthropic:
