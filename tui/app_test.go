@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -328,5 +330,48 @@ func TestDoubleEscapeOpensTheTree(t *testing.T) {
 	app.HandleEvent(esc) // the editor is not empty: nothing
 	if strings.Join(keys, ",") != "tree" {
 		t.Fatalf("keys %q, want one tree", keys)
+	}
+}
+
+// TestPopupBrowsingAndEnter: Up/Down move the popup's selection (it used to jump back to the
+// first row on every key), Enter runs the row chosen, and a command typed out in full runs on
+// the first Enter.
+func TestPopupBrowsingAndEnter(t *testing.T) {
+	var got []string
+	cb := Callbacks{OnCommand: func(n, a string) { got = append(got, n) }, OnSubmit: func(s string) { got = append(got, "submit:"+s) }}
+	app, _, _ := newTestApp(t, 60, 20, cb)
+	app.SetCommands([]Command{{Name: "compact"}, {Name: "copy"}, {Name: "export", ArgHint: "[file]"}, {Name: "quit"}})
+	enter := key(tcell.KeyEnter, 0, 0)
+	typeText(app, "/")
+	app.HandleEvent(key(tcell.KeyDown, 0, 0))
+	app.HandleEvent(key(tcell.KeyDown, 0, 0))
+	app.HandleEvent(key(tcell.KeyDown, 0, 0))
+	app.HandleEvent(key(tcell.KeyUp, 0, 0))
+	app.HandleEvent(enter) // picks /export, which takes an argument: the editor keeps it
+	if text := app.editor.Text(); text != "/export " {
+		t.Fatalf("after browsing to /export the editor holds %q", text)
+	}
+	app.HandleEvent(enter)
+	app.editor.Clear()
+	typeText(app, "/export")
+	app.HandleEvent(enter)
+	if strings.Join(got, ",") != "export,export" {
+		t.Fatalf("commands run: %q", got)
+	}
+}
+
+// TestFileListFollowsNewFiles: a file created after the @ popup first listed the folder is
+// offered once the list is older than fileListAge.
+func TestFileListFollowsNewFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "old.go"), nil, 0o644)
+	c := &completer{cwd: dir}
+	c.fileItems("")
+	os.WriteFile(filepath.Join(dir, "fresh.go"), nil, 0o644)
+	c.loadedAt = c.loadedAt.Add(-2 * fileListAge)
+	c.items = nil
+	c.fileItems("fresh")
+	if len(c.items) != 1 || c.items[0].label != "fresh.go" {
+		t.Fatalf("items %+v", c.items)
 	}
 }

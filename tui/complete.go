@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"pi/internal/gitwalk"
 )
@@ -25,11 +26,15 @@ type suggestion struct{ label, detail, insert string }
 
 const popupRows = 8
 
+// fileListAge is how long the @file list is kept: files created since are offered after it.
+const fileListAge = 2 * time.Second
+
 // completer keeps the popup for the editor: /commands with argument hints and @files.
 type completer struct {
 	cwd      string
 	files    []string
 	loaded   bool
+	loadedAt time.Time // files are listed again once older than fileListAge
 	items    []suggestion
 	sel      int
 	from, to int    // rune range of the editor text the selection replaces
@@ -37,8 +42,14 @@ type completer struct {
 	pathMode bool   // the popup lists paths (Tab on a path) and follows the typing
 }
 
-// update recomputes the popup from the editor's text before the cursor.
+// update recomputes the popup from the editor's text before the cursor. The selection stays
+// on the item it was on while that item is still offered (Up/Down, or typing that keeps it).
 func (c *completer) update(e *Editor, cmds []Command) {
+	prev := ""
+	if c.sel < len(c.items) {
+		prev = c.items[c.sel].label
+	}
+	defer c.keepSelection(prev)
 	c.items, c.hint, c.sel = nil, "", 0
 	if c.pathMode {
 		c.paths(e)
@@ -54,6 +65,15 @@ func (c *completer) update(e *Editor, cmds []Command) {
 	if tok := before[start:]; strings.HasPrefix(tok, "@") {
 		c.fileItems(tok[1:])
 		c.from, c.to = len([]rune(before[:start])), e.cursor
+	}
+}
+
+func (c *completer) keepSelection(label string) {
+	for i, it := range c.items {
+		if it.label == label {
+			c.sel = i
+			return
+		}
 	}
 }
 
@@ -86,8 +106,8 @@ func (c *completer) commands(before string, cmds []Command) {
 }
 
 func (c *completer) fileItems(query string) {
-	if !c.loaded {
-		c.files, c.loaded = listFiles(c.cwd, 20000), true
+	if !c.loaded || time.Since(c.loadedAt) > fileListAge {
+		c.files, c.loaded, c.loadedAt = listFiles(c.cwd, 20000), true, time.Now()
 	}
 	type scored struct {
 		path  string

@@ -159,9 +159,10 @@ func (a *App) popupKey(ev *tcell.EventKey) bool {
 	case tcell.KeyEnter:
 		// Enter picks a /command (so "/mo" Enter runs /model); for @files and paths it sends,
 		// since an address like me@example.com must not turn into a file name.
+		typed := string(a.editor.buf[a.complete.from:a.complete.to])
 		if ev.Modifiers() != 0 || !strings.HasPrefix(string(a.editor.buf), "/") || a.complete.pathMode ||
-			a.complete.items[a.complete.sel].insert == string(a.editor.buf[a.complete.from:a.complete.to]) {
-			return false
+			strings.TrimSpace(a.complete.items[a.complete.sel].insert) == strings.TrimSpace(typed) {
+			return false // the command is typed out in full: Enter runs it
 		}
 		a.complete.accept(a.editor)
 		// A command that takes no argument runs at once.
