@@ -375,3 +375,18 @@ func TestFileListFollowsNewFiles(t *testing.T) {
 		t.Fatalf("items %+v", c.items)
 	}
 }
+
+// TestTogglesSaySo: Ctrl+O and Ctrl+T say what they changed.
+func TestTogglesSaySo(t *testing.T) {
+	app, term, _ := newTestApp(t, 100, 20, Callbacks{})
+	app.HandleEvent(key(tcell.KeyCtrlO, 0, 0))
+	app.Flush()
+	if !strings.Contains(strings.Join(term.all(), "\n"), "tool output expanded from here on") {
+		t.Fatalf("no word about Ctrl+O:\n%s", strings.Join(term.all(), "\n"))
+	}
+	app.HandleEvent(key(tcell.KeyCtrlT, 0, 0))
+	app.Flush()
+	if !strings.Contains(strings.Join(term.all(), "\n"), "thinking hidden from here on") && !strings.Contains(strings.Join(term.all(), "\n"), "thinking shown from here on") {
+		t.Fatalf("no word about Ctrl+T:\n%s", strings.Join(term.all(), "\n"))
+	}
+}

@@ -122,8 +122,10 @@ func (a *App) key(ev *tcell.EventKey) func() {
 		e.Delete()
 	case tcell.KeyCtrlO:
 		a.expandTools = !a.expandTools
+		a.status = toggleNote("tool output", "expanded", "collapsed", a.expandTools)
 	case tcell.KeyCtrlT:
 		a.showThinking = !a.showThinking
+		a.status = toggleNote("thinking", "shown", "hidden", a.showThinking)
 	case tcell.KeyCtrlL:
 		return a.named("model")
 	case tcell.KeyCtrlP:
@@ -142,6 +144,16 @@ func (a *App) key(ev *tcell.EventKey) func() {
 		editKeyOn(e, ev, width)
 	}
 	return nil
+}
+
+// toggleNote says what Ctrl+O or Ctrl+T changed: what is still on the live screen redraws,
+// what has scrolled into the terminal's history stays as it was drawn.
+func toggleNote(what, on, off string, state bool) string {
+	word := off
+	if state {
+		word = on
+	}
+	return what + " " + word + " from here on (what scrolled up stays as drawn)"
 }
 
 // popupKey handles keys meant for an open completion popup; it reports whether it did.
