@@ -107,7 +107,7 @@ func runEdit(ctx context.Context, env *Env, args map[string]any) (Result, error)
 		return Result{}, err
 	}
 	outBytes := []byte(out)
-	if err := atomicWrite(key, outBytes); err != nil {
+	if err := replaceFile(key, outBytes); err != nil {
 		return Result{}, fmt.Errorf("cannot write %s: %w", name, err)
 	}
 	env.remember(key, outBytes)
