@@ -40,12 +40,13 @@ func TestReplaceKeepsFile(t *testing.T) {
 				}
 				env := testEnv(t)
 				p, other := filepath.Join(env.Cwd, "f.txt"), filepath.Join(env.Cwd, "other.txt")
-				before := prepareFile(t, p, tc.mode, tc.owner)
+				prepareFile(t, p, tc.mode, tc.owner)
 				if tc.link {
 					if err := os.Link(p, other); err != nil {
 						t.Fatal(err)
 					}
 				}
+				before := statT(t, p)
 				res := callTool(t, env, tool, args)
 				want := "new\n"
 				if tc.errText != "" {
@@ -56,21 +57,28 @@ func TestReplaceKeepsFile(t *testing.T) {
 				} else if res.IsError {
 					t.Fatalf("unexpected error %q", resultText(res))
 				}
-				after := statT(t, p)
-				if got := readFileT(t, p); got != want || after.Mode != before.Mode || after.Uid != before.Uid || after.Gid != before.Gid {
-					t.Fatalf("file %q mode %o owner %d:%d, want %q mode %o owner %d:%d",
-						got, after.Mode, after.Uid, after.Gid, want, before.Mode, before.Uid, before.Gid)
-				}
+				checkReplaced(t, p, before, want)
 				if tc.link {
-					if o := statT(t, other); o.Ino != after.Ino || o.Nlink != 2 || readFileT(t, other) != want {
-						t.Fatalf("the other link: inode %d (file %d), %d links, %q", o.Ino, after.Ino, o.Nlink, readFileT(t, other))
-					}
+					checkReplaced(t, other, before, want)
 				}
 				if entries, _ := os.ReadDir(env.Cwd); len(entries) != 1+btoi(tc.link) {
 					t.Fatalf("left in the folder: %v", entries)
 				}
 			})
 		}
+	}
+}
+
+// checkReplaced fails unless p holds want and is the file before describes, as it was: the
+// same inode, links, mode and owner.
+func checkReplaced(t *testing.T, p string, before *syscall.Stat_t, want string) {
+	t.Helper()
+	after := statT(t, p)
+	if got := readFileT(t, p); got != want || after.Ino != before.Ino && before.Nlink > 1 || after.Nlink != before.Nlink ||
+		after.Mode != before.Mode || after.Uid != before.Uid || after.Gid != before.Gid {
+		t.Fatalf("%s: %q, inode %d, %d links, mode %o, owner %d:%d; want %q, inode %d, %d links, mode %o, owner %d:%d",
+			filepath.Base(p), got, after.Ino, after.Nlink, after.Mode, after.Uid, after.Gid,
+			want, before.Ino, before.Nlink, before.Mode, before.Uid, before.Gid)
 	}
 }
 
