@@ -27,10 +27,11 @@ func newOpsApp(t *testing.T, model provider.Model, steps ...faux.Step) *harness 
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { env.Close() })
 	bash, _ := tools.New("bash", env)
 	return newTestHarness(t, parts{cfg: &config.Config{}, cwd: dir, piHome: filepath.Join(dir, "home"),
-		provider: faux.New(steps...), model: model, scripts: &scripts{allowlist: []string{"bash"}, builtins: []tools.Tool{bash}}},
-		session.Create(filepath.Join(dir, "sessions"), dir))
+		provider: faux.New(steps...), model: model, scripts: &scripts{allowlist: []string{"bash"}, builtins: []tools.Tool{bash}},
+		spill: env.Spill}, session.Create(filepath.Join(dir, "sessions"), dir))
 }
 
 // newTestHarness assembles a harness from p and attaches s; it is closed when the test ends.

@@ -29,6 +29,7 @@ type userShell struct {
 	work  *workRegistry
 	cfg   *config.Config
 	cwd   string
+	spill *proc.SpillDir // where output past the limits is kept
 
 	mu      sync.Mutex // held while pending is flushed, so no message waits unseen
 	pending []provider.Message
@@ -68,7 +69,7 @@ func (u *userShell) start(ctx context.Context, command string, excludeFromContex
 	return func() (bashResult, error) {
 		defer end()
 		spec := proc.ShellSpec{Shell: u.cfg.Bash.Shell, Command: command, Dir: u.cwd, Timeout: u.timeout(),
-			MaxBytes: tools.DefaultMaxBytes, MaxLines: tools.DefaultMaxLines}
+			Spill: u.spill, MaxBytes: tools.DefaultMaxBytes, MaxLines: tools.DefaultMaxLines}
 		if onUpdate != nil {
 			spec.OnUpdate = func(o proc.Output) { onUpdate(bashResultOf(o)) }
 		}

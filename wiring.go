@@ -17,6 +17,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/internal/proc"
 	"pi/lua"
 	"pi/provider"
 	"pi/provider/faux"
@@ -35,6 +36,7 @@ type parts struct {
 	scripts      *scripts // tools, prompt parts and runtime, already set up
 	stopAfter    func(context.Context, *provider.Message, []provider.Message) bool
 	modelProblem string
+	spill        *proc.SpillDir // the tools' folder for bash output, which the user's !cmd shares
 }
 
 // assemble builds the harness around its agent. The caller attaches a session next.
@@ -56,7 +58,7 @@ func assemble(p parts) *harness {
 	h.rec = newRecorder(h.agent, p.stderr)
 	h.settings = &settings{agent: h.agent, cfg: p.cfg, rec: h.rec, scripts: s, stderr: p.stderr}
 	h.compactor.agent, h.compactor.rec, h.compactor.settings = h.agent, h.rec, h.settings
-	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd}
+	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill}
 	if r, ok := p.provider.(*provider.Retrying); ok {
 		r.Notify = h.settings.retryNotice
 	}
@@ -146,6 +148,7 @@ func buildTools(o *cliOptions, p *parts) error {
 		env.BashTimeout = time.Duration(p.cfg.Bash.TimeoutSeconds) * time.Second
 	}
 	env.Shell = p.cfg.Bash.Shell
+	p.spill = env.Spill
 	for _, name := range tools.AllNames() {
 		t, err := tools.New(name, env)
 		if err != nil {

@@ -72,7 +72,7 @@ func runBash(ctx context.Context, env *Env, args map[string]any, onUpdate func(R
 		return Result{}, fmt.Errorf("working directory %s is not a directory", env.Cwd)
 	}
 	spec := proc.ShellSpec{Shell: env.Shell, Command: command, Dir: env.Cwd, Timeout: timeout,
-		TempDir: env.TempDir, MaxBytes: DefaultMaxBytes, MaxLines: DefaultMaxLines}
+		Spill: env.Spill, MaxBytes: DefaultMaxBytes, MaxLines: DefaultMaxLines}
 	if onUpdate != nil {
 		spec.OnUpdate = func(o proc.Output) { onUpdate(shellResult(o)) }
 	}

@@ -5,6 +5,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -252,4 +253,46 @@ func peakRSS(t *testing.T) int {
 	}
 	n, _ := strconv.Atoi(string(m[1]))
 	return n
+}
+
+// A command that prints without end (3 s of yes wrote 3.9 GB) leaves a spill file held to the
+// first 64 MiB of its output and a tail, in a folder of the process's own that Close removes.
+func TestBashSpillFileCapped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 64 MB")
+	}
+	env := testEnv(t)
+	const total = 80_000_000
+	res := callTool(t, env, "bash", map[string]any{"command": fmt.Sprintf("yes | head -c %d", total)})
+	d, _ := res.Details.(BashDetails)
+	fi, err := os.Stat(d.FullOutputPath)
+	if res.IsError || err != nil {
+		t.Fatalf("result %q, spill file %q: %v", clip(resultText(res)), d.FullOutputPath, err)
+	}
+	if max := int64(64<<20 + 4*DefaultMaxBytes + 100); fi.Size() > max || fi.Size() < 64<<20 {
+		t.Fatalf("spill file of %d bytes, want the 64 MiB head and a tail, at most %d", fi.Size(), max)
+	}
+	dir := filepath.Dir(d.FullOutputPath)
+	if want := fmt.Sprintf("pi-%d-", os.Getpid()); dir != env.Spill.Path() || !strings.HasPrefix(filepath.Base(dir), want) {
+		t.Fatalf("spill file in %s, want the Env's folder %s named %s*", dir, env.Spill.Path(), want)
+	}
+	f, err := os.Open(d.FullOutputPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(64<<20, 0); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(f)
+	m := regexp.MustCompile(`^\[\.\.\. (\d+) bytes of output left out \.\.\.\]\n((?:y\n)+)$`).FindSubmatch(rest)
+	if m == nil {
+		t.Fatalf("after the head: %.80q, want a notice and lines of y", rest)
+	}
+	if dropped, _ := strconv.Atoi(string(m[1])); 64<<20+dropped+len(m[2]) != total {
+		t.Fatalf("head %d, %d bytes left out, tail %d: not the %d of the output", 64<<20, dropped, len(m[2]), total)
+	}
+	if err := env.Close(); err != nil || exists(dir) {
+		t.Fatalf("Close: %v; %s exists afterwards: %v", err, dir, exists(dir))
+	}
 }

@@ -95,9 +95,9 @@ func runEdit(ctx context.Context, env *Env, args map[string]any) (Result, error)
 		return Result{}, err
 	}
 	defer unlock()
-	data, err := os.ReadFile(key)
+	data, err := readForEdit(key, name)
 	if err != nil {
-		return Result{}, fmt.Errorf("cannot edit %s: %w", name, err)
+		return Result{}, err
 	}
 	if env.changedSince(key, data) {
 		return Result{}, fmt.Errorf("%s changed on disk since you last read or wrote it; read it again before editing", name)
@@ -106,10 +106,11 @@ func runEdit(ctx context.Context, env *Env, args map[string]any) (Result, error)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := atomicWrite(key, []byte(out)); err != nil {
+	outBytes := []byte(out)
+	if err := replaceFile(key, outBytes); err != nil {
 		return Result{}, fmt.Errorf("cannot write %s: %w", name, err)
 	}
-	env.remember(key, []byte(out))
+	env.remember(key, outBytes)
 	diff, first := editDiff(oldLF, newLF)
 	n := len(edits)
 	plural := "s"
@@ -133,9 +134,9 @@ func EditPreview(env *Env, args map[string]any) (EditDetails, error) {
 	if err != nil {
 		return EditDetails{}, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := readForEdit(path, name)
 	if err != nil {
-		return EditDetails{}, fmt.Errorf("cannot edit %s: %w", name, err)
+		return EditDetails{}, err
 	}
 	oldLF, newLF, _, err := editContent(string(data), edits, name)
 	if err != nil {
@@ -143,6 +144,24 @@ func EditPreview(env *Env, args map[string]any) (EditDetails, error) {
 	}
 	diff, first := editDiff(oldLF, newLF)
 	return EditDetails{Diff: diff, FirstChangedLine: first}, nil
+}
+
+// readForEdit reads the file to edit, refusing one over maxReadFileSize as read does: the
+// edit holds the file several times over, old and new, and the model cannot have read it.
+func readForEdit(path, name string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot edit %s: %w", name, err)
+	}
+	if fi.Size() > maxReadFileSize {
+		return nil, fmt.Errorf("%s is %s, too large to edit whole; change it with bash (sed -i, or a script)",
+			name, FormatSize(int(fi.Size())))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot edit %s: %w", name, err)
+	}
+	return data, nil
 }
 
 // editContent applies edits to a file's text, matching on LF line endings without a BOM and

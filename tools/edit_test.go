@@ -299,3 +299,67 @@ func TestBuiltinSchemasAcceptTheirArguments(t *testing.T) {
 		}
 	}
 }
+
+// The fuzzy match normalises a window at a time: whatever the windows, it must find what one
+// window over the whole text finds, at the same bytes.
+func TestFuzzyFindWindows(t *testing.T) {
+	long := strings.Repeat("word ", 40)
+	cjk := strings.Repeat("漢字かな", 30)
+	tests := []struct {
+		name, content, sub string
+		n                  int
+	}{
+		{"long line, match across windows", long + "“quoted” – text " + long, `"quoted" - text`, 1},
+		{"trailing white space at a window end", strings.Repeat("line  \n", 30) + "end  \nx", "end\nx", 1},
+		{"match spans lines", strings.Repeat("a b c\n", 20) + "if x {  \n\treturn\n}\n", "if x {\n\treturn\n}", 1},
+		{"ligatures and full width", long + "ﬁle ＡＢＣ" + long, "file ABC", 1},
+		{"combining marks compose", long + "cafe\u0301 " + long, "café", 1},
+		{"halfwidth voiced marks", cjk + "ｶﾞｷﾞｸﾞ" + cjk, "ガギグ", 1},
+		{"hangul jamo", cjk + "\u1100\u1161\u11a8" + cjk, "각", 1},
+		{"special spaces", long + "x\u00a0=\u20021" + long, "x = 1", 1},
+		{"twice, far apart", "‘a’ " + long + "'a'  \n", "'a'", 2},
+		{"not overlapping", strings.Repeat("–", 50), "--", 25},
+		{"absent", long + cjk, "nowhere", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, we, wn := fuzzyFind(tc.content, tc.sub, len(tc.content)+1)
+			if wn != tc.n {
+				t.Fatalf("one window: %d matches, want %d", wn, tc.n)
+			}
+			for _, window := range []int{8, 13, 32, 100} {
+				s, e, n := fuzzyFind(tc.content, tc.sub, window)
+				if s != ws || e != we || n != wn {
+					t.Errorf("window %d: [%d,%d) ×%d, one window: [%d,%d) ×%d", window, s, e, n, ws, we, wn)
+				}
+			}
+		})
+	}
+}
+
+// Files the edit tool refuses before reading a byte, with a message that says what to do.
+func TestEditRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, p string)
+		errText string
+	}{
+		{"over the size limit", func(t *testing.T, p string) {
+			if err := os.Truncate(p, maxReadFileSize+1); err != nil { // sparse: costs no disk
+				t.Fatal(err)
+			}
+		}, "f.txt is 256.0MB, too large to edit whole; change it with bash"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			p := filepath.Join(env.Cwd, "f.txt")
+			writeFiles(t, env.Cwd, map[string]string{"f.txt": "a\n"})
+			tc.prepare(t, p)
+			res := callTool(t, env, "edit", map[string]any{"path": "f.txt", "oldText": "a", "newText": "b"})
+			if !res.IsError || !strings.Contains(resultText(res), tc.errText) {
+				t.Fatalf("result %q, want an error containing %q", resultText(res), tc.errText)
+			}
+		})
+	}
+}

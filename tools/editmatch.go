@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -30,7 +32,6 @@ func applyEdits(content string, edits []Edit, name string) (string, []span, erro
 		}
 		return fmt.Sprintf("edits[%d]", i)
 	}
-	var fuzzy *fuzzyText
 	spans := make([]span, 0, len(edits))
 	for i, e := range edits {
 		if e.OldText == "" {
@@ -38,11 +39,7 @@ func applyEdits(content string, edits []Edit, name string) (string, []span, erro
 		}
 		start, end, n := findExact(content, e.OldText)
 		if n == 0 {
-			if fuzzy == nil {
-				f := newFuzzyText(content)
-				fuzzy = &f
-			}
-			start, end, n = fuzzy.find(e.OldText)
+			start, end, n = fuzzyFind(content, e.OldText, fuzzyWindow)
 		}
 		switch {
 		case n == 0:
@@ -84,17 +81,132 @@ func findExact(s, sub string) (start, end, n int) {
 	return start, end, n
 }
 
+// fuzzyWindow is about how much of the original text the fuzzy matcher normalises at a time.
+// Its map of where each normalised byte came from costs 16 bytes a byte: over a whole file of
+// 1 GB it took 24 GB.
+const fuzzyWindow = 64 << 10
+
+// fuzzyFind counts the fuzzy occurrences of sub in content, as strings.Count counts (left to
+// right, not overlapping), and, when there is one, returns the span of content it covers. The
+// text is compared as fuzzyText sees it, normalised one window of about window bytes at a
+// time, with the last len(needle)-1 normalised bytes kept for a match across windows: memory
+// grows with the window and sub, not with content.
+func fuzzyFind(content, sub string, window int) (start, end, n int) {
+	needle := []byte(fuzzyNormalize(sub))
+	if len(needle) == 0 {
+		return 0, 0, 0
+	}
+	var f fuzzyText // the normalised text a match may still start in
+	var sc fuzzyScratch
+	pos := 0 // where in f.s the next match may start: past the last one
+	for a := 0; a < len(content); {
+		b := fuzzyWindowEnd(content, a, window)
+		f.append(content[a:b], a, &sc)
+		a = b
+		for {
+			i := bytes.Index(f.s[pos:], needle)
+			if i < 0 {
+				break
+			}
+			i += pos
+			if n == 0 {
+				start, end = f.from[i], f.to[i+len(needle)-1]
+			}
+			n++
+			pos = i + len(needle)
+		}
+		drop := max(pos, len(f.s)-len(needle)+1)
+		f.drop(drop)
+		pos = max(pos-drop, 0)
+	}
+	return start, end, n
+}
+
+// fuzzyWindowEnd returns where the window of s that starts at a ends: window bytes on or up
+// to as many again, or at the end of s. It ends after a line break where there is one, so that
+// normalisation and the trailing white space rule see whole lines, and in a longer line at a
+// point neither reaches across (see fuzzyCut). Only in a stretch of window bytes that has no
+// such point (white space or combining marks throughout) is it cut at a plain rune boundary.
+func fuzzyWindowEnd(s string, a, window int) int {
+	if len(s)-a <= window {
+		return len(s)
+	}
+	lo, hi := a+window, min(len(s), a+2*window)
+	if i := strings.IndexByte(s[lo:hi], '\n'); i >= 0 {
+		return lo + i + 1
+	}
+	for k := lo; k < hi; k++ {
+		if fuzzyCut(s, k) {
+			return k
+		}
+	}
+	k := hi
+	for k > lo && k < len(s) && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return k
+}
+
+// fuzzyCut reports whether the text before offset k of s normalises the same alone as it does
+// followed by the rest: the rune at k cannot combine with the one before, and that one is not
+// white space, which would be trailing if the line ended at k.
+func fuzzyCut(s string, k int) bool {
+	if !utf8.RuneStart(s[k]) {
+		return false
+	}
+	if r, _ := utf8.DecodeLastRuneInString(s[:k]); unicode.IsSpace(foldTypography(r)) {
+		return false
+	}
+	return s[k] < utf8.RuneSelf || norm.NFKC.PropertiesString(s[k:]).BoundaryBefore()
+}
+
 // fuzzyText is a text as the fuzzy matcher sees it — NFKC, typographic quotes, dashes and
 // spaces made ASCII, trailing whitespace of each line dropped — with, for every byte, the span
 // of the original it came from, so that a fuzzy match replaces exactly the original bytes.
 type fuzzyText struct {
-	s        string
+	s        []byte
 	from, to []int
 }
 
-func newFuzzyText(orig string) fuzzyText {
-	var b []byte
-	var from, to []int
+// fuzzyScratch is what fuzzyText.append reuses from one window to the next.
+type fuzzyScratch struct {
+	b        []byte
+	from, to []int
+}
+
+// append adds orig, which starts at offset base of the original text and ends at a point
+// fuzzyWindowEnd chose, to f.
+func (f *fuzzyText) append(orig string, base int, sc *fuzzyScratch) {
+	sc.normalize(orig, base)
+	keep := trailingSpaceMask(sc.b)
+	for i := 0; i < len(keep); {
+		if !keep[i] {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(keep) && keep[j] {
+			j++
+		}
+		f.s = append(f.s, sc.b[i:j]...)
+		f.from, f.to = append(f.from, sc.from[i:j]...), append(f.to, sc.to[i:j]...)
+		i = j
+	}
+}
+
+// normalize sets sc to orig in NFKC with typography folded, and for each byte the span of the
+// original text it came from, orig starting at offset base.
+func (sc *fuzzyScratch) normalize(orig string, base int) {
+	b, from, to := sc.b[:0], sc.from[:0], sc.to[:0]
+	defer func() { sc.b, sc.from, sc.to = b, from, to }()
+	if isASCII(orig) { // what NFKC and the folding leave alone, byte for byte
+		b = append(b, orig...)
+		from, to = slices.Grow(from, len(orig))[:len(orig)], slices.Grow(to, len(orig))[:len(orig)]
+		for i := range from {
+			from[i], to[i] = base+i, base+i+1
+		}
+		return
+	}
 	var it norm.Iter
 	it.InitString(norm.NFKC, orig)
 	// The iterator may hand out one segment's output in pieces before its position moves, so
@@ -108,35 +220,18 @@ func newFuzzyText(orig string) fuzzyText {
 		}
 		if p := it.Pos(); p > segStart || it.Done() {
 			for len(from) < len(b) {
-				from, to = append(from, segStart), append(to, p)
+				from, to = append(from, base+segStart), append(to, base+p)
 			}
 			segStart = p
 		}
 	}
-	keep := trailingSpaceMask(b)
-	f := fuzzyText{from: from[:0], to: to[:0]}
-	out := b[:0]
-	for i, c := range b {
-		if keep[i] {
-			out = append(out, c)
-			f.from, f.to = append(f.from, from[i]), append(f.to, to[i])
-		}
-	}
-	f.s = string(out)
-	return f
 }
 
-// find counts the fuzzy occurrences of sub and, when there is one, maps it back to the original.
-func (f *fuzzyText) find(sub string) (start, end, n int) {
-	needle := fuzzyNormalize(sub)
-	if needle == "" {
-		return 0, 0, 0
-	}
-	a, b, n := findExact(f.s, needle)
-	if n != 1 {
-		return 0, 0, n
-	}
-	return f.from[a], f.to[b-1], 1
+// drop forgets the first n bytes of f.
+func (f *fuzzyText) drop(n int) {
+	f.s = f.s[:copy(f.s, f.s[n:])]
+	f.from = f.from[:copy(f.from, f.from[n:])]
+	f.to = f.to[:copy(f.to, f.to[n:])]
 }
 
 // fuzzyNormalize applies fuzzyText's normalisation to s.
@@ -158,7 +253,10 @@ func trailingSpaceMask(b []byte) []bool {
 	keep := make([]bool, len(b))
 	trailing := true // scanning backwards, still inside the whitespace that ends a line
 	for i := len(b); i > 0; {
-		r, size := utf8.DecodeLastRune(b[:i])
+		r, size := rune(b[i-1]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeLastRune(b[:i])
+		}
 		i -= size
 		switch {
 		case r == '\n':

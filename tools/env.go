@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"pi/internal/proc"
 )
 
 // DefaultBashTimeout bounds a bash call whose arguments name no timeout. pi has none, which
@@ -41,8 +43,10 @@ type Env struct {
 	// ImagesAllowed reports whether the current model takes image input; nil means it does not.
 	// It is a function because the user may switch models between calls.
 	ImagesAllowed func() bool
-	// TempDir holds bash output spilled past the limits; empty means os.TempDir().
-	TempDir string
+	// Spill is the folder bash output spills to past the limits. NewEnv makes one under
+	// os.TempDir() (its folder is made on the first spill); Close removes it. Nil keeps no
+	// file of the full output.
+	Spill *proc.SpillDir
 
 	mu    sync.Mutex
 	seed  maphash.Seed
@@ -56,7 +60,16 @@ func NewEnv(cwd string) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools: working directory %q: %w", cwd, err)
 	}
-	return &Env{Cwd: abs, BashTimeout: DefaultBashTimeout}, nil
+	return &Env{Cwd: abs, BashTimeout: DefaultBashTimeout, Spill: proc.NewSpillDir("")}, nil
+}
+
+// Close removes what the tools left on disk for the process's lifetime: the spilled bash
+// output. Whoever made the Env calls it when the process ends.
+func (e *Env) Close() error {
+	if e.Spill == nil {
+		return nil
+	}
+	return e.Spill.Close()
 }
 
 // Builtins returns every built-in tool bound to env, by name.

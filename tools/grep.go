@@ -16,6 +16,7 @@ type GrepDetails struct {
 	Truncation        *Truncation `json:"truncation,omitempty"`
 	MatchLimitReached int         `json:"matchLimitReached,omitempty"`
 	LinesTruncated    bool        `json:"linesTruncated,omitempty"`
+	LinesInPieces     bool        `json:"linesInPieces,omitempty"`
 }
 
 func newGrep(env *Env) Tool {
@@ -91,17 +92,18 @@ func runGrep(ctx context.Context, env *Env, args map[string]any) (Result, error)
 		return Result{}, fmt.Errorf("cannot search %s: %w", displayName(g.name), err)
 	}
 	var hits []grepLine
-	var more bool
+	var more, piecewise bool
 	if fi.IsDir() {
-		hits, more, err = g.search.tree(ctx, g.root, g.glob)
+		hits, more, piecewise, err = g.search.tree(ctx, g.root, g.glob)
 	} else {
 		var buf []byte
-		hits, more = takeMatches(g.search.file(g.root, filepath.Base(g.root), &buf, &searchScratch{}), g.search.limit)
+		hits, piecewise = g.search.file(g.root, filepath.Base(g.root), &buf, &searchScratch{})
+		hits, more = takeMatches(hits, g.search.limit)
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	return grepResult(hits, more, g.search.limit), nil
+	return grepResult(hits, grepNotes{more: more, piecewise: piecewise}, g.search.limit), nil
 }
 
 func displayName(p string) string {
@@ -111,8 +113,14 @@ func displayName(p string) string {
 	return p
 }
 
+// grepNotes is what grepResult tells beside the lines found.
+type grepNotes struct {
+	more      bool // more matches followed the limit-th
+	piecewise bool // a line longer than grepBlock was searched in pieces
+}
+
 // grepResult formats the lines found, with notices for what was left out.
-func grepResult(hits []grepLine, more bool, limit int) Result {
+func grepResult(hits []grepLine, n grepNotes, limit int) Result {
 	if len(hits) == 0 {
 		return TextResult("No matches found")
 	}
@@ -130,7 +138,7 @@ func grepResult(hits []grepLine, more bool, limit int) Result {
 	out, tr := TruncateHead(strings.TrimSuffix(b.String(), "\n"), int(^uint(0)>>1), DefaultMaxBytes)
 	var notes []string
 	var d GrepDetails
-	if more {
+	if n.more {
 		d.MatchLimitReached = limit
 		notes = append(notes, fmt.Sprintf("Stopped at %d matches; pass limit=%d for more, or narrow the pattern.", limit, limit*2))
 	}
@@ -141,6 +149,10 @@ func grepResult(hits []grepLine, more bool, limit int) Result {
 	if cut {
 		d.LinesTruncated = true
 		notes = append(notes, fmt.Sprintf("Lines longer than %d characters were cut; read the file for all of them.", GrepMaxLineLength))
+	}
+	if n.piecewise {
+		d.LinesInPieces = true
+		notes = append(notes, fmt.Sprintf("Lines longer than %s were searched in pieces: a match across two may be missed.", FormatSize(grepBlock)))
 	}
 	res := TextResult(out)
 	if len(notes) > 0 {

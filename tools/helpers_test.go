@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"pi/internal/proc"
 	"pi/provider"
 )
 
@@ -16,7 +17,8 @@ func testEnv(t *testing.T) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.TempDir = t.TempDir()
+	env.Spill = proc.NewSpillDir(t.TempDir())
+	t.Cleanup(func() { env.Close() })
 	return env
 }
 

@@ -4,28 +4,26 @@ package tools
 
 import (
 	"errors"
-	"io"
 	"os"
 )
 
-// readFileInto reads a regular file into buf (grown as needed, kept when not larger than keep).
-func readFileInto(path string, buf *[]byte, keep int) ([]byte, error) {
+// regularFile is an open regular file.
+type regularFile struct{ *os.File }
+
+// openRegular opens path for reading when it is a regular file, and returns its size.
+func openRegular(path string) (*regularFile, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		f.Close()
+		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
+		f.Close()
+		return nil, 0, errors.New("not a regular file")
 	}
-	data := growBuffer(buf, int(fi.Size()), keep)
-	n, err := io.ReadFull(f, data)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
-	}
-	return data[:n], nil
+	return &regularFile{f}, fi.Size(), nil
 }

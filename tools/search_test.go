@@ -184,9 +184,122 @@ func TestGrepContextMerging(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := grepSearch{m: m, context: tc.context, limit: 100}
-		lines := s.format([]byte(data), "f", m.lines([]byte(data), 100, &searchScratch{}))
-		if got := resultText(grepResult(lines, false, 100)); got != tc.want {
+		var buf []byte
+		lines, _ := s.search(strings.NewReader(data), int64(len(data)), "f", &buf, &searchScratch{})
+		if got := resultText(grepResult(lines, grepNotes{}, 100)); got != tc.want {
 			t.Errorf("context %d:\n%s\nwant\n%s", tc.context, got, tc.want)
 		}
+	}
+}
+
+// grepBytes searches data as one file with blocks of the given size (0: the default).
+func grepBytes(t *testing.T, data, pattern string, context, limit, block int) (string, bool) {
+	t.Helper()
+	m, err := newMatcher(pattern, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := grepSearch{m: m, context: context, limit: limit, block: block}
+	var buf []byte
+	lines, piecewise := s.search(strings.NewReader(data), int64(len(data)), "f", &buf, &searchScratch{})
+	lines, more := takeMatches(lines, limit)
+	return resultText(grepResult(lines, grepNotes{more: more}, limit)), piecewise
+}
+
+// A file bigger than a block is searched a block of whole lines at a time: whatever the
+// blocks, the output is what searching it whole gives, context and limits included.
+func TestGrepBlocksMatchWholeFile(t *testing.T) {
+	var short, crlf strings.Builder // lines of at most 15 bytes with their line breaks
+	for i := range 400 {
+		word := []string{"alpha", "hit", "beta hit", "", "gamma", "\xff\xfehit", "delta"}[i*7%11%7]
+		fmt.Fprintf(&short, "%d %s\n", i, word)
+		fmt.Fprintf(&crlf, "%d %s\r\n", i, word)
+	}
+	tests := []struct {
+		name, data, pattern string
+		context, limit      int
+	}{
+		{"no context", short.String(), "hit", 0, 1000},
+		{"context 1", short.String(), "hit", 1, 1000},
+		{"context 3 merging", short.String(), `beta|gamma`, 3, 1000},
+		{"wide context", short.String(), `^39\d `, 9, 1000},
+		{"limit", short.String(), "hit", 2, 17},
+		{"CRLF", crlf.String(), "hit$", 1, 1000},
+		{"no final line break", strings.TrimSuffix(short.String(), "\n") + "last hit", "hit", 2, 1000},
+		{"regex without literals", short.String(), `[0-9]{3} [a-z]{5}$`, 1, 1000},
+		{"no match", short.String(), "nothing", 2, 1000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want, _ := grepBytes(t, tc.data, tc.pattern, tc.context, tc.limit, len(tc.data)+1)
+			for _, block := range []int{16, 23, 64, 1000} {
+				if got, piecewise := grepBytes(t, tc.data, tc.pattern, tc.context, tc.limit, block); got != want || piecewise {
+					t.Fatalf("block %d (pieces %v):\n%s\nwant\n%s", block, piecewise, got, want)
+				}
+			}
+		})
+	}
+}
+
+// A line longer than a block is searched in overlapping pieces and shown as a whole line.
+func TestGrepLongLines(t *testing.T) {
+	long := strings.Repeat("abcdefgh", 40) // 320 bytes: five blocks of 64
+	tests := []struct {
+		name, data, pattern string
+		context             int
+		want                string
+	}{
+		{"match in the first piece", "x\n" + "hit" + long + "\ny\n", "hit", 0, "f:2: hit" + long},
+		{"match in a later piece", "x\n" + long + "hit" + long + "\ny\n", "hit", 0, "f:2: " + long + "hit" + long},
+		{"match across two pieces", long[:60] + "needle" + long + "\n", "needle", 0, "f:1: " + long[:60] + "needle" + long},
+		{"one match for a line that matches often", long + "hit" + long + "hit" + long + "\n", "hit", 0,
+			"f:1: " + long + "hit" + long + "hit" + long},
+		{"context around it", "a\nb\n" + long + "hit\nc\nd\n", "hit", 1, "f-2- b\nf:3: " + long + "hit\nf-4- c"},
+		{"as context after a match", "hit\n" + long + "\nz\n", "hit", 1, "f:1: hit\nf-2- " + long},
+		{"as context before a match", long + "\nhit\n", "hit", 1, "f-1- " + long + "\nf:2: hit"},
+		{"at the end with no line break", "a\n" + long + "hit", "hit", 1, "f-1- a\nf:2: " + long + "hit"},
+		{"no match in it", "hit\n" + long + "\n", "nothing", 0, "No matches found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, piecewise := grepBytes(t, tc.data, tc.pattern, tc.context, 100, 64)
+			if want := cutShown(tc.want); got != want || !piecewise {
+				t.Fatalf("got (pieces %v)\n%s\nwant\n%s", piecewise, got, want)
+			}
+		})
+	}
+}
+
+// cutShown cuts each line of want after its prefix as grepResult does.
+func cutShown(want string) string {
+	lines := strings.Split(want, "\n")
+	cut := false
+	for i, l := range lines {
+		var c bool
+		lines[i], c = cutLine(l, GrepMaxLineLength+len("f:1: "))
+		cut = cut || c
+	}
+	out := strings.Join(lines, "\n")
+	if cut {
+		out += fmt.Sprintf("\n\n[Lines longer than %d characters were cut; read the file for all of them.]", GrepMaxLineLength)
+	}
+	return out
+}
+
+// A NUL byte in the first block makes a file binary; one in a later block ends the search.
+func TestGrepBinary(t *testing.T) {
+	lines := strings.Repeat("line\n", 100)
+	tests := []struct{ name, data, want string }{
+		{"NUL first", "\x00hit\n", "No matches found"},
+		{"NUL after the match in one block", "hit\n\x00", "No matches found"},
+		{"NUL in a later block", "hit\n" + lines + "\x00hit\n", "f:1: hit"},
+		{"no NUL", "hit\n" + lines + "hit\n", "f:1: hit\nf:102: hit"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, _ := grepBytes(t, tc.data, "hit", 0, 100, 64); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -1,8 +1,8 @@
 // Package proc owns starting child processes: each in a process group of its own, so that a
 // cancel or a timeout kills the whole group (grandchildren included) with SIGKILL; a Wait that
 // a grandchild holding the pipes open cannot hang; and, for shell commands, the bounded capture
-// of their merged output (the tail in memory, the whole output spilled to a temporary file
-// past the limits) with paced partial updates. Every package of pi that runs a child process
+// of their merged output (the tail in memory; past the limits, a spill file of the head and
+// the tail, held to a cap, in a SpillDir the caller owns) with paced partial updates. Every package of pi that runs a child process
 // in its own group does it through here.
 //
 // It imports nothing of this module and has no package-level mutable state. It knows nothing

@@ -64,3 +64,10 @@ func assertGone(t *testing.T, pid int) {
 
 // pidFile is a path in a fresh directory for a command to write a pid to.
 func pidFile(t *testing.T) string { return filepath.Join(t.TempDir(), "child.pid") }
+
+// spillDir is a SpillDir in a fresh temporary directory, closed when the test ends.
+func spillDir(t *testing.T) *SpillDir {
+	d := NewSpillDir(t.TempDir())
+	t.Cleanup(func() { d.Close() })
+	return d
+}

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,9 +26,14 @@ type ShellSpec struct {
 	Dir     string        // the working directory; empty means this process's
 	Env     []string      // as exec.Cmd.Env: nil means this process's environment
 	Timeout time.Duration // zero means no limit beyond ctx
-	TempDir string        // where the full output spills; empty means os.TempDir()
-	// MaxBytes and MaxLines are the limits of what the caller shows. Once the output passes
-	// either, all of it goes to a file as well; memory keeps at most 4*MaxBytes of its tail.
+	// Spill is where the full output goes once it passes MaxBytes or MaxLines: a file of its
+	// own there, holding the output up to SpillHead bytes (zero means MaxSpillBytes) and past
+	// that its tail held in memory, after a line saying how many bytes were left out. Nil
+	// keeps no file: Output.SpillErr says so.
+	Spill     *SpillDir
+	SpillHead int
+	// MaxBytes and MaxLines are the limits of what the caller shows. Memory keeps at most
+	// 4*MaxBytes of the output's tail.
 	MaxBytes, MaxLines int
 	// OnUpdate, when set, gets the output so far while the command runs: only when something
 	// new arrived, and at most every UpdateInterval. It runs on RunShell's goroutine.
@@ -42,8 +48,8 @@ type Output struct {
 	Tail       string
 	TotalBytes int
 	TotalLines int // a final newline ends a line; it does not start one
-	// FullOutputPath names the file holding the whole output once it passed MaxBytes or
-	// MaxLines; SpillErr says why that file could not be made or written.
+	// FullOutputPath names the file holding the output once it passed MaxBytes or MaxLines
+	// (see ShellSpec.Spill); SpillErr says why that file could not be made or written.
 	FullOutputPath string
 	SpillErr       error
 	ExitCode       *int   // nil while running and when a signal ended the shell
@@ -64,12 +70,14 @@ func RunShell(ctx context.Context, spec ShellSpec) (Output, error) {
 	spec.Shell = DefaultShell(spec.Shell)
 	runCtx, cancel := withTimeout(ctx, spec.Timeout)
 	defer cancel()
-	sink := &tailSink{maxBytes: spec.MaxBytes, maxLines: spec.MaxLines, tempDir: spec.TempDir}
-	defer sink.closeSpill()
+	sink := &tailSink{maxBytes: spec.MaxBytes, maxLines: spec.MaxLines, spillDir: spec.Spill,
+		spillHead: cmp.Or(spec.SpillHead, MaxSpillBytes)}
 	state, waitErr, err := runPiped(runCtx, spec, sink)
 	if err != nil {
+		sink.closeSpill()
 		return Output{}, err
 	}
+	sink.finishSpill()
 	out := sink.output()
 	var exit *exec.ExitError
 	switch {

@@ -5,8 +5,12 @@ package proc
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,7 +125,7 @@ func TestRunShellSpills(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := specOf(tc.command)
-			spec.TempDir = t.TempDir()
+			spec.Spill = spillDir(t)
 			out, err := RunShell(context.Background(), spec)
 			if err != nil || out.ExitCode == nil || *out.ExitCode != 0 {
 				t.Fatalf("got %+v, %v", out, err)
@@ -149,7 +153,7 @@ func TestRunShellSpills(t *testing.T) {
 // A spill file that cannot be made costs the full copy, never the command.
 func TestRunShellSpillFails(t *testing.T) {
 	spec := specOf("seq 1 100")
-	spec.TempDir = "/nonexistent"
+	spec.Spill = NewSpillDir("/nonexistent")
 	out, err := RunShell(context.Background(), spec)
 	if err != nil || out.ExitCode == nil || *out.ExitCode != 0 || out.TotalLines != 100 {
 		t.Fatalf("got %+v, %v", out, err)
@@ -159,7 +163,7 @@ func TestRunShellSpillFails(t *testing.T) {
 	}
 }
 
-// 200 MB pass through with the tail in bounded memory and every byte in the spill file.
+// 200 MB pass through with the tail in bounded memory and the spill file held to its cap.
 func TestRunShellMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 200 MB")
@@ -178,7 +182,7 @@ func TestRunShellMemoryBounded(t *testing.T) {
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	spec := ShellSpec{Shell: "sh", Command: "yes 'a line of output that repeats' | head -c " + strconv.Itoa(total),
-		TempDir: t.TempDir(), MaxBytes: 50 * 1024, MaxLines: 2000, OnUpdate: sample}
+		Spill: spillDir(t), MaxBytes: 50 * 1024, MaxLines: 2000, OnUpdate: sample}
 	start := time.Now()
 	out, err := RunShell(context.Background(), spec)
 	if err != nil || out.TotalBytes != total || out.FullOutputPath == "" {
@@ -186,8 +190,8 @@ func TestRunShellMemoryBounded(t *testing.T) {
 	}
 	sample(out)
 	fi, err := os.Stat(out.FullOutputPath)
-	if err != nil || fi.Size() != total {
-		t.Fatalf("full output: %v %v, want %d bytes", fi, err, total)
+	if err != nil || fi.Size() <= MaxSpillBytes || fi.Size() > MaxSpillBytes+4*int64(spec.MaxBytes)+100 {
+		t.Fatalf("full output: %v %v, want the %d bytes of the head, a tail and a notice", fi, err, MaxSpillBytes)
 	}
 	growth := int64(peak) - int64(before.HeapInuse)
 	t.Logf("200 MB in %v: tail %d bytes, peak heap growth %d kB", time.Since(start), len(out.Tail), growth/1024)
@@ -237,5 +241,143 @@ func TestRunShellKeepsBinaryBytes(t *testing.T) {
 	out, err := RunShell(context.Background(), specOf(`printf 'ok \377\376 end'`))
 	if err != nil || out.Tail != "ok \xff\xfe end" || utf8.ValidString(out.Tail) {
 		t.Fatalf("got %q, %v", out.Tail, err)
+	}
+}
+
+// The spill file keeps the output's head up to SpillHead bytes, then the tail held in memory
+// (from a line start) after a line saying how many bytes were left out between them.
+func TestRunShellSpillCapped(t *testing.T) {
+	seq := func(from, to int) string {
+		var b strings.Builder
+		for i := from; i <= to; i++ {
+			b.WriteString(strconv.Itoa(i) + "\n")
+		}
+		return b.String()
+	}
+	notice := regexp.MustCompile(`(?s)^(.*)\[\.\.\. (\d+) bytes of output left out \.\.\.\]\n(.*)$`)
+	tests := []struct {
+		name    string
+		command string
+		full    string // the whole output
+		head    int
+		cut     bool // some of the output is left out
+	}{
+		{"under the cap", "seq 1 2000", seq(1, 2000), 10_000, false},
+		{"tail reaches back to the head", "seq 1 2000", seq(1, 2000), 8_000, false},
+		{"over the cap", "seq 1 200000", seq(1, 200000), 10_000, true},
+		{"head ends at a line break", "seq 1 200000", seq(1, 200000), 10_003, true},
+		{"head ends inside a line", "seq 1 200000", seq(1, 200000), 10_004, true},
+		{"one long line", "head -c 100000 /dev/zero | tr '\\0' z", strings.Repeat("z", 100_000), 1_000, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := ShellSpec{Shell: "sh", Command: tc.command, Spill: spillDir(t), SpillHead: tc.head,
+				MaxBytes: 1000, MaxLines: 20}
+			out, err := RunShell(context.Background(), spec)
+			if err != nil || out.TotalBytes != len(tc.full) || out.SpillErr != nil {
+				t.Fatalf("got %d bytes, %v, %v", out.TotalBytes, out.SpillErr, err)
+			}
+			data, err := os.ReadFile(out.FullOutputPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := notice.FindStringSubmatch(string(data))
+			if !tc.cut {
+				if m != nil || string(data) != tc.full {
+					t.Fatalf("spill file of %d bytes, want the whole %d", len(data), len(tc.full))
+				}
+				return
+			}
+			if m == nil {
+				t.Fatalf("no notice in the spill file of %d bytes: %.100q", len(data), data)
+			}
+			head, tail := tc.full[:tc.head], m[3]
+			dropped, _ := strconv.Atoi(m[2])
+			if sep := "\n"; strings.HasSuffix(head, "\n") && m[1] != head || !strings.HasSuffix(head, "\n") && m[1] != head+sep {
+				t.Fatalf("the file starts %d bytes ending %q before the notice, want the %d of the head and a line break", len(m[1]), m[1][max(len(m[1])-10, 0):], len(head))
+			}
+			multiline := strings.Count(tc.full, "\n") > 1
+			if !strings.HasSuffix(tc.full, tail) || len(head)+dropped+len(tail) != len(tc.full) ||
+				len(tail) < 2*spec.MaxBytes-20 || len(tail) > 4*spec.MaxBytes || multiline && tc.full[dropped+len(head)-1] != '\n' {
+				t.Fatalf("head %d bytes, %d left out, tail %d bytes (%.20q...); output %d bytes", len(head), dropped, len(tail), tail, len(tc.full))
+			}
+		})
+	}
+}
+
+// A SpillDir makes its folder on the first spill, keeps the newest files within its budget, and
+// takes everything with it on Close.
+func TestSpillDir(t *testing.T) {
+	tests := []struct {
+		name     string
+		maxBytes int64
+		commands []string
+		kept     []int // which commands' files are left, in order
+	}{
+		{"nothing spilled, no folder", 1 << 20, []string{"echo hi", "seq 1 20"}, nil},
+		{"all within the budget", 1 << 20, []string{"seq 1 1000", "echo hi", "seq 2 1000"}, []int{0, 2}},
+		{"the oldest go past the budget", 8000, []string{"seq 1 1000", "seq 2 1000", "seq 3 1000"}, []int{1, 2}},
+		{"the newest stays whatever its size", 100, []string{"seq 1 1000", "seq 2 1000"}, []int{1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			parent := t.TempDir()
+			d := NewSpillDir(parent)
+			d.maxBytes = tc.maxBytes
+			var paths []string
+			for _, c := range tc.commands {
+				spec := specOf(c)
+				spec.Spill = d
+				out, err := RunShell(context.Background(), spec)
+				if err != nil || out.SpillErr != nil {
+					t.Fatalf("%s: %v, %v", c, out.SpillErr, err)
+				}
+				paths = append(paths, out.FullOutputPath)
+			}
+			var want []string
+			for _, k := range tc.kept {
+				want = append(want, filepath.Base(paths[k]))
+			}
+			slices.Sort(want)
+			if got := dirNames(t, d.Path()); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("folder %q holds %q, want %q", d.Path(), got, want)
+			}
+			if want != nil && !strings.HasPrefix(d.Path(), filepath.Join(parent, fmt.Sprintf("pi-%d-", os.Getpid()))) {
+				t.Fatalf("folder %q, want pi-<pid>-* in %s", d.Path(), parent)
+			}
+			if err := d.Close(); err != nil || len(dirNames(t, parent)) != 0 {
+				t.Fatalf("after Close: %v, %s holds %q", err, parent, dirNames(t, parent))
+			}
+			spec := specOf("seq 1 100")
+			spec.Spill = d
+			if out, err := RunShell(context.Background(), spec); err != nil || out.SpillErr == nil || out.FullOutputPath != "" {
+				t.Fatalf("spill after Close: %q, %v, %v", out.FullOutputPath, out.SpillErr, err)
+			}
+		})
+	}
+}
+
+// dirNames lists dir by name; "" holds nothing.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// Output past the limits with no SpillDir keeps no file and says why.
+func TestRunShellWithoutSpillDir(t *testing.T) {
+	out, err := RunShell(context.Background(), specOf("seq 1 100"))
+	if err != nil || out.FullOutputPath != "" || out.SpillErr == nil || out.TotalLines != 100 {
+		t.Fatalf("got %q, %v, %v", out.FullOutputPath, out.SpillErr, err)
 	}
 }
