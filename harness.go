@@ -231,12 +231,15 @@ func (h *harness) sendQueued() {
 	}()
 }
 
-// close ends the session: work in flight is stopped, the scripts are told and closed, the
-// session file is closed.
+// close ends the session: work in flight is stopped, the spilled command outputs removed, the
+// scripts told and closed, the session file closed.
 func (h *harness) close() {
 	h.closing.Do(func() {
 		h.Quiesce()
 		h.endLife()
+		if sp := h.shell.spill; sp != nil {
+			sp.Close() // the full outputs of this session's commands go with it
+		}
 		h.scripts.close()
 		h.rec.close()
 	})

@@ -244,3 +244,21 @@ func TestListModelsWithNothingAnswering(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }
+
+// TestBinaryRemovesSpilledOutputAtExit: the folder that holds commands' full outputs goes
+// when pi ends.
+func TestBinaryRemovesSpilledOutputAtExit(t *testing.T) {
+	bin := buildPi(t)
+	dir, tmp := t.TempDir(), t.TempDir()
+	script := filepath.Join(dir, "script.json")
+	os.WriteFile(script, []byte(`[{"content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"seq 1 100000"}}]},`+
+		`{"content":[{"type":"text","text":"done"}]}]`), 0o644)
+	cmd := exec.Command(bin, "--no-session", "--faux-script", script, "-p", "go")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "TMPDIR="+tmp, "PI_HOME="+filepath.Join(dir, ".pihome"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "pi-*")); len(left) != 0 {
+		t.Fatalf("left behind: %v", left)
+	}
+}
