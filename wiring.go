@@ -149,7 +149,7 @@ func buildTools(o *cliOptions, p *parts) error {
 	}
 	env.Shell = p.cfg.Bash.Shell
 	p.spill = env.Spill
-	for _, name := range tools.AllNames() {
+	for _, name := range tools.Offered() {
 		t, err := tools.New(name, env)
 		if err != nil {
 			return err

@@ -62,6 +62,12 @@ func bashArgs(env *Env, args map[string]any) (string, time.Duration, error) {
 }
 
 func runBash(ctx context.Context, env *Env, args map[string]any, onUpdate func(Result)) (Result, error) {
+	return runShellTool(ctx, env, proc.ShellSpec{Shell: env.Shell}, args, onUpdate)
+}
+
+// runShellTool runs the command of a shell tool's call with the shell in base: the bash tool,
+// and the powershell tool with its own shell.
+func runShellTool(ctx context.Context, env *Env, spec proc.ShellSpec, args map[string]any, onUpdate func(Result)) (Result, error) {
 	command, timeout, err := bashArgs(env, args)
 	if err != nil {
 		return Result{}, err
@@ -71,8 +77,8 @@ func runBash(ctx context.Context, env *Env, args map[string]any, onUpdate func(R
 	} else if !fi.IsDir() {
 		return Result{}, fmt.Errorf("working directory %s is not a directory", env.Cwd)
 	}
-	spec := proc.ShellSpec{Shell: env.Shell, Command: command, Dir: env.Cwd, Timeout: timeout,
-		Spill: env.Spill, MaxBytes: DefaultMaxBytes, MaxLines: DefaultMaxLines}
+	spec.Command, spec.Dir, spec.Timeout, spec.Spill = command, env.Cwd, timeout, env.Spill
+	spec.MaxBytes, spec.MaxLines = DefaultMaxBytes, DefaultMaxLines
 	if onUpdate != nil {
 		spec.OnUpdate = func(o proc.Output) { onUpdate(shellResult(o)) }
 	}

@@ -20,10 +20,12 @@ const DefaultBashTimeout = 10 * time.Minute
 
 // DefaultNames are the tools active when the configuration names none, as in pi. A function,
 // so that no caller can change the list for everyone.
-func DefaultNames() []string { return []string{"read", "bash", "edit", "write"} }
+func DefaultNames() []string { return []string{"read", shellToolName(), "edit", "write"} }
 
 // AllNames are every built-in tool, in the order pi lists them.
-func AllNames() []string { return []string{"read", "bash", "edit", "write", "grep", "find", "ls"} }
+func AllNames() []string {
+	return []string{"read", "bash", "edit", "write", "grep", "find", "ls", "powershell"}
+}
 
 // Env is the state the built-in tools of one agent share: where they run, their limits, and
 // what they remember between calls. Create one per agent with NewEnv; it is safe for
@@ -98,6 +100,8 @@ func New(name string, env *Env) (Tool, error) {
 		return newFind(env), nil
 	case "ls":
 		return newLs(env), nil
+	case "powershell":
+		return newPowerShell(env)
 	}
 	return nil, fmt.Errorf("tools: no built-in tool %q (have %s)", name, strings.Join(AllNames(), ", "))
 }

@@ -21,8 +21,10 @@ const (
 
 // ShellSpec says which command RunShell runs, where, and how much of its output it holds.
 type ShellSpec struct {
-	Shell   string // runs `Shell -c Command`; empty means DefaultShell("")
-	Command string
+	Shell   string // runs `Shell ShellArgs... -c Command`; empty means DefaultShell("")
+	// ShellArgs come before -c (PowerShell's -NoProfile -NonInteractive, say).
+	ShellArgs []string
+	Command   string
 	Dir     string        // the working directory; empty means this process's
 	Env     []string      // as exec.Cmd.Env: nil means this process's environment
 	Timeout time.Duration // zero means no limit beyond ctx
@@ -105,7 +107,7 @@ func runPiped(ctx context.Context, spec ShellSpec, sink *tailSink) (state *os.Pr
 		return nil, nil, fmt.Errorf("creating the output pipe: %w", err)
 	}
 	defer pr.Close()
-	cmd := Command(ctx, spec.Shell, "-c", spec.Command)
+	cmd := Command(ctx, spec.Shell, append(append([]string(nil), spec.ShellArgs...), "-c", spec.Command)...)
 	cmd.Dir, cmd.Env = spec.Dir, spec.Env
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe: stdout and stderr interleave as written
 	err = cmd.Start()

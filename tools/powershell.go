@@ -1,0 +1,67 @@
+package tools
+
+// powershell.go is pi's powershell tool: the bash tool's limits, timeouts and output handling
+// with PowerShell as the shell. It is offered where pwsh or powershell is on PATH, and is the
+// default shell tool on Windows.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"runtime"
+
+	"pi/internal/proc"
+)
+
+// PowerShell is the PowerShell on PATH (pwsh, else Windows PowerShell), or "" when there is none.
+func PowerShell() string {
+	for _, name := range []string{"pwsh", "powershell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Offered are the built-in tools this machine can run: every one of AllNames, but powershell
+// only where PowerShell is installed.
+func Offered() []string {
+	var out []string
+	for _, n := range AllNames() {
+		if n != "powershell" || PowerShell() != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// shellToolName is the shell tool of the default set: powershell on Windows where it is
+// installed, else bash.
+func shellToolName() string {
+	if runtime.GOOS == "windows" && PowerShell() != "" {
+		return "powershell"
+	}
+	return "bash"
+}
+
+func newPowerShell(env *Env) (Tool, error) {
+	shell := PowerShell()
+	if shell == "" {
+		return nil, fmt.Errorf("tools: powershell: neither pwsh nor powershell is on PATH")
+	}
+	return &Func{Spec: Info{
+		Name: "powershell",
+		Description: fmt.Sprintf("Run a command with PowerShell in the working directory; output streams are merged. "+
+			"Output keeps the last %d lines or %s.", DefaultMaxLines, FormatSize(DefaultMaxBytes)),
+		Parameters: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
+			`"command":{"type":"string","description":"The PowerShell command to run"},`+
+			`"timeout":{"type":"number","exclusiveMinimum":0,"description":"Timeout in seconds (default %g)"}},`+
+			`"required":["command"]}`, env.bashTimeout().Seconds())),
+		Snippet:    "Run a PowerShell command",
+		Guidelines: []string{"Use powershell to run programs, tests and builds, not to read or edit files."},
+	}, Run: func(ctx context.Context, _ string, args map[string]any, onUpdate func(Result)) (Result, error) {
+		spec := proc.ShellSpec{Shell: shell, ShellArgs: []string{"-NoProfile", "-NonInteractive"}}
+		return runShellTool(ctx, env, spec, args, onUpdate)
+	}}, nil
+}
