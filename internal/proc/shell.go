@@ -21,13 +21,13 @@ const (
 
 // ShellSpec says which command RunShell runs, where, and how much of its output it holds.
 type ShellSpec struct {
-	Shell   string // runs `Shell ShellArgs... -c Command`; empty means DefaultShell("")
+	Shell string // runs `Shell ShellArgs... -c Command`; empty means DefaultShell("")
 	// ShellArgs come before -c (PowerShell's -NoProfile -NonInteractive, say).
 	ShellArgs []string
 	Command   string
-	Dir     string        // the working directory; empty means this process's
-	Env     []string      // as exec.Cmd.Env: nil means this process's environment
-	Timeout time.Duration // zero means no limit beyond ctx
+	Dir       string        // the working directory; empty means this process's
+	Env       []string      // as exec.Cmd.Env: nil means this process's environment
+	Timeout   time.Duration // zero means no limit beyond ctx
 	// Spill is where the full output goes once it passes MaxBytes or MaxLines: a file of its
 	// own there, holding the output up to SpillHead bytes (zero means MaxSpillBytes) and past
 	// that its tail held in memory, after a line saying how many bytes were left out. Nil
