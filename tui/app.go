@@ -297,6 +297,13 @@ func (a *App) SetEditorText(s string) {
 	a.requestRender()
 }
 
+// editorText is what the editor holds, as typed.
+func (a *App) editorText() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.editor.RawText()
+}
+
 // Resize re-lays out the live region for a new terminal size; scrollback is left alone.
 func (a *App) Resize(width, height int) {
 	a.mu.Lock()

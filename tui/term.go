@@ -113,6 +113,10 @@ func (t *terminal) loop(ctx context.Context) error {
 				t.suspend()
 				continue
 			}
+			if k, ok := ev.(*tcell.EventKey); ok && isCtrlG(k) {
+				t.editExternally()
+				continue
+			}
 			t.app.HandleEvent(ev)
 		}
 	}
