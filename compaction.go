@@ -110,7 +110,7 @@ func (c *compactor) overflowed() bool {
 // session file keeps it.
 func (c *compactor) dropFailedTail() {
 	msgs := c.agent.State().Messages
-	for len(msgs) > 0 && failed(&msgs[len(msgs)-1]) {
+	for len(msgs) > 0 && msgs[len(msgs)-1].Failed() {
 		msgs = msgs[:len(msgs)-1]
 	}
 	c.agent.ReplaceMessages(msgs)

@@ -136,8 +136,8 @@ func TestOverflowCompactsAndRetriesOnce(t *testing.T) {
 			if end := rec.ofType(agent.EvCompactionEnd)[0]; !end.Compaction.WillRetry {
 				t.Fatalf("compaction_end should announce the retry")
 			}
-			if tc.wantFinal != "" && lastAssistant(a.agent).TextContent() != tc.wantFinal {
-				t.Fatalf("final %q", lastAssistant(a.agent).TextContent())
+			if tc.wantFinal != "" && provider.LastAssistant(a.agent.MessagesView()).TextContent() != tc.wantFinal {
+				t.Fatalf("final %q", provider.LastAssistant(a.agent.MessagesView()).TextContent())
 			}
 		})
 	}
@@ -283,7 +283,7 @@ func TestCompletedReplyOverTheWindowIsAnAnswer(t *testing.T) {
 	if err := a.Send(context.Background(), Input{Text: "question"}); err != nil {
 		t.Fatalf("send: %v", err)
 	}
-	last := lastAssistant(a.agent)
+	last := provider.LastAssistant(a.agent.MessagesView())
 	if got := compactions(rec); len(got) != 0 || sm.summaries != 0 || last == nil || last.TextContent() != "a fine answer" {
 		t.Fatalf("compactions %v, summaries %d, last reply %v", got, sm.summaries, last)
 	}

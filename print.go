@@ -67,8 +67,8 @@ func reportFailure(stderr io.Writer, last *provider.Message, err error) bool {
 	switch {
 	case err != nil:
 		fmt.Fprintln(stderr, "pi:", err)
-	case failed(last):
-		fmt.Fprintln(stderr, "pi:", errorText(last))
+	case last.Failed():
+		fmt.Fprintln(stderr, "pi:", last.FailureText())
 	default:
 		return false
 	}
@@ -86,11 +86,11 @@ func runPrompts(ctx context.Context, h *harness, prompts []string, images []prov
 			return nil, err
 		}
 		h.scriptSends.wait(ctx) // messages the scripts' handlers sent during the run
-		if last := lastAssistant(h.agent); failed(last) {
+		if last := provider.LastAssistant(h.agent.MessagesView()); last.Failed() {
 			return last, nil
 		}
 	}
-	return lastAssistant(h.agent), nil
+	return provider.LastAssistant(h.agent.MessagesView()), nil
 }
 
 // sessionHeaderLine is the header as JSON mode's first line, with pi's "type" field.

@@ -238,8 +238,8 @@ func (s *scripts) completeOnce(ctx context.Context, prompt string, opts lua.Comp
 	req := &provider.Request{Model: model, SystemPrompt: opts.System,
 		Messages: []provider.Message{provider.UserText(prompt, time.Now().UnixMilli())}}
 	reply := p.Stream(ctx, req, func(provider.Event) {})
-	if failed(&reply) {
-		return "", fmt.Errorf("pi.complete: %s", errorText(&reply))
+	if reply.Failed() {
+		return "", fmt.Errorf("pi.complete: %s", reply.FailureText())
 	}
 	return reply.TextContent(), nil
 }

@@ -249,25 +249,3 @@ func humanSize(n int64) string {
 	}
 	return fmt.Sprintf("%dB", n)
 }
-
-// lastAssistant is the newest assistant reply, or nil.
-func lastAssistant(a *agent.Agent) *provider.Message {
-	msgs := a.State().Messages
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == provider.RoleAssistant {
-			return &msgs[i]
-		}
-	}
-	return nil
-}
-
-func failed(m *provider.Message) bool {
-	return m != nil && (m.StopReason == provider.StopError || m.StopReason == provider.StopAborted)
-}
-
-func errorText(m *provider.Message) string {
-	if m.ErrorMessage != "" {
-		return m.ErrorMessage
-	}
-	return "the model call ended with " + string(m.StopReason)
-}

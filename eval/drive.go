@@ -85,7 +85,7 @@ func driveTask(ctx context.Context, drive Drive, run Run, t *task, res *runResul
 	}
 	res.WallMs = out.Wall.Milliseconds()
 	measure(res, out.Messages, out.API)
-	last := lastAssistant(out.Messages)
+	last := provider.LastAssistant(out.Messages)
 	answer := ""
 	if last != nil {
 		answer = last.TextContent()
@@ -97,8 +97,8 @@ func driveTask(ctx context.Context, drive Drive, run Run, t *task, res *runResul
 		return answer, fmt.Sprintf("time budget of %s used up", t.timeout())
 	case err != nil:
 		return answer, "run: " + err.Error()
-	case failed(last):
-		return answer, "model error: " + errorText(last)
+	case last.Failed():
+		return answer, "model error: " + last.FailureText()
 	case turns.exceeded:
 		return answer, fmt.Sprintf("turn budget of %d used up while the model still called tools", t.MaxTurns)
 	case last == nil:
@@ -140,7 +140,7 @@ func turnSummary(m *provider.Message, results []provider.Message) string {
 	}
 	what := "answer"
 	switch {
-	case failed(m):
+	case m.Failed():
 		what = string(m.StopReason)
 	case len(names) > 0:
 		what = strings.Join(names, ", ")
@@ -149,27 +149,4 @@ func turnSummary(m *provider.Message, results []provider.Message) string {
 		what += fmt.Sprintf(" (%d failed)", errs)
 	}
 	return what
-}
-
-// lastAssistant is the transcript's last reply, nil when there is none.
-func lastAssistant(msgs []provider.Message) *provider.Message {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == provider.RoleAssistant {
-			return &msgs[i]
-		}
-	}
-	return nil
-}
-
-// failed says whether a reply is a failed or aborted model call.
-func failed(m *provider.Message) bool {
-	return m != nil && (m.StopReason == provider.StopError || m.StopReason == provider.StopAborted)
-}
-
-// errorText is why a failed reply failed.
-func errorText(m *provider.Message) string {
-	if m.ErrorMessage != "" {
-		return m.ErrorMessage
-	}
-	return "the model call ended with " + string(m.StopReason)
 }

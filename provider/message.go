@@ -380,3 +380,26 @@ func decodeField(fields map[string]json.RawMessage, name string, dst any) error 
 	}
 	return nil
 }
+
+// Failed reports whether m is a reply that failed or was aborted.
+func (m *Message) Failed() bool {
+	return m != nil && (m.StopReason == StopError || m.StopReason == StopAborted)
+}
+
+// FailureText is why a failed reply failed, in words for the user.
+func (m *Message) FailureText() string {
+	if m.ErrorMessage != "" {
+		return m.ErrorMessage
+	}
+	return "the model call ended with " + string(m.StopReason)
+}
+
+// LastAssistant is the newest assistant reply of msgs, nil when there is none.
+func LastAssistant(msgs []Message) *Message {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleAssistant {
+			return &msgs[i]
+		}
+	}
+	return nil
+}
