@@ -270,3 +270,22 @@ func rawCopy(v []byte) (json.RawMessage, bool) {
 	}
 	return append(json.RawMessage(nil), v...), true
 }
+
+// stringEnd returns the index of the quote closing a string whose body starts at i, or -1.
+func stringEnd(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		q := i + j
+		k := q - 1
+		for k >= i && b[k] == '\\' {
+			k--
+		}
+		if (q-1-k)%2 == 0 { // an even run of backslashes: the quote is not escaped
+			return q
+		}
+		i = q + 1
+	}
+}
