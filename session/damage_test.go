@@ -251,6 +251,57 @@ func checkFork(t *testing.T, path string, tc damageCase) {
 	checkSessionReaders(t, again, tc.context)
 }
 
+// TestUnknownEntryTypes: entries of types a newer pi writes stay in the file and the tree,
+// are skipped for the context, and are reported once per type.
+func TestUnknownEntryTypes(t *testing.T) {
+	lines := damageBase(t)
+	bm := func(id, parent string) string {
+		return `{"type":"bookmark_v9","id":"` + id + `","parentId":"` + parent + `","timestamp":"` + ts + `","pin":{"at":3}}`
+	}
+	future := `{"type":"future","id":"f0000001","parentId":"b0000002","timestamp":"` + ts + `","x":[1]}`
+	// u0000002 hangs from bookmark b0000001, u0000003 from f0000001 after a second bookmark.
+	lines[4] = strings.Replace(lines[4], `"parentId":"a0000001"`, `"parentId":"b0000001"`, 1)
+	lines[6] = strings.Replace(lines[6], `"parentId":"a0000002"`, `"parentId":"f0000001"`, 1)
+	lines = append(lines[:4:4], append([]string{bm("b0000001", "a0000001")}, lines[4:]...)...)
+	lines = append(lines[:7:7], append([]string{bm("b0000002", "a0000002"), future}, lines[7:]...)...)
+	path := filepath.Join(t.TempDir(), "2025-01-01T00-00-00-000Z_0000-s1.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWarnings(t, s.Warnings(), []string{
+		`line 5: entry type "bookmark_v9" is not known to this pi; its 2 entries are kept but not used$`,
+		`line 9: entry type "future" is not known to this pi; its entry is kept but not used$`})
+	checkSessionReaders(t, s, all6())
+	entries, _ := s.Entries()
+	if len(entries) != 10 || entries[3].Type != "bookmark_v9" || string(entries[3].Extra["pin"]) != `{"at":3}` {
+		t.Fatalf("entries = %d, entry 4 = %+v", len(entries), entries[3])
+	}
+	if _, err := s.AppendMessage(provider.UserText("four", 9)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	after := readLines(t, path)
+	if len(after) != len(lines)+1 || strings.Join(after[:len(lines)], "\n") != strings.Join(lines, "\n") {
+		t.Fatalf("the file was rewritten:\n%s", strings.Join(after, "\n"))
+	}
+	fork, err := ForkFile(context.Background(), path, t.TempDir(), "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fork.Close()
+	copied := readLines(t, fork.Path())
+	if copied[4] != lines[4] || copied[7] != lines[7] || copied[8] != future {
+		t.Fatalf("the fork changed the unknown entries:\n%s", strings.Join(copied, "\n"))
+	}
+	if infos, err := List(context.Background(), filepath.Dir(path)); err != nil || infos[0].MessageCount != 7 {
+		t.Fatalf("List = %+v, %v; want 7 messages", infos, err)
+	}
+}
+
 // TestFindNewestReadsHeadersAsOpenDoes: -c picks the newest file Open can read, whatever the
 // length of its header, and passes over files whose first line is not a header.
 func TestFindNewestReadsHeadersAsOpenDoes(t *testing.T) {

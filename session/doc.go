@@ -39,6 +39,9 @@
 // nearest readable entry before it, with a Warning. The context therefore keeps every readable
 // message. The file is not rewritten: each load repeats the repair, a fork is written repaired.
 //
+// Entries of a type this pi does not know (a newer pi's) stay in the file and the tree, and
+// entries hang from them as usual; the context skips them, with one Warning per type.
+//
 // The file is fsynced after every assistant message, compaction and branch summary (the points a
 // user would hate to lose: a finished model reply, a paid-for summary) and on Close. Other
 // entries reach the page cache with their write and survive a crash of the process, though not

@@ -91,6 +91,7 @@ type scanned struct {
 	nodes    []node
 	byID     map[string]int     // the readable entries' ids
 	skipped  map[string]standIn // ids read from skipped lines
+	unknown  map[Type]*unknownType
 	warnings []Warning
 	end      int64 // offset just past the last whole line
 	tornAt   int64 // offset of a torn last line, or -1
@@ -105,6 +106,12 @@ type standIn struct {
 	up   int // node index, -1 for the root
 	line int
 	how  string
+}
+
+type unknownType struct {
+	line  int
+	off   int64
+	count int
 }
 
 // scanOptions say how lenient a scan is.
@@ -135,7 +142,7 @@ func scanFile(ctx context.Context, r io.Reader, opt scanOptions) (*scanned, erro
 			ErrNewerVersion, h.Version, CurrentVersion)
 	}
 	sc := &scanned{header: h, tornAt: -1, byID: map[string]int{}, skipped: map[string]standIn{},
-		full: h.Version < CurrentVersion, v1: h.Version < 2, slowMeta: opt.reference}
+		unknown: map[Type]*unknownType{}, full: h.Version < CurrentVersion, v1: h.Version < 2, slowMeta: opt.reference}
 	sc.end, sc.needNL = lr.off, !complete
 	for i := 0; ; i++ {
 		if i%1024 == 0 {
@@ -175,6 +182,14 @@ func (sc *scanned) add(line []byte, off int64, complete bool, lineNo int, end in
 	}
 	n.line = int32(lineNo)
 	sc.link(&n, parent, lineNo, off)
+	if !knownType(n.typ) {
+		u := sc.unknown[n.typ]
+		if u == nil {
+			u = &unknownType{line: lineNo, off: off}
+			sc.unknown[n.typ] = u
+		}
+		u.count++
+	}
 	sc.end, sc.needNL = end, !complete
 	if !sc.v1 {
 		sc.byID[n.id] = len(sc.nodes)
@@ -186,7 +201,26 @@ func (sc *scanned) warn(line int, off int64, reason string) {
 	sc.warnings = append(sc.warnings, Warning{Line: line, Offset: off, Reason: reason})
 }
 
-// finish puts the warnings in line order.
+// finish reports each unknown entry type once and puts the warnings in line order.
 func (sc *scanned) finish() {
+	for t, u := range sc.unknown {
+		sc.warn(u.line, u.off, unknownTypeReason(t, u.count))
+	}
 	sort.SliceStable(sc.warnings, func(i, j int) bool { return sc.warnings[i].Line < sc.warnings[j].Line })
+}
+
+func unknownTypeReason(t Type, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("entry type %q is not known to this pi; its entry is kept but not used", t)
+	}
+	return fmt.Sprintf("entry type %q is not known to this pi; its %d entries are kept but not used", t, n)
+}
+
+func knownType(t Type) bool {
+	switch t {
+	case TypeMessage, TypeModelChange, TypeThinking, TypeCompaction, TypeBranchSummary, TypeCustom,
+		TypeCustomMessage, TypeLabel, TypeSessionInfo:
+		return true
+	}
+	return false
 }
