@@ -32,6 +32,10 @@ func FuzzLine(f *testing.F) {
 		`{"type":"custom","customType":"c","data":[1,{"a":"\"}"}],"id":"x","parentId":null,"timestamp":"t","extra":{"k":[true,false,null]}}`,
 		`{"type":"compaction","id":"a","parentId":null,"timestamp":"t","summary":"s","summary":null,"tokensBefore":1e3}`,
 		` {"type":"session_info","id":"a","parentId":null,"timestamp":"t","name":"n\tm"} `,
+		`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"toolResult","content":[{"type":"text","text":"\u001b[1mbold\u001b[0m \ud83d\ude00 \u00e9\n\t\"q\" \\ \/"}],"timestamp":1}}`,
+		`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[],"usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0.5,"output":1e-3,"cacheRead":0,"cacheWrite":0,"total":-0.0}},"timestamp":1}}`,
+		`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[],"usage":{"Input":1,"cost":{"total":1e400}},"timestamp":1}}`,
+		`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[],"usage":{"input":1.0,"cost":null,"output":null},"timestamp":1}}`,
 	} {
 		f.Add([]byte(seed))
 	}

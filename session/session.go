@@ -494,7 +494,7 @@ func (s *Session) load(i int, keep bool) (*Entry, error) {
 	if n.entry != nil || n.dropped() {
 		return n.entry, nil
 	}
-	e, err := s.parse(i, nil)
+	e, err := s.parse(i)
 	if derr := decodeError(err); derr != nil {
 		s.drop(i, derr)
 		return nil, nil
@@ -508,59 +508,57 @@ func (s *Session) load(i int, keep bool) (*Entry, error) {
 	return e, nil
 }
 
-// parse reads and decodes the entry at index i from the file, using buf if it is big enough.
-// It only reads the index, so several goroutines may parse at once while the caller holds
-// s.mu. A line that does not decode gives an unreadable error.
-func (s *Session) parse(i int, buf *[]byte) (*Entry, error) {
+// parse reads and decodes the entry at index i from the file. It only reads the index, so
+// several goroutines may parse at once while the caller holds s.mu. A line that does not
+// decode gives an unreadable error.
+func (s *Session) parse(i int) (*Entry, error) {
 	n := &s.nodes[i]
-	if s.rd == nil {
-		return nil, fmt.Errorf("session %s: entry %s has no payload", s.header.ID, n.id)
-	}
-	var b []byte
-	if buf != nil && cap(*buf) >= n.size {
-		b = (*buf)[:n.size]
-	} else {
-		b = make([]byte, n.size)
-		if buf != nil {
-			*buf = b
-		}
-	}
-	if _, err := s.rd.ReadAt(b, n.off); err != nil {
+	buf, err := s.readSpan(nil, n.off, n.size)
+	if err != nil {
 		return nil, fmt.Errorf("read entry %s of %s: %w", n.id, s.path, err)
 	}
+	return decodeLine(buf)
+}
+
+// readSpan reads size bytes at off into buf (grown if it is too small).
+func (s *Session) readSpan(buf []byte, off int64, size int) ([]byte, error) {
+	if s.rd == nil {
+		return nil, fmt.Errorf("session %s has no file to read entries from", s.header.ID)
+	}
+	if cap(buf) < size {
+		buf = make([]byte, size)
+	}
+	buf = buf[:size]
+	_, err := s.rd.ReadAt(buf, off)
+	return buf, err
+}
+
+func decodeLine(line []byte) (*Entry, error) {
 	e := new(Entry)
 	// Called directly rather than through json.Unmarshal, which would first validate the
 	// whole line once more: on a path of large tool results that pass is a third of the cost.
-	if err := e.UnmarshalJSON(b); err != nil {
+	// The entry keeps no reference to line.
+	if err := e.UnmarshalJSON(line); err != nil {
 		return nil, unreadable{err}
 	}
 	return e, nil
 }
 
-// loadAll returns the readable entries at idx and their indices, parsing those not in memory
-// on all cores when there are many (decoding JSON is what a long path costs); keep stores
-// them in the index. Entries that do not decode are dropped and left out of the result.
+// loadAll returns the readable entries at idx and their indices, parsing those not in memory;
+// keep stores them in the index. Entries that do not decode are dropped and left out of the
+// result. Decoding JSON is what a long path costs, so the entries are read in runs of
+// neighbours, one read(2) a run, and the runs are decoded on all cores.
 func (s *Session) loadAll(idx []int, keep bool) ([]*Entry, []int, error) {
 	out := make([]*Entry, len(idx))
-	var todo []int // positions in idx still to parse
+	var todo []int // positions in idx still to parse, in file order
 	for k, i := range idx {
 		if out[k] = s.nodes[i].entry; out[k] == nil && !s.nodes[i].dropped() {
 			todo = append(todo, k)
 		}
 	}
+	sort.Slice(todo, func(a, b int) bool { return s.nodes[idx[todo[a]]].off < s.nodes[idx[todo[b]]].off })
 	errs := make([]error, len(todo))
-	workers := min(runtime.GOMAXPROCS(0), (len(todo)+63)/64)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			var buf []byte
-			for t := int(next.Add(1) - 1); t < len(todo); t = int(next.Add(1) - 1) {
-				out[todo[t]], errs[t] = s.parse(idx[todo[t]], &buf)
-			}
-		})
-	}
-	wg.Wait()
+	s.parseRuns(idx, todo, out, errs)
 	for t, err := range errs {
 		derr := decodeError(err)
 		if err != nil && derr == nil {
@@ -579,6 +577,59 @@ func (s *Session) loadAll(idx []int, keep bool) ([]*Entry, []int, error) {
 		}
 	}
 	return entries, kept, nil
+}
+
+// Reading entries in runs: neighbours up to runGap bytes apart share a read of at most
+// runBytes (or of one longer entry).
+const (
+	runGap   = 16 << 10
+	runBytes = 1 << 20
+)
+
+// parseRuns decodes the entries at idx[todo[...]] (in file order) into out, an error per todo
+// position into errs.
+func (s *Session) parseRuns(idx, todo []int, out []*Entry, errs []error) {
+	var runs []int // start positions in todo; the last run ends at len(todo)
+	for t := range todo {
+		if t == 0 {
+			runs = append(runs, 0)
+			continue
+		}
+		first, prev, n := &s.nodes[idx[todo[runs[len(runs)-1]]]], &s.nodes[idx[todo[t-1]]], &s.nodes[idx[todo[t]]]
+		if n.off-(prev.off+int64(prev.size)) > runGap || n.off+int64(n.size)-first.off > runBytes {
+			runs = append(runs, t)
+		}
+	}
+	runs = append(runs, len(todo))
+	workers := min(runtime.GOMAXPROCS(0), len(runs)-1)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var buf []byte
+			for r := int(next.Add(1) - 1); r < len(runs)-1; r = int(next.Add(1) - 1) {
+				buf = s.parseRun(buf, idx, todo[runs[r]:runs[r+1]], out, errs[runs[r]:runs[r+1]])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// parseRun reads one run with one read and decodes its entries; it returns the buffer for
+// the next run.
+func (s *Session) parseRun(buf []byte, idx, run []int, out []*Entry, errs []error) []byte {
+	first, last := &s.nodes[idx[run[0]]], &s.nodes[idx[run[len(run)-1]]]
+	buf, err := s.readSpan(buf, first.off, int(last.off-first.off)+last.size)
+	for t, k := range run {
+		n := &s.nodes[idx[k]]
+		if err != nil {
+			errs[t] = fmt.Errorf("read entry %s of %s: %w", n.id, s.path, err)
+			continue
+		}
+		start := n.off - first.off
+		out[k], errs[t] = decodeLine(buf[start : start+int64(n.size)])
+	}
+	return buf
 }
 
 // Entries returns every readable entry in file order, each with the parent it hangs from
