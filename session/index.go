@@ -35,52 +35,73 @@ type meta struct {
 	role   string // message entries: the message role, when the fast path saw it
 }
 
-// index checks a line and builds its node, returning the parentId it names.
-func (sc *scanned) index(line []byte, off int64) (node, string, error) {
+// lineResult is what checking one line on its own found; the rules that depend on earlier
+// lines (ids, links) are applied to it in file order.
+type lineResult struct {
+	n      node
+	m      meta // as indexed, or what could be read of a line that is not an entry
+	metaOK bool
+	err    error // why the line is not an entry
+	blank  bool
+}
+
+// classify checks a line and builds its node. It depends on nothing but the line, so lines
+// are classified on all cores.
+func (sc *scanned) classify(line []byte, off int64) lineResult {
+	var r lineResult
+	if len(bytes.TrimSpace(line)) == 0 {
+		r.blank = true
+		return r
+	}
+	r.n, r.m, r.err = sc.index(line, off)
+	r.metaOK = r.err == nil
+	if r.err != nil {
+		r.m, r.metaOK = sc.salvageMeta(line)
+	}
+	return r
+}
+
+// index checks a line and builds its node and meta.
+func (sc *scanned) index(line []byte, off int64) (node, meta, error) {
 	shape, err := checkLine(line)
 	if err != nil {
-		return node{}, "", err
+		return node{}, meta{}, err
 	}
 	if !shape.object {
-		return node{}, "", errors.New("not a session entry (not a JSON object)")
+		return node{}, meta{}, errors.New("not a session entry (not a JSON object)")
 	}
 	if sc.full {
 		return sc.indexFull(line)
 	}
 	m, err := scanMeta(line, shape.repeatKey || sc.slowMeta)
 	if err != nil {
-		return node{}, "", err
-	}
-	if err := sc.checkID(m); err != nil {
-		return node{}, "", err
+		return node{}, meta{}, err
 	}
 	n := node{typ: m.typ, id: m.id, role: m.role, off: off, size: len(line)}
 	if m.typ == TypeLabel || m.typ == TypeSessionInfo {
 		e := new(Entry)
 		if err := e.UnmarshalJSON(line); err != nil {
-			return node{}, "", err
+			return node{}, m, err
 		}
 		n.entry = e
 	}
-	return n, m.parent, nil
+	return n, m, nil
 }
 
 // indexFull parses an entry of a file older than v3 completely (it will be migrated).
-func (sc *scanned) indexFull(line []byte) (node, string, error) {
+func (sc *scanned) indexFull(line []byte) (node, meta, error) {
 	e := new(Entry)
 	if err := e.UnmarshalJSON(line); err != nil {
-		return node{}, "", err
+		return node{}, meta{}, err
 	}
+	n := nodeFor(e)
 	if sc.v1 {
-		return nodeFor(e), "", nil // v1 entries have no ids; migration chains them
+		return n, meta{typ: e.Type}, nil // v1 entries have no ids; migration chains them
 	}
-	m := meta{typ: e.Type, id: e.ID, parent: e.ParentID}
-	if err := sc.checkID(m); err != nil {
-		return node{}, "", err
-	}
-	return nodeFor(e), e.ParentID, nil
+	return n, meta{typ: e.Type, id: e.ID, parent: e.ParentID, role: n.role}, nil
 }
 
+// checkID applies the rules that depend on the entries before the line.
 func (sc *scanned) checkID(m meta) error {
 	if m.typ == TypeSession {
 		return errors.New("not an entry: a second session header")
@@ -132,14 +153,10 @@ func (sc *scanned) describe(i int) string {
 	return fmt.Sprintf("%s (line %d)", sc.nodes[i].id, sc.nodes[i].line)
 }
 
-// standInFor remembers where the children of a skipped line attach (its own parent), when
-// the line's id and parentId can still be read: a damaged line usually keeps its start, where
-// pi writes them. When they cannot, its children fall back on the entry before them.
-func (sc *scanned) standInFor(line []byte, lineNo int) {
-	m, ok := sc.salvageMeta(line)
-	if !ok {
-		return
-	}
+// standInFor remembers where the children of a skipped line attach (its own parent), given
+// the line's id and parentId (m): a damaged line usually keeps its start, where pi writes
+// them. When they could not be read, its children fall back on the entry before them.
+func (sc *scanned) standInFor(m meta, lineNo int) {
 	if _, taken := sc.byID[m.id]; taken || m.id == "" || m.typ == TypeSession || sc.v1 {
 		return // a repeated id stays the first entry's
 	}

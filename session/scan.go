@@ -2,7 +2,6 @@ package session
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -47,12 +46,16 @@ func newLineReaderSize(r io.Reader, size int) *lineReader {
 }
 
 // next returns the line without its newline, its offset, and whether a newline ended it.
-// It returns io.EOF when nothing is left.
+// It returns io.EOF when nothing is left. The line is valid until the next call.
 func (lr *lineReader) next() (line []byte, off int64, complete bool, err error) {
 	lr.buf = lr.buf[:0]
-	for {
+	for first := true; ; first = false {
 		chunk, err := lr.br.ReadSlice('\n')
-		lr.buf = append(lr.buf, chunk...)
+		if first && err != bufio.ErrBufferFull {
+			lr.buf = chunk // the whole line is in the reader's buffer: no copy
+		} else {
+			lr.buf = append(lr.buf, chunk...)
+		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}
@@ -144,53 +147,50 @@ func scanFile(ctx context.Context, r io.Reader, opt scanOptions) (*scanned, erro
 	sc := &scanned{header: h, tornAt: -1, byID: map[string]int{}, skipped: map[string]standIn{},
 		unknown: map[Type]*unknownType{}, full: h.Version < CurrentVersion, v1: h.Version < 2, slowMeta: opt.reference}
 	sc.end, sc.needNL = lr.off, !complete
-	for i := 0; ; i++ {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		line, off, complete, err := lr.next()
-		if err == io.EOF {
-			sc.finish()
-			return sc, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		sc.add(line, off, complete, lr.line, lr.off)
+	rest, _ := lr.br.Peek(lr.br.Buffered()) // read past the header already
+	if err := sc.scanEntries(ctx, r, rest, lr.off, lr.line); err != nil {
+		return nil, err
 	}
+	sc.finish()
+	return sc, nil
 }
 
-// add indexes one line, or skips it with a warning.
-func (sc *scanned) add(line []byte, off int64, complete bool, lineNo int, end int64) {
-	if len(bytes.TrimSpace(line)) == 0 {
+// add applies one classified line in file order: the checks that depend on earlier lines,
+// the link, and the warnings. end is the offset after the line.
+func (sc *scanned) add(r *lineResult, l *lineRef, end int64) {
+	if r.blank {
 		sc.end = end
 		return
 	}
-	n, parent, err := sc.index(line, off)
+	err := r.err
+	if err == nil && !sc.v1 {
+		err = sc.checkID(r.m)
+	}
 	if err != nil {
-		if !complete {
-			sc.tornAt = off
-			sc.warn(lineNo, off, fmt.Sprintf("torn last line (%d bytes, cut short by a crash?) skipped: %v", len(line), err))
+		if !l.complete {
+			sc.tornAt = l.off
+			sc.warn(l.no, l.off, fmt.Sprintf("torn last line (%d bytes, cut short by a crash?) skipped: %v", l.end-l.start, err))
 			return
 		}
 		sc.end = end
-		sc.warn(lineNo, off, fmt.Sprintf("skipped: %v", err))
-		sc.standInFor(line, lineNo)
+		sc.warn(l.no, l.off, fmt.Sprintf("skipped: %v", err))
+		if r.metaOK {
+			sc.standInFor(r.m, l.no)
+		}
 		return
 	}
-	n.line = int32(lineNo)
-	sc.link(&n, parent, lineNo, off)
+	n := r.n
+	n.line = int32(l.no)
+	sc.link(&n, r.m.parent, l.no, l.off)
 	if !knownType(n.typ) {
 		u := sc.unknown[n.typ]
 		if u == nil {
-			u = &unknownType{line: lineNo, off: off}
+			u = &unknownType{line: l.no, off: l.off}
 			sc.unknown[n.typ] = u
 		}
 		u.count++
 	}
-	sc.end, sc.needNL = end, !complete
+	sc.end, sc.needNL = end, !l.complete
 	if !sc.v1 {
 		sc.byID[n.id] = len(sc.nodes)
 	}
