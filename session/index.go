@@ -26,6 +26,11 @@ import (
 //
 // with a warning. Parents therefore always precede children, and no walk up the tree can loop.
 // The file is never rewritten for this: every load repeats the same repair.
+//
+// An entry whose payload turns out not to decode when it is first read (Open reads the
+// context's entries at once, others are read when asked for) is left out the same way, with a
+// warning: what hung from it hangs from its parent. The leaf of a file just loaded is its last
+// readable entry; a leaf left out later moves to its parent.
 
 // meta is what the index reads of an entry without parsing its payload.
 type meta struct {

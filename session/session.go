@@ -116,7 +116,8 @@ func InMemory(cwd string) *Session {
 
 // Open opens an existing session file for continuing it: it takes the lock (ErrLocked if
 // another process holds it), migrates a v1 or v2 file to v3 (rewriting it), cuts off a torn
-// last line, and puts the leaf on the last entry. Skipped lines are reported by Warnings.
+// last line, decodes the entries the context needs, and puts the leaf on the last readable
+// entry. Skipped and repaired lines are reported by Warnings (see index.go for the rules).
 func Open(ctx context.Context, path string) (*Session, error) {
 	s, migrate, err := openLocked(ctx, path)
 	if err != nil || !migrate {
