@@ -75,7 +75,7 @@ func (s *Session) AppendCustomMessage(customType string, content []provider.Bloc
 // SetLabel labels an entry (a bookmark in the tree); an empty label clears it.
 func (s *Session) SetLabel(targetID, label string) (string, error) {
 	s.mu.Lock()
-	_, ok := s.byID[targetID]
+	_, ok := s.find(targetID)
 	s.mu.Unlock()
 	if !ok {
 		return "", fmt.Errorf("label: entry %q not found", targetID)
@@ -115,10 +115,10 @@ func (s *Session) appendLocked(e *Entry, parent string) (string, error) {
 	if s.closed {
 		return "", ErrClosed
 	}
-	e.ID = newEntryID(func(id string) bool { _, ok := s.byID[id]; return ok })
+	e.ID = newEntryID(s.taken)
 	e.ParentID = parent
 	e.Timestamp = isoTime(s.now())
-	s.addNode(nodeFor(e))
+	s.addEntry(e)
 	return e.ID, s.flushLocked()
 }
 
@@ -197,6 +197,6 @@ func (s *Session) createFile() error {
 		_ = os.Remove(s.path)
 		return fmt.Errorf("write session header %s: %w", s.path, err)
 	}
-	s.f, s.unlock, s.size = f, unlock, int64(len(line))
+	s.f, s.rd, s.unlock, s.size = f, f, unlock, int64(len(line))
 	return nil
 }

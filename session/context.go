@@ -63,7 +63,7 @@ func BuildContext(entries []Entry, leafID string) Context {
 // contextFromPath builds the context from a root-first path. The path may leave out entries
 // that contribute nothing (the Session does, to avoid reading them).
 func contextFromPath(path []*Entry) Context {
-	c := Context{Thinking: "off"}
+	c := Context{Thinking: "off", Messages: make([]provider.Message, 0, len(path))}
 	comp := -1
 	for i, e := range path {
 		switch {

@@ -133,7 +133,7 @@ func TestBuildContext(t *testing.T) {
 			s := InMemory("/tmp")
 			for i := range tt.entries {
 				e := tt.entries[i]
-				s.addNode(nodeFor(&e))
+				s.addEntry(&e)
 			}
 			sc, err := s.BuildContext(tt.leaf)
 			if err != nil {

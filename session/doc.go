@@ -25,6 +25,23 @@
 // therefore leave at most a torn last line; loading skips it with a Warning and, when the file is
 // opened for writing, cuts it off so the next entry starts on a fresh line.
 //
+// # Damaged files
+//
+// Every reader (Open and the context, Entries and the tree, List, FindNewest, ForkFile) reads a
+// file by the same rules, in index.go: a line is an entry when it is one JSON object in valid
+// UTF-8 with a string type other than "session", an id no earlier entry has, and a null or
+// string parentId. Any other line (NUL bytes, a line cut short, invalid UTF-8, JSON that is not
+// an entry, a repeated id) is skipped with a Warning naming its line. So is an entry whose
+// payload does not decode; that is found when the entry is first read, which Open does at once
+// for the entries of the context. A parent must come earlier in the file, so a parentId naming
+// a skipped line, an unknown id, the entry itself or a later one (a cycle) is repaired: the
+// entry is attached to the skipped line's own parent if that line still names one, else to the
+// nearest readable entry before it, with a Warning. The context therefore keeps every readable
+// message. The file is not rewritten: each load repeats the repair, a fork is written repaired.
+//
+// Entries of a type this pi does not know (a newer pi's) stay in the file and the tree, and
+// entries hang from them as usual; the context skips them, with one Warning per type.
+//
 // The file is fsynced after every assistant message, compaction and branch summary (the points a
 // user would hate to lose: a finished model reply, a paid-for summary) and on Close. Other
 // entries reach the page cache with their write and survive a crash of the process, though not
@@ -39,8 +56,8 @@
 //
 // # Memory
 //
-// Open keeps a small index (id, parentId, type, offset, length) for every entry and parses only
-// what it needs: labels and session names, and the entries of the active path from the latest
-// compaction onwards when a context is built. Entries off the active path are read back from the
-// file when asked for.
+// Open keeps a small index (id, parent, type, offset, length) for every entry and parses only
+// what it needs: labels and session names, and the entries the context of the last entry needs
+// (the active path from the latest compaction onwards), which it keeps. Entries off the active
+// path are read back from the file when asked for.
 package session

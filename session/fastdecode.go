@@ -9,14 +9,15 @@ import (
 // fastEntry decodes a line into e with the single-pass decoder. It reports false, leaving e in
 // any state, when the line needs encoding/json.
 func fastEntry(data []byte, e *Entry) bool {
-	fields, ok := objectFields(data)
+	var arr [16]field
+	fields, ok := objectFields(data, arr[:0])
 	if !ok {
 		return false
 	}
 	*e = Entry{}
 	for _, f := range fields {
 		var dst *string
-		switch f.key {
+		switch string(f.key) {
 		case "type":
 			var t string
 			if !setString(f.val, &t) {
@@ -43,9 +44,9 @@ func fastEntry(data []byte, e *Entry) bool {
 	payload := payloadFields(e.Type)
 	for _, f := range fields {
 		switch {
-		case f.key == "type" || f.key == "id" || f.key == "parentId" || f.key == "timestamp":
+		case isBaseKey(f.key):
 		case inList(payload, f.key):
-			if !e.fastPayload(f.key, f.val) {
+			if !e.fastPayload(string(f.key), f.val) {
 				return false
 			}
 		default:
@@ -56,17 +57,25 @@ func fastEntry(data []byte, e *Entry) bool {
 			if e.Extra == nil {
 				e.Extra = map[string]json.RawMessage{}
 			}
-			e.Extra[f.key] = raw
+			e.Extra[string(f.key)] = raw
 		}
 	}
 	return true
 }
 
-func inList(list []string, s string) bool {
+func inList(list []string, s []byte) bool {
 	for _, x := range list {
-		if x == s {
+		if x == string(s) {
 			return true
 		}
+	}
+	return false
+}
+
+func isBaseKey(k []byte) bool {
+	switch string(k) {
+	case "type", "id", "parentId", "timestamp":
+		return true
 	}
 	return false
 }
@@ -123,7 +132,8 @@ func (e *Entry) fastPayload(k string, v []byte) bool {
 
 // fastMessage mirrors provider.Message.UnmarshalJSON.
 func fastMessage(v []byte) (*provider.Message, bool) {
-	fields, ok := objectFields(v)
+	var arr [16]field
+	fields, ok := objectFields(v, arr[:0])
 	if !ok {
 		return nil, false
 	}
@@ -137,10 +147,10 @@ func fastMessage(v []byte) (*provider.Message, bool) {
 }
 
 func setMessageField(m *provider.Message, f field) bool {
-	if dst := messageString(m, f.key); dst != nil {
+	if dst := messageString(m, string(f.key)); dst != nil {
 		return setString(f.val, dst)
 	}
-	switch f.key {
+	switch string(f.key) {
 	case "role":
 		var r string
 		ok := setString(f.val, &r)
@@ -164,7 +174,11 @@ func setMessageField(m *provider.Message, f field) bool {
 		m.Content = blocks
 		return ok
 	case "usage":
-		return isNullVal(f.val) || json.Unmarshal(f.val, &m.Usage) == nil
+		if isNullVal(f.val) {
+			return true
+		}
+		m.Usage = new(provider.Usage)
+		return fastUsage(f.val, m.Usage)
 	case "isError":
 		return setBool(f.val, &m.IsError)
 	case "timestamp":
@@ -178,7 +192,7 @@ func setMessageField(m *provider.Message, f field) bool {
 	if m.Extra == nil {
 		m.Extra = map[string]json.RawMessage{}
 	}
-	m.Extra[f.key] = raw
+	m.Extra[string(f.key)] = raw
 	return ok
 }
 
@@ -220,20 +234,21 @@ func fastBlocks(v []byte) ([]provider.Block, bool) {
 // fastBlock mirrors provider.Block.UnmarshalJSON. Keys it does not know make it give up, since
 // encoding/json would match them to fields case-insensitively.
 func fastBlock(v []byte, b *provider.Block) bool {
-	fields, ok := objectFields(v)
+	var arr [8]field
+	fields, ok := objectFields(v, arr[:0])
 	if !ok {
 		return false
 	}
 	var args []byte
 	for _, f := range fields {
-		switch f.key {
+		switch string(f.key) {
 		case "redacted":
 			ok = setBool(f.val, &b.Redacted)
 		case "arguments":
 			args = f.val
 			ok = json.Valid(args)
 		default:
-			dst := blockString(b, f.key)
+			dst := blockString(b, string(f.key))
 			ok = dst != nil && setString(f.val, dst)
 		}
 		if !ok {
@@ -274,4 +289,65 @@ func blockString(b *provider.Block, k string) *string {
 		return &b.ThoughtSignature
 	}
 	return nil
+}
+
+// fastUsage mirrors decoding provider.Usage with encoding/json, for the keys pi writes. Any
+// other key makes it give up, since encoding/json would match it case-insensitively.
+func fastUsage(v []byte, u *provider.Usage) bool {
+	var arr [8]field
+	fields, ok := objectFields(v, arr[:0])
+	if !ok {
+		return false
+	}
+	for _, f := range fields {
+		switch string(f.key) {
+		case "input":
+			ok = setInt(f.val, &u.Input)
+		case "output":
+			ok = setInt(f.val, &u.Output)
+		case "cacheRead":
+			ok = setInt(f.val, &u.CacheRead)
+		case "cacheWrite":
+			ok = setInt(f.val, &u.CacheWrite)
+		case "totalTokens":
+			ok = setInt(f.val, &u.TotalTokens)
+		case "cost":
+			ok = isNullVal(f.val) || fastCost(f.val, &u.Cost)
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func fastCost(v []byte, c *provider.Cost) bool {
+	var arr [8]field
+	fields, ok := objectFields(v, arr[:0])
+	if !ok {
+		return false
+	}
+	for _, f := range fields {
+		var dst *float64
+		switch string(f.key) {
+		case "input":
+			dst = &c.Input
+		case "output":
+			dst = &c.Output
+		case "cacheRead":
+			dst = &c.CacheRead
+		case "cacheWrite":
+			dst = &c.CacheWrite
+		case "total":
+			dst = &c.Total
+		default:
+			return false
+		}
+		if !setFloat(f.val, dst) {
+			return false
+		}
+	}
+	return true
 }

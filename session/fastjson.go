@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -12,28 +13,32 @@ import (
 // encoding/json validates a line, then each nested UnmarshalJSON (entry → message → content →
 // block) validates and scans its part again, so a long tool output is read about eight times;
 // on a never-compacted 100 MB session that was 6 s of CPU. The decoder here reads each byte
-// about twice. It handles the shapes pi writes and gives up (returns false) on anything else —
-// escaped keys, \u escapes, repeated keys, numbers that are not plain integers, unknown block
-// fields, invalid JSON — so that encoding/json, the reference, decides those lines. Raw values
-// it keeps (details, data, unknown fields) are checked with json.Valid and copied.
+// about twice (finding a string's end, then copying it out in runs found eight bytes at a
+// time). It handles the shapes pi writes and gives up (returns false) on anything else —
+// escaped keys, \u escapes of UTF-16 surrogates, repeated keys, numbers that are not plain
+// integers where an integer is due, unknown block or usage fields, invalid JSON — so that
+// encoding/json, the reference, decides those lines. Raw values it keeps (details, data,
+// unknown fields) are checked with json.Valid and copied. Nothing it returns shares memory
+// with the line.
 //
-// It mirrors provider.Message.UnmarshalJSON and provider.Block.UnmarshalJSON field by field;
-// TestFastDecoderKnowsProviderFields fails when those types gain a field, and the differential
-// fuzz target FuzzLine checks that both decoders agree.
+// It mirrors provider.Message.UnmarshalJSON, provider.Block.UnmarshalJSON and encoding/json's
+// decoding of provider.Usage field by field; TestFastDecoderKnowsProviderFields fails when
+// those types gain a field, and the differential fuzz target FuzzLine checks that both
+// decoders agree.
 
 type field struct {
-	key string
+	key []byte // the key's bytes in the line (plainKey: no escapes)
 	val []byte
 }
 
-// objectFields splits a JSON object into its fields without decoding the values. Repeated
-// keys and escaped keys make it give up.
-func objectFields(b []byte) ([]field, bool) {
+// objectFields splits a JSON object into its fields without decoding the values, appending
+// them to out (callers pass a small array of their own, so that nothing is allocated).
+// Repeated keys and escaped keys make it give up.
+func objectFields(b []byte, out []field) ([]field, bool) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, false
 	}
-	var out []field
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return out, skipWS(b, i+1) == len(b)
@@ -46,9 +51,9 @@ func objectFields(b []byte) ([]field, bool) {
 		if end < 0 || !plainKey(b[i+1:end]) {
 			return nil, false
 		}
-		key := string(b[i+1 : end])
+		key := b[i+1 : end]
 		for _, f := range out {
-			if f.key == key {
+			if string(f.key) == string(key) {
 				return nil, false
 			}
 		}
@@ -159,63 +164,80 @@ func skipValue(b []byte, i int) int {
 
 func isNullVal(v []byte) bool { return string(v) == "null" }
 
-// decString decodes a JSON string value. It gives up on \u escapes and invalid UTF-8, whose
-// exact treatment it leaves to encoding/json.
+// decString decodes a JSON string value. It gives up on invalid UTF-8, control bytes and
+// escapes it does not know (\u escapes of UTF-16 surrogates among them), leaving those to
+// encoding/json. Runs of plain bytes are found eight at a time (plainRun) and copied whole.
 func decString(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
 	}
 	body := v[1 : len(v)-1]
-	plain := true
-	for _, c := range body {
-		if c < 0x20 {
+	i := plainRun(body, 0)
+	if i == len(body) {
+		return string(body), true
+	}
+	var out strings.Builder
+	out.Grow(len(body))
+	out.Write(body[:i])
+	for i < len(body) {
+		switch c := body[i]; {
+		case c == '\\':
+			r, n := unescapeAt(body[i:])
+			if n == 0 {
+				return "", false
+			}
+			out.WriteRune(r)
+			i += n
+		case c >= 0x80:
+			r, n := utf8.DecodeRune(body[i:])
+			if r == utf8.RuneError && n == 1 {
+				return "", false
+			}
+			out.Write(body[i : i+n])
+			i += n
+		default: // a control byte, or a quote the caller should not have left in
 			return "", false
 		}
-		if c == '\\' || c >= 0x80 {
-			plain = false
-		}
+		j := plainRun(body, i)
+		out.Write(body[i:j])
+		i = j
 	}
-	if plain {
-		return string(body), true
-	}
-	if !utf8.Valid(body) {
-		return "", false
-	}
-	if bytes.IndexByte(body, '\\') < 0 {
-		return string(body), true
-	}
-	return unescape(body)
+	return out.String(), true
 }
 
-func unescape(body []byte) (string, bool) {
-	out := make([]byte, 0, len(body))
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		if i++; i >= len(body) {
-			return "", false
-		}
-		switch body[i] {
-		case '"', '\\', '/':
-			out = append(out, body[i])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		default: // \u and anything invalid
-			return "", false
-		}
+// unescapeAt decodes the escape sequence b starts with: the rune and the sequence's length,
+// 0 when it is not one decString decodes.
+func unescapeAt(b []byte) (rune, int) {
+	if len(b) < 2 {
+		return 0, 0
 	}
-	return string(out), true
+	switch b[1] {
+	case '"', '\\', '/':
+		return rune(b[1]), 2
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'u':
+		if escapeLen(b) != 6 {
+			return 0, 0
+		}
+		var r rune
+		for _, c := range b[2:6] {
+			r = r<<4 | rune(hexVal(c))
+		}
+		if r >= 0xD800 && r < 0xE000 { // surrogates: encoding/json pairs them
+			return 0, 0
+		}
+		return r, 6
+	}
+	return 0, 0
 }
 
 // setString stores a string value into dst; null leaves dst alone, as encoding/json does.
@@ -263,10 +285,75 @@ func setInt64(v []byte, dst *int64) bool {
 	return err == nil
 }
 
+func setInt(v []byte, dst *int) bool {
+	n := int64(*dst)
+	if !setInt64(v, &n) || int64(int(n)) != n {
+		return false
+	}
+	*dst = int(n)
+	return true
+}
+
+// setFloat accepts a JSON number (or null, which leaves dst alone) and parses it as
+// encoding/json does.
+func setFloat(v []byte, dst *float64) bool {
+	if isNullVal(v) {
+		return true
+	}
+	if !isNumber(v) {
+		return false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		return false
+	}
+	*dst = f
+	return true
+}
+
+// isNumber reports whether v is exactly one JSON number.
+func isNumber(v []byte) bool {
+	if len(v) == 0 || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+		return false
+	}
+	end, err := (&validator{b: v}).number(0)
+	return err == nil && end == len(v)
+}
+
 // rawCopy returns a validated copy of a value kept as raw JSON.
 func rawCopy(v []byte) (json.RawMessage, bool) {
 	if !json.Valid(v) {
 		return nil, false
 	}
 	return append(json.RawMessage(nil), v...), true
+}
+
+// stringEnd returns the index of the quote closing a string whose body starts at i, or -1.
+func stringEnd(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		q := i + j
+		k := q - 1
+		for k >= i && b[k] == '\\' {
+			k--
+		}
+		if (q-1-k)%2 == 0 { // an even run of backslashes: the quote is not escaped
+			return q
+		}
+		i = q + 1
+	}
+}
+
+// hexVal is the value of a hex digit (escapeLen has checked it is one).
+func hexVal(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }

@@ -186,14 +186,17 @@ func TestFastDecoderKnowsProviderFields(t *testing.T) {
 	want := map[string]string{
 		"Message": "Role Content StringContent API Provider Model ResponseID Usage StopReason ErrorMessage RetryAfter ToolCallID ToolName Details IsError Timestamp Extra",
 		"Block":   "Type Text TextSignature Thinking ThinkingSignature Redacted Data MimeType ID Name Arguments ThoughtSignature RawArguments",
+		"Usage":   "Input Output CacheRead CacheWrite TotalTokens Cost",
+		"Cost":    "Input Output CacheRead CacheWrite Total",
 	}
-	for name, typ := range map[string]reflect.Type{"Message": reflect.TypeOf(provider.Message{}), "Block": reflect.TypeOf(provider.Block{})} {
+	for name, typ := range map[string]reflect.Type{"Message": reflect.TypeOf(provider.Message{}), "Block": reflect.TypeOf(provider.Block{}),
+		"Usage": reflect.TypeOf(provider.Usage{}), "Cost": reflect.TypeOf(provider.Cost{})} {
 		var got []string
 		for i := range typ.NumField() {
 			got = append(got, typ.Field(i).Name)
 		}
 		if strings.Join(got, " ") != want[name] {
-			t.Errorf("provider.%s fields are now %q: update fastMessage/fastBlock in fastdecode.go, then this list", name, got)
+			t.Errorf("provider.%s fields are now %q: update fastMessage/fastBlock/fastUsage in fastdecode.go, then this list", name, got)
 		}
 	}
 }

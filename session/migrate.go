@@ -30,7 +30,7 @@ func migrateV1(nodes []node) {
 		taken[e.ID] = true
 		e.ParentID = prev
 		prev = e.ID
-		nodes[i].id, nodes[i].parent = e.ID, e.ParentID
+		nodes[i].id, nodes[i].up = e.ID, int32(i-1)
 	}
 	for i := range nodes {
 		e := nodes[i].entry

@@ -2,12 +2,11 @@ package session
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 )
 
 // ErrNotSession says a file is not a pi session file.
@@ -19,7 +18,8 @@ var ErrNewerVersion = errors.New("session file is from a newer pi")
 // ErrLocked says another process has the session open for writing.
 var ErrLocked = errors.New("session is in use by another pi process")
 
-// Warning describes a line that loading skipped. Loading never prints; callers show these.
+// Warning describes a line that loading skipped or repaired. Loading never prints; callers
+// show these.
 type Warning struct {
 	Line   int   // 1-based line number in the file
 	Offset int64 // byte offset of the line
@@ -28,118 +28,6 @@ type Warning struct {
 
 func (w Warning) String() string {
 	return fmt.Sprintf("line %d (byte %d): %s", w.Line, w.Offset, w.Reason)
-}
-
-// meta is what the index keeps of an entry without parsing its payload.
-type meta struct {
-	typ    Type
-	id     string
-	parent string
-	role   string // message entries: the message role, when the fast path saw it
-}
-
-// scanMeta reads type, id, parentId (and a message's role) from a line. pi writes those
-// fields first for most entry types, so a byte scan of the line's start finds them without
-// decoding a payload that may be megabytes of tool output; anything else goes through
-// encoding/json.
-func scanMeta(line []byte) (meta, error) {
-	if m, ok := fastMeta(line); ok {
-		return m, nil
-	}
-	// A map, not a struct: encoding/json matches struct fields case-insensitively, and the
-	// entry decoder (which uses maps) must see the same fields as the index.
-	var f map[string]json.RawMessage
-	if err := json.Unmarshal(line, &f); err != nil {
-		return meta{}, err
-	}
-	var m meta
-	if err := decodeAll(f, map[string]any{"type": &m.typ, "id": &m.id, "parentId": &m.parent}); err != nil {
-		return meta{}, err
-	}
-	if m.typ == "" || m.id == "" {
-		return meta{}, errors.New(`not a session entry (no "type" or "id")`)
-	}
-	var msg map[string]json.RawMessage
-	if decode(f, "message", &msg) == nil {
-		_ = decode(msg, "role", &m.role)
-	}
-	return m, nil
-}
-
-func fastMeta(line []byte) (meta, bool) {
-	var m meta
-	rest, ok := bytes.CutPrefix(line, []byte(`{"type":"`))
-	var typ, parent string
-	if typ, rest, ok = cutString(rest, ok); !ok || typ == string(TypeCustom) || typ == string(TypeCustomMessage) {
-		return m, false
-	}
-	m.typ = internType(typ)
-	rest, ok = bytes.CutPrefix(rest, []byte(`,"id":"`))
-	if m.id, rest, ok = cutString(rest, ok); !ok {
-		return m, false
-	}
-	if rest, ok = bytes.CutPrefix(rest, []byte(`,"parentId":`)); !ok {
-		return m, false
-	}
-	if after, isNull := bytes.CutPrefix(rest, []byte("null")); isNull {
-		rest = after
-	} else if rest, ok = bytes.CutPrefix(rest, []byte(`"`)); ok {
-		if parent, rest, ok = cutString(rest, ok); !ok {
-			return m, false
-		}
-		m.parent = parent
-	} else {
-		return m, false
-	}
-	if m.typ == TypeMessage {
-		m.role = messageRole(rest)
-	}
-	// The fast path trusts the line's start; the end must still close the object, or the
-	// line was torn.
-	return m, len(line) > 0 && line[len(line)-1] == '}'
-}
-
-// cutString reads a plain ASCII JSON string body up to its closing quote.
-func cutString(b []byte, ok bool) (string, []byte, bool) {
-	if !ok {
-		return "", b, false
-	}
-	i := bytes.IndexByte(b, '"')
-	if i < 0 {
-		return "", b, false
-	}
-	for _, c := range b[:i] {
-		if c == '\\' || c < 0x20 || c >= 0x80 { // escapes, control bytes, non-ASCII: let encoding/json decide
-			return "", b, false
-		}
-	}
-	return string(b[:i]), b[i+1:], true
-}
-
-func messageRole(rest []byte) string {
-	rest, ok := bytes.CutPrefix(rest, []byte(`,"timestamp":"`))
-	_, rest, ok = cutString(rest, ok)
-	rest, ok = bytes.CutPrefix(rest, []byte(`,"message":{"role":"`))
-	role, _, ok := cutString(rest, ok)
-	if !ok {
-		return ""
-	}
-	switch role {
-	case "user", "assistant", "toolResult", "custom", "bashExecution":
-		return role
-	}
-	return ""
-}
-
-// internType avoids one allocation per entry for the known types.
-func internType(s string) Type {
-	for _, t := range []Type{TypeMessage, TypeModelChange, TypeThinking, TypeCompaction,
-		TypeBranchSummary, TypeCustom, TypeCustomMessage, TypeLabel, TypeSessionInfo} {
-		if string(t) == s {
-			return t
-		}
-	}
-	return Type(s)
 }
 
 // lineReader yields the lines of a session file with their offsets. Lines may be far longer
@@ -151,17 +39,23 @@ type lineReader struct {
 	line int
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 1<<20)}
+func newLineReader(r io.Reader) *lineReader { return newLineReaderSize(r, 1<<20) }
+
+func newLineReaderSize(r io.Reader, size int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, size)}
 }
 
 // next returns the line without its newline, its offset, and whether a newline ended it.
-// It returns io.EOF when nothing is left.
+// It returns io.EOF when nothing is left. The line is valid until the next call.
 func (lr *lineReader) next() (line []byte, off int64, complete bool, err error) {
 	lr.buf = lr.buf[:0]
-	for {
+	for first := true; ; first = false {
 		chunk, err := lr.br.ReadSlice('\n')
-		lr.buf = append(lr.buf, chunk...)
+		if first && err != bufio.ErrBufferFull {
+			lr.buf = chunk // the whole line is in the reader's buffer: no copy
+		} else {
+			lr.buf = append(lr.buf, chunk...)
+		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}
@@ -181,20 +75,58 @@ func (lr *lineReader) next() (line []byte, off int64, complete bool, err error) 
 	}
 }
 
+// parseHeader reads a header line. Every reader of headers (Open, List, FindNewest) goes
+// through it, so they agree on which files are sessions.
+func parseHeader(line []byte) (Header, error) {
+	var h Header
+	if _, err := checkLine(line); err != nil {
+		return h, fmt.Errorf("%w: the first line is not JSON: %v", ErrNotSession, err)
+	}
+	if err := h.UnmarshalJSON(line); err != nil {
+		return h, fmt.Errorf("%w: %v", ErrNotSession, err)
+	}
+	return h, nil
+}
+
 // scanned is the result of reading a whole file: header, index and problems.
 type scanned struct {
 	header   Header
 	nodes    []node
+	byID     map[string]int     // the readable entries' ids
+	skipped  map[string]standIn // ids read from skipped lines
+	unknown  map[Type]*unknownType
 	warnings []Warning
 	end      int64 // offset just past the last whole line
 	tornAt   int64 // offset of a torn last line, or -1
 	needNL   bool  // the last line is whole but has no newline
+	full     bool  // entries are parsed completely (files older than v3, to be migrated)
+	v1       bool  // version 1: entries have no ids yet
+	slowMeta bool  // scanOptions.reference
+}
+
+// standIn is where the children of a skipped line attach: the parent that line named.
+type standIn struct {
+	up   int // node index, -1 for the root
+	line int
+	how  string
+}
+
+type unknownType struct {
+	line  int
+	off   int64
+	count int
+}
+
+// scanOptions say how lenient a scan is.
+type scanOptions struct {
+	newer     bool // index a file of a newer version as if it were ours (listing only)
+	reference bool // read every line's meta with encoding/json: the fast path's reference, for tests
 }
 
 // scanFile reads a session file's header and indexes its entries. Labels and session names are
 // parsed (they are small and the tree needs them); other payloads are left in the file.
 // Files older than version 3 are parsed completely so that they can be migrated.
-func scanFile(ctx context.Context, r io.Reader) (*scanned, error) {
+func scanFile(ctx context.Context, r io.Reader, opt scanOptions) (*scanned, error) {
 	lr := newLineReader(r)
 	first, _, complete, err := lr.next()
 	if err == io.EOF {
@@ -203,127 +135,92 @@ func scanFile(ctx context.Context, r io.Reader) (*scanned, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &scanned{tornAt: -1}
-	if err := json.Unmarshal(first, &sc.header); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotSession, err)
+	h, err := parseHeader(first)
+	if err != nil {
+		return nil, err
 	}
-	if sc.header.Version > CurrentVersion {
+	if h.Version > CurrentVersion && !opt.newer {
 		// A newer pi may have changed what entries mean; appending v3 entries could corrupt it.
 		return nil, fmt.Errorf("%w: format version %d is newer than this pi reads (%d)",
-			ErrNewerVersion, sc.header.Version, CurrentVersion)
+			ErrNewerVersion, h.Version, CurrentVersion)
 	}
+	sc := &scanned{header: h, tornAt: -1, byID: map[string]int{}, skipped: map[string]standIn{},
+		unknown: map[Type]*unknownType{}, full: h.Version < CurrentVersion, v1: h.Version < 2, slowMeta: opt.reference}
 	sc.end, sc.needNL = lr.off, !complete
-	full := sc.header.Version < CurrentVersion
-	for i := 0; ; i++ {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		line, off, complete, err := lr.next()
-		if err == io.EOF {
-			return sc, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		sc.add(line, off, complete, lr, full)
+	rest, _ := lr.br.Peek(lr.br.Buffered()) // read past the header already
+	if err := sc.scanEntries(ctx, r, rest, lr.off, lr.line); err != nil {
+		return nil, err
 	}
+	sc.finish()
+	return sc, nil
 }
 
-func (sc *scanned) add(line []byte, off int64, complete bool, lr *lineReader, full bool) {
-	if len(bytes.TrimSpace(line)) == 0 {
-		sc.end = lr.off
+// add applies one classified line in file order: the checks that depend on earlier lines,
+// the link, and the warnings. end is the offset after the line.
+func (sc *scanned) add(r *lineResult, l *lineRef, end int64) {
+	if r.blank {
+		sc.end = end
 		return
 	}
-	n, err := indexLine(line, off, full)
+	err := r.err
+	if err == nil && !sc.v1 {
+		err = sc.checkID(r.m)
+	}
 	if err != nil {
-		if !complete {
-			sc.tornAt = off
-			sc.warnings = append(sc.warnings, Warning{Line: lr.line, Offset: off,
-				Reason: fmt.Sprintf("torn last line (%d bytes, cut short by a crash?) skipped: %v", len(line), err)})
+		if !l.complete {
+			sc.tornAt = l.off
+			sc.warn(l.no, l.off, fmt.Sprintf("torn last line (%d bytes, cut short by a crash?) skipped: %v", l.end-l.start, err))
 			return
 		}
-		sc.end = lr.off
-		sc.warnings = append(sc.warnings, Warning{Line: lr.line, Offset: off,
-			Reason: fmt.Sprintf("unreadable line skipped: %v", err)})
+		sc.end = end
+		sc.warn(l.no, l.off, fmt.Sprintf("skipped: %v", err))
+		if r.metaOK {
+			sc.standInFor(r.m, l.no)
+		}
 		return
 	}
-	sc.end, sc.needNL = lr.off, !complete
+	n := r.n
+	n.line = int32(l.no)
+	sc.link(&n, r.m.parent, l.no, l.off)
+	if !knownType(n.typ) {
+		u := sc.unknown[n.typ]
+		if u == nil {
+			u = &unknownType{line: l.no, off: l.off}
+			sc.unknown[n.typ] = u
+		}
+		u.count++
+	}
+	sc.end, sc.needNL = end, !l.complete
+	if !sc.v1 {
+		sc.byID[n.id] = len(sc.nodes)
+	}
 	sc.nodes = append(sc.nodes, n)
 }
 
-// indexLine builds the index node for one line. With full, or for the small entries the index
-// needs, the entry is parsed and kept.
-func indexLine(line []byte, off int64, full bool) (node, error) {
-	if full {
-		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return node{}, err
-		}
-		return nodeFor(&e), nil
-	}
-	m, err := scanMeta(line)
-	if err != nil {
-		return node{}, err
-	}
-	n := node{meta: m, off: off, size: len(line)}
-	if m.typ == TypeLabel || m.typ == TypeSessionInfo {
-		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return node{}, err
-		}
-		n.entry = &e
-	} else if !balanced(line) {
-		return node{}, errors.New("the JSON object is not closed")
-	}
-	return n, nil
+func (sc *scanned) warn(line int, off int64, reason string) {
+	sc.warnings = append(sc.warnings, Warning{Line: line, Offset: off, Reason: reason})
 }
 
-// balanced reports whether line is one JSON object whose braces, brackets and strings all close
-// exactly at its end. That is what a torn write breaks, and it costs a fraction of full
-// validation (encoding/json's checker ran at 50 MB/s here; this skips string bodies with
-// IndexByte). Any other damage inside a line is found when the entry is parsed.
-func balanced(line []byte) bool {
-	if len(line) < 2 || line[0] != '{' || line[len(line)-1] != '}' {
-		return false
+// finish reports each unknown entry type once and puts the warnings in line order.
+func (sc *scanned) finish() {
+	for t, u := range sc.unknown {
+		sc.warn(u.line, u.off, unknownTypeReason(t, u.count))
 	}
-	depth := 0
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 && i != len(line)-1 {
-				return false
-			}
-		case '"':
-			end := stringEnd(line, i+1)
-			if end < 0 {
-				return false
-			}
-			i = end
-		}
-	}
-	return depth == 0
+	sort.SliceStable(sc.warnings, func(i, j int) bool { return sc.warnings[i].Line < sc.warnings[j].Line })
 }
 
-// stringEnd returns the index of the quote closing a string whose body starts at i, or -1.
-func stringEnd(b []byte, i int) int {
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return -1
-		}
-		q := i + j
-		k := q - 1
-		for k >= i && b[k] == '\\' {
-			k--
-		}
-		if (q-1-k)%2 == 0 { // an even run of backslashes: the quote is not escaped
-			return q
-		}
-		i = q + 1
+func unknownTypeReason(t Type, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("entry type %q is not known to this pi; its entry is kept but not used", t)
 	}
+	return fmt.Sprintf("entry type %q is not known to this pi; its %d entries are kept but not used", t, n)
+}
+
+func knownType(t Type) bool {
+	switch t {
+	case TypeMessage, TypeModelChange, TypeThinking, TypeCompaction, TypeBranchSummary, TypeCustom,
+		TypeCustomMessage, TypeLabel, TypeSessionInfo:
+		return true
+	}
+	return false
 }

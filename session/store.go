@@ -77,20 +77,23 @@ func sessionFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-// readHeader reads and checks the first line of a file.
+// readHeader reads and checks the first line of a file, as Open does.
 func readHeader(path string) (Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Header{}, err
 	}
 	defer f.Close()
-	line, err := bufio.NewReader(f).ReadSlice('\n')
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+	line, _, _, err := newLineReaderSize(f, 64<<10).next()
+	if err == io.EOF {
+		return Header{}, fmt.Errorf("%s: %w: the file is empty", path, ErrNotSession)
+	}
+	if err != nil {
 		return Header{}, err
 	}
-	var h Header
-	if err := json.Unmarshal(line, &h); err != nil {
-		return Header{}, fmt.Errorf("%s: %w: %v", path, ErrNotSession, err)
+	h, err := parseHeader(line)
+	if err != nil {
+		return Header{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return h, nil
 }
@@ -188,7 +191,10 @@ func List(ctx context.Context, dir string) ([]Info, error) {
 	return out, nil
 }
 
-// Describe reads one session file's Info without keeping its entries.
+// Describe reads one session file's Info without keeping its entries. It reads the file as
+// Open does, so it counts the entries Open would keep (a message whose payload turns out not
+// to decode is counted unless it was read for FirstPrompt). A file of a newer version is
+// described as far as this pi can read it.
 func Describe(ctx context.Context, path string) (Info, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -199,99 +205,90 @@ func Describe(ctx context.Context, path string) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("describe session: %w", err)
 	}
-	info := Info{Path: path, Size: st.Size(), Modified: st.ModTime()}
-	err = eachLine(ctx, f, func(first bool, line []byte) error {
-		if first {
-			var h Header
-			if err := json.Unmarshal(line, &h); err != nil {
-				return fmt.Errorf("%w: %v", ErrNotSession, err)
-			}
-			info.ID, info.Cwd, info.ParentSession = h.ID, h.Cwd, h.ParentSession
-			info.Created, _ = time.Parse(time.RFC3339Nano, h.Timestamp)
-			return nil
-		}
-		info.addLine(line)
-		return nil
-	})
+	sc, err := scanFile(ctx, f, scanOptions{newer: true})
 	if err != nil {
+		return Info{}, fmt.Errorf("describe session %s: %w", path, err)
+	}
+	s, _ := loaded(sc, path, f)
+	info := Info{Path: path, Size: st.Size(), Modified: st.ModTime()}
+	if err := s.describe(&info); err != nil {
 		return Info{}, fmt.Errorf("describe session %s: %w", path, err)
 	}
 	return info, nil
 }
 
-func (info *Info) addLine(line []byte) {
-	m, err := scanMeta(line)
-	if err != nil {
-		return
+// describe fills in what info says of the session's header and entries.
+func (s *Session) describe(info *Info) error {
+	h := s.header
+	info.ID, info.Cwd, info.ParentSession, info.Name = h.ID, h.Cwd, h.ParentSession, s.name
+	info.Created, _ = time.Parse(time.RFC3339Nano, h.Timestamp)
+	var err error
+	if info.FirstPrompt, err = s.firstPrompt(); err != nil {
+		return err
 	}
-	switch {
-	case m.typ == TypeSessionInfo:
-		var e Entry
-		if json.Unmarshal(line, &e) == nil && e.Name != nil && *e.Name != "" {
-			info.Name = *e.Name
-		}
-	case m.typ == TypeMessage:
-		info.MessageCount++
-		if info.FirstPrompt == "" && (m.role == "user" || m.role == "") {
-			var e Entry
-			if json.Unmarshal(line, &e) == nil && e.Message != nil && e.Message.Role == provider.RoleUser {
-				info.FirstPrompt = e.Message.TextContent()
-			}
+	for i := range s.nodes {
+		if s.nodes[i].typ == TypeMessage && !s.nodes[i].dropped() {
+			info.MessageCount++
 		}
 	}
+	return nil
 }
 
-func eachLine(ctx context.Context, r io.Reader, fn func(first bool, line []byte) error) error {
-	lr := newLineReader(r)
-	for i := 0; ; i++ {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+// firstPrompt returns the text of the first readable user message in file order.
+func (s *Session) firstPrompt() (string, error) {
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if n.typ != TypeMessage || n.role != "" && n.role != string(provider.RoleUser) {
+			continue
 		}
-		line, _, _, err := lr.next()
-		if err == io.EOF {
-			if i == 0 {
-				return fmt.Errorf("%w: the file is empty", ErrNotSession)
-			}
-			return nil
-		}
+		e, err := s.load(i, false)
 		if err != nil {
-			return err
+			return "", err
 		}
-		if err := fn(i == 0, line); err != nil {
-			return err
+		if e != nil && e.Message != nil && e.Message.Role == provider.RoleUser {
+			return e.Message.TextContent(), nil
 		}
 	}
+	return "", nil
 }
 
 // ForkFile copies the session at src into a new session of cwd in dir (pi's --fork): a new
 // header naming src as its parent, then src's entries line for line (migrated first if src is
-// older than v3; unreadable and torn lines stay behind). The new session is open for
-// appending, with the leaf on the last entry.
+// older than v3). Lines Open would skip stay behind, and an entry whose parent had to be
+// repaired is written with the parent it hangs from, so the copy loads without repairs; src's
+// warnings are passed on, marked as src's. The new session is open for appending, with the
+// leaf on the last entry.
 func ForkFile(ctx context.Context, src, dir, cwd string) (*Session, error) {
 	in, err := os.Open(src)
 	if err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
 	}
 	defer in.Close()
-	sc, err := scanFile(ctx, in)
+	sc, err := scanFile(ctx, in, scanOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("fork %s: %w", src, err)
 	}
-	if sc.header.Version < CurrentVersion {
-		migrateEntries(&sc.header, sc.nodes)
-	}
+	s, _ := loaded(sc, src, in)
 	h := newHeader(time.Now(), cwd, src)
 	dst := filepath.Join(dir, fileName(h.Timestamp, h.ID))
-	if err := writeCopy(in, sc.nodes, dst, h); err != nil {
+	if err := s.writeCopy(ctx, dst, h); err != nil {
 		_ = os.Remove(dst)
 		return nil, fmt.Errorf("fork %s: %w", src, err)
 	}
-	return Open(ctx, dst)
+	fork, err := Open(ctx, dst)
+	if err != nil {
+		return nil, err
+	}
+	var left []Warning
+	for _, w := range s.warnings {
+		w.Reason = fmt.Sprintf("in %s: %s", src, w.Reason)
+		left = append(left, w)
+	}
+	fork.warnings = append(left, fork.warnings...)
+	return fork, nil
 }
 
-func writeCopy(in *os.File, nodes []node, dst string, h Header) error {
+func (s *Session) writeCopy(ctx context.Context, dst string, h Header) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return err
 	}
@@ -301,16 +298,10 @@ func writeCopy(in *os.File, nodes []node, dst string, h Header) error {
 	}
 	w := bufio.NewWriterSize(out, 1<<20)
 	err = writeLine(w, h)
-	var buf []byte
-	for i := 0; err == nil && i < len(nodes); i++ {
-		n := &nodes[i]
-		if n.entry != nil && n.off < 0 { // migrated: written anew
-			err = writeLine(w, n.entry)
-			continue
-		}
-		buf = append(buf[:0], make([]byte, n.size)...)
-		if _, err = in.ReadAt(buf, n.off); err == nil {
-			_, err = w.Write(append(buf, '\n'))
+	const chunk = 256 // entries decoded at once: bounded memory, all cores
+	for from := 0; err == nil && from < len(s.nodes); from += chunk {
+		if err = ctx.Err(); err == nil {
+			err = s.copyEntries(w, from, min(from+chunk, len(s.nodes)))
 		}
 	}
 	if err == nil {
@@ -323,6 +314,40 @@ func writeCopy(in *os.File, nodes []node, dst string, h Header) error {
 		err = cerr
 	}
 	return err
+}
+
+// copyEntries writes the entries of nodes[from:to] that decode: the line as it is when the
+// entry hangs from the parent it names, else encoded anew with the parent it hangs from.
+func (s *Session) copyEntries(w io.Writer, from, to int) error {
+	idx := make([]int, 0, to-from)
+	for i := from; i < to; i++ {
+		idx = append(idx, i)
+	}
+	entries, kept, err := s.loadAll(idx, false)
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	for k, e := range entries {
+		i := kept[k]
+		n := &s.nodes[i]
+		if n.off < 0 || n.flags&relinked != 0 || int(n.up) != s.parentOf(i) {
+			c := *e
+			c.ParentID = s.parentID(i)
+			if err := writeLine(w, &c); err != nil {
+				return err
+			}
+			continue
+		}
+		buf = append(buf[:0], make([]byte, n.size)...)
+		if _, err := s.rd.ReadAt(buf, n.off); err != nil {
+			return err
+		}
+		if _, err := w.Write(append(buf, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeLine(w io.Writer, v json.Marshaler) error {

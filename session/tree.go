@@ -23,9 +23,9 @@ func (s *Session) Context() (Context, error) {
 func (s *Session) BuildContext(leafID string) (Context, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, ok := s.byID[leafID]
+	i, ok := s.find(leafID)
 	if !ok {
-		i = len(s.nodes) - 1
+		i = len(s.nodes) - 1 // a dropped last node stands for its parent
 	}
 	if i < 0 {
 		return Context{Thinking: "off"}, nil
@@ -42,25 +42,33 @@ func (s *Session) contextAt(leaf int) (Context, error) {
 }
 
 // activePathLocked loads the entries of the path to leaf that a context needs (see
-// neededOnPath), root first, and keeps them in the index.
+// neededOnPath), root first, and keeps them in the index. An entry that turns out unreadable
+// is dropped, which changes the path (and perhaps which compaction is the latest), so the
+// walk is repeated until every entry it needs was read.
 func (s *Session) activePathLocked(leaf int) ([]*Entry, error) {
-	idx := s.pathIndices(leaf)
-	need, err := s.neededOnPath(idx)
-	if err != nil {
-		return nil, err
-	}
-	var want []int
-	for k, i := range idx {
-		if need[k] {
-			want = append(want, i)
+	for {
+		before := s.ndropped
+		idx := s.pathIndices(leaf)
+		need, err := s.neededOnPath(idx)
+		if err != nil {
+			return nil, err
+		}
+		var want []int
+		for k, i := range idx {
+			if need != nil && need[k] {
+				want = append(want, i)
+			}
+		}
+		path, _, err := s.loadAll(want, true)
+		if err != nil || s.ndropped == before {
+			return path, err
 		}
 	}
-	return s.loadAll(want, true)
 }
 
 // neededOnPath marks the path positions contextFromPath needs: everything from the latest
 // compaction's first kept entry on (everything if there is no compaction), and the latest
-// thinking-level and model entries before that.
+// thinking-level and model entries before that. It returns nil if it had to drop an entry.
 func (s *Session) neededOnPath(idx []int) ([]bool, error) {
 	need := make([]bool, len(idx))
 	start := 0
@@ -69,7 +77,7 @@ func (s *Session) neededOnPath(idx []int) ([]bool, error) {
 			continue
 		}
 		cp, err := s.load(idx[k], true)
-		if err != nil {
+		if err != nil || cp == nil {
 			return nil, err
 		}
 		start = k
@@ -105,7 +113,7 @@ func (s *Session) isAssistant(i int) bool {
 		return n.role == string(provider.RoleAssistant)
 	}
 	e, err := s.load(i, false)
-	return err == nil && e.Message != nil && e.Message.Role == provider.RoleAssistant
+	return err == nil && e != nil && e.Message != nil && e.Message.Role == provider.RoleAssistant
 }
 
 // Branch moves the leaf to id: the next append becomes a new child of id, starting a branch
@@ -113,7 +121,7 @@ func (s *Session) isAssistant(i int) bool {
 func (s *Session) Branch(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, ok := s.byID[id]
+	i, ok := s.find(id)
 	if !ok {
 		return fmt.Errorf("branch: entry %q not found", id)
 	}
@@ -138,7 +146,7 @@ func (s *Session) BranchWithSummary(id, summary string, details any, fromHook bo
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.byID[id]; id != "" && !ok {
+	if _, ok := s.find(id); id != "" && !ok {
 		return "", fmt.Errorf("branch: entry %q not found", id)
 	}
 	from := id
@@ -158,11 +166,7 @@ func (s *Session) Children(id string) []string {
 	defer s.mu.Unlock()
 	var out []string
 	for i := range s.nodes {
-		p := s.nodes[i].parent
-		if _, ok := s.byID[p]; !ok {
-			p = "" // orphans show as roots, as in pi's tree
-		}
-		if p == id {
+		if !s.nodes[i].dropped() && s.parentID(i) == id {
 			out = append(out, s.nodes[i].id)
 		}
 	}
@@ -176,7 +180,7 @@ func (s *Session) Children(id string) []string {
 func (s *Session) ForkAt(id string) (*Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, ok := s.byID[id]
+	i, ok := s.find(id)
 	if !ok {
 		return nil, fmt.Errorf("fork: entry %q not found", id)
 	}
@@ -186,7 +190,7 @@ func (s *Session) ForkAt(id string) (*Session, error) {
 			idx = append(idx, j)
 		}
 	}
-	path, err := s.loadAll(idx, false)
+	path, _, err := s.loadAll(idx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -212,14 +216,17 @@ func (s *Session) newFrom(path []*Entry) (*Session, error) {
 		ns = newSession(h, "", false)
 	}
 	for _, e := range path {
+		// The path is a chain: each entry hangs from the one before it in the copy, also where
+		// a label (not copied) or a repaired link stood between them in the original.
 		c := *e
-		ns.addNode(nodeFor(&c))
+		c.ParentID = ns.leafID()
+		ns.addEntry(&c)
 	}
 	for _, e := range path {
 		if label := s.labels[e.ID]; label != "" {
 			l := label
-			ns.addNode(nodeFor(&Entry{Type: TypeLabel, ID: newEntryID(ns.has), ParentID: ns.leafID(),
-				Timestamp: isoTime(now), TargetID: e.ID, Label: &l}))
+			ns.addEntry(&Entry{Type: TypeLabel, ID: newEntryID(ns.taken), ParentID: ns.leafID(),
+				Timestamp: isoTime(now), TargetID: e.ID, Label: &l})
 		}
 	}
 	if err := ns.flushLocked(); err != nil {
@@ -228,7 +235,15 @@ func (s *Session) newFrom(path []*Entry) (*Session, error) {
 	return ns, nil
 }
 
-func (s *Session) has(id string) bool { _, ok := s.byID[id]; return ok }
+// addEntry indexes e under the parent it names (a root if that is not an entry here) and
+// moves the leaf to it.
+func (s *Session) addEntry(e *Entry) {
+	n := nodeFor(e)
+	if i, ok := s.find(e.ParentID); ok {
+		n.up = int32(i)
+	}
+	s.addNode(n)
+}
 
 // Tree returns every entry as a forest in file order: roots are entries without a (known)
 // parent. Entries off the active path are read from the file for this and not kept.
@@ -272,10 +287,11 @@ type Node struct {
 func (s *Session) Nodes() []Node {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Node, len(s.nodes))
+	out := make([]Node, 0, len(s.nodes)-s.ndropped)
 	for i := range s.nodes {
-		n := &s.nodes[i]
-		out[i] = Node{ID: n.id, ParentID: n.parent, Type: n.typ, Role: n.role, Label: s.labels[n.id]}
+		if n := &s.nodes[i]; !n.dropped() {
+			out = append(out, Node{ID: n.id, ParentID: s.parentID(i), Type: n.typ, Role: n.role, Label: s.labels[n.id]})
+		}
 	}
 	return out
 }

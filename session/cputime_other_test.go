@@ -1,0 +1,7 @@
+//go:build !unix
+
+package session
+
+import "time"
+
+func cpuUsed() time.Duration { return 0 }
