@@ -7,6 +7,8 @@ package provider
 //     partial, and servers reject tool calls that have no results.
 //   - A tool call that has no result before the next user or assistant message (an
 //     interrupted run) gets an error result, since every server demands one per call.
+//   - A tool result whose call is not pending (its reply was left out, or lost from a damaged
+//     session file) is left out too: servers reject results that answer no call.
 //   - Messages of application roles (anything but user, assistant, toolResult) are left out;
 //     the loop converts those it wants the model to see before they reach a provider.
 //
@@ -35,10 +37,10 @@ func ReplayMessages(msgs []Message) []Message {
 			for i, call := range pending {
 				if call.ID == m.ToolCallID {
 					pending = append(pending[:i:i], pending[i+1:]...)
+					out = append(out, m)
 					break
 				}
 			}
-			out = append(out, m)
 		case RoleUser:
 			flush()
 			out = append(out, m)

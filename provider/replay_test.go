@@ -31,6 +31,10 @@ func TestReplayMessages(t *testing.T) {
 		{"orphan at the end", []Message{user, asst(StopToolUse, call("a"))},
 			[]Message{user, asst(StopToolUse, call("a")), missing("a")}},
 		{"application roles dropped", []Message{user, {Role: "custom"}}, []Message{user}},
+		{"a result whose call was left out is left out", []Message{user, asst(StopAborted, call("a")), result("a"), user},
+			[]Message{user, user}},
+		{"a result with no call at all", []Message{user, result("z"), asst(StopStop, Text("ok"))},
+			[]Message{user, asst(StopStop, Text("ok"))}},
 	}
 	for _, tt := range tests {
 		if got := ReplayMessages(tt.in); !reflect.DeepEqual(got, tt.want) {
