@@ -64,6 +64,7 @@ type Runtime struct {
 	async   int             // observe-only tasks not finished yet
 	idle    []chan struct{} // Flush waiters, closed when async reaches 0
 	closed  bool
+	runKill context.CancelCauseFunc // stops the call the owner is running, nil between calls
 
 	signal chan struct{} // a task was queued
 	wake   chan wakeup   // an awaited operation finished
@@ -75,7 +76,8 @@ type Runtime struct {
 // New builds a runtime and starts loading the scripts: bundled ones, $PI_HOME/init.lua, then the
 // project's .pi/init.lua if the directory is trusted (Options.AskTrust is asked before New
 // returns). The scripts are compiled and run on other goroutines while the caller goes on; see
-// Ready. Scripts that fail to load become notices. The error is for a runtime that cannot start.
+// Ready. Scripts that fail to load become notices; when ctx ends (SIGTERM) the loading stops.
+// The error is for a runtime that cannot start.
 func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.HookTimeout <= 0 {
 		opts.HookTimeout = DefaultHookTimeout
@@ -94,7 +96,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	go func() { r.own(newVM(r)) }()
 	// Loading is the first task, so every later call runs after it; New does not wait for it,
 	// letting main go on with its own start-up (provider discovery, session loading) meanwhile.
-	t := r.loadTask(context.WithoutCancel(ctx), scripts, compiled)
+	t := r.loadTask(ctx, scripts, compiled)
 	t.loaded = r.ready
 	if err := r.enqueue(t); err != nil {
 		return nil, err
@@ -108,7 +110,7 @@ func (r *Runtime) Ready(ctx context.Context) error {
 	select {
 	case <-r.ready:
 		return nil
-	case <-r.done:
+	case <-r.quit:
 		return ErrClosed
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for Lua scripts to load: %w", ctx.Err())
@@ -119,7 +121,7 @@ func (r *Runtime) Ready(ctx context.Context) error {
 func (r *Runtime) waitReady() {
 	select {
 	case <-r.ready:
-	case <-r.done:
+	case <-r.quit:
 	}
 }
 
@@ -136,7 +138,14 @@ func (r *Runtime) Reload(ctx context.Context) error {
 	return r.submit(ctx, r.loadTask(ctx, scripts, compiled))
 }
 
-// Close stops the owner goroutine. Calls after Close fail with ErrClosed.
+// closeWait bounds Close: a library call that does not return (gsub on a huge string) is left
+// behind after it.
+const closeWait = time.Second
+
+// Close stops the script running now, whatever it does, ends the calls waiting, and stops the
+// owner goroutine. It returns within about a second: a library call that does not return
+// (string.gsub on a huge string) is left to end by itself, the state then closes. Calls after
+// Close fail with ErrClosed.
 func (r *Runtime) Close() {
 	r.mu.Lock()
 	if r.closed {
@@ -144,9 +153,29 @@ func (r *Runtime) Close() {
 		return
 	}
 	r.closed = true
+	kill := r.runKill
 	r.mu.Unlock()
+	if kill != nil {
+		kill(ErrClosed)
+	}
 	close(r.quit)
-	<-r.done
+	wait := time.NewTimer(closeWait)
+	defer wait.Stop()
+	select {
+	case <-r.done:
+	case <-wait.C:
+	}
+}
+
+// setRunning records the call the owner is resuming (kill, nil when it stops) so that Close
+// can stop it.
+func (r *Runtime) setRunning(kill context.CancelCauseFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.runKill = kill
+	if kill != nil && r.closed {
+		kill(ErrClosed)
+	}
 }
 
 // Tools returns the tools scripts registered, in registration order. A Lua tool named like a
@@ -331,9 +360,27 @@ type task struct {
 	// may not show questions before the scripts are loaded.
 	loading bool
 
-	co      *lua.LState // the coroutine running or suspended
-	cancel  context.CancelFunc
-	waiting bool // co yielded through await and a wakeup will come
+	co      *lua.LState             // the coroutine running or suspended
+	kill    context.CancelCauseFunc // stops the call with a cause: a limit, Close, the deadline
+	timer   *time.Timer             // the call's deadline; stopped while the user is asked
+	waiting bool                    // co yielded through await and a wakeup will come
+}
+
+// begin gives a call in co its context, which the runtime cancels with a cause: a limit,
+// Close, or the call's deadline (a timer rather than a context of its own, which would double
+// what a hook pays for contexts).
+func (t *task) begin(co *lua.LState) {
+	ctx, kill := context.WithCancelCause(t.ctx)
+	t.kill = kill
+	t.timer = time.AfterFunc(t.timeout, func() { kill(context.DeadlineExceeded) })
+	co.SetContext(ctx)
+	t.co, t.waiting = co, false
+}
+
+// end releases the call's context.
+func (t *task) end() {
+	t.timer.Stop()
+	t.kill(nil)
 }
 
 func newTask(ctx context.Context, timeout time.Duration, next func(v *vm, rets []lua.LValue, err error) *call) *task {
