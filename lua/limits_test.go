@@ -37,11 +37,29 @@ type hostileCase struct {
 	within time.Duration // from the start of the action (New, Close, the cancel) to its end
 }
 
+const recurse = `local function f() local co = coroutine.create(f); coroutine.resume(co) end
+`
+
 func hostileCases() []hostileCase {
 	tool := func(body string) string {
 		return `pi.register_tool{name = "bad", description = "d", execute = function() ` + body + ` end}`
 	}
+	hook := func(body string) string { return `pi.on("tool_call", function() ` + body + ` end)` }
 	return []hostileCase{
+		{"coroutine recursion while loading", recurse + ` f()`, "load", "coroutines nested deeper than 200", 3 * time.Second},
+		{"coroutine.wrap recursion in a tool", tool(`local function f() coroutine.wrap(f)() end f()`), "tool", "coroutines nested deeper than 200", 3 * time.Second},
+		{"coroutine recursion in a hook, under pcall in a loop", recurse + hook(`while true do pcall(f) end`), "hook", "coroutines nested deeper than 200", 3 * time.Second},
+		// gopher-lua would run the two coroutines into each other until Go's stack overflows.
+		{"resuming the coroutine that resumes this one", tool(`local outer
+			outer = coroutine.create(function()
+				local inner = coroutine.create(function() return coroutine.resume(outer) end)
+				local _, ok, msg = coroutine.resume(inner)
+				coroutine.yield(tostring(ok) .. " " .. msg)
+			end)
+			local _, r = coroutine.resume(outer) return r`), "tool", "false cannot resume non-suspended coroutine", 3 * time.Second},
+		{"coroutines kept alive", `local t = {} for i = 1, 1e6 do t[i] = coroutine.create(print) end`, "load", "more than 10000 coroutines alive", 10 * time.Second},
+		{"table.concat of one big string many times", tool(`local s, t = string.rep("x", 1048576), {} for i = 1, 1000 do t[i] = s end return table.concat(t)`), "tool", "table.concat: a result of", 3 * time.Second},
+		{"pi.read_file of /dev/zero", tool(`return select(2, pi.read_file("/dev/zero"))`), "tool", "larger than the 64 MiB", 5 * time.Second},
 		{"Close during an endless tool", tool(`while true do end`), "close", "", time.Second},
 		{"Close during coroutine churn in a tool", tool(`while true do pcall(coroutine.wrap(function() local t = {} for i = 1, 1e4 do t[i] = {} end end)) end`), "close", "", time.Second},
 		{"Close while a script loads forever", `while true do end`, "close-load", "", time.Second},
@@ -289,4 +307,45 @@ func raceEnabled() bool {
 		}
 	}
 	return false
+}
+
+// TestCoroutinesAndLoadWithinLimits: what scripts do with coroutines, load and table.concat
+// under the limits still works as in Lua 5.1, and a coroutine made in one call runs in a later
+// one (it used to keep the first call's context and fail with "context canceled").
+func TestCoroutinesAndLoadWithinLimits(t *testing.T) {
+	for _, tc := range []struct{ name, load, body, want string }{
+		{"generator", "", `local gen = coroutine.wrap(function() for i = 1, 3 do coroutine.yield(i) end end)
+			return gen() .. gen() .. gen()`, "123"},
+		{"values through resume and yield", "", `local co = coroutine.create(function(a, b) local c = coroutine.yield(a + b) return c * 2 end)
+			local _, x = coroutine.resume(co, 1, 2) local _, y = coroutine.resume(co, 10)
+			return x .. " " .. y .. " " .. coroutine.status(co)`, "3 20 dead"},
+		{"a dead coroutine", "", `local co = coroutine.create(function() end) coroutine.resume(co)
+			local ok, err = coroutine.resume(co) return tostring(ok) .. " " .. err`, "false can not resume a dead thread"},
+		{"an error through wrap", "", `local ok, err = pcall(coroutine.wrap(function() error("boom", 0) end))
+			return tostring(ok) .. " " .. err`, "false boom"},
+		{"an error through resume", "", `local ok, err = coroutine.resume(coroutine.create(function() error("boom", 0) end))
+			return tostring(ok) .. " " .. err`, "false boom"},
+		{"a coroutine made while loading, resumed by a tool", `gen = coroutine.wrap(function() while true do coroutine.yield("again") end end) gen()`,
+			`return gen()`, "again"},
+		{"150 coroutines deep", "", `local function f(n) if n == 0 then return "deep" end
+			local _, r = coroutine.resume(coroutine.create(f), n - 1) return r end
+			return f(150)`, "deep"},
+		{"loadstring", "", `return tostring(loadstring("return 1 + 1")())`, "2"},
+		{"loadstring over the limit", "", `local f, err = loadstring(string.rep(" ", 1048577)) return tostring(f) .. " " .. err`,
+			"nil a chunk of 1048577 bytes is over the 1 MiB scripts may compile at once"},
+		{"load from a reader", "", `local parts, i = {"return ", "'x'"}, 0
+			return load(function() i = i + 1 return parts[i] end)()`, "x"},
+		{"load from a reader that never ends", "", `local s = string.rep(" ", 65536)
+			local f, err = load(function() return s end) return err`, "a chunk of 1114112 bytes is over the 1 MiB scripts may compile at once"},
+		{"table.concat", "", `return table.concat({"a", 1, "b"}, "-") .. table.concat({"a", "b", "c"}, "", 2, 3)`, "a-1-bbc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			r := e.start(t, tc.load+"\npi.register_tool{name = \"t\", description = \"d\", execute = function() "+tc.body+" end}")
+			e.noErrors(t)
+			if got := text(runTool(t, r, "t", ctxT(t))); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
 }

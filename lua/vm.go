@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -25,6 +26,8 @@ type vm struct {
 	current  *task                 // its task
 	script   string                // the script being loaded, for messages
 	free     []*lua.LState         // finished coroutines, reused: a new one costs kilobytes
+	depth    int                   // coroutine.resume calls in progress, one inside the other
+	live     *atomic.Int64         // coroutines the scripts made that are not collected yet
 }
 
 type handler struct {
@@ -52,7 +55,8 @@ func stateOptions() lua.Options {
 
 func newVM(r *Runtime) *vm {
 	v := &vm{r: r, L: lua.NewState(stateOptions()), handlers: map[string][]handler{},
-		toolFns: map[string]*lua.LFunction{}, cmdFns: map[string]commandFns{}, commands: map[string]Command{}, tasks: map[*lua.LState]*task{}}
+		toolFns: map[string]*lua.LFunction{}, cmdFns: map[string]commandFns{}, commands: map[string]Command{}, tasks: map[*lua.LState]*task{},
+		live: new(atomic.Int64)}
 	v.openSafeLibs()
 	v.arrayMT = v.L.NewTable()
 	v.L.SetGlobal("pi", v.piModule())
@@ -84,7 +88,7 @@ func (v *vm) openSafeLibs() {
 		safe.RawSetString(name, full.RawGetString(name))
 	}
 	L.SetGlobal("os", safe)
-	v.capStringRep()
+	v.limitLibraries()
 	// print would write over the terminal UI; it becomes an info notice instead.
 	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
 		parts := make([]string, L.GetTop())
@@ -93,26 +97,6 @@ func (v *vm) openSafeLibs() {
 		}
 		v.r.notify("info", "%s", strings.Join(parts, "\t"))
 		return 0
-	}))
-}
-
-// maxRepBytes bounds string.rep: Go cannot recover from running out of memory, so a script
-// asking for gigabytes in one call gets an error instead of taking pi down.
-const maxRepBytes = 64 << 20
-
-func (v *vm) capStringRep() {
-	str := v.L.GetGlobal("string").(*lua.LTable)
-	rep := str.RawGetString("rep")
-	str.RawSetString("rep", v.L.NewFunction(func(L *lua.LState) int {
-		s, n := L.CheckString(1), L.CheckInt64(2)
-		if n > 0 && int64(len(s))*n > maxRepBytes {
-			L.RaiseError("string.rep: a result of %d bytes is over the %d MiB limit for scripts", int64(len(s))*n, maxRepBytes>>20)
-		}
-		L.Push(rep)
-		L.Push(L.Get(1))
-		L.Push(L.Get(2))
-		L.Call(2, 1)
-		return 1
 	}))
 }
 
@@ -173,13 +157,17 @@ func (v *vm) resumeCo(t *task, co *lua.LState, fn *lua.LFunction, args []lua.LVa
 	return st, rets, err
 }
 
-// callError says why a call failed when the runtime stopped it: Close or the deadline. After an abort by the caller it stays as it is: callers keep quiet about those.
+// callError says why a call failed when the runtime stopped it: a limit, Close or the
+// deadline. After an abort by the caller it stays as it is: callers keep quiet about those.
 func (v *vm) callError(t *task, co *lua.LState, err error) error {
 	if err == nil || t.ctx.Err() != nil {
 		return err
 	}
 	cause := context.Cause(co.Context())
+	var le limitError
 	switch {
+	case errors.As(cause, &le):
+		return explain(le, err)
 	case errors.Is(cause, ErrClosed):
 		return explain(ErrClosed, err)
 	case errors.Is(cause, context.DeadlineExceeded):
