@@ -32,9 +32,10 @@ const (
 	maxChunkBytes = 1 << 20
 )
 
-// limitError is why a call was stopped: a limit of this file.
+// limitError is why a call was stopped: a limit of this file, or the heap (memory.go).
 type limitError struct {
-	msg string
+	msg    string
+	memory bool
 }
 
 func (e limitError) Error() string { return e.msg }

@@ -24,6 +24,17 @@ import (
 // limit that stops working fails the test instead of taking the machine down.
 const hostileEnv = "PI_LUA_HOSTILE_CASE"
 
+// memoryEnv sets Options.MemoryLimit in MiB for every case (the cases use 64 MiB, or their
+// own), to measure the default: PI_LUA_TEST_MEMORY_MIB=512 go test ./lua/ -run Hostile -v.
+// Only the cap on the child's memory is checked then; the times and messages are logged.
+const memoryEnv = "PI_LUA_TEST_MEMORY_MIB"
+
+// testMemoryLimit is the limit memoryEnv asks for, 0 when unset.
+func testMemoryLimit() int64 {
+	mib, _ := strconv.ParseInt(os.Getenv(memoryEnv), 10, 64)
+	return mib << 20
+}
+
 // hostileCase is one script that tries to take pi down, how the child drives it, and how it
 // must end: with want in the error, within the time given, and pi going on afterwards.
 type hostileCase struct {
@@ -35,6 +46,7 @@ type hostileCase struct {
 	do     string
 	want   string
 	within time.Duration // from the start of the action (New, Close, the cancel) to its end
+	memory int64         // Options.MemoryLimit; 0: 64 MiB
 }
 
 const recurse = `local function f() local co = coroutine.create(f); coroutine.resume(co) end
@@ -46,9 +58,9 @@ func hostileCases() []hostileCase {
 	}
 	hook := func(body string) string { return `pi.on("tool_call", function() ` + body + ` end)` }
 	return []hostileCase{
-		{"coroutine recursion while loading", recurse + ` f()`, "load", "coroutines nested deeper than 200", 3 * time.Second},
-		{"coroutine.wrap recursion in a tool", tool(`local function f() coroutine.wrap(f)() end f()`), "tool", "coroutines nested deeper than 200", 3 * time.Second},
-		{"coroutine recursion in a hook, under pcall in a loop", recurse + hook(`while true do pcall(f) end`), "hook", "coroutines nested deeper than 200", 3 * time.Second},
+		{"coroutine recursion while loading", recurse + ` f()`, "load", "coroutines nested deeper than 200", 3 * time.Second, 0},
+		{"coroutine.wrap recursion in a tool", tool(`local function f() coroutine.wrap(f)() end f()`), "tool", "coroutines nested deeper than 200", 3 * time.Second, 0},
+		{"coroutine recursion in a hook, under pcall in a loop", recurse + hook(`while true do pcall(f) end`), "hook", "coroutines nested deeper than 200", 3 * time.Second, 0},
 		// gopher-lua would run the two coroutines into each other until Go's stack overflows.
 		{"resuming the coroutine that resumes this one", tool(`local outer
 			outer = coroutine.create(function()
@@ -56,15 +68,18 @@ func hostileCases() []hostileCase {
 				local _, ok, msg = coroutine.resume(inner)
 				coroutine.yield(tostring(ok) .. " " .. msg)
 			end)
-			local _, r = coroutine.resume(outer) return r`), "tool", "false cannot resume non-suspended coroutine", 3 * time.Second},
-		{"coroutines kept alive", `local t = {} for i = 1, 1e6 do t[i] = coroutine.create(print) end`, "load", "more than 10000 coroutines alive", 10 * time.Second},
-		{"table.concat of one big string many times", tool(`local s, t = string.rep("x", 1048576), {} for i = 1, 1000 do t[i] = s end return table.concat(t)`), "tool", "table.concat: a result of", 3 * time.Second},
-		{"pi.read_file of /dev/zero", tool(`return select(2, pi.read_file("/dev/zero"))`), "tool", "larger than the 64 MiB", 5 * time.Second},
-		{"Close during an endless tool", tool(`while true do end`), "close", "", time.Second},
-		{"Close during coroutine churn in a tool", tool(`while true do pcall(coroutine.wrap(function() local t = {} for i = 1, 1e4 do t[i] = {} end end)) end`), "close", "", time.Second},
-		{"Close while a script loads forever", `while true do end`, "close-load", "", time.Second},
-		{"a cancelled context stops an endless tool", tool(`while true do end`), "cancel", "", time.Second},
-		{"a cancelled context stops loading", `while true do end`, "cancel-load", "", time.Second},
+			local _, r = coroutine.resume(outer) return r`), "tool", "false cannot resume non-suspended coroutine", 3 * time.Second, 0},
+		{"coroutines kept alive", `local t = {} for i = 1, 1e6 do t[i] = coroutine.create(print) end`, "load", "more than 10000 coroutines alive", 10 * time.Second, 512 << 20},
+		{"string.rep into a table in a tool", tool(`local t = {} while true do t[#t+1] = string.rep("x", 1048576) end`), "tool", "out of memory for scripts", 15 * time.Second, 0},
+		{"a global table that grows forever in a hook", hook(`t = t or {} while true do t[#t+1] = {} end`), "hook", "out of memory for scripts", 15 * time.Second, 0},
+		{"a string that doubles while loading", `local s = "x" while true do s = s .. s end`, "load", "out of memory for scripts", 15 * time.Second, 0},
+		{"table.concat of one big string many times", tool(`local s, t = string.rep("x", 1048576), {} for i = 1, 1000 do t[i] = s end return table.concat(t)`), "tool", "table.concat: a result of", 3 * time.Second, 0},
+		{"pi.read_file of /dev/zero", tool(`return select(2, pi.read_file("/dev/zero"))`), "tool", "larger than the 64 MiB", 5 * time.Second, 512 << 20},
+		{"Close during an endless tool", tool(`while true do end`), "close", "", time.Second, 0},
+		{"Close during coroutine churn in a tool", tool(`while true do pcall(coroutine.wrap(function() local t = {} for i = 1, 1e4 do t[i] = {} end end)) end`), "close", "", time.Second, 0},
+		{"Close while a script loads forever", `while true do end`, "close-load", "", time.Second, 0},
+		{"a cancelled context stops an endless tool", tool(`while true do end`), "cancel", "", time.Second, 0},
+		{"a cancelled context stops loading", `while true do end`, "cancel-load", "", time.Second, 0},
 	}
 }
 
@@ -79,7 +94,7 @@ func TestHostileScripts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process per case")
 	}
-	rssCap := int64(1 << 30)
+	rssCap := max(int64(1<<30), 5*testMemoryLimit()) // s = s .. s is caught a doubling or two late
 	if raceEnabled() {
 		rssCap *= 2 // the race detector's shadow memory comes on top of the heap
 	}
@@ -87,6 +102,9 @@ func TestHostileScripts(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res, peak := runHostileChild(t, c.name, rssCap)
 			t.Logf("%s: stopped in %v, peak RSS %d MiB: %s", c.do, res.Elapsed.Round(time.Millisecond), peak>>20, res.Text)
+			if testMemoryLimit() > 0 {
+				return // measuring another limit: the cap on the child's memory is the test
+			}
 			if !strings.Contains(res.Text, c.want) {
 				t.Errorf("the error %q does not say %q", res.Text, c.want)
 			}
@@ -122,6 +140,13 @@ func runHostile(t *testing.T, c hostileCase) hostileResult {
 	e := newEnv(t)
 	e.opts.HookTimeout = 30 * time.Second // the limits must stop these, not the deadline
 	e.opts.ToolTimeout = 30 * time.Second
+	e.opts.MemoryLimit = 64 << 20
+	if c.memory > 0 {
+		e.opts.MemoryLimit = c.memory
+	}
+	if n := testMemoryLimit(); n > 0 {
+		e.opts.MemoryLimit = n
+	}
 	if strings.HasSuffix(c.do, "-load") || c.do == "load" {
 		e.opts.HookTimeout = 5 * time.Second // loading has its documented deadline
 	}

@@ -40,6 +40,9 @@ type Options struct {
 	HookTimeout    time.Duration // per handler; 0: DefaultHookTimeout
 	ToolTimeout    time.Duration // Lua tools without their own timeout; 0: DefaultToolTimeout
 	CommandTimeout time.Duration // 0: DefaultCommandTimeout
+	// MemoryLimit is how many bytes Go's heap may grow past its size at New while Lua code
+	// runs; a call that goes over is stopped. 0: DefaultMemoryLimit.
+	MemoryLimit int64
 
 	Host Host
 }
@@ -66,6 +69,9 @@ type Runtime struct {
 	closed  bool
 	runKill context.CancelCauseFunc // stops the call the owner is running, nil between calls
 
+	memBase  uint64      // the heap at New, what MemoryLimit adds to
+	memTimer *time.Timer // samples the heap while a call runs (checkMemory)
+
 	signal chan struct{} // a task was queued
 	wake   chan wakeup   // an awaited operation finished
 	quit   chan struct{}
@@ -88,9 +94,15 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.CommandTimeout <= 0 {
 		opts.CommandTimeout = DefaultCommandTimeout
 	}
+	if opts.MemoryLimit <= 0 {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
 	r := &Runtime{opts: opts, events: map[string]int{}, signal: make(chan struct{}, 1),
 		wake: make(chan wakeup, 16), quit: make(chan struct{}), done: make(chan struct{}),
 		ready: make(chan struct{})}
+	r.memBase, _ = heapBytes()
+	r.memTimer = time.AfterFunc(time.Hour, r.checkMemory)
+	r.memTimer.Stop()
 	scripts := r.collectScripts(ctx)
 	compiled := compileAll(scripts)
 	go func() { r.own(newVM(r)) }()
@@ -168,14 +180,19 @@ func (r *Runtime) Close() {
 }
 
 // setRunning records the call the owner is resuming (kill, nil when it stops) so that Close
-// can stop it.
+// and the heap check can stop it, and arms the heap check while it runs.
 func (r *Runtime) setRunning(kill context.CancelCauseFunc) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.runKill = kill
-	if kill != nil && r.closed {
+	if kill == nil {
+		r.memTimer.Stop()
+		return
+	}
+	if r.closed {
 		kill(ErrClosed)
 	}
+	r.memTimer.Reset(memCheckEvery)
 }
 
 // Tools returns the tools scripts registered, in registration order. A Lua tool named like a

@@ -167,6 +167,9 @@ func (v *vm) callError(t *task, co *lua.LState, err error) error {
 	var le limitError
 	switch {
 	case errors.As(cause, &le):
+		if le.memory {
+			v.r.afterMemoryKill()
+		}
 		return explain(le, err)
 	case errors.Is(cause, ErrClosed):
 		return explain(ErrClosed, err)
