@@ -40,7 +40,9 @@ func heapBytes() (live, total uint64) {
 // not collected yet, so over the limit it collects once and looks at what is live, unless the
 // total is so far over that garbage cannot explain it (GOGC=100 lets it reach twice the live).
 func (r *Runtime) checkMemory() {
-	ceiling := r.memBase + uint64(r.opts.MemoryLimit)
+	r.mu.Lock()
+	ceiling := r.memBase + uint64(r.opts.MemoryLimit) // set before the call that armed this
+	r.mu.Unlock()
 	live, total := heapBytes()
 	if total > 2*ceiling {
 		live = total / 2 // even counting garbage, half is more than the collector lets pile up

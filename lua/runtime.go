@@ -69,7 +69,7 @@ type Runtime struct {
 	closed  bool
 	runKill context.CancelCauseFunc // stops the call the owner is running, nil between calls
 
-	memBase  uint64      // the heap at New, what MemoryLimit adds to
+	memBase  uint64      // the heap at New, what MemoryLimit adds to (set before any call)
 	memTimer *time.Timer // samples the heap while a call runs (checkMemory)
 
 	signal chan struct{} // a task was queued
@@ -100,12 +100,14 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	r := &Runtime{opts: opts, events: map[string]int{}, signal: make(chan struct{}, 1),
 		wake: make(chan wakeup, 16), quit: make(chan struct{}), done: make(chan struct{}),
 		ready: make(chan struct{})}
-	r.memBase, _ = heapBytes()
 	r.memTimer = time.AfterFunc(time.Hour, r.checkMemory)
 	r.memTimer.Stop()
 	scripts := r.collectScripts(ctx)
 	compiled := compileAll(scripts)
-	go func() { r.own(newVM(r)) }()
+	go func() {
+		r.memBase, _ = heapBytes() // the first sample costs 70 µs: not on New's path
+		r.own(newVM(r))
+	}()
 	// Loading is the first task, so every later call runs after it; New does not wait for it,
 	// letting main go on with its own start-up (provider discovery, session loading) meanwhile.
 	t := r.loadTask(ctx, scripts, compiled)
