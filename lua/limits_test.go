@@ -94,7 +94,7 @@ func TestHostileScripts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process per case")
 	}
-	rssCap := max(int64(1<<30), 5*testMemoryLimit()) // s = s .. s is caught a doubling or two late
+	rssCap := max(int64(1<<30), 6*testMemoryLimit()) // s = s .. s is caught a doubling or two late
 	if raceEnabled() {
 		rssCap *= 2 // the race detector's shadow memory comes on top of the heap
 	}

@@ -37,18 +37,28 @@ func heapBytes() (live, total uint64) {
 
 // checkMemory runs on the heap check's timer while a call runs: it stops the call when the
 // heap went over the limit, and otherwise looks again later. The total heap counts garbage
-// not collected yet, so over the limit it collects once and looks at what is live, unless the
-// total is so far over that garbage cannot explain it (GOGC=100 lets it reach twice the live).
+// not collected yet, so when only the total is over, it starts a collection and a later look
+// sees what is live; a total so far over that garbage cannot explain it (GOGC=100 lets the
+// heap reach twice the live) stops the call at once.
+//
+// A jump of more than a quarter of the limit in one sample is one operation building hundreds
+// of MiB (s .. s; library calls refuse such results), not garbage piling up: over the limit
+// it stops the call at once. A collection started from here would stop the world, which waits
+// for the interpreter to leave the copy it is in, timers included, and let the script start
+// the next operation, twice as large, before the check runs again.
 func (r *Runtime) checkMemory() {
 	r.mu.Lock()
 	ceiling := r.memBase + uint64(r.opts.MemoryLimit) // set before the call that armed this
 	r.mu.Unlock()
 	live, total := heapBytes()
-	if total > 2*ceiling {
-		live = total / 2 // even counting garbage, half is more than the collector lets pile up
-	} else if total > ceiling && live <= ceiling {
-		runtime.GC() // on the timer's goroutine; the script goes on meanwhile
-		live, _ = heapBytes()
+	jump := total > r.lastTotal.Swap(total)+uint64(r.opts.MemoryLimit)/4
+	if total > 2*ceiling || jump && total > ceiling {
+		live = total
+	} else if total > ceiling && live <= ceiling && r.collecting.CompareAndSwap(false, true) {
+		go func() {
+			runtime.GC()
+			r.collecting.Store(false)
+		}()
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

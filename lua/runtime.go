@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -71,6 +72,10 @@ type Runtime struct {
 
 	memBase  uint64      // the heap at New, what MemoryLimit adds to (set before any call)
 	memTimer *time.Timer // samples the heap while a call runs (checkMemory)
+	// collecting is set while a collection checkMemory started runs; lastTotal is the total
+	// heap it saw last.
+	collecting atomic.Bool
+	lastTotal  atomic.Uint64
 
 	signal chan struct{} // a task was queued
 	wake   chan wakeup   // an awaited operation finished
