@@ -253,7 +253,8 @@ func runHostileChild(t *testing.T, name string, rssCap int64) (hostileResult, in
 		t.Skip("watches the child's memory through /proc")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHostileChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), hostileEnv+"="+name)
+	// The child's temporary files go under the parent's, which go away even when it is killed.
+	cmd.Env = append(os.Environ(), hostileEnv+"="+name, "TMPDIR="+t.TempDir())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
