@@ -375,3 +375,33 @@ func TestCoroutinesAndLoadWithinLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestAbortDoesNotWaitForAnotherScript: a hook or Lua tool whose context ends while it waits
+// in the queue behind a stuck observer (an agent_end handler in an endless loop, with its 5 s
+// deadline) returns at once. pi's shutdown aborts the run and waits for it, so this wait
+// counted against the 2 s pi has to exit on SIGTERM.
+func TestAbortDoesNotWaitForAnotherScript(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		call func(ctx context.Context, r *Runtime)
+	}{
+		{"a tool_call hook", func(ctx context.Context, r *Runtime) { r.ToolCall(ctx, "bash", "1", map[string]any{}) }},
+		{"a Lua tool", func(ctx context.Context, r *Runtime) { runTool(t, r, "t", ctx) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			r := e.start(t, `pi.on("agent_end", function() while true do end end)
+pi.on("tool_call", function() end)
+pi.register_tool{name = "t", description = "d", execute = function() return "x" end}`)
+			r.Emit(context.Background(), "agent_end", map[string]any{})
+			time.Sleep(50 * time.Millisecond) // the observer is running
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			tc.call(ctx, r)
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("returned after %v, want soon after its context ended at 200ms", d)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -295,7 +296,9 @@ func (r *Runtime) enqueue(t *task) error {
 }
 
 // submit queues t and waits for it to finish. The owner always finishes a task (deadlines
-// bound every step), so waiting on done alone cannot hang past the task's deadline.
+// bound every step), so waiting on done cannot hang past the task's deadline. When ctx ends
+// while t is still queued (behind a handler stuck until its deadline), t is taken back and
+// submit returns at once: an abort must not wait for someone else's script.
 func (r *Runtime) submit(ctx context.Context, t *task) error {
 	if err := r.enqueue(t); err != nil {
 		return err
@@ -305,7 +308,29 @@ func (r *Runtime) submit(ctx context.Context, t *task) error {
 		return nil
 	case <-r.done:
 		return ErrClosed
+	case <-ctx.Done():
+		if r.unqueue(t) {
+			return fmt.Errorf("waiting for the Lua runtime: %w", ctx.Err())
+		}
 	}
+	select { // the owner has t: it ends soon, its context being done
+	case <-t.done:
+		return nil
+	case <-r.done:
+		return ErrClosed
+	}
+}
+
+// unqueue takes t out of the queue if the owner has not taken it yet.
+func (r *Runtime) unqueue(t *task) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.Index(r.queue, t)
+	if i < 0 {
+		return false
+	}
+	r.queue = slices.Delete(r.queue, i, i+1)
+	return true
 }
 
 func (r *Runtime) taskFinished(t *task) {
@@ -334,15 +359,17 @@ func (r *Runtime) own(v *vm) {
 	for {
 		select {
 		case <-r.signal:
-			for _, t := range r.takeQueue() {
-				if t.reload {
-					v.close(errors.New("the Lua state was reloaded"))
-					v = newVM(r)
-					r.taskFinished(t)
-					continue
-				}
-				v.start(t)
+			t := r.takeTask()
+			if t == nil {
+				continue
 			}
+			if t.reload {
+				v.close(errors.New("the Lua state was reloaded"))
+				v = newVM(r)
+				r.taskFinished(t)
+				continue
+			}
+			v.start(t)
 		case w := <-r.wake:
 			v.resume(w)
 		case <-r.quit:
@@ -353,6 +380,26 @@ func (r *Runtime) own(v *vm) {
 			return
 		}
 	}
+}
+
+// takeTask takes the first task queued, one a turn: the others stay in the queue, where a
+// caller whose context ends can take its task back (unqueue), and wakeups get their turn.
+func (r *Runtime) takeTask() *task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.queue) == 0 {
+		return nil
+	}
+	t := r.queue[0]
+	r.queue[0] = nil // the array behind the queue must not keep finished tasks
+	r.queue = r.queue[1:]
+	if len(r.queue) > 0 {
+		select {
+		case r.signal <- struct{}{}:
+		default:
+		}
+	}
+	return t
 }
 
 func (r *Runtime) takeQueue() []*task {
