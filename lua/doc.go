@@ -15,13 +15,26 @@
 // error or an endless loop in a script becomes a notice or an error result, never a crash or a
 // hang. pi.exec, pi.complete and the UI functions yield that coroutine while the work runs on
 // another goroutine, so Lua tools that wait on processes run in parallel.
+//
+// Limits: gopher-lua checks the call's context before every instruction, and that context is
+// the one lever the runtime has, so everything that stops a script cancels it with a cause: the
+// deadline, Close, and the limits (limits.go, memory.go). The stop reaches every coroutine of
+// the call; no pcall or coroutine.resume can catch it. The limits are coroutine.resume nested
+// 200 deep (each level nests the interpreter on the Go stack, which Go cannot survive
+// overflowing), 10000 coroutines alive, and Go's heap 512 MiB (Options.MemoryLimit) above its
+// size at New while Lua runs, sampled every 10 ms during a resume. Library calls that would
+// build too much at once refuse instead: string.rep and table.concat over 64 MiB, pi.read_file
+// over 64 MiB, loadstring and load over 1 MiB of source. Not limited: what one library call does
+// before it returns (gsub and gmatch on huge strings), and a string doubled in a loop, which is
+// caught after the doubling that passes the limit. Close stops the running call at once and returns within a
+// second even then, leaving such a call behind; loading stops when New's context ends.
 package lua
 
 // Wiring, for main.go (the root package, which this package must not import):
 //
 //	rt, _ := lua.New(ctx, lua.Options{PiHome, Cwd, Trust: *trustFlag, AskTrust: tuiOnly,
-//		Disabled: cfg.Lua.Disable, Host: lua.Host{…}})
-//	defer rt.Close()
+//		Disabled: cfg.Lua.Disable, Host: lua.Host{…}})   // ctx: the signal context; SIGTERM stops loading
+//	defer rt.Close()                                    // at SIGTERM too: returns within a second
 //	tools := lua.MergeTools(builtins, rt.Tools())       // a Lua tool replaces a same-named built-in
 //	hooks := Hooks{
 //		BeforeToolCall: func(ctx, c) { block, reason := rt.ToolCall(ctx, c.Name, c.ID, c.Args); … },
@@ -32,7 +45,8 @@ package lua
 //
 // Per prompt: a runnable /command runs at once (Command.Run); anything else goes through
 // rt.Input, then rt.BeforeAgentStart sets the system prompt for that run. Emit session_start
-// after New, session_shutdown then Flush before exit, model_select on a model change;
+// after New, session_shutdown then Flush before exit (at a signal with a short deadline, half a
+// second: Close may take a second more), model_select on a model change;
 // BeforeCompact and session_compact around compaction. the README's Lua section lists the payloads.
 //
 // Host functions run on the Lua goroutine or on a helper goroutine and must return promptly

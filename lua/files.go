@@ -3,6 +3,7 @@ package lua
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,12 +55,30 @@ func (v *vm) path(p string) string {
 }
 
 func (v *vm) readFile(L *lua.LState) int {
-	data, err := os.ReadFile(v.path(L.CheckString(1)))
+	data, err := readLimited(v.path(L.CheckString(1)), maxStringBytes)
 	if err != nil {
 		return v.ok(L, err)
 	}
 	L.Push(lua.LString(data))
 	return 1
+}
+
+// readLimited reads a file of at most max bytes: pi.read_file("/dev/zero") must not read
+// until pi runs out of memory.
+func readLimited(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is larger than the %d MiB scripts may read at once", path, max>>20)
+	}
+	return data, nil
 }
 
 func (v *vm) writeFile(L *lua.LState) int {

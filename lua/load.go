@@ -184,6 +184,10 @@ func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func(
 		if i < 0 {
 			compiled()
 		}
+		if i >= 0 && err != nil && (ctx.Err() != nil || errors.Is(err, ErrClosed)) {
+			v.script = ""
+			return nil // pi is stopping: the rest is not loaded, and that is no news
+		}
 		if i >= 0 && err != nil {
 			r.notify("error", "lua: error while loading %s; pi goes on without the rest of it: %s", filepath.Base(scripts[i].name), cleanError(err))
 		}

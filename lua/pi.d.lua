@@ -217,6 +217,7 @@ function pi.send_user_message(text, opts) end
 ---@return string? err when the command could not start
 function pi.exec(command, opts) end
 
+--- Read a whole file (at most 64 MiB: a larger one gives nil and a message).
 ---@param path string relative to pi.cwd(); ~/ is the home directory
 ---@return string|nil content
 ---@return string? err

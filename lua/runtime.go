@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -40,6 +42,9 @@ type Options struct {
 	HookTimeout    time.Duration // per handler; 0: DefaultHookTimeout
 	ToolTimeout    time.Duration // Lua tools without their own timeout; 0: DefaultToolTimeout
 	CommandTimeout time.Duration // 0: DefaultCommandTimeout
+	// MemoryLimit is how many bytes Go's heap may grow past its size at New while Lua code
+	// runs; a call that goes over is stopped. 0: DefaultMemoryLimit.
+	MemoryLimit int64
 
 	Host Host
 }
@@ -64,6 +69,14 @@ type Runtime struct {
 	async   int             // observe-only tasks not finished yet
 	idle    []chan struct{} // Flush waiters, closed when async reaches 0
 	closed  bool
+	runKill context.CancelCauseFunc // stops the call the owner is running, nil between calls
+
+	memBase  uint64      // the heap at New, what MemoryLimit adds to (set before any call)
+	memTimer *time.Timer // samples the heap while a call runs (checkMemory)
+	// collecting is set while a collection checkMemory started runs; lastTotal is the total
+	// heap it saw last.
+	collecting atomic.Bool
+	lastTotal  atomic.Uint64
 
 	signal chan struct{} // a task was queued
 	wake   chan wakeup   // an awaited operation finished
@@ -75,7 +88,8 @@ type Runtime struct {
 // New builds a runtime and starts loading the scripts: bundled ones, $PI_HOME/init.lua, then the
 // project's .pi/init.lua if the directory is trusted (Options.AskTrust is asked before New
 // returns). The scripts are compiled and run on other goroutines while the caller goes on; see
-// Ready. Scripts that fail to load become notices. The error is for a runtime that cannot start.
+// Ready. Scripts that fail to load become notices; when ctx ends (SIGTERM) the loading stops.
+// The error is for a runtime that cannot start.
 func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.HookTimeout <= 0 {
 		opts.HookTimeout = DefaultHookTimeout
@@ -86,15 +100,23 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.CommandTimeout <= 0 {
 		opts.CommandTimeout = DefaultCommandTimeout
 	}
+	if opts.MemoryLimit <= 0 {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
 	r := &Runtime{opts: opts, events: map[string]int{}, signal: make(chan struct{}, 1),
 		wake: make(chan wakeup, 16), quit: make(chan struct{}), done: make(chan struct{}),
 		ready: make(chan struct{})}
+	r.memTimer = time.AfterFunc(time.Hour, r.checkMemory)
+	r.memTimer.Stop()
 	scripts := r.collectScripts(ctx)
 	compiled := compileAll(scripts)
-	go func() { r.own(newVM(r)) }()
+	go func() {
+		r.memBase, _ = heapBytes() // the first sample costs 70 µs: not on New's path
+		r.own(newVM(r))
+	}()
 	// Loading is the first task, so every later call runs after it; New does not wait for it,
 	// letting main go on with its own start-up (provider discovery, session loading) meanwhile.
-	t := r.loadTask(context.WithoutCancel(ctx), scripts, compiled)
+	t := r.loadTask(ctx, scripts, compiled)
 	t.loaded = r.ready
 	if err := r.enqueue(t); err != nil {
 		return nil, err
@@ -108,7 +130,7 @@ func (r *Runtime) Ready(ctx context.Context) error {
 	select {
 	case <-r.ready:
 		return nil
-	case <-r.done:
+	case <-r.quit:
 		return ErrClosed
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for Lua scripts to load: %w", ctx.Err())
@@ -119,7 +141,7 @@ func (r *Runtime) Ready(ctx context.Context) error {
 func (r *Runtime) waitReady() {
 	select {
 	case <-r.ready:
-	case <-r.done:
+	case <-r.quit:
 	}
 }
 
@@ -136,7 +158,14 @@ func (r *Runtime) Reload(ctx context.Context) error {
 	return r.submit(ctx, r.loadTask(ctx, scripts, compiled))
 }
 
-// Close stops the owner goroutine. Calls after Close fail with ErrClosed.
+// closeWait bounds Close: a library call that does not return (gsub on a huge string) is left
+// behind after it.
+const closeWait = time.Second
+
+// Close stops the script running now, whatever it does, ends the calls waiting, and stops the
+// owner goroutine. It returns within about a second: a library call that does not return
+// (string.gsub on a huge string) is left to end by itself, the state then closes. Calls after
+// Close fail with ErrClosed.
 func (r *Runtime) Close() {
 	r.mu.Lock()
 	if r.closed {
@@ -144,9 +173,34 @@ func (r *Runtime) Close() {
 		return
 	}
 	r.closed = true
+	kill := r.runKill
 	r.mu.Unlock()
+	if kill != nil {
+		kill(ErrClosed)
+	}
 	close(r.quit)
-	<-r.done
+	wait := time.NewTimer(closeWait)
+	defer wait.Stop()
+	select {
+	case <-r.done:
+	case <-wait.C:
+	}
+}
+
+// setRunning records the call the owner is resuming (kill, nil when it stops) so that Close
+// and the heap check can stop it, and arms the heap check while it runs.
+func (r *Runtime) setRunning(kill context.CancelCauseFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.runKill = kill
+	if kill == nil {
+		r.memTimer.Stop()
+		return
+	}
+	if r.closed {
+		kill(ErrClosed)
+	}
+	r.memTimer.Reset(memCheckEvery)
 }
 
 // Tools returns the tools scripts registered, in registration order. A Lua tool named like a
@@ -242,7 +296,9 @@ func (r *Runtime) enqueue(t *task) error {
 }
 
 // submit queues t and waits for it to finish. The owner always finishes a task (deadlines
-// bound every step), so waiting on done alone cannot hang past the task's deadline.
+// bound every step), so waiting on done cannot hang past the task's deadline. When ctx ends
+// while t is still queued (behind a handler stuck until its deadline), t is taken back and
+// submit returns at once: an abort must not wait for someone else's script.
 func (r *Runtime) submit(ctx context.Context, t *task) error {
 	if err := r.enqueue(t); err != nil {
 		return err
@@ -252,7 +308,29 @@ func (r *Runtime) submit(ctx context.Context, t *task) error {
 		return nil
 	case <-r.done:
 		return ErrClosed
+	case <-ctx.Done():
+		if r.unqueue(t) {
+			return fmt.Errorf("waiting for the Lua runtime: %w", ctx.Err())
+		}
 	}
+	select { // the owner has t: it ends soon, its context being done
+	case <-t.done:
+		return nil
+	case <-r.done:
+		return ErrClosed
+	}
+}
+
+// unqueue takes t out of the queue if the owner has not taken it yet.
+func (r *Runtime) unqueue(t *task) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.Index(r.queue, t)
+	if i < 0 {
+		return false
+	}
+	r.queue = slices.Delete(r.queue, i, i+1)
+	return true
 }
 
 func (r *Runtime) taskFinished(t *task) {
@@ -281,15 +359,17 @@ func (r *Runtime) own(v *vm) {
 	for {
 		select {
 		case <-r.signal:
-			for _, t := range r.takeQueue() {
-				if t.reload {
-					v.close(errors.New("the Lua state was reloaded"))
-					v = newVM(r)
-					r.taskFinished(t)
-					continue
-				}
-				v.start(t)
+			t := r.takeTask()
+			if t == nil {
+				continue
 			}
+			if t.reload {
+				v.close(errors.New("the Lua state was reloaded"))
+				v = newVM(r)
+				r.taskFinished(t)
+				continue
+			}
+			v.start(t)
 		case w := <-r.wake:
 			v.resume(w)
 		case <-r.quit:
@@ -300,6 +380,26 @@ func (r *Runtime) own(v *vm) {
 			return
 		}
 	}
+}
+
+// takeTask takes the first task queued, one a turn: the others stay in the queue, where a
+// caller whose context ends can take its task back (unqueue), and wakeups get their turn.
+func (r *Runtime) takeTask() *task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.queue) == 0 {
+		return nil
+	}
+	t := r.queue[0]
+	r.queue[0] = nil // the array behind the queue must not keep finished tasks
+	r.queue = r.queue[1:]
+	if len(r.queue) > 0 {
+		select {
+		case r.signal <- struct{}{}:
+		default:
+		}
+	}
+	return t
 }
 
 func (r *Runtime) takeQueue() []*task {
@@ -331,9 +431,27 @@ type task struct {
 	// may not show questions before the scripts are loaded.
 	loading bool
 
-	co      *lua.LState // the coroutine running or suspended
-	cancel  context.CancelFunc
-	waiting bool // co yielded through await and a wakeup will come
+	co      *lua.LState             // the coroutine running or suspended
+	kill    context.CancelCauseFunc // stops the call with a cause: a limit, Close, the deadline
+	timer   *time.Timer             // the call's deadline; stopped while the user is asked
+	waiting bool                    // co yielded through await and a wakeup will come
+}
+
+// begin gives a call in co its context, which the runtime cancels with a cause: a limit,
+// Close, or the call's deadline (a timer rather than a context of its own, which would double
+// what a hook pays for contexts).
+func (t *task) begin(co *lua.LState) {
+	ctx, kill := context.WithCancelCause(t.ctx)
+	t.kill = kill
+	t.timer = time.AfterFunc(t.timeout, func() { kill(context.DeadlineExceeded) })
+	co.SetContext(ctx)
+	t.co, t.waiting = co, false
+}
+
+// end releases the call's context.
+func (t *task) end() {
+	t.timer.Stop()
+	t.kill(nil)
 }
 
 func newTask(ctx context.Context, timeout time.Duration, next func(v *vm, rets []lua.LValue, err error) *call) *task {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -25,6 +26,8 @@ type vm struct {
 	current  *task                 // its task
 	script   string                // the script being loaded, for messages
 	free     []*lua.LState         // finished coroutines, reused: a new one costs kilobytes
+	depth    int                   // coroutine.resume calls in progress, one inside the other
+	live     *atomic.Int64         // coroutines the scripts made that are not collected yet
 }
 
 type handler struct {
@@ -52,7 +55,8 @@ func stateOptions() lua.Options {
 
 func newVM(r *Runtime) *vm {
 	v := &vm{r: r, L: lua.NewState(stateOptions()), handlers: map[string][]handler{},
-		toolFns: map[string]*lua.LFunction{}, cmdFns: map[string]commandFns{}, commands: map[string]Command{}, tasks: map[*lua.LState]*task{}}
+		toolFns: map[string]*lua.LFunction{}, cmdFns: map[string]commandFns{}, commands: map[string]Command{}, tasks: map[*lua.LState]*task{},
+		live: new(atomic.Int64)}
 	v.openSafeLibs()
 	v.arrayMT = v.L.NewTable()
 	v.L.SetGlobal("pi", v.piModule())
@@ -84,7 +88,7 @@ func (v *vm) openSafeLibs() {
 		safe.RawSetString(name, full.RawGetString(name))
 	}
 	L.SetGlobal("os", safe)
-	v.capStringRep()
+	v.limitLibraries()
 	// print would write over the terminal UI; it becomes an info notice instead.
 	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
 		parts := make([]string, L.GetTop())
@@ -93,26 +97,6 @@ func (v *vm) openSafeLibs() {
 		}
 		v.r.notify("info", "%s", strings.Join(parts, "\t"))
 		return 0
-	}))
-}
-
-// maxRepBytes bounds string.rep: Go cannot recover from running out of memory, so a script
-// asking for gigabytes in one call gets an error instead of taking pi down.
-const maxRepBytes = 64 << 20
-
-func (v *vm) capStringRep() {
-	str := v.L.GetGlobal("string").(*lua.LTable)
-	rep := str.RawGetString("rep")
-	str.RawSetString("rep", v.L.NewFunction(func(L *lua.LState) int {
-		s, n := L.CheckString(1), L.CheckInt64(2)
-		if n > 0 && int64(len(s))*n > maxRepBytes {
-			L.RaiseError("string.rep: a result of %d bytes is over the %d MiB limit for scripts", int64(len(s))*n, maxRepBytes>>20)
-		}
-		L.Push(rep)
-		L.Push(L.Get(1))
-		L.Push(L.Get(2))
-		L.Call(2, 1)
-		return 1
 	}))
 }
 
@@ -130,9 +114,7 @@ func (v *vm) step(t *task, rets []lua.LValue, err error) {
 			return
 		}
 		co := v.thread()
-		ctx, cancel := context.WithTimeout(t.ctx, t.timeout)
-		co.SetContext(ctx)
-		t.co, t.cancel, t.waiting = co, cancel, false
+		t.begin(co)
 		var st lua.ResumeState
 		st, rets, err = v.resumeCo(t, co, c.fn, c.args)
 		if st == lua.ResumeYield {
@@ -155,7 +137,9 @@ func (v *vm) nextCall(t *task, rets []lua.LValue, err error) (c *call) {
 // resumeCo resumes co and sorts out what happened: finished, failed, or waiting on an await.
 func (v *vm) resumeCo(t *task, co *lua.LState, fn *lua.LFunction, args []lua.LValue) (lua.ResumeState, []lua.LValue, error) {
 	v.running, v.current = co, t
+	v.r.setRunning(t.kill)
 	st, err, rets := v.L.Resume(co, fn, args...)
+	v.r.setRunning(nil)
 	v.running, v.current = nil, nil
 	if st == lua.ResumeYield {
 		if t.waiting {
@@ -165,14 +149,59 @@ func (v *vm) resumeCo(t *task, co *lua.LState, fn *lua.LFunction, args []lua.LVa
 		// A bare coroutine.yield() in a handler: nobody would ever resume it.
 		st, rets, err = lua.ResumeError, nil, errors.New("coroutine.yield called outside a coroutine the script created")
 	}
-	if err != nil && t.ctx.Err() == nil && errors.Is(co.Context().Err(), context.DeadlineExceeded) {
-		err = fmt.Errorf("timed out after %v (%s)", t.timeout, cleanError(err))
-	}
-	t.cancel()
+	err = v.callError(t, co, err)
+	t.end()
 	if st == lua.ResumeOK {
 		v.reuse(co)
 	}
 	return st, rets, err
+}
+
+// callError says why a call failed when the runtime stopped it: a limit, Close or the
+// deadline. After an abort by the caller it stays as it is: callers keep quiet about those.
+func (v *vm) callError(t *task, co *lua.LState, err error) error {
+	if err == nil || t.ctx.Err() != nil {
+		return err
+	}
+	cause := context.Cause(co.Context())
+	var le limitError
+	switch {
+	case errors.As(cause, &le):
+		if le.memory {
+			v.r.afterMemoryKill()
+		}
+		return explain(le, err)
+	case errors.Is(cause, ErrClosed):
+		return explain(ErrClosed, err)
+	case errors.Is(cause, context.DeadlineExceeded):
+		msg := cleanError(err)
+		if where, ok := stoppedAt(msg); ok {
+			msg = "at " + where
+		}
+		return fmt.Errorf("timed out after %v (%s)", t.timeout, msg)
+	}
+	return err
+}
+
+// explain puts why the runtime stopped a call after where the script was, as Lua puts an
+// error: "init.lua:3: coroutines nested deeper than 200". The call itself only saw its
+// context cancelled ("init.lua:3: context canceled"), unless the script raised the reason.
+func explain(why, err error) error {
+	msg := cleanError(err)
+	if i := strings.Index(msg, why.Error()); i >= 0 {
+		return fmt.Errorf("%s%w", msg[:i], why)
+	}
+	if where, ok := stoppedAt(msg); ok {
+		return fmt.Errorf("%s: %w", where, why)
+	}
+	return fmt.Errorf("%w (%s)", why, msg)
+}
+
+// stoppedAt returns "init.lua:3" from "init.lua:3: context canceled", the error gopher-lua
+// raises where it finds the call's context cancelled.
+func stoppedAt(msg string) (string, bool) {
+	where, ok := strings.CutSuffix(msg, ": "+context.Canceled.Error())
+	return where, ok && where != ""
 }
 
 // thread returns a coroutine to run a call in.
@@ -206,10 +235,7 @@ func (v *vm) resume(w wakeup) {
 	delete(v.tasks, w.co)
 	t.waiting = false
 	if w.refresh {
-		t.cancel()
-		ctx, cancel := context.WithTimeout(t.ctx, t.timeout)
-		w.co.SetContext(ctx)
-		t.cancel = cancel
+		t.timer.Reset(t.timeout) // the deadline starts again once the answer is in
 	}
 	st, rets, err := v.resumeCo(t, w.co, nil, w.results(v.L))
 	if st == lua.ResumeYield {
@@ -222,7 +248,7 @@ func (v *vm) resume(w wakeup) {
 func (v *vm) close(err error) {
 	for co, t := range v.tasks {
 		delete(v.tasks, co)
-		t.cancel()
+		t.end()
 		v.nextCall(t, nil, err) // the task sees the error as its call's result; no further calls
 		v.r.taskFinished(t)
 	}
@@ -239,8 +265,8 @@ func (v *vm) await(L *lua.LState, work func(ctx context.Context) func(L *lua.LSt
 
 // awaitUser is await for questions to the user. Waiting for a person must not count against a
 // hook's few seconds (a permission gate whose question timed out would let the command
-// through), so the question is bounded only by the caller's context (an abort), and the call
-// gets a fresh deadline when the answer comes.
+// through), so the call's deadline stops while the question is open (an abort, a limit or
+// Close still end it) and starts afresh when the answer comes.
 func (v *vm) awaitUser(L *lua.LState, work func(ctx context.Context) func(L *lua.LState) []lua.LValue) int {
 	return v.awaitWork(L, true, work)
 }
@@ -256,7 +282,7 @@ func (v *vm) awaitWork(L *lua.LState, user bool, work func(ctx context.Context) 
 	}
 	if t != nil && canYield(L) {
 		if user && !t.loading {
-			ctx = t.ctx
+			t.timer.Stop() // waiting for the user does not count; Close and aborts still do
 		}
 		t.waiting = true
 		r := v.r
@@ -307,7 +333,7 @@ func runWithContext(ctx context.Context, work func(ctx context.Context) func(L *
 	case res := <-ch:
 		return res
 	case <-ctx.Done():
-		return errorResult(ctx.Err())
+		return errorResult(context.Cause(ctx)) // the deadline, a limit or Close, not "canceled"
 	}
 }
 
