@@ -335,7 +335,8 @@ func (s *scripts) close() {
 	if s.rt == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	// A second for the handlers, so that with Close's own second pi ends within 2 s of a signal.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	s.rt.Emit(ctx, "session_shutdown", map[string]any{"reason": "quit"})
 	s.rt.Flush(ctx)
