@@ -74,10 +74,10 @@ func (e *Env) Close() error {
 	return e.Spill.Close()
 }
 
-// Builtins returns every built-in tool bound to env, by name.
+// Builtins returns every built-in tool this machine offers, bound to env, by name.
 func Builtins(env *Env) map[string]Tool {
 	m := make(map[string]Tool, len(AllNames()))
-	for _, name := range AllNames() {
+	for _, name := range Offered() { // powershell only where it is installed
 		m[name], _ = New(name, env)
 	}
 	return m
