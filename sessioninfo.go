@@ -18,6 +18,7 @@ import (
 	"pi/agent"
 	"pi/provider"
 	"pi/session"
+	"pi/tools"
 )
 
 // forkMessage is a user message a fork can start from.
@@ -175,7 +176,7 @@ func listSessions(ctx context.Context, w io.Writer, dirs ...string) error {
 	for i, in := range infos {
 		title := in.Name
 		if title == "" {
-			title = oneLine(withoutContextBlock(in.FirstPrompt), 60)
+			title = tools.OneLine(withoutContextBlock(in.FirstPrompt), 60)
 		}
 		fmt.Fprintf(w, "%2d  %s  %-60s  %4d msgs  %7s  %s\n", i+1, short[i], title, in.MessageCount,
 			humanSize(in.Size), in.Modified.Format("2006-01-02 15:04"))
@@ -224,20 +225,6 @@ func withoutContextBlock(s string) string {
 		}
 	}
 	return s
-}
-
-func oneLine(s string, limit int) string {
-	out := []rune{}
-	for _, r := range s {
-		if r == '\n' || r == '\r' || r == '\t' {
-			r = ' '
-		}
-		out = append(out, r)
-		if len(out) == limit {
-			return string(out[:limit-1]) + "…"
-		}
-	}
-	return string(out)
 }
 
 func humanSize(n int64) string {

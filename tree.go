@@ -13,6 +13,7 @@ import (
 
 	"pi/provider"
 	"pi/session"
+	"pi/tools"
 )
 
 // navigateTree moves the leaf to targetID, as pi's navigateTree does. A user message or a
@@ -124,7 +125,7 @@ func treeEntries(sess *session.Session) ([]treeEntry, error) {
 	out := make([]treeEntry, len(entries))
 	for i := range entries {
 		e := &entries[i]
-		out[i] = treeEntry{ID: e.ID, Type: string(e.Type), Preview: oneLine(treePreview(e), treePreviewRunes),
+		out[i] = treeEntry{ID: e.ID, Type: string(e.Type), Preview: tools.OneLine(treePreview(e), treePreviewRunes),
 			Label: sess.Label(e.ID)}
 		if e.ParentID != "" {
 			out[i].ParentID = &e.ParentID

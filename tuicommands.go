@@ -13,6 +13,7 @@ import (
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
+	"pi/tools"
 	"pi/tui"
 	"strings"
 	"time"
@@ -238,7 +239,7 @@ func tuiResume(ic *interactive, _ string) {
 	for i, s := range infos {
 		title := s.Name
 		if title == "" {
-			title = oneLine(withoutContextBlock(s.FirstPrompt), 80) // the user's words, not the date block
+			title = tools.OneLine(withoutContextBlock(s.FirstPrompt), 80) // the user's words, not the date block
 		}
 		labels[i] = fmt.Sprintf("%s  %s · %d messages", s.Modified.Format("2006-01-02 15:04"), title, s.MessageCount)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pi/provider"
+	"pi/tools"
 )
 
 // Options are what Main needs of the program that embeds it, which owns the agent.
@@ -81,7 +82,7 @@ func driveTask(ctx context.Context, drive Drive, run Run, t *task, res *runResul
 	out, err := drive(tctx, run)
 	var setupErr *SetupError
 	if errors.As(err, &setupErr) {
-		return "", setupErr.Error() + reasonSuffix(oneLine(setupErr.Log, 200))
+		return "", setupErr.Error() + reasonSuffix(tools.OneLine(setupErr.Log, 200))
 	}
 	res.WallMs = out.Wall.Milliseconds()
 	measure(res, out.Messages, out.API)

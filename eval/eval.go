@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"pi/tools"
 	"strings"
 	"time"
 )
@@ -177,7 +178,7 @@ func runOneTask(ctx context.Context, f *flags, t *task, drive Drive, progress io
 		defer os.RemoveAll(s.root)
 	}
 	answer, reason := driveTask(ctx, drive, runFor(f.model, t, s), t, &res, progress)
-	res.Answer = oneLine(answer, 300)
+	res.Answer = tools.OneLine(answer, 300)
 	if reason != "" {
 		res.Reason = reason
 		return res
@@ -189,23 +190,7 @@ func runOneTask(ctx context.Context, f *flags, t *task, drive Drive, progress io
 		res.Reason = err.Error()
 	}
 	if !pass && answer != "" && strings.Contains(why, "check exited") {
-		res.Reason += fmt.Sprintf(" (answer: %q)", oneLine(answer, 80))
+		res.Reason += fmt.Sprintf(" (answer: %q)", tools.OneLine(answer, 80))
 	}
 	return res
-}
-
-// oneLine is s on one line (newlines and tabs become spaces), cut to limit runes with an
-// ellipsis.
-func oneLine(s string, limit int) string {
-	out := []rune{}
-	for _, r := range s {
-		if r == '\n' || r == '\r' || r == '\t' {
-			r = ' '
-		}
-		out = append(out, r)
-		if len(out) == limit {
-			return string(out[:limit-1]) + "…"
-		}
-	}
-	return string(out)
 }

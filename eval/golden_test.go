@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"pi/provider"
+	"pi/tools"
 )
 
 // TestGoldenTasksReplay is the harness's regression test: every task of testdata/golden runs
@@ -155,7 +156,7 @@ func toolResultLines(msgs []provider.Message) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		if m.Role == provider.RoleToolResult {
-			b.WriteString("  " + m.ToolName + ": " + oneLine(m.TextContent(), 160) + "\n")
+			b.WriteString("  " + m.ToolName + ": " + tools.OneLine(m.TextContent(), 160) + "\n")
 		}
 	}
 	return b.String()

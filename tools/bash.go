@@ -21,19 +21,25 @@ type BashDetails struct {
 }
 
 func newBash(env *Env) Tool {
-	return &Func{Spec: Info{
-		Name: "bash",
-		Description: fmt.Sprintf("Run a command with bash in the working directory; stdout and stderr are merged. "+
-			"Output keeps the last %d lines or %s.", DefaultMaxLines, FormatSize(DefaultMaxBytes)),
+	return &Func{Spec: shellToolInfo(env, "bash", "bash", "a shell command"),
+		Run: func(ctx context.Context, _ string, args map[string]any, onUpdate func(Result)) (Result, error) {
+			return runBash(ctx, env, args, onUpdate)
+		}}
+}
+
+// shellToolInfo describes a shell tool (bash, powershell): same arguments, same limits.
+func shellToolInfo(env *Env, name, shell, what string) Info {
+	return Info{
+		Name: name,
+		Description: fmt.Sprintf("Run a command with %s in the working directory; stdout and stderr are merged. "+
+			"Output keeps the last %d lines or %s.", shell, DefaultMaxLines, FormatSize(DefaultMaxBytes)),
 		Parameters: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
 			`"command":{"type":"string","description":"The command to run"},`+
 			`"timeout":{"type":"number","exclusiveMinimum":0,"description":"Timeout in seconds (default %g)"}},`+
 			`"required":["command"]}`, env.bashTimeout().Seconds())),
-		Snippet:    "Run a shell command",
-		Guidelines: []string{"Use bash to run programs, tests and builds, not to read or edit files."},
-	}, Run: func(ctx context.Context, _ string, args map[string]any, onUpdate func(Result)) (Result, error) {
-		return runBash(ctx, env, args, onUpdate)
-	}}
+		Snippet:    "Run " + what,
+		Guidelines: []string{"Use " + name + " to run programs, tests and builds, not to read or edit files."},
+	}
 }
 
 func bashArgs(env *Env, args map[string]any) (string, time.Duration, error) {

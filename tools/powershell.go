@@ -6,7 +6,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/exec"
 	"runtime"
@@ -50,18 +49,9 @@ func newPowerShell(env *Env) (Tool, error) {
 	if shell == "" {
 		return nil, fmt.Errorf("tools: powershell: neither pwsh nor powershell is on PATH")
 	}
-	return &Func{Spec: Info{
-		Name: "powershell",
-		Description: fmt.Sprintf("Run a command with PowerShell in the working directory; output streams are merged. "+
-			"Output keeps the last %d lines or %s.", DefaultMaxLines, FormatSize(DefaultMaxBytes)),
-		Parameters: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
-			`"command":{"type":"string","description":"The PowerShell command to run"},`+
-			`"timeout":{"type":"number","exclusiveMinimum":0,"description":"Timeout in seconds (default %g)"}},`+
-			`"required":["command"]}`, env.bashTimeout().Seconds())),
-		Snippet:    "Run a PowerShell command",
-		Guidelines: []string{"Use powershell to run programs, tests and builds, not to read or edit files."},
-	}, Run: func(ctx context.Context, _ string, args map[string]any, onUpdate func(Result)) (Result, error) {
+	run := func(ctx context.Context, _ string, args map[string]any, onUpdate func(Result)) (Result, error) {
 		spec := proc.ShellSpec{Shell: shell, ShellArgs: []string{"-NoProfile", "-NonInteractive"}}
 		return runShellTool(ctx, env, spec, args, onUpdate)
-	}}, nil
+	}
+	return &Func{Spec: shellToolInfo(env, "powershell", "PowerShell", "a PowerShell command"), Run: run}, nil
 }
