@@ -234,6 +234,11 @@ func (r *Renderer) shift(seq, prev []string, cur int, moveTo func(int)) ([]strin
 	if b == 0 {
 		return prev, cur
 	}
+	if n > p && n-a > r.height {
+		// The first changed line would be above the top of the screen once room is made at the
+		// bottom, where no cursor motion reaches: rewrite from it down instead.
+		return prev, cur
+	}
 	if n > p {
 		k := n - p
 		moveTo(p - 1)

@@ -78,6 +78,16 @@ func TestRendererGolden(t *testing.T) {
 			{live: []string{"日本語テキ", "👍🏽 ok", "e\u0301te", "漢字漢字漢字漢字"}},
 			{live: []string{"日本語テキ", "👍🏽 ok!", "e\u0301te", "x"}},
 		}},
+		// More lines arrive above an unchanged tail than the screen has rows: the first of
+		// them would be above the top once room is made, so they are written in order instead.
+		{"commit_taller_than_screen", 10, 4, []step{
+			{live: []string{"user", "ed", "ft"}},
+			{commit: []string{"user", "1", "2", "3", "4", "5"}, live: []string{"ed", "ft"}},
+		}},
+		{"grow_taller_than_screen", 10, 4, []step{
+			{live: []string{"r1", "r2", "ed", "ft"}},
+			{live: []string{"r1", "r2", "r3", "r4", "r5", "r6", "ed", "ft"}}, // four spill
+		}},
 		{"full_width_line", 5, 3, []step{
 			{live: []string{"abcde", "f"}},
 			{live: []string{"abcdE", "g"}},
