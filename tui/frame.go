@@ -74,8 +74,9 @@ func (a *App) draw() {
 		counts[i] = len(l)
 		lines = append(lines, l...)
 	}
-	lines = append(lines, a.chrome(width, height)...)
-	spilled, err := a.r.Frame(a.commit, lines)
+	chrome := a.chrome(width, height)
+	lines = append(lines, chrome...)
+	spilled, err := a.r.Frame(a.commit, lines, len(chrome))
 	a.commit = a.commit[:0]
 	if err != nil && a.err == nil {
 		a.err = err
@@ -116,26 +117,59 @@ func (a *App) spill(n int, counts []int) {
 	}
 }
 
-// chrome is everything below the transcript: queue, status, editor, popup, footer.
+// chrome is everything below the transcript: queue, status, editor (or an open question),
+// popup, footer. It takes at most height-1 rows, so that it never spills into scrollback and
+// the newest transcript line shows above it. On a short screen the editor shows fewer rows,
+// and lines that matter less give way first: the blank line above, the popup, the queue, the
+// status line, the editor's borders, the footer's first line.
 func (a *App) chrome(width, height int) []string {
-	var out []string
+	budget := max(height-1, 1)
+	footer := renderFooter(a.footer, width)
+	status := renderStatus(a.working, a.workSince, a.now(), a.status, width)
+	var sep []string
 	if len(a.live) > 0 || a.anyOutput {
-		out = append(out, "")
+		sep = []string{""}
 	}
-	out = append(out, renderQueue(a.steer, a.follow, width)...)
-	out = append(out, renderStatus(a.working, a.workSince, a.now(), a.status, width)...)
+	parts := []chromePart{{sep, 1}, {renderQueue(a.steer, a.follow, width), 3}, {status, 4}}
 	if a.modal != nil {
-		out = append(out, a.modal.Render(width)...)
-		return append(out, renderFooter(a.footer, width)...)
+		parts = append(parts, chromePart{a.modal.Render(width), 6})
+	} else {
+		ed := a.editor.renderRows(width, min(editorMaxRows, budget-len(footer)-len(status)-2))
+		popup := a.complete.Render(width)
+		popup = popup[:min(len(popup), max(height/2, 3))]
+		parts = append(parts, chromePart{ed[:1], 5}, chromePart{ed[1 : len(ed)-1], 7},
+			chromePart{ed[len(ed)-1:], 5}, chromePart{popup, 2})
 	}
-	out = append(out, a.editor.Render(width)...)
-	popup := a.complete.Render(width)
-	if max(height/2, 3) < len(popup) {
-		popup = popup[:max(height/2, 3)]
-	}
-	out = append(out, popup...)
-	return append(out, renderFooter(a.footer, width)...)
+	parts = append(parts, chromePart{footer[:1], 6}, chromePart{footer[1:], 8})
+	return fitChrome(parts, budget)
 }
+
+// chromePart is some lines of the chrome and how much they matter (higher stays longer).
+type chromePart struct {
+	lines []string
+	prio  int
+}
+
+// fitChrome keeps, in order, the budget lines that matter most (earlier ones on a tie).
+func fitChrome(parts []chromePart, budget int) []string {
+	var lines []string
+	var prio []int
+	for _, p := range parts {
+		for _, l := range p.lines {
+			lines, prio = append(lines, l), append(prio, p.prio)
+		}
+	}
+	for cut := 0; len(lines) > budget; cut++ { // drop the least important lines, last first
+		for i := len(lines) - 1; i >= 0 && len(lines) > budget; i-- {
+			if prio[i] == cut {
+				lines, prio = append(lines[:i], lines[i+1:]...), append(prio[:i], prio[i+1:]...)
+			}
+		}
+	}
+	return lines
+}
+
+func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
 
 // Close draws a last frame (entries still running as they are) and leaves the cursor below it.
 // The App draws nothing afterwards.

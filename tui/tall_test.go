@@ -189,3 +189,75 @@ func TestTallUserMessage(t *testing.T) {
 		t.Fatalf("the last pasted line shows %d times; %d clears", n, term.clears)
 	}
 }
+
+// On a screen too short for all of the chrome (a tall editor, the queue, the status line),
+// the chrome shrinks instead of spilling: no editor, queue or footer line ever reaches the
+// scrollback, and the footer stays at the bottom with the cursor's editor row above it.
+func TestChromeFitsShortScreens(t *testing.T) {
+	cases := []struct {
+		name   string
+		w, h   int
+		resize [2]int // mid-stream, when set
+	}{
+		{"60x10", 60, 10, [2]int{}},
+		{"60x7", 60, 7, [2]int{}},
+		{"40x4", 40, 4, [2]int{}},
+		{"40x3", 40, 3, [2]int{}},
+		{"60x30 to 60x8", 60, 30, [2]int{60, 8}},
+		{"60x8 to 80x30", 60, 8, [2]int{80, 30}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			app, term, _ := newTestApp(t, c.w, c.h, Callbacks{})
+			app.SetFooter(testFooter)
+			for i := range 8 {
+				typeText(app, fmt.Sprintf("draft%d", i))
+				app.HandleEvent(key(tcell.KeyEnter, 0, tcell.ModShift))
+			}
+			typeText(app, "cursor-row")
+			app.AddUserMessage("question")
+			app.SetWorking(true)
+			app.SetQueue([]string{"queued-steer"}, []string{"queued-follow"})
+			text := numberedReply("short", 60)
+			app.StartAssistant()
+			for i := 16; ; i += 16 {
+				app.UpdateAssistant(assistant(text[:min(i, len(text))]))
+				app.Flush()
+				if i == 800 && c.resize[0] > 0 {
+					term.resize(c.resize[0], c.resize[1])
+					app.Resize(c.resize[0], c.resize[1])
+					app.Flush()
+				}
+				rows := screenRows(term)
+				if last := rows[len(rows)-1]; !strings.Contains(last, "faux/") {
+					t.Fatalf("after %d characters the last row is %q:\n%s", i, last, strings.Join(rows, "\n"))
+				}
+				if !strings.Contains(strings.Join(rows, "\n"), "cursor-row") {
+					t.Fatalf("after %d characters the editor's cursor row is gone:\n%s", i, strings.Join(rows, "\n"))
+				}
+				if i >= len(text) {
+					break
+				}
+			}
+			for _, l := range term.scrollback {
+				for _, chrome := range []string{"draft", "cursor-row", "queued-", "/work/proj", "faux/", "───", "Working"} {
+					if strings.Contains(l, chrome) {
+						t.Fatalf("chrome line %q in the scrollback:\n%s", l, strings.Join(term.scrollback, "\n"))
+					}
+				}
+			}
+		})
+	}
+}
+
+// screenRows is the screen without the blank rows at its bottom.
+func screenRows(term *vt) []string {
+	var rows []string
+	for _, r := range term.rows {
+		rows = append(rows, rowText(r))
+	}
+	for len(rows) > 1 && rows[len(rows)-1] == "" {
+		rows = rows[:len(rows)-1]
+	}
+	return rows
+}
