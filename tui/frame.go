@@ -1,27 +1,79 @@
 package tui
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
-// requestRender schedules a frame, coalescing requests so that frames are at least
-// frameInterval apart. Called with a.mu held.
+// requestRender asks for a frame, coalescing requests so that frames are at least
+// frameInterval apart. A request while a frame is being written is served once the write is
+// done: none is lost. Called with a.mu held.
 func (a *App) requestRender() {
-	if a.opts.ManualFrames || a.closed || a.timer != nil {
+	a.dirty = true
+	if a.opts.ManualFrames || a.closed || a.timer != nil || a.writing {
 		return
 	}
 	wait := max(0, frameInterval-a.now().Sub(a.lastFrame))
-	a.timer = time.AfterFunc(wait, func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.timer = nil
-		a.draw()
-	})
+	a.timer = time.AfterFunc(wait, a.frameDue)
+}
+
+func (a *App) frameDue() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.timer = nil
+	a.drawAndWrite()
 }
 
 // Flush draws a frame now.
 func (a *App) Flush() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.drawAndWrite()
+}
+
+// drawAndWrite draws a frame and writes it to the terminal with a.mu released, so that a
+// terminal that is slow to take output never holds up keys or agent events; what changes
+// meanwhile goes into the next frame. Called with a.mu held, returns with it held.
+func (a *App) drawAndWrite() {
+	a.waitWrite()
 	a.draw()
+	if a.out.Len() == 0 {
+		return
+	}
+	a.writing = true
+	a.mu.Unlock()
+	_, err := a.term.Write(a.out.Bytes())
+	a.mu.Lock()
+	a.wrote(err)
+	a.writing = false
+	a.writeDone.Broadcast()
+	if a.dirty {
+		a.requestRender()
+	}
+}
+
+// waitWrite waits until no frame is being written. Called with a.mu held.
+func (a *App) waitWrite() {
+	for a.writing {
+		a.writeDone.Wait()
+	}
+}
+
+// writeNow writes what the renderer has buffered while holding a.mu: for the last frames,
+// when nothing else may draw any more.
+func (a *App) writeNow() {
+	if a.out.Len() > 0 {
+		_, err := a.term.Write(a.out.Bytes())
+		a.wrote(err)
+	}
+}
+
+// wrote records the first error writing to the terminal and empties the frame buffer.
+func (a *App) wrote(err error) {
+	if err != nil && a.err == nil {
+		a.err = fmt.Errorf("render frame of %d bytes: %w", a.out.Len(), err)
+	}
+	a.out.Reset()
 }
 
 // startTicker redraws ten times a second while working, for the spinner and the clocks.
@@ -60,7 +112,7 @@ func (a *App) draw() {
 	if a.closed {
 		return
 	}
-	a.lastFrame = a.now()
+	a.lastFrame, a.dirty = a.now(), false
 	width, height := a.r.Size()
 	for len(a.live) > 0 && a.live[0].e.final() {
 		a.commit = append(a.commit, a.entryLines(a.live[0], width)...)
@@ -76,11 +128,8 @@ func (a *App) draw() {
 	}
 	chrome := a.chrome(width, height)
 	lines = append(lines, chrome...)
-	spilled, err := a.r.Frame(a.commit, lines, len(chrome))
+	spilled, _ := a.r.Frame(a.commit, lines, len(chrome)) // into a.out, which cannot fail
 	a.commit = a.commit[:0]
-	if err != nil && a.err == nil {
-		a.err = err
-	}
 	a.spill(spilled, counts)
 }
 
@@ -184,12 +233,12 @@ func (a *App) Close() error {
 		a.timer.Stop()
 		a.timer = nil
 	}
+	a.waitWrite()
 	a.working, a.status, a.complete.items = false, "", nil
 	a.draw()
 	a.closed = true
-	if err := a.r.Finish(); err != nil && a.err == nil {
-		a.err = err
-	}
+	a.r.Finish()
+	a.writeNow()
 	return a.err
 }
 
@@ -197,8 +246,10 @@ func (a *App) Close() error {
 func (a *App) pause() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.waitWrite()
 	a.draw()
 	a.r.Finish()
+	a.writeNow()
 	a.closed = true
 }
 
@@ -207,5 +258,5 @@ func (a *App) resume() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.closed = false
-	a.draw()
+	a.drawAndWrite()
 }
