@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -81,6 +82,14 @@ type App struct {
 	lastEscape   time.Time // an idle Escape on an empty editor; a second one soon opens the tree
 	pasting      *strings.Builder
 
+	// Frames: the renderer writes into out, which is written to term with mu released
+	// (writing is set meanwhile, and writeDone signalled after); dirty says that something
+	// changed since the last frame was drawn.
+	term      io.Writer
+	out       bytes.Buffer
+	writing   bool
+	writeDone sync.Cond
+	dirty     bool
 	lastFrame time.Time
 	timer     *time.Timer
 	ticker    *time.Ticker
@@ -94,8 +103,10 @@ func NewApp(w io.Writer, width, height int, cb Callbacks, opts Options) *App {
 	if now == nil {
 		now = time.Now
 	}
-	a := &App{r: NewRenderer(w, width, height), cb: cb, opts: opts, now: now,
+	a := &App{cb: cb, opts: opts, now: now, term: w,
 		tools: map[string]*toolView{}, editor: NewEditor(), showThinking: opts.ShowThinking}
+	a.r = NewRenderer(&a.out, width, height)
+	a.writeDone.L = &a.mu
 	a.complete.cwd = opts.Cwd
 	return a
 }
@@ -318,7 +329,8 @@ func (a *App) SetClipboard(text string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	seq := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(text)) + "\a"
-	if _, err := a.r.w.Write([]byte(seq)); err != nil {
+	a.waitWrite() // never inside a frame
+	if _, err := a.term.Write([]byte(seq)); err != nil {
 		return fmt.Errorf("copy %d bytes to the clipboard: %w", len(text), err)
 	}
 	return nil

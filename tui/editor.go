@@ -374,13 +374,17 @@ func (e *Editor) moveRow(width, delta int) {
 
 // Render draws the editor between two border lines, scrolled to keep the cursor visible,
 // with the cursor as a reverse-video cell.
-func (e *Editor) Render(width int) []string {
+func (e *Editor) Render(width int) []string { return e.renderRows(width, editorMaxRows) }
+
+// renderRows is Render showing at most maxRows rows of text (at least one).
+func (e *Editor) renderRows(width, maxRows int) []string {
+	maxRows = max(maxRows, 1)
 	border := paint(e.BorderStyle, strings.Repeat("─", width))
 	rows := e.rows(width)
 	cur := e.cursorRow(width)
-	first := max(0, cur-editorMaxRows+1)
+	first := max(0, cur-maxRows+1)
 	out := []string{border}
-	for i := first; i < len(rows) && i < first+editorMaxRows; i++ {
+	for i := first; i < len(rows) && i < first+maxRows; i++ {
 		out = append(out, e.renderRow(rows[i], i == cur))
 	}
 	return append(out, border)

@@ -1,27 +1,79 @@
 package tui
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
-// requestRender schedules a frame, coalescing requests so that frames are at least
-// frameInterval apart. Called with a.mu held.
+// requestRender asks for a frame, coalescing requests so that frames are at least
+// frameInterval apart. A request while a frame is being written is served once the write is
+// done: none is lost. Called with a.mu held.
 func (a *App) requestRender() {
-	if a.opts.ManualFrames || a.closed || a.timer != nil {
+	a.dirty = true
+	if a.opts.ManualFrames || a.closed || a.timer != nil || a.writing {
 		return
 	}
 	wait := max(0, frameInterval-a.now().Sub(a.lastFrame))
-	a.timer = time.AfterFunc(wait, func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.timer = nil
-		a.draw()
-	})
+	a.timer = time.AfterFunc(wait, a.frameDue)
+}
+
+func (a *App) frameDue() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.timer = nil
+	a.drawAndWrite()
 }
 
 // Flush draws a frame now.
 func (a *App) Flush() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.drawAndWrite()
+}
+
+// drawAndWrite draws a frame and writes it to the terminal with a.mu released, so that a
+// terminal that is slow to take output never holds up keys or agent events; what changes
+// meanwhile goes into the next frame. Called with a.mu held, returns with it held.
+func (a *App) drawAndWrite() {
+	a.waitWrite()
 	a.draw()
+	if a.out.Len() == 0 {
+		return
+	}
+	a.writing = true
+	a.mu.Unlock()
+	_, err := a.term.Write(a.out.Bytes())
+	a.mu.Lock()
+	a.wrote(err)
+	a.writing = false
+	a.writeDone.Broadcast()
+	if a.dirty {
+		a.requestRender()
+	}
+}
+
+// waitWrite waits until no frame is being written. Called with a.mu held.
+func (a *App) waitWrite() {
+	for a.writing {
+		a.writeDone.Wait()
+	}
+}
+
+// writeNow writes what the renderer has buffered while holding a.mu: for the last frames,
+// when nothing else may draw any more.
+func (a *App) writeNow() {
+	if a.out.Len() > 0 {
+		_, err := a.term.Write(a.out.Bytes())
+		a.wrote(err)
+	}
+}
+
+// wrote records the first error writing to the terminal and empties the frame buffer.
+func (a *App) wrote(err error) {
+	if err != nil && a.err == nil {
+		a.err = fmt.Errorf("render frame of %d bytes: %w", a.out.Len(), err)
+	}
+	a.out.Reset()
 }
 
 // startTicker redraws ten times a second while working, for the spinner and the clocks.
@@ -60,7 +112,7 @@ func (a *App) draw() {
 	if a.closed {
 		return
 	}
-	a.lastFrame = a.now()
+	a.lastFrame, a.dirty = a.now(), false
 	width, height := a.r.Size()
 	for len(a.live) > 0 && a.live[0].e.final() {
 		a.commit = append(a.commit, a.entryLines(a.live[0], width)...)
@@ -74,12 +126,10 @@ func (a *App) draw() {
 		counts[i] = len(l)
 		lines = append(lines, l...)
 	}
-	lines = append(lines, a.chrome(width, height)...)
-	spilled, err := a.r.Frame(a.commit, lines)
+	chrome := a.chrome(width, height)
+	lines = append(lines, chrome...)
+	spilled, _ := a.r.Frame(a.commit, lines, len(chrome)) // into a.out, which cannot fail
 	a.commit = a.commit[:0]
-	if err != nil && a.err == nil {
-		a.err = err
-	}
 	a.spill(spilled, counts)
 }
 
@@ -116,26 +166,59 @@ func (a *App) spill(n int, counts []int) {
 	}
 }
 
-// chrome is everything below the transcript: queue, status, editor, popup, footer.
+// chrome is everything below the transcript: queue, status, editor (or an open question),
+// popup, footer. It takes at most height-1 rows, so that it never spills into scrollback and
+// the newest transcript line shows above it. On a short screen the editor shows fewer rows,
+// and lines that matter less give way first: the blank line above, the popup, the queue, the
+// status line, the editor's borders, the footer's first line.
 func (a *App) chrome(width, height int) []string {
-	var out []string
+	budget := max(height-1, 1)
+	footer := renderFooter(a.footer, width)
+	status := renderStatus(a.working, a.workSince, a.now(), a.status, width)
+	var sep []string
 	if len(a.live) > 0 || a.anyOutput {
-		out = append(out, "")
+		sep = []string{""}
 	}
-	out = append(out, renderQueue(a.steer, a.follow, width)...)
-	out = append(out, renderStatus(a.working, a.workSince, a.now(), a.status, width)...)
+	parts := []chromePart{{sep, 1}, {renderQueue(a.steer, a.follow, width), 3}, {status, 4}}
 	if a.modal != nil {
-		out = append(out, a.modal.Render(width)...)
-		return append(out, renderFooter(a.footer, width)...)
+		parts = append(parts, chromePart{a.modal.Render(width), 6})
+	} else {
+		ed := a.editor.renderRows(width, min(editorMaxRows, budget-len(footer)-len(status)-2))
+		popup := a.complete.Render(width)
+		popup = popup[:min(len(popup), max(height/2, 3))]
+		parts = append(parts, chromePart{ed[:1], 5}, chromePart{ed[1 : len(ed)-1], 7},
+			chromePart{ed[len(ed)-1:], 5}, chromePart{popup, 2})
 	}
-	out = append(out, a.editor.Render(width)...)
-	popup := a.complete.Render(width)
-	if max(height/2, 3) < len(popup) {
-		popup = popup[:max(height/2, 3)]
-	}
-	out = append(out, popup...)
-	return append(out, renderFooter(a.footer, width)...)
+	parts = append(parts, chromePart{footer[:1], 6}, chromePart{footer[1:], 8})
+	return fitChrome(parts, budget)
 }
+
+// chromePart is some lines of the chrome and how much they matter (higher stays longer).
+type chromePart struct {
+	lines []string
+	prio  int
+}
+
+// fitChrome keeps, in order, the budget lines that matter most (earlier ones on a tie).
+func fitChrome(parts []chromePart, budget int) []string {
+	var lines []string
+	var prio []int
+	for _, p := range parts {
+		for _, l := range p.lines {
+			lines, prio = append(lines, l), append(prio, p.prio)
+		}
+	}
+	for cut := 0; len(lines) > budget; cut++ { // drop the least important lines, last first
+		for i := len(lines) - 1; i >= 0 && len(lines) > budget; i-- {
+			if prio[i] == cut {
+				lines, prio = append(lines[:i], lines[i+1:]...), append(prio[:i], prio[i+1:]...)
+			}
+		}
+	}
+	return lines
+}
+
+func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
 
 // Close draws a last frame (entries still running as they are) and leaves the cursor below it.
 // The App draws nothing afterwards.
@@ -150,12 +233,12 @@ func (a *App) Close() error {
 		a.timer.Stop()
 		a.timer = nil
 	}
+	a.waitWrite()
 	a.working, a.status, a.complete.items = false, "", nil
 	a.draw()
 	a.closed = true
-	if err := a.r.Finish(); err != nil && a.err == nil {
-		a.err = err
-	}
+	a.r.Finish()
+	a.writeNow()
 	return a.err
 }
 
@@ -163,8 +246,10 @@ func (a *App) Close() error {
 func (a *App) pause() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.waitWrite()
 	a.draw()
 	a.r.Finish()
+	a.writeNow()
 	a.closed = true
 }
 
@@ -173,5 +258,5 @@ func (a *App) resume() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.closed = false
-	a.draw()
+	a.drawAndWrite()
 }

@@ -47,6 +47,7 @@ type Renderer struct {
 	// committed counts lines written above the live region, up to the screen height: once
 	// the screen is full the live region is known to end on its last row.
 	committed int
+	fixed     int // the last lines of prev that never spill (the editor and footer)
 	buf       bytes.Buffer
 	stats     RenderStats
 }
@@ -96,7 +97,7 @@ func (r *Renderer) Resize(width, height int) {
 		}
 		if excess > 0 {
 			acc := 0
-			for _, l := range r.prev {
+			for _, l := range r.prev[:len(r.prev)-r.fixed] { // fixed lines pushed up are just gone
 				if acc+rowsAt(l, width) > excess {
 					break
 				}
@@ -116,13 +117,17 @@ func rowsAt(l string, width int) int { return max(1, (Width(l)+width-1)/width) }
 
 // Frame writes one frame: commit is appended to the scrollback above the live region for
 // good, and live becomes the new live region. If live is taller than the screen its top lines
-// are committed too; spilled says how many, so that the caller can stop rendering them.
+// are committed too; spilled says how many, so that the caller can stop rendering them. The
+// last fixed lines of live (the editor and footer, no taller than the screen) never spill:
+// after a resize that pushed some of them above the screen they are drawn again.
 // Nothing is written when nothing changed.
-func (r *Renderer) Frame(commit, live []string) (spilled int, err error) {
+func (r *Renderer) Frame(commit, live []string, fixed int) (spilled int, err error) {
+	fixed = clamp(fixed, 0, min(len(live), r.height))
 	if r.resized && r.pushed > 0 {
-		spilled = min(r.pushed, len(live))
+		spilled = min(r.pushed, len(live)-fixed)
 		live, r.pushed = live[spilled:], 0
 	}
+	r.fixed = fixed
 	if n := len(live) - r.height; n > 0 {
 		spilled += n
 		commit = append(commit[:len(commit):len(commit)], live[:n]...)
@@ -232,6 +237,11 @@ func (r *Renderer) shift(seq, prev []string, cur int, moveTo func(int)) ([]strin
 		b++
 	}
 	if b == 0 {
+		return prev, cur
+	}
+	if n > p && n-a > r.height {
+		// The first changed line would be above the top of the screen once room is made at the
+		// bottom, where no cursor motion reaches: rewrite from it down instead.
 		return prev, cur
 	}
 	if n > p {

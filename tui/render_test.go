@@ -33,6 +33,7 @@ func golden(t *testing.T, name, got string) {
 // step is one frame of a renderer scenario, or a resize when w > 0.
 type step struct {
 	commit, live []string
+	fixed        int // the last lines of live that never spill
 	w, h         int
 }
 
@@ -78,6 +79,16 @@ func TestRendererGolden(t *testing.T) {
 			{live: []string{"日本語テキ", "👍🏽 ok", "e\u0301te", "漢字漢字漢字漢字"}},
 			{live: []string{"日本語テキ", "👍🏽 ok!", "e\u0301te", "x"}},
 		}},
+		// More lines arrive above an unchanged tail than the screen has rows: the first of
+		// them would be above the top once room is made, so they are written in order instead.
+		{"commit_taller_than_screen", 10, 4, []step{
+			{live: []string{"user", "ed", "ft"}},
+			{commit: []string{"user", "1", "2", "3", "4", "5"}, live: []string{"ed", "ft"}},
+		}},
+		{"grow_taller_than_screen", 10, 4, []step{
+			{live: []string{"r1", "r2", "ed", "ft"}},
+			{live: []string{"r1", "r2", "r3", "r4", "r5", "r6", "ed", "ft"}}, // four spill
+		}},
 		{"full_width_line", 5, 3, []step{
 			{live: []string{"abcde", "f"}},
 			{live: []string{"abcdE", "g"}},
@@ -103,7 +114,7 @@ func runScenario(t *testing.T, name string, w, h int, steps []step) {
 			continue
 		}
 		out.Reset()
-		spilled, err := r.Frame(s.commit, s.live)
+		spilled, err := r.Frame(s.commit, s.live, s.fixed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,9 +152,9 @@ func (t *tee) Write(p []byte) (int, error) {
 func TestRendererNoWriteWhenUnchanged(t *testing.T) {
 	var out strings.Builder
 	r := NewRenderer(&out, 10, 5)
-	r.Frame(nil, []string{"a", "b"})
+	r.Frame(nil, []string{"a", "b"}, 0)
 	n := out.Len()
-	r.Frame(nil, []string{"a", "b"})
+	r.Frame(nil, []string{"a", "b"}, 0)
 	if out.Len() != n {
 		t.Fatalf("unchanged frame wrote %q", out.String()[n:])
 	}
@@ -210,7 +221,7 @@ func FuzzWrap(f *testing.F) {
 func TestRendererKeepsOneRowPerLine(t *testing.T) {
 	term := newVT(10, 4)
 	r := NewRenderer(term, 10, 4)
-	r.Frame(nil, []string{"a\nb", "c\r", "0123456789abc"})
+	r.Frame(nil, []string{"a\nb", "c\r", "0123456789abc"}, 0)
 	if got := strings.Join(term.all(), "|"); got != "a b|c|012345678" {
 		t.Fatalf("screen %q", got)
 	}
