@@ -13,6 +13,7 @@ import (
 	"pi/config"
 	"pi/provider"
 	"pi/session"
+	"pi/tools"
 	"runtime/debug"
 	"strings"
 )
@@ -148,7 +149,7 @@ func attachArgs(o *cliOptions) error {
 			return fmt.Errorf("finding the working directory: %w", err)
 		}
 	}
-	text, images, err := attachFiles(o.files, cwd)
+	text, images, err := tools.Attachments(o.files, cwd)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"pi/agent"
 	"pi/provider"
+	"pi/session"
 	"pi/tui"
 )
 
@@ -164,7 +165,7 @@ func (ic *interactive) updateQueue() {
 func texts(ms []provider.Message) []string {
 	out := make([]string, len(ms))
 	for i := range ms {
-		out[i] = shownUserText(&ms[i])
+		out[i] = session.ShownUserText(&ms[i])
 	}
 	return out
 }
@@ -229,7 +230,7 @@ func (ic *interactive) messageStart(m *provider.Message) {
 	}
 	switch m.Role {
 	case provider.RoleUser:
-		ic.ui.AddUserMessage(shownUserText(m))
+		ic.ui.AddUserMessage(session.ShownUserText(m))
 		ic.updateQueue() // a queued message has just been delivered
 	case provider.RoleAssistant:
 		ic.ui.StartAssistant()
@@ -243,7 +244,7 @@ func (ic *interactive) replay(msgs []provider.Message) {
 		m := &msgs[i]
 		switch m.Role {
 		case provider.RoleUser:
-			ic.ui.AddUserMessage(shownUserText(m))
+			ic.ui.AddUserMessage(session.ShownUserText(m))
 		case provider.RoleAssistant:
 			ic.ui.StartAssistant()
 			ic.ui.EndAssistant(m)
@@ -262,22 +263,6 @@ func (ic *interactive) replay(msgs []provider.Message) {
 			}
 		}
 	}
-}
-
-// shownUserText is what the user typed: the context block that opens a conversation is left
-// out, images are shown as a marker.
-func shownUserText(m *provider.Message) string {
-	var parts []string
-	for _, b := range m.Content {
-		switch {
-		case b.Type == provider.BlockText && strings.HasPrefix(b.Text, "<context>"):
-		case b.Type == provider.BlockText:
-			parts = append(parts, b.Text)
-		case b.Type == provider.BlockImage:
-			parts = append(parts, "[image]")
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // updateFooter shows the session's totals; the context in use is the size of the last request,

@@ -189,7 +189,7 @@ func (h *harness) ForkAt(entryID string) (string, error) {
 	if e.Type != session.TypeMessage || e.Message == nil || e.Message.Role != provider.RoleUser {
 		return "", fmt.Errorf("fork at %q: not a user message", entryID)
 	}
-	text := withoutContextBlock(e.Message.TextContent())
+	text := session.WithoutContextBlock(e.Message.TextContent())
 	if e.ParentID == "" {
 		return text, h.NewSession(sess.Path())
 	}

@@ -9,6 +9,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/session"
 )
 
 // commandTable maps pi's command names to their handlers.
@@ -277,7 +278,7 @@ func cmdGetCommands(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error)
 // role, a short preview and its label, and the current leaf (null before the first entry).
 func cmdGetTree(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	sess := s.h.rec.session()
-	entries, err := treeEntries(sess)
+	entries, err := session.TreeEntries(sess)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,6 @@ import (
 	"pi/agent"
 	"pi/provider"
 	"pi/session"
-	"pi/tools"
 )
 
 // forkMessage is a user message a fork can start from.
@@ -36,7 +35,7 @@ func forkMessages(sess *session.Session) ([]forkMessage, error) {
 	out := []forkMessage{}
 	for _, e := range entries {
 		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == provider.RoleUser {
-			out = append(out, forkMessage{EntryID: e.ID, Text: withoutContextBlock(e.Message.TextContent())})
+			out = append(out, forkMessage{EntryID: e.ID, Text: session.WithoutContextBlock(e.Message.TextContent())})
 		}
 	}
 	return out, nil
@@ -172,11 +171,11 @@ func listSessions(ctx context.Context, w io.Writer, dirs ...string) error {
 	for i, in := range infos {
 		ids[i] = in.ID
 	}
-	short := uniquePrefixes(ids, 8)
+	short := session.UniquePrefixes(ids, 8)
 	for i, in := range infos {
 		title := in.Name
 		if title == "" {
-			title = tools.OneLine(withoutContextBlock(in.FirstPrompt), 60)
+			title = provider.OneLine(session.WithoutContextBlock(in.FirstPrompt), 60)
 		}
 		fmt.Fprintf(w, "%2d  %s  %-60s  %4d msgs  %7s  %s\n", i+1, short[i], title, in.MessageCount,
 			humanSize(in.Size), in.Modified.Format("2006-01-02 15:04"))
@@ -191,40 +190,6 @@ func labelEntry(sess *session.Session, entryID, label string) error {
 		return fmt.Errorf("labelling %q in session %s: %w", entryID, sess.ID(), err)
 	}
 	return nil
-}
-
-// uniquePrefixes gives each id the shortest prefix, of at least minLen bytes, that no other id
-// shares: ids are time-based, so sessions started close together share long prefixes.
-func uniquePrefixes(ids []string, minLen int) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		n := minLen
-		for j, other := range ids {
-			if j != i && other != id {
-				n = max(n, commonPrefix(id, other)+1)
-			}
-		}
-		out[i] = id[:min(n, len(id))]
-	}
-	return out
-}
-
-func commonPrefix(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
-}
-
-// withoutContextBlock drops the date-and-folder block that opens a conversation.
-func withoutContextBlock(s string) string {
-	if strings.HasPrefix(s, "<context>") {
-		if _, rest, ok := strings.Cut(s, "</context>"); ok {
-			return strings.TrimSpace(rest)
-		}
-	}
-	return s
 }
 
 func humanSize(n int64) string {

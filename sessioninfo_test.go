@@ -21,8 +21,8 @@ func TestUniquePrefixes(t *testing.T) {
 		{[]string{"samesame-1"}, []string{"samesame"}},
 	}
 	for _, tt := range tests {
-		if got := uniquePrefixes(tt.ids, 8); !slices.Equal(got, tt.want) {
-			t.Errorf("uniquePrefixes(%q) = %q, want %q", tt.ids, got, tt.want)
+		if got := session.UniquePrefixes(tt.ids, 8); !slices.Equal(got, tt.want) {
+			t.Errorf("session.UniquePrefixes(%q) = %q, want %q", tt.ids, got, tt.want)
 		}
 	}
 }

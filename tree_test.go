@@ -234,12 +234,12 @@ func TestTreeRows(t *testing.T) {
 	if err := a.rec.session().Branch(ids["a4"]); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := treeEntries(a.rec.session())
+	entries, err := session.TreeEntries(a.rec.session())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var lines []string
-	for _, r := range treeRows(entries, a.rec.session().Leaf()) {
+	for _, r := range session.TreeRows(entries, a.rec.session().Leaf()) {
 		lines = append(lines, r.Text)
 		if r.Current != (r.ID == ids["a4"]) {
 			t.Errorf("row %q: current = %v", r.Text, r.Current)
@@ -309,27 +309,27 @@ func TestTreeOverRPC(t *testing.T) {
 // top, and a parent cycle in a damaged file is left out rather than looping.
 func TestTreeRowsShapes(t *testing.T) {
 	p := func(id string) *string { return &id }
-	msg := func(id string, parent *string, role, text string) treeEntry {
-		return treeEntry{ID: id, ParentID: parent, Type: "message", Role: role, Preview: text}
+	msg := func(id string, parent *string, role, text string) session.TreeEntry {
+		return session.TreeEntry{ID: id, ParentID: parent, Type: "message", Role: role, Preview: text}
 	}
 	tests := []struct {
 		name    string
-		entries []treeEntry
+		entries []session.TreeEntry
 		leaf    string
 		want    []string
 	}{
-		{"hidden leaf and hidden middle", []treeEntry{
+		{"hidden leaf and hidden middle", []session.TreeEntry{
 			msg("1", nil, "user", "hi"),
 			{ID: "2", ParentID: p("1"), Type: "model_change", Preview: "faux/x"},
 			msg("3", p("2"), "assistant", "hello"),
 			{ID: "4", ParentID: p("3"), Type: "thinking_level_change", Preview: "high"},
 		}, "4", []string{"user: hi", "● assistant: hello"}},
-		{"two roots", []treeEntry{
+		{"two roots", []session.TreeEntry{
 			msg("1", nil, "user", "first"),
 			msg("2", p("1"), "assistant", "one"),
 			msg("3", nil, "user", "again"),
 		}, "3", []string{"├─ user: first", "│  assistant: one", "└─ ● user: again"}},
-		{"orphan and cycle", []treeEntry{
+		{"orphan and cycle", []session.TreeEntry{
 			msg("1", p("gone"), "user", "orphan"),
 			msg("2", p("3"), "user", "loop a"),
 			msg("3", p("2"), "user", "loop b"),
@@ -338,7 +338,7 @@ func TestTreeRowsShapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, r := range treeRows(tt.entries, tt.leaf) {
+			for _, r := range session.TreeRows(tt.entries, tt.leaf) {
 				got = append(got, r.Text)
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {

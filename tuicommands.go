@@ -13,7 +13,6 @@ import (
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
-	"pi/tools"
 	"pi/tui"
 	"strings"
 	"time"
@@ -239,7 +238,7 @@ func tuiResume(ic *interactive, _ string) {
 	for i, s := range infos {
 		title := s.Name
 		if title == "" {
-			title = tools.OneLine(withoutContextBlock(s.FirstPrompt), 80) // the user's words, not the date block
+			title = provider.OneLine(session.WithoutContextBlock(s.FirstPrompt), 80) // the user's words, not the date block
 		}
 		labels[i] = fmt.Sprintf("%s  %s · %d messages", s.Modified.Format("2006-01-02 15:04"), title, s.MessageCount)
 	}
@@ -429,14 +428,14 @@ func tuiTree(ic *interactive, _ string) {
 }
 
 // pickTreeRow shows the session tree in a picker, opened on where the conversation is.
-func pickTreeRow(ic *interactive, title string) ([]treeRow, int, bool) {
+func pickTreeRow(ic *interactive, title string) ([]session.TreeRow, int, bool) {
 	sess := ic.h.rec.session()
-	entries, err := treeEntries(sess)
+	entries, err := session.TreeEntries(sess)
 	if err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return nil, 0, false
 	}
-	rows := treeRows(entries, sess.Leaf())
+	rows := session.TreeRows(entries, sess.Leaf())
 	if len(rows) == 0 {
 		ic.ui.Notify(tui.LevelWarning, "the session is empty: nothing to pick yet")
 		return nil, 0, false
@@ -474,7 +473,7 @@ func tuiLabel(ic *interactive, _ string) {
 // tuiAskBranchSummary offers a summary of what the move leaves behind, when it leaves messages;
 // ok is false when the user cancelled.
 func tuiAskBranchSummary(ic *interactive, targetID string) (summarize bool, focus string, ok bool) {
-	if !leavesConversation(ic.h.rec.session(), targetID) {
+	if !session.LeavesConversation(ic.h.rec.session(), targetID) {
 		return false, "", true
 	}
 	choice, err := ic.ui.Select(ic.ctx, "Summarise the branch you are leaving?",

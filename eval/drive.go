@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"pi/provider"
-	"pi/tools"
 )
 
 // Options are what Main needs of the program that embeds it, which owns the agent.
@@ -82,7 +81,7 @@ func driveTask(ctx context.Context, drive Drive, run Run, t *task, res *runResul
 	out, err := drive(tctx, run)
 	var setupErr *SetupError
 	if errors.As(err, &setupErr) {
-		return "", setupErr.Error() + reasonSuffix(tools.OneLine(setupErr.Log, 200))
+		return "", setupErr.Error() + reasonSuffix(provider.OneLine(setupErr.Log, 200))
 	}
 	res.WallMs = out.Wall.Milliseconds()
 	measure(res, out.Messages, out.API)

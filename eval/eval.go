@@ -30,7 +30,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"pi/tools"
+	"pi/provider"
 	"strings"
 	"time"
 )
@@ -178,7 +178,7 @@ func runOneTask(ctx context.Context, f *flags, t *task, drive Drive, progress io
 		defer os.RemoveAll(s.root)
 	}
 	answer, reason := driveTask(ctx, drive, runFor(f.model, t, s), t, &res, progress)
-	res.Answer = tools.OneLine(answer, 300)
+	res.Answer = provider.OneLine(answer, 300)
 	if reason != "" {
 		res.Reason = reason
 		return res
@@ -190,7 +190,7 @@ func runOneTask(ctx context.Context, f *flags, t *task, drive Drive, progress io
 		res.Reason = err.Error()
 	}
 	if !pass && answer != "" && strings.Contains(why, "check exited") {
-		res.Reason += fmt.Sprintf(" (answer: %q)", tools.OneLine(answer, 80))
+		res.Reason += fmt.Sprintf(" (answer: %q)", provider.OneLine(answer, 80))
 	}
 	return res
 }

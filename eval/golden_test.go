@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"pi/provider"
-	"pi/tools"
 )
 
 // TestGoldenTasksReplay is the harness's regression test: every task of testdata/golden runs
@@ -156,7 +155,7 @@ func toolResultLines(msgs []provider.Message) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		if m.Role == provider.RoleToolResult {
-			b.WriteString("  " + m.ToolName + ": " + tools.OneLine(m.TextContent(), 160) + "\n")
+			b.WriteString("  " + m.ToolName + ": " + provider.OneLine(m.TextContent(), 160) + "\n")
 		}
 	}
 	return b.String()

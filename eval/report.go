@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"pi/tools"
+	"pi/provider"
 	"text/tabwriter"
 	"time"
 )
@@ -167,7 +167,7 @@ func printReport(w io.Writer, rep *report) {
 	for _, s := range summarize(rep.Runs) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.name, s.passCell(), s.mean(s.Turns),
 			s.mean(s.ToolErrors), s.mean(s.TokensIn), s.mean(s.TokensOut), s.reprocCell(),
-			seconds(int64(s.mean(int(s.WallMs)))), tools.OneLine(s.reason, 100))
+			seconds(int64(s.mean(int(s.WallMs)))), provider.OneLine(s.reason, 100))
 	}
 	t := rep.Totals
 	reproc := "n/a"

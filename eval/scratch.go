@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"pi/internal/proc"
-	"pi/tools"
+	"pi/provider"
 	"regexp"
 	"strings"
 )
@@ -110,9 +110,9 @@ func checkFailure(code int, check, out string) string {
 		}
 	}
 	if len(keep) == 0 {
-		return fmt.Sprintf("check exited %d without output; it was: %s", code, tools.OneLine(check, 200))
+		return fmt.Sprintf("check exited %d without output; it was: %s", code, provider.OneLine(check, 200))
 	}
-	return fmt.Sprintf("check exited %d: %s", code, tools.OneLine(strings.Join(keep, " | "), 200))
+	return fmt.Sprintf("check exited %d: %s", code, provider.OneLine(strings.Join(keep, " | "), 200))
 }
 
 // checkNoise matches the summary lines of go test and the shell, which say only that

@@ -403,3 +403,19 @@ func LastAssistant(msgs []Message) *Message {
 	}
 	return nil
 }
+
+// OneLine is s on one line (newlines and tabs become spaces), cut to limit runes with an
+// ellipsis: for listings and reasons that must fit a row.
+func OneLine(s string, limit int) string {
+	out := []rune{}
+	for _, r := range s {
+		if r == '\n' || r == '\r' || r == '\t' {
+			r = ' '
+		}
+		out = append(out, r)
+		if len(out) == limit {
+			return string(out[:limit-1]) + "…"
+		}
+	}
+	return string(out)
+}

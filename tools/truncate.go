@@ -126,19 +126,3 @@ func FormatSize(n int) string {
 	}
 	return fmt.Sprintf("%.1fMB", float64(n)/(1024*1024))
 }
-
-// OneLine is s on one line (newlines and tabs become spaces), cut to limit runes with an
-// ellipsis: for listings and reasons that must fit a row.
-func OneLine(s string, limit int) string {
-	out := []rune{}
-	for _, r := range s {
-		if r == '\n' || r == '\r' || r == '\t' {
-			r = ' '
-		}
-		out = append(out, r)
-		if len(out) == limit {
-			return string(out[:limit-1]) + "…"
-		}
-	}
-	return string(out)
-}

@@ -1,6 +1,6 @@
-package main
+package tools
 
-// attach.go turns the command line's @file arguments into the first message, as pi does:
+// attach.go turns @file arguments into a first message, as pi does:
 // a text file is inlined as <file name="/abs/path">…</file>, an image is attached as an image
 // block with such a note.
 
@@ -17,13 +17,13 @@ import (
 	"pi/provider"
 )
 
-// maxAttachment bounds one @file: the model's window is the real limit, and a file of many
+// MaxAttachment bounds one @file: the model's window is the real limit, and a file of many
 // megabytes is almost always a mistake.
-const maxAttachment = 4 << 20
+const MaxAttachment = 4 << 20
 
-// attachFiles reads the @file arguments (paths relative to cwd) into a text to put in front
+// Attachments reads @file arguments (paths relative to cwd) into a text to put in front
 // of the first prompt and the image blocks to send with it.
-func attachFiles(paths []string, cwd string) (string, []provider.Block, error) {
+func Attachments(paths []string, cwd string) (string, []provider.Block, error) {
 	var text strings.Builder
 	var images []provider.Block
 	for _, p := range paths {
@@ -56,9 +56,9 @@ func readAttachment(path string) ([]byte, error) {
 		return nil, err
 	case fi.IsDir():
 		return nil, fmt.Errorf("%s is a folder; name the files in it", path)
-	case fi.Size() > maxAttachment:
+	case fi.Size() > MaxAttachment:
 		return nil, fmt.Errorf("%s has %d bytes; an @file may have up to %d (the read tool can page through bigger ones)",
-			path, fi.Size(), maxAttachment)
+			path, fi.Size(), MaxAttachment)
 	}
 	return os.ReadFile(path)
 }
