@@ -12,8 +12,12 @@ import (
 	"pi/provider"
 )
 
-// frameInterval caps the frame rate at 60 per second.
-const frameInterval = time.Second / 60
+// frameInterval caps the frame rate at 60 per second; tickInterval is how often the spinner
+// and the clocks move while the agent works.
+const (
+	frameInterval = time.Second / 60
+	tickInterval  = 100 * time.Millisecond
+)
 
 // Callbacks connect the App to the controller. Each is called on the input goroutine with no
 // App lock held, so it may call back into the App. Nil callbacks are skipped.
@@ -62,9 +66,13 @@ type App struct {
 	live      []*liveEntry
 	anyOutput bool // something is above the live region: the next entry gets a blank line
 	commit    []string
-	cur       *assistantView
-	tools     map[string]*toolView
-	retry     *retryView
+	// frameLines and counts are the last frame's live lines and lines per live entry; their
+	// arrays are used again by the next frame
+	frameLines []string
+	counts     []int
+	cur        *assistantView
+	tools      map[string]*toolView
+	retry      *retryView
 
 	editor   *Editor
 	complete completer
@@ -72,6 +80,13 @@ type App struct {
 	steer    []string
 	follow   []string
 	footer   FooterInfo
+	// the footer's lines as last drawn, for footerDrawn at footerWidth
+	footerLines []string
+	footerDrawn FooterInfo
+	footerWidth int
+	// the status line as last drawn, and what it showed
+	statusLines []string
+	statusFor   statusKey
 
 	working      bool
 	workSince    time.Time
@@ -92,8 +107,8 @@ type App struct {
 	dirty     bool
 	lastFrame time.Time
 	timer     *time.Timer
-	ticker    *time.Ticker
-	stopTick  chan struct{}
+	tick      *time.Timer // the spinner's frame while working (ticking)
+	ticking   bool
 	err       error
 }
 
@@ -120,14 +135,14 @@ func (a *App) add(e entry) {
 // AddUserMessage shows a message the user sent (or one delivered from the queues).
 func (a *App) AddUserMessage(text string) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	a.add(&userView{text: text})
 }
 
 // StartAssistant begins a streamed reply.
 func (a *App) StartAssistant() {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	a.cur = newAssistantView(&a.showThinking)
 	a.add(a.cur)
 }
@@ -135,7 +150,7 @@ func (a *App) StartAssistant() {
 // UpdateAssistant shows the reply so far; m is cloned, so the caller may keep changing it.
 func (a *App) UpdateAssistant(m *provider.Message) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	if a.cur == nil {
 		a.cur = newAssistantView(&a.showThinking)
 		a.add(a.cur)
@@ -147,7 +162,7 @@ func (a *App) UpdateAssistant(m *provider.Message) {
 // EndAssistant shows the final reply and lets it go to scrollback.
 func (a *App) EndAssistant(m *provider.Message) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	if a.cur == nil {
 		a.cur = newAssistantView(&a.showThinking)
 		a.add(a.cur)
@@ -163,7 +178,7 @@ func (a *App) EndAssistant(m *provider.Message) {
 // ToolStart shows a tool call that began executing.
 func (a *App) ToolStart(id, name string, args map[string]any) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	t := &toolView{id: id, name: name, args: args, started: a.now(), expanded: &a.expandTools, now: a.now}
 	a.tools[id] = t
 	a.add(t)
@@ -172,7 +187,7 @@ func (a *App) ToolStart(id, name string, args map[string]any) {
 // ToolUpdate shows partial output of a running tool.
 func (a *App) ToolUpdate(id string, partial []provider.Block) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	if t := a.tools[id]; t != nil {
 		t.setOutput(partial)
 		a.requestRender()
@@ -182,7 +197,7 @@ func (a *App) ToolUpdate(id string, partial []provider.Block) {
 // ToolEnd shows a tool's result; details are the tool's details (an edit's diff is shown).
 func (a *App) ToolEnd(id string, content []provider.Block, details any, isError bool) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	t := a.tools[id]
 	if t == nil {
 		return
@@ -200,14 +215,14 @@ func (a *App) ToolEnd(id string, content []provider.Block, details any, isError 
 // Notify shows a notice (from Lua's pi.notify, a command, an error) in the transcript.
 func (a *App) Notify(level, text string) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	a.add(&noticeView{level: level, text: text})
 }
 
 // RetryStart shows a countdown to an automatic retry after a provider error.
 func (a *App) RetryStart(attempt, maxAttempts int, delay time.Duration, errMsg string) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	a.endRetry()
 	a.retry = &retryView{attempt: attempt, maxAttempts: maxAttempts, until: a.now().Add(delay), err: errMsg, now: a.now}
 	a.add(a.retry)
@@ -216,7 +231,7 @@ func (a *App) RetryStart(attempt, maxAttempts int, delay time.Duration, errMsg s
 // RetryEnd closes the countdown.
 func (a *App) RetryEnd() {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	a.endRetry()
 	a.requestRender()
 }
@@ -231,7 +246,7 @@ func (a *App) endRetry() {
 // SetWorking switches the working indicator ("Working… (esc to interrupt)").
 func (a *App) SetWorking(on bool) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	if on && !a.working {
 		a.workSince = a.now()
 		a.startTicker()
@@ -254,7 +269,7 @@ func (a *App) SetWorking(on bool) {
 // SetStatus replaces the status text (the working message, or a hint while idle).
 func (a *App) SetStatus(text string) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	a.status = text
 	a.requestRender()
 }
@@ -262,7 +277,7 @@ func (a *App) SetStatus(text string) {
 // SetQueue shows the steering and follow-up messages waiting for delivery.
 func (a *App) SetQueue(steer, follow []string) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	a.steer, a.follow = append([]string(nil), steer...), append([]string(nil), follow...)
 	a.requestRender()
 }
@@ -271,7 +286,7 @@ func (a *App) SetQueue(steer, follow []string) {
 // as in pi.
 func (a *App) SetFooter(f FooterInfo) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	a.footer = f
 	a.editor.BorderStyle = thinkingBorder(f.Thinking)
 	a.requestRender()
@@ -303,7 +318,7 @@ func (a *App) History() []string {
 // SetEditorText replaces the editor's text.
 func (a *App) SetEditorText(s string) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	a.editor.SetText(s)
 	a.requestRender()
 }
@@ -318,7 +333,7 @@ func (a *App) editorText() string {
 // Resize re-lays out the live region for a new terminal size; scrollback is left alone.
 func (a *App) Resize(width, height int) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	a.r.Resize(width, height)
 	a.requestRender()
 }

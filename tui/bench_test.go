@@ -106,3 +106,26 @@ func BenchmarkStreamLongCodeBlock(b *testing.B) {
 	b.ReportMetric(float64(cputime.Used()-cpu0)/float64(b.N), "cpu-ns/chunk")
 	b.ReportMetric(float64(w.n-start)/float64(b.N), "B/chunk")
 }
+
+// BenchmarkStreamLongReply measures a chunk of a reply that keeps growing (by the end about
+// 5,000 lines of markdown, far taller than the screen): a frame costs what the reply's last
+// lines cost, not what all of it does.
+func BenchmarkStreamLongReply(b *testing.B) {
+	reply := benchReply()
+	for len(reply) < 16*(b.N+1) {
+		reply += benchReply()
+	}
+	app, w := benchApp(b, 1000)
+	app.SetWorking(true)
+	app.StartAssistant()
+	start := w.n
+	cpu0 := cputime.Used()
+	b.ResetTimer()
+	for i := range b.N {
+		app.UpdateAssistant(assistant(reply[:16*(i+1)]))
+		app.Flush()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cputime.Used()-cpu0)/float64(b.N), "cpu-ns/chunk")
+	b.ReportMetric(float64(w.n-start)/float64(b.N), "B/chunk")
+}

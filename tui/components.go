@@ -21,6 +21,14 @@ type entry interface {
 	final() bool
 }
 
+// tailRenderer is implemented by entries that can lay out only their lines from index from
+// on, without building the ones before: the part of a long reply already in scrollback costs
+// nothing per frame. It appends Render(width)[from:] to dst, and total is
+// len(Render(width)).
+type tailRenderer interface {
+	renderTail(dst []string, width, from int) (out []string, total int)
+}
+
 // freezer is implemented by entries that must keep their first n lines stable once those
 // lines have spilled into scrollback (see the package doc).
 type freezer interface {
@@ -137,29 +145,40 @@ func (a *assistantView) set(m *provider.Message) {
 }
 
 func (a *assistantView) Render(width int) []string {
-	var out []string
+	lines, _ := a.renderTail(nil, width, 0)
+	return lines
+}
+
+func (a *assistantView) renderTail(out []string, width, from int) ([]string, int) {
+	n := 0 // lines so far
+	add := func(lines ...string) {
+		if k := from - n; k < len(lines) {
+			out = append(out, lines[max(k, 0):]...)
+		}
+		n += len(lines)
+	}
 	a.spans = a.spans[:0]
 	for i, b := range a.msg.Content {
-		var lines []string
 		switch b.Type {
 		case provider.BlockText:
 			if strings.TrimSpace(b.Text) == "" {
 				continue
 			}
-			if len(out) > 0 {
-				out = append(out, "")
+			if n > 0 {
+				add("")
 			}
-			a.spans = append(a.spans, mdSpan{start: len(out), md: a.md[i]})
-			lines = a.md[i].Render(width)
+			a.spans = append(a.spans, mdSpan{start: n, md: a.md[i]})
+			add(a.md[i].Lines(width)...)
 		case provider.BlockThinking:
-			lines = a.renderThinking(i, b, width)
-			if len(lines) > 0 && len(out) > 0 {
-				out = append(out, "")
+			lines := a.renderThinking(i, b, width)
+			if len(lines) > 0 && n > 0 {
+				add("")
 			}
+			add(lines...)
 		}
-		out = append(out, lines...)
 	}
-	return append(out, a.renderStop(width)...)
+	add(a.renderStop(width)...)
+	return out, n
 }
 
 func (a *assistantView) renderThinking(i int, b provider.Block, width int) []string {
@@ -178,31 +197,38 @@ func (a *assistantView) renderThinking(i int, b provider.Block, width int) []str
 	return c.render(text, width)
 }
 
-// paraCache wraps text paragraph by paragraph and keeps the result for paragraphs that did
-// not change, so a long streamed thinking block costs only its last paragraph per frame.
+// paraCache wraps text paragraph by paragraph and keeps the lines of the paragraphs before
+// the last one, which a stream no longer changes, so a long streamed thinking block costs
+// only its last paragraph per frame. The lines it returns must not be changed.
 type paraCache struct {
 	width int
-	paras []string
-	lines [][]string
+	text  string   // as last laid out
+	last  int      // offset in text where its last paragraph starts
+	lines []string // the lines, those of the paragraphs before last first
+	kept  int      // how many lines those are
 }
 
 func (c *paraCache) render(text string, width int) []string {
-	if width != c.width {
-		*c = paraCache{width: width}
+	if width != c.width || !strings.HasPrefix(text, c.text[:c.last]) {
+		*c = paraCache{width: width, lines: c.lines[:0]}
 	}
-	var out []string
-	for i, p := range strings.Split(text, "\n") {
-		if i >= len(c.paras) || c.paras[i] != p {
-			lines := Wrap(sanitize(p), max(width-2, 1))
-			for k, l := range lines {
-				lines[k] = paint(sThink, "│ "+l)
-			}
-			c.paras = append(c.paras[:i], p)
-			c.lines = append(c.lines[:i], lines)
+	c.lines = c.lines[:c.kept]
+	for {
+		nl := strings.IndexByte(text[c.last:], '\n')
+		end := len(text)
+		if nl >= 0 {
+			end = c.last + nl
 		}
-		out = append(out, c.lines[i]...)
+		for _, l := range Wrap(sanitize(text[c.last:end]), max(width-2, 1)) {
+			c.lines = append(c.lines, paint(sThink, "│ "+l))
+		}
+		if nl < 0 {
+			break
+		}
+		c.last, c.kept = end+1, len(c.lines)
 	}
-	return out
+	c.text = text
+	return c.lines
 }
 
 func (a *assistantView) renderStop(width int) []string {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -123,4 +124,156 @@ func TestThinkingCollapses(t *testing.T) {
 	if len(open) != 4 || !strings.Contains(open[1], "at length") {
 		t.Errorf("open thinking: %q", open)
 	}
+}
+
+// A streamed reply laid out update by update gives, after every update, the same lines as
+// parsing that much of it afresh: the line-by-line layout of a streaming code block, the
+// growing paragraph and the resumed chunk scan change nothing but the cost.
+func TestMarkdownStreamedEqualsParsed(t *testing.T) {
+	var code strings.Builder
+	code.WriteString("Some code:\n\n```go\n")
+	for i := range 30 {
+		fmt.Fprintf(&code, "\tx%d := f(%d) // step %d of a long function that wraps at the narrow width\n", i, i, i)
+		if i%7 == 3 {
+			code.WriteString("/* a block comment\n   over lines */\n\n\n")
+		}
+	}
+	code.WriteString("```\n\nAfter the code.\n")
+	docs := map[string]string{
+		"bench":          benchReply(),
+		"long code":      code.String(),
+		"fences":         "~~~python\ndef f():\n    return 1\n~~~\n\n````md\n```go\ninner\n```\n````\n\n```go title\nx\n```\n\n```nolang\nplain\n\n\n",
+		"odd bytes":      "```sh\necho a\r\nb\x00c\x1b[31mred\x1b[0m\n  ``` not closed\n    ```\nend\n",
+		"indented":       "  ```go\n  x := 1\n  ```\n\n```\n\n\n```\n",
+		"empty and open": "text\n\n```js\n\n\n",
+		"lists": "- first point about the change\n- second point, with `code` and more words to wrap at narrow widths\n- third\n\n" +
+			"1. one\n2. two with *emph* words\n\n- loose a\n\n- loose b words words\n\n10. ten\n11. eleven item text\n\n" +
+			"* star\n+ plus item text\n\n- a\n  - nested item words\n- b\n  more lazy text\n\n- [link](x) item",
+		"paragraphs": "Plain words then **bold** and more words, *a*b intraword and __c__d.\n\n" +
+			"<di" + "v class=\"x\">\nhtml\n</div>\n\nA line ending in _emph_ and then text.\n\nTitle\n---\n\n" +
+			"Table head | x\n|--|--|\n| a | b |\n\n[ref]: http://example.com \"title\"\n\n" +
+			"Use [ref] here and &amp; and &copy and a\\\\ backslash\\.\n\n**unclosed bold keeps going and going\n\n" +
+			"A paragraph that wraps at the narrow width because it is long enough, with spaces   \n" +
+			"and a second line (soft break) then a hard one  \nthird line.\n\n1. list after\n\n" +
+			"Text with `code` and `unclosed code, ~~gone~~ and ~one~.\n\n" +
+			"Non-ASCII: 日本語のテキスト, café, 👍🏽 and e\u0301 in a paragraph; (parens) \"quotes\" 100% $5 a@b #tag.\n",
+	}
+	for name, doc := range docs {
+		for _, c := range [][2]int{{20, 1}, {60, 1}, {20, 3}, {60, 5}, {20, 7}, {60, 16}} { // width, step
+			width, step := c[0], c[1]
+			t.Run(fmt.Sprintf("%s/%dx%d", name, width, step), func(t *testing.T) {
+				inc := NewMarkdown()
+				for i := 1; i <= len(doc); i = min(i+step, len(doc)+btoi(i == len(doc))) {
+					inc.SetText(doc[:i])
+					got := inc.Render(width)
+					whole := NewMarkdown()
+					whole.parseAll = true
+					whole.SetText(doc[:i])
+					if want := whole.Render(width); strings.Join(got, "\n") != strings.Join(want, "\n") {
+						t.Fatalf("after %q\n--- streamed\n%s\n--- whole\n%s", doc[:i], goldenLines(got), goldenLines(want))
+					}
+				}
+			})
+		}
+	}
+}
+
+// Cutting the source into chunks changes nothing: every document lays out as one parse of
+// the whole of it does.
+func TestMarkdownChunksEqualOneParse(t *testing.T) {
+	docs := map[string]string{
+		"bench":        benchReply(),
+		"loose list":   "Intro.\n\n- one\n\n- two\n\n  more of two\n\n- three\n\nAfter.\n",
+		"ordered":      "Steps:\n\n1. first\n\n2. second\n\n10. tenth\n\n2024 was a year.\n",
+		"quotes":       "> one\n\n> two\n\nText.\n\n> three\n> four\n",
+		"tables":       "| a | b |\n|---|---|\n| 1 | 2 |\n\n| c |\n|---|\n| 3 |\n\nText after.\n",
+		"list then":    "- a\n- b\n\n> quote after a list\n\n| t |\n|---|\n| x |\n\n* star item\n\n*emphasis* para\n",
+		"indented":     "Para.\n\n    indented code\n\n  - indented item\n\n- item\n",
+		"thematic":     "Para.\n\n---\n\n***\n\n+ plus\n\nend\n",
+		"setext":       "Title\n=====\n\nSub\n---\n\nText.\n",
+		"code in list": "- item\n\n  ```go\n  x := 1\n  ```\n\n- next\n\nDone.\n",
+	}
+	for name, doc := range docs {
+		for _, width := range []int{24, 80} {
+			m := NewMarkdown()
+			m.SetText(doc)
+			got := m.Render(width)
+			one := NewMarkdown()
+			one.width = width
+			want, _ := one.renderChunk(doc, 0)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s at %d: chunked\n%s\none parse\n%s", name, width, goldenLines(got), goldenLines(want))
+			}
+		}
+	}
+}
+
+// Text appended to a paragraph reads as a full parse reads it, also where the paragraph as
+// parsed before could not simply be continued.
+func TestMarkdownParagraphAppend(t *testing.T) {
+	cases := [][2]string{ // what was parsed, what arrives next
+		{"plain words", " and more words."},
+		{"trailing space ", "then a word"},
+		{"an _emph_", "asis that is not"},
+		{"intra *a*", "b and __c__d"},
+		{"a link [text](http", "://example.com) here"},
+		{"fish &amp", "; chips"},
+		{"escaped x\\", "# and more"},
+		{"<di", "v class=x"},
+		{"code `span", " still open"},
+		{"| head |\n|-", "- and more"},
+		{"unicode café", " 日本語 👍🏽 e\u0301"},
+		{"- a\n- item", " more words that wrap at the narrow width"},
+		{"1. one\n9. tw", "o and three"},
+		{"- loose\n\n- item", " text"},
+		{"- a\n  - nested", " deeper words"},
+		{"- a\n\n  para in item", " more"},
+		{"- a\ncontinued lazily", " and on"},
+		{"> quote", " more"},
+		{"para\n1", ". a list that interrupts"},
+		{"2024", ". the year"},
+		{"1", ") item"},
+	}
+	for _, c := range cases {
+		for _, width := range []int{12, 60} {
+			m := NewMarkdown()
+			m.SetText(c[0])
+			m.Lines(width)
+			m.SetText(c[0] + c[1])
+			got := m.Render(width)
+			whole := NewMarkdown()
+			whole.parseAll = true
+			whole.SetText(c[0] + c[1])
+			if want := whole.Render(width); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%q + %q at %d:\n%s\nwant\n%s", c[0], c[1], width, goldenLines(got), goldenLines(want))
+			}
+		}
+	}
+}
+
+// Any text, streamed in pieces of any size, lays out as a full parse of it does at every step.
+func FuzzMarkdownStreamed(f *testing.F) {
+	for _, s := range []string{benchReply(), "- a\n- b c\n\n1. x\n2", "p *a* b\n\n```go\nx\n```\nq", "t\n\n<di", "a\n1", "| a |\n|-"} {
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, doc string, step uint8) {
+		if len(doc) > 2000 {
+			return
+		}
+		inc := NewMarkdown()
+		for i := 1; ; i += int(step%17) + 1 {
+			i = min(i, len(doc))
+			inc.SetText(doc[:i])
+			got := inc.Render(30)
+			whole := NewMarkdown()
+			whole.parseAll = true
+			whole.SetText(doc[:i])
+			if want := whole.Render(30); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("after %q\n--- streamed\n%s\n--- parsed\n%s", doc[:i], goldenLines(got), goldenLines(want))
+			}
+			if i >= len(doc) {
+				break
+			}
+		}
+	})
 }

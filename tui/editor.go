@@ -40,6 +40,16 @@ type Editor struct {
 
 	// BorderStyle colours the border lines (the App sets it from the thinking level).
 	BorderStyle string
+
+	drawn    []string // the lines last rendered, for drawnFor
+	drawnFor editorKey
+}
+
+// editorKey is everything the editor's lines depend on.
+type editorKey struct {
+	text                string
+	cursor, width, rows int
+	style               string
 }
 
 type editorSnap struct {
@@ -376,9 +386,19 @@ func (e *Editor) moveRow(width, delta int) {
 // with the cursor as a reverse-video cell.
 func (e *Editor) Render(width int) []string { return e.renderRows(width, editorMaxRows) }
 
-// renderRows is Render showing at most maxRows rows of text (at least one).
+// renderRows is Render showing at most maxRows rows of text (at least one). The lines are
+// kept until something they show changes; the caller must not change them.
 func (e *Editor) renderRows(width, maxRows int) []string {
 	maxRows = max(maxRows, 1)
+	key := editorKey{string(e.buf), e.cursor, width, maxRows, e.BorderStyle}
+	if e.drawn != nil && key == e.drawnFor {
+		return e.drawn
+	}
+	e.drawn, e.drawnFor = e.layOut(width, maxRows), key
+	return e.drawn
+}
+
+func (e *Editor) layOut(width, maxRows int) []string {
 	border := paint(e.BorderStyle, strings.Repeat("─", width))
 	rows := e.rows(width)
 	cur := e.cursorRow(width)

@@ -6,15 +6,40 @@ import (
 )
 
 // requestRender asks for a frame, coalescing requests so that frames are at least
-// frameInterval apart. A request while a frame is being written is served once the write is
-// done: none is lost. Called with a.mu held.
+// frameInterval apart. A frame not due yet is left to the frame timer; one that is due is
+// drawn as the App method that asked returns (unlock), on the caller's goroutine, which
+// spares waking another. A request while a frame is being written is served once the write
+// is done: none is lost. Called with a.mu held; the caller ends with unlock or unlockAsync.
 func (a *App) requestRender() {
 	a.dirty = true
-	if a.opts.ManualFrames || a.closed || a.timer != nil || a.writing {
-		return
+	if wait := frameInterval - a.now().Sub(a.lastFrame); wait > 0 {
+		a.startTimer(wait)
 	}
-	wait := max(0, frameInterval-a.now().Sub(a.lastFrame))
-	a.timer = time.AfterFunc(wait, a.frameDue)
+}
+
+// startTimer makes sure a frame follows after wait, unless one is on its way.
+func (a *App) startTimer(wait time.Duration) {
+	if !a.opts.ManualFrames && !a.closed && !a.writing && a.timer == nil {
+		a.timer = time.AfterFunc(wait, a.frameDue)
+	}
+}
+
+// unlock releases a.mu at the end of an App method, drawing and writing first the frame it
+// asked for if that is due (a frame not due has its timer).
+func (a *App) unlock() {
+	if a.dirty && !a.opts.ManualFrames && !a.closed && !a.writing && a.timer == nil {
+		a.drawAndWrite()
+	}
+	a.mu.Unlock()
+}
+
+// unlockAsync is unlock for the input goroutine, which must never wait for the terminal to
+// take output: the frame is left to the timer's goroutine.
+func (a *App) unlockAsync() {
+	if a.dirty {
+		a.startTimer(0)
+	}
+	a.mu.Unlock()
 }
 
 func (a *App) frameDue() {
@@ -47,8 +72,8 @@ func (a *App) drawAndWrite() {
 	a.wrote(err)
 	a.writing = false
 	a.writeDone.Broadcast()
-	if a.dirty {
-		a.requestRender()
+	if a.dirty { // changed while the frame was written: the next one follows in due time
+		a.startTimer(max(0, frameInterval-a.now().Sub(a.lastFrame)))
 	}
 }
 
@@ -76,34 +101,34 @@ func (a *App) wrote(err error) {
 	a.out.Reset()
 }
 
-// startTicker redraws ten times a second while working, for the spinner and the clocks.
+// startTicker keeps the spinner and the clocks moving while the agent works: a frame follows
+// tickInterval after the last one (draw sets the timer again), so a stream that draws frames
+// anyway wakes nothing more.
 func (a *App) startTicker() {
-	if a.opts.ManualFrames || a.ticker != nil {
+	if a.opts.ManualFrames || a.ticking {
 		return
 	}
-	a.ticker = time.NewTicker(100 * time.Millisecond)
-	stop := make(chan struct{})
-	a.stopTick = stop
-	go func(c <-chan time.Time) {
-		for {
-			select {
-			case <-c:
-				a.mu.Lock()
-				a.requestRender()
-				a.mu.Unlock()
-			case <-stop:
-				return
-			}
-		}
-	}(a.ticker.C)
+	a.ticking = true
+	if a.tick == nil {
+		a.tick = time.AfterFunc(tickInterval, a.tickDue)
+	} else {
+		a.tick.Reset(tickInterval)
+	}
 }
 
 func (a *App) stopTicker() {
-	if a.ticker != nil {
-		a.ticker.Stop()
-		close(a.stopTick)
-		a.ticker = nil
+	if a.ticking {
+		a.ticking = false
+		a.tick.Stop()
 	}
+}
+
+func (a *App) tickDue() {
+	a.mu.Lock()
+	if a.ticking {
+		a.requestRender()
+	}
+	a.unlock()
 }
 
 // draw commits final entries, renders the live region and writes the frame. Called with
@@ -113,36 +138,50 @@ func (a *App) draw() {
 		return
 	}
 	a.lastFrame, a.dirty = a.now(), false
+	if a.ticking {
+		a.tick.Reset(tickInterval)
+	}
 	width, height := a.r.Size()
 	for len(a.live) > 0 && a.live[0].e.final() {
-		a.commit = append(a.commit, a.entryLines(a.live[0], width)...)
+		a.commit, _ = a.entryLines(a.commit, a.live[0], width)
 		a.live = a.live[1:]
 		a.anyOutput = true
 	}
-	var lines []string
-	counts := make([]int, len(a.live))
-	for i, le := range a.live {
-		l := a.entryLines(le, width)
-		counts[i] = len(l)
-		lines = append(lines, l...)
+	lines, counts := a.frameLines[:0], a.counts[:0] // kept from frame to frame, to spare garbage
+	for _, le := range a.live {
+		var n int
+		lines, n = a.entryLines(lines, le, width)
+		counts = append(counts, n)
 	}
 	chrome := a.chrome(width, height)
 	lines = append(lines, chrome...)
 	spilled, _ := a.r.Frame(a.commit, lines, len(chrome)) // into a.out, which cannot fail
-	a.commit = a.commit[:0]
+	clear(a.commit)
+	a.commit, a.frameLines, a.counts = a.commit[:0], lines, counts
 	a.spill(spilled, counts)
 }
 
-// entryLines renders an entry with its separator, minus the lines already in scrollback.
-func (a *App) entryLines(le *liveEntry, width int) []string {
-	lines := le.e.Render(width)
-	if le.sep && len(lines) > 0 { // an entry with nothing to show yet takes no room
-		lines = append([]string{""}, lines...)
+// entryLines appends to dst the lines of an entry with its separator, minus the lines
+// already in scrollback, and returns how many it appended.
+func (a *App) entryLines(dst []string, le *liveEntry, width int) ([]string, int) {
+	sep := btoi(le.sep)
+	from := max(le.skip-sep, 0)
+	start := len(dst)
+	if le.skip < sep {
+		dst = append(dst, "")
 	}
-	if le.skip >= len(lines) {
-		return nil
+	total := 0
+	if t, ok := le.e.(tailRenderer); ok {
+		dst, total = t.renderTail(dst, width, from)
+	} else {
+		all := le.e.Render(width)
+		total = len(all)
+		dst = append(dst, all[min(from, total):]...)
 	}
-	return lines[le.skip:]
+	if total == 0 { // an entry with nothing to show yet takes no room
+		dst = dst[:start]
+	}
+	return dst, len(dst) - start
 }
 
 // spill records that the first n live lines went to scrollback, entry by entry, and tells
@@ -157,11 +196,7 @@ func (a *App) spill(n int, counts []int) {
 		n -= take
 		a.anyOutput = true
 		if f, ok := le.e.(freezer); ok {
-			sep := 0
-			if le.sep {
-				sep = 1
-			}
-			f.Freeze(le.skip - sep)
+			f.Freeze(le.skip - btoi(le.sep))
 		}
 	}
 }
@@ -173,8 +208,11 @@ func (a *App) spill(n int, counts []int) {
 // status line, the editor's borders, the footer's first line.
 func (a *App) chrome(width, height int) []string {
 	budget := max(height-1, 1)
-	footer := renderFooter(a.footer, width)
-	status := renderStatus(a.working, a.workSince, a.now(), a.status, width)
+	if a.footerLines == nil || a.footerDrawn != a.footer || a.footerWidth != width {
+		a.footerLines, a.footerDrawn, a.footerWidth = renderFooter(a.footer, width), a.footer, width
+	}
+	footer := a.footerLines
+	status := a.statusLine(width)
 	var sep []string
 	if len(a.live) > 0 || a.anyOutput {
 		sep = []string{""}
@@ -203,6 +241,17 @@ type chromePart struct {
 func fitChrome(parts []chromePart, budget int) []string {
 	var lines []string
 	var prio []int
+	n := 0
+	for _, p := range parts {
+		n += len(p.lines)
+	}
+	if n <= budget { // it all fits, as it nearly always does
+		lines = make([]string, 0, n)
+		for _, p := range parts {
+			lines = append(lines, p.lines...)
+		}
+		return lines
+	}
 	for _, p := range parts {
 		for _, l := range p.lines {
 			lines, prio = append(lines, l), append(prio, p.prio)
@@ -216,6 +265,28 @@ func fitChrome(parts []chromePart, budget int) []string {
 		}
 	}
 	return lines
+}
+
+// statusLine is renderStatus, drawn again only when what it shows changes: the spinner
+// moves ten times a second, frames come up to sixty times.
+func (a *App) statusLine(width int) []string {
+	key := statusKey{a.working, a.status, width, 0}
+	if a.working {
+		key.tick = int64(a.now().Sub(a.workSince) / tickInterval)
+	}
+	if key != a.statusFor || a.statusLines == nil {
+		a.statusLines, a.statusFor = renderStatus(a.working, a.workSince, a.now(), a.status, width), key
+	}
+	return a.statusLines
+}
+
+// statusKey is what the status line depends on: the spinner's frame and the seconds shown
+// both follow from the ticks since work began.
+type statusKey struct {
+	working bool
+	msg     string
+	width   int
+	tick    int64
 }
 
 func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }

@@ -31,7 +31,7 @@ func (a *App) HandleEvent(ev tcell.Event) {
 		a.r.Resize(w, h)
 	}
 	a.requestRender()
-	a.mu.Unlock()
+	a.unlockAsync()
 	if after != nil {
 		after()
 	}

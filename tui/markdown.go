@@ -15,8 +15,10 @@ import (
 // Markdown renders streamed markdown incrementally. The source is cut into chunks at blank
 // lines that certainly end every open block (outside code fences, before a line that cannot
 // continue a list, quote or table); a chunk followed by another is final, so it is parsed and
-// laid out once and cached, and each update re-renders only the open last chunk. That keeps
-// the cost of a streamed chunk independent of the length of the reply so far.
+// laid out once and cached, and each update re-renders only the open last chunk. An open
+// chunk that is a fenced code block still streaming is laid out line by line instead: only
+// its new lines cost anything. That keeps the cost of a streamed chunk independent of the
+// length of the reply so far.
 //
 // goldmark parses each chunk: CommonMark plus GFM tables and strikethrough is a lot of
 // grammar to get right by hand, and it parses a chunk in microseconds.
@@ -25,11 +27,18 @@ type Markdown struct {
 	src    string
 	width  int
 
-	stable    []string // lines of the final chunks, separated by blank lines
-	stableEnd int      // offset in src where the open chunk starts
-	openSrc   string   // the open chunk as last rendered, and its lines
-	openLines []string
-	openTable [][]int // column widths of the open chunk's tables, as last laid out
+	// lines holds the lines as last laid out: those of the final chunks (the first nStable,
+	// blank lines between chunks included), then the open chunk's.
+	lines     []string
+	nStable   int
+	stableEnd int  // offset in src where the open chunk starts
+	openLen   int  // length of the open chunk when lines was laid out
+	openValid bool // lines[nStable:] belong to the open chunk of openLen bytes
+	openTable [][]int
+	scan      splitScan   // how far nextSplit has looked into the open chunk
+	fence     *fenceState // the open chunk as a streaming code block, when it is one
+	para      *paraState  // the open chunk as a paragraph, when it was one when last parsed
+	parseAll  bool        // always parse the open chunk (tests compare with it)
 
 	// frozen holds column widths by chunk start offset: a table whose lines have spilled
 	// into scrollback keeps its columns, so lines already written stay true.
@@ -48,42 +57,82 @@ func NewMarkdown() *Markdown {
 // other change starts over.
 func (m *Markdown) SetText(src string) {
 	if !strings.HasPrefix(src, m.src) || len(src) < m.stableEnd {
-		m.stable, m.stableEnd, m.openSrc, m.openLines = nil, 0, "", nil
+		m.restart()
 	}
 	m.src = src
 }
 
+func (m *Markdown) restart() {
+	m.lines, m.nStable, m.stableEnd, m.openValid, m.scan, m.fence, m.para = m.lines[:0], 0, 0, false, splitScan{}, nil, nil
+}
+
 // Render returns the lines at width.
 func (m *Markdown) Render(width int) []string {
+	return append([]string(nil), m.Lines(width)...)
+}
+
+// Lines returns the lines at width without copying them: the caller must not change the
+// slice, which is valid until the next call.
+func (m *Markdown) Lines(width int) []string {
 	if width != m.width {
-		m.width, m.stable, m.stableEnd, m.openSrc, m.openLines = width, nil, 0, "", nil
+		m.width = width
+		m.restart()
 	}
 	for {
-		cut := nextSplit(m.src, m.stableEnd)
+		cut := m.scan.next(m.src, m.stableEnd)
 		if cut < 0 {
 			break
 		}
 		lines, _ := m.renderChunk(m.src[m.stableEnd:cut], m.stableEnd)
-		m.stable = joinBlocks(m.stable, lines)
-		m.stableEnd = cut
-		m.openSrc, m.openLines = "", nil
+		m.lines = joinBlocks(m.lines[:m.nStable], lines)
+		m.nStable, m.stableEnd, m.openValid, m.fence, m.para = len(m.lines), cut, false, nil, nil
 	}
 	open := m.src[m.stableEnd:]
-	if open != m.openSrc || m.openLines == nil {
-		m.openLines, m.openTable = m.renderChunk(open, m.stableEnd)
-		m.openSrc = open
+	if !m.openValid || len(open) != m.openLen { // the source only grows: a new length is new text
+		m.lines, m.openTable = m.lines[:m.nStable], nil
+		if m.parseAll || !m.layOutPara(open) && !m.layOutFence(open) {
+			m.lines = joinBlocks(m.lines[:m.nStable], m.parseOpen(open))
+		}
+		m.openLen, m.openValid = len(open), true
 	}
-	return joinBlocks(append([]string(nil), m.stable...), m.openLines)
+	return m.lines
+}
+
+// parseOpen parses and lays out the open chunk, noting it as a paragraph when it is one.
+func (m *Markdown) parseOpen(open string) []string {
+	m.para = nil
+	if strings.TrimSpace(open) == "" {
+		return nil
+	}
+	b := []byte(open)
+	doc := m.parser.Parse(text.NewReader(b))
+	r := &mdRenderer{src: b, frozen: m.frozen[m.stableEnd], cache: m.codeCache}
+	if p, lines := r.growable(doc, m.width); lines != nil {
+		if p != nil {
+			p.start, p.src, m.para = m.stableEnd, open, p
+		}
+		return lines
+	}
+	lines := r.blocks(doc, m.width, false)
+	m.openTable = r.tables
+	return lines
 }
 
 // Freeze tells the view that its first n lines are in scrollback. Tables of the open chunk
 // keep their current column widths from now on.
 func (m *Markdown) Freeze(n int) {
-	if n > len(m.stable) && len(m.openTable) > 0 {
+	if n > m.nStable && len(m.openTable) > 0 {
 		if _, ok := m.frozen[m.stableEnd]; !ok {
 			m.frozen[m.stableEnd] = m.openTable
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func joinBlocks(out, lines []string) []string {
@@ -93,48 +142,74 @@ func joinBlocks(out, lines []string) []string {
 	return append(out, lines...)
 }
 
-// nextSplit returns the offset of the first chunk boundary after from, or -1. A boundary is
-// the start of a complete line that begins at column 0 with a character that cannot continue
-// a list, quote or table, after a blank line, outside a code fence.
-func nextSplit(src string, from int) int {
-	fence := ""
-	blank := false
-	for i := from; i < len(src); {
+// splitScan finds chunk boundaries: the start of a line that begins at column 0 with a
+// character that cannot continue a list, quote or table, after a blank line, outside a code
+// fence. It remembers where it stopped (the start of a line that may still grow), so
+// that a streamed source is scanned once, not once per update.
+type splitScan struct {
+	from, pos int // the chunk being scanned starts at from; lines before pos are scanned
+	fence     string
+	blank     bool
+	list      bool // the chunk may hold a list, which an item after a blank line continues
+}
+
+// next returns the offset of the first boundary after from in src, or -1.
+func (s *splitScan) next(src string, from int) int {
+	if s.from != from || s.pos < from {
+		*s = splitScan{from: from, pos: from}
+	}
+	for s.pos < len(src) {
+		i := s.pos
 		nl := strings.IndexByte(src[i:], '\n')
 		if nl < 0 {
-			return -1 // the last line may still grow
+			// The last line may still grow, but its first character already tells whether
+			// it starts a block.
+			if s.fence == "" && s.blank && i > from && i < len(src) && startsBlock(src[i:], s.list) {
+				return i
+			}
+			return -1
 		}
 		line := src[i : i+nl]
 		trimmed := strings.TrimLeft(line, " ")
+		s.pos = i + nl + 1
 		switch {
-		case fence != "":
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
+		case s.fence != "":
+			if strings.HasPrefix(trimmed, s.fence) {
+				s.fence = ""
 			}
 		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			if blank && i > from && line == trimmed {
+			if s.blank && i > from && line == trimmed {
 				return i
 			}
-			fence = trimmed[:3]
+			s.fence = trimmed[:3]
 		case strings.TrimSpace(line) == "":
-			blank = true
-			i += nl + 1
+			s.blank = true
 			continue
-		case blank && i > from && startsBlock(line):
+		case s.blank && i > from && startsBlock(line, s.list):
 			return i
 		}
-		blank = false
-		i += nl + 1
+		s.blank = false
+		s.list = s.list || listItem(trimmed)
 	}
 	return -1
 }
 
-func startsBlock(line string) bool {
+// startsBlock reports whether line, after a blank line, certainly starts a new top-level
+// block: it is not indented (so it continues no list item), and it is not a list item that
+// may continue a list of the chunk (a loose list). A quote or a table cannot continue across
+// a blank line.
+func startsBlock(line string, list bool) bool {
 	c := line[0]
-	if c == ' ' || c == '\t' || c == '-' || c == '*' || c == '+' || c == '>' || c == '|' || c >= '0' && c <= '9' {
+	return c != ' ' && c != '\t' && !(list && listItem(line))
+}
+
+// listItem reports whether line may be a list item (or is something else that starts like one).
+func listItem(line string) bool {
+	if line == "" {
 		return false
 	}
-	return true
+	c := line[0]
+	return c == '-' || c == '*' || c == '+' || c >= '0' && c <= '9'
 }
 
 // renderChunk parses and lays out one chunk, starting at offset start of the whole source.

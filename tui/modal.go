@@ -71,14 +71,14 @@ func (a *App) ask(ctx context.Context, m *modal) (modalResult, error) {
 	}
 	a.modal = m
 	a.requestRender()
-	a.mu.Unlock()
+	a.unlock()
 	defer func() {
 		a.mu.Lock()
 		if a.modal == m {
 			a.modal = nil
 		}
 		a.requestRender()
-		a.mu.Unlock()
+		a.unlock()
 	}()
 	select {
 	case r := <-m.done:

@@ -48,8 +48,18 @@ type Renderer struct {
 	// the screen is full the live region is known to end on its last row.
 	committed int
 	fixed     int // the last lines of prev that never spill (the editor and footer)
-	buf       bytes.Buffer
-	stats     RenderStats
+	// the last live line of the last frame as given, the width then, and as drawn
+	lastRaw, lastFit string
+	lastWidth        int
+	// fitted maps live lines to what fit made of them: most live lines are the same from
+	// one frame to the next. It starts over when it grows large or the width changes.
+	// prevRaw is the live region of the last frame as given (prev as drawn).
+	fitted  map[string]string
+	prevRaw []string
+	seq     []string // the array of the lines of a frame, kept for the next
+	buf     bytes.Buffer
+	frame   []byte // the frame as written, the array kept for the next
+	stats   RenderStats
 }
 
 // NewRenderer returns a renderer writing to w for a screen of width×height cells.
@@ -71,6 +81,7 @@ func (r *Renderer) Resize(width, height int) {
 	if width == r.width && height == r.height {
 		return
 	}
+	r.fitted = nil
 	// Most terminals reflow soft-wrapped rows on resize; estimate the rows the old live lines
 	// take at the new width, with the cursor on the last of them.
 	if len(r.prev) > 0 {
@@ -133,19 +144,30 @@ func (r *Renderer) Frame(commit, live []string, fixed int) (spilled int, err err
 		commit = append(commit[:len(commit):len(commit)], live[:n]...)
 		live = live[n:]
 	}
-	seq := make([]string, 0, len(commit)+len(live))
+	seq := r.seq[:0]
 	for _, l := range commit {
 		seq = append(seq, r.fit(l))
 	}
+	if len(r.fitted) > 8*r.height+64 || r.fitted == nil {
+		r.fitted = make(map[string]string, 2*r.height)
+	}
 	for i, l := range live {
-		l = r.fit(l)
-		if i == len(live)-1 && Width(l) >= r.width {
-			// The cursor rests after the last line; on the last column it would wait to
-			// wrap, where ESC[K or ESC[J would erase the line's last character.
-			l = Truncate(l, r.width-1, "")
+		switch {
+		case i == len(live)-1:
+			l = r.fitLast(l)
+		case i < len(r.prevRaw) && i < len(r.prev) && l == r.prevRaw[i] && !r.resized:
+			l = r.prev[i] // the same line in the same place: nearly every line, nearly every frame
+		default:
+			f, ok := r.fitted[l]
+			if !ok {
+				f = r.fit(l)
+				r.fitted[l] = f
+			}
+			l = f
 		}
 		seq = append(seq, l)
 	}
+	r.prevRaw = append(r.prevRaw[:0], live...)
 	r.buf.Reset()
 	prev := r.prev
 	redraw := r.resized
@@ -166,6 +188,8 @@ func (r *Renderer) Frame(commit, live []string, fixed int) (spilled int, err err
 	}
 	r.prev = append(r.prev[:0], seq[len(commit):]...)
 	r.cur = cur - len(commit)
+	clear(seq)
+	r.seq = seq[:0]
 	if r.buf.Len() == 0 {
 		return spilled, nil
 	}
@@ -284,6 +308,9 @@ func (r *Renderer) writeLine(l string, overwrite bool) {
 // fit guards the invariant that no line is wider than the screen: a wider line would wrap,
 // take two rows, and every relative cursor move after it would be off by one.
 func (r *Renderer) fit(l string) string {
+	if len(l) <= r.width && strings.IndexByte(l, '\r') < 0 && strings.IndexByte(l, '\n') < 0 {
+		return l // no line is wider in cells than in bytes
+	}
 	if strings.ContainsAny(l, "\r\n") {
 		l = strings.NewReplacer("\r", " ", "\n", " ").Replace(l) // a line is one row
 	}
@@ -293,12 +320,26 @@ func (r *Renderer) fit(l string) string {
 	return l
 }
 
+// fitLast fits the last live line, which leaves the last column free: the cursor rests after
+// it, and on the last column it would wait to wrap, where ESC[K or ESC[J would erase the
+// line's last character. The result is kept, since the last line (the footer's) seldom
+// changes.
+func (r *Renderer) fitLast(l string) string {
+	if l == r.lastRaw && r.width == r.lastWidth {
+		return r.lastFit
+	}
+	f := r.fit(l)
+	if Width(f) >= r.width {
+		f = Truncate(f, r.width-1, "")
+	}
+	r.lastRaw, r.lastWidth, r.lastFit = l, r.width, f
+	return f
+}
+
 // flush writes the buffered frame as one synchronized write.
 func (r *Renderer) flush() error {
-	frame := make([]byte, 0, r.buf.Len()+len(syncBegin)+len(syncEnd))
-	frame = append(frame, syncBegin...)
-	frame = append(frame, r.buf.Bytes()...)
-	frame = append(frame, syncEnd...)
+	r.frame = append(append(append(r.frame[:0], syncBegin...), r.buf.Bytes()...), syncEnd...)
+	frame := r.frame
 	r.stats.Frames++
 	r.stats.Bytes += int64(len(frame))
 	r.stats.Clears += bytes.Count(frame, []byte("\x1b[2J")) + bytes.Count(frame, []byte("\x1b[3J"))
@@ -316,7 +357,7 @@ func (r *Renderer) Finish() error {
 		r.moveUp(r.cur - (len(r.prev) - 1))
 		r.buf.WriteString("\r\n")
 	}
-	r.prev, r.cur = nil, 0
+	r.prev, r.prevRaw, r.cur = nil, r.prevRaw[:0], 0
 	if r.buf.Len() == 0 {
 		return nil
 	}

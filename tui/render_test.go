@@ -226,3 +226,19 @@ func TestRendererKeepsOneRowPerLine(t *testing.T) {
 		t.Fatalf("screen %q", got)
 	}
 }
+
+// The quick width measure agrees with grapheme segmentation wherever it answers.
+func FuzzQuickWidth(f *testing.F) {
+	for _, s := range []string{"─────", "⠋ Working…", "café ↑12k ↓3k", "日本語", "e\u0301", "👍🏽", "\x1b[1mbold\x1b[0m",
+		"\x1b[", "a\u200db", "✓ ● ∴ │ › ⏎", "\u00ad", "x\u0301\u0302", "▶\ufe0f", "⌚"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, ok := quickWidth(s)
+		slow := 0
+		forEachSegment(s, func(g segment) bool { slow += g.width; return true })
+		if ok && w != slow {
+			t.Fatalf("quickWidth(%q) = %d, segments say %d", s, w, slow)
+		}
+	})
+}

@@ -185,3 +185,23 @@ func TestReplyEndShowsPromptly(t *testing.T) {
 		})
 	}
 }
+
+// While the agent works and nothing else happens, the spinner still moves ten times a second.
+func TestSpinnerMovesWhileWaiting(t *testing.T) {
+	term := &lockedVT{vt: newVT(60, 10)}
+	app := NewApp(term, 60, 10, Callbacks{}, Options{Cwd: t.TempDir()})
+	t.Cleanup(func() { app.Close() })
+	app.SetWorking(true)
+	start := app.Stats().Frames
+	time.Sleep(550 * time.Millisecond)
+	if n := app.Stats().Frames - start; n < 3 || n > 8 {
+		t.Fatalf("%d frames in 550 ms of waiting, want about 5", n)
+	}
+	app.SetWorking(false)
+	time.Sleep(50 * time.Millisecond)
+	idle := app.Stats().Frames
+	time.Sleep(300 * time.Millisecond)
+	if n := app.Stats().Frames - idle; n != 0 {
+		t.Fatalf("%d frames while idle", n)
+	}
+}

@@ -62,6 +62,13 @@ const tmuxScript = `{"chunkDelayMs": 15, "chunkRunes": 16, "replies": [
 ]}`
 
 func startTmux(t *testing.T) *tmux {
+	long := strings.Repeat("streaming words to take a while ", 60)
+	return startTmuxWith(t, fmt.Sprintf(tmuxScript, long, "ABORT-ME "+long), "", 100, 30)
+}
+
+// startTmuxWith builds pi and starts it in a w×h tmux session on script, with toml as
+// $PI_HOME/pi.toml when it is not empty.
+func startTmuxWith(t *testing.T, script, toml string, w, h int) *tmux {
 	if testing.Short() {
 		t.Skip("tmux test: skipped in -short mode")
 	}
@@ -76,14 +83,18 @@ func startTmux(t *testing.T) *tmux {
 		// The root package's own tests report a broken build; this test is about the UI.
 		t.Skipf("tmux test: pi does not build: %v\n%s", err, out)
 	}
-	long := strings.Repeat("streaming words to take a while ", 60)
-	script := fmt.Sprintf(tmuxScript, long, "ABORT-ME "+long)
-	if err := os.WriteFile(filepath.Join(dir, "script.json"), []byte(script), 0o644); err != nil {
-		t.Fatal(err)
+	files := map[string]string{"script.json": script, "pi.toml": toml}
+	for name, text := range files {
+		if text == "" {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	m := &tmux{t: t, name: fmt.Sprintf("pi-test-%d", os.Getpid()), dir: dir}
+	m := &tmux{t: t, name: fmt.Sprintf("pi-test-%d-%s", os.Getpid(), filepath.Base(filepath.Dir(dir))), dir: dir}
 	cmd := fmt.Sprintf("cd %s && stty -g > before && PI_HOME=%s %s --faux-script script.json; stty -g > after; echo PI-EXITED; sleep 60", dir, dir, bin)
-	m.run("new-session", "-d", "-s", m.name, "-x", "100", "-y", "30", "bash", "--norc", "--noprofile", "-c", cmd)
+	m.run("new-session", "-d", "-s", m.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "bash", "--norc", "--noprofile", "-c", cmd)
 	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", m.name).Run() })
 	m.run("pipe-pane", "-t", m.name, "-o", "cat >> "+filepath.Join(dir, "output"))
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {

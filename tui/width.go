@@ -140,19 +140,63 @@ func clusterWidth(c string) int {
 
 // Width returns the number of terminal cells s occupies, skipping escape sequences.
 func Width(s string) int {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 || s[i] < 0x20 || s[i] == 0x7f {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return len(s)
+	if w, ok := quickWidth(s); ok {
+		return w
 	}
 	w := 0
 	forEachSegment(s, func(g segment) bool { w += g.width; return true })
 	return w
+}
+
+// quickWidth measures the common case without grapheme segmentation: printable ASCII,
+// complete CSI sequences (the styles components paint) and loneRunes. ok is false for
+// anything else, which takes the general path.
+func quickWidth(s string) (w int, ok bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			w++
+			i++
+		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			if j == len(s) {
+				return 0, false // cut off: the general path knows what to do
+			}
+			i = j + 1
+		case c >= 0x80:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !loneRune(r) {
+				return 0, false
+			}
+			w += runewidth.RuneWidth(r)
+			i += n
+		default:
+			return 0, false
+		}
+	}
+	return w, true
+}
+
+// loneRune is true for the runes of the chrome and of most prose that always make a
+// grapheme cluster of their own (with anything but a combining mark, a joiner or a
+// variation selector after them, which are not lone runes): Latin letters, general
+// punctuation, arrows, mathematical and technical symbols, box drawing, block elements,
+// geometric shapes, braille (the spinner), CJK ideographs.
+func loneRune(r rune) bool {
+	switch {
+	case r >= 0xa1 && r <= 0x24f:
+		return r != 0xad // the soft hyphen
+	case r >= 0x2010 && r <= 0x2027, r >= 0x2030 && r <= 0x205e:
+	case r >= 0x2190 && r <= 0x23ff, r >= 0x2500 && r <= 0x25ff, r >= 0x2800 && r <= 0x28ff:
+	case r >= 0x4e00 && r <= 0x9fff:
+	default:
+		return false
+	}
+	return true
 }
 
 // sgrState tracks the SGR sequences in effect so that a line cut in the middle of a style can
