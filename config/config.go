@@ -39,6 +39,8 @@ type Config struct {
 	Compaction   CompactionConfig `toml:"compaction"`
 	Bash         BashConfig       `toml:"bash"`
 	Lua          LuaConfig        `toml:"lua"`
+	UI           UIConfig         `toml:"ui"`
+	Keys         map[string]any   `toml:"keys"` // action = "key" or ["key", ...]; see KeyBindings
 
 	// Files lists the files that were read, in order; Warnings what was ignored in them.
 	Files    []string `toml:"-"`
@@ -198,6 +200,7 @@ func (c *Config) mergeFile(path string, project bool) error {
 		file.Bash.Shell = ""
 	}
 	c.mergeScalars(&file)
+	c.mergeUI(&file)
 	for name, p := range file.Providers {
 		c.mergeProvider(path, name, p, project)
 	}
@@ -318,6 +321,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.Stream.validate(); err != nil {
+		return err
+	}
+	if _, err := c.KeyBindings(); err != nil {
 		return err
 	}
 	for _, name := range c.providerNames() {

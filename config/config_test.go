@@ -172,6 +172,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"[bash]\ntimeout = -5", "bash.timeout = -5"},
 		{"[retry]\nmax_retries = -1", "retry.max_retries = -1"},
 		{"[compaction]\nreserve_tokens = -1", "compaction.reserve_tokens = -1"},
+		{"[keys]\nsubmit = 3", "keys.submit = 3"},
+		{"[keys]\nsubmit = [\"enter\", 3]", "keys.submit: 3 is not a key"},
 	}
 	for _, tt := range tests {
 		home := t.TempDir()

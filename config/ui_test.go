@@ -1,0 +1,34 @@
+package config
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// The user's [ui] and [keys] are laid under the project's: the project's theme wins, and a
+// binding the project gives an action replaces the user's for that action only.
+func TestConfigUIAndKeysMerge(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "pi.toml"), "[ui]\ntheme = \"light\"\nhide_thinking = true\n"+
+		"[keys]\nsubmit = \"ctrl+s\"\nmodel = [\"ctrl+x\", \"alt+m\"]\n")
+	writeFile(t, filepath.Join(cwd, ".pi", "pi.toml"), "[ui]\ntheme = \"solarized\"\n[keys]\nmodel = \"f2\"\n")
+	c, err := Load(home, cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.UI.Theme != "solarized" || c.UI.HideThinking == nil || !*c.UI.HideThinking {
+		t.Errorf("ui = %+v", c.UI)
+	}
+	keys, err := c.KeyBindings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"submit": {"ctrl+s"}, "model": {"f2"}}
+	if !reflect.DeepEqual(keys, want) {
+		t.Errorf("keys = %v, want %v", keys, want)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings: %v", c.Warnings)
+	}
+}
