@@ -5,11 +5,13 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"pi/provider"
+	"pi/tui/theme"
 )
 
 // frameInterval caps the frame rate at 60 per second; tickInterval is how often the spinner
@@ -43,6 +45,14 @@ type Options struct {
 	// benchmarks use it to get deterministic output.
 	ManualFrames bool
 	Now          func() time.Time // clock, for tests
+	// Theme is the [ui] theme setting: "auto" (or ""), "dark", "light", the name of a theme
+	// file in ThemeDirs, or a path ending in .toml (see package theme). A theme that cannot be
+	// read leaves the built-in one for the background, with a warning on screen.
+	Theme     string
+	ThemeDirs []string
+	// darkBackground tells what the terminal's background is, for Theme "auto"; Run asks the
+	// terminal, otherwise it is COLORFGBG's word or dark.
+	darkBackground func() bool
 }
 
 // liveEntry is a transcript entry in the live region and how many of its lines (counting the
@@ -74,8 +84,10 @@ type App struct {
 	tools      map[string]*toolView
 	retry      *retryView
 
-	editor   *Editor
-	complete completer
+	theme        *theme.Theme
+	themeSetting string // the setting theme came from
+	editor       *Editor
+	complete     completer
 	modal    *modal // an open question replaces the editor
 	steer    []string
 	follow   []string
@@ -123,8 +135,65 @@ func NewApp(w io.Writer, width, height int, cb Callbacks, opts Options) *App {
 	a.r = NewRenderer(&a.out, width, height)
 	a.writeDone.L = &a.mu
 	a.complete.cwd = opts.Cwd
+	if a.opts.darkBackground == nil {
+		a.opts.darkBackground = envBackground
+	}
+	th, err := theme.Resolve(opts.Theme, opts.ThemeDirs, a.opts.darkBackground())
+	a.theme, a.themeSetting = th, opts.Theme
+	a.editor.BorderStyle = th.Border
+	if err != nil {
+		a.add(&noticeView{th, LevelWarning, err.Error() + "; using the " + th.Name + " theme"})
+	}
 	return a
 }
+
+// envBackground is what COLORFGBG says of the background, dark when it says nothing.
+func envBackground() bool {
+	dark, ok := theme.FromColorFGBG(os.Getenv("COLORFGBG"))
+	return dark || !ok
+}
+
+// SetTheme draws the live region, the editor and the footer in th from the next frame on;
+// what is in the scrollback stays as it was drawn.
+func (a *App) SetTheme(th *theme.Theme) {
+	a.mu.Lock()
+	defer a.unlock()
+	a.theme = th
+	for _, le := range a.live {
+		if t, ok := le.e.(themed); ok {
+			t.setTheme(th)
+		}
+	}
+	a.editor.BorderStyle = th.ThinkingBorder(a.footer.Thinking)
+	a.footerLines, a.statusLines = nil, nil
+	a.requestRender()
+}
+
+// UseTheme switches to the theme a [ui] theme setting names (see Options.Theme).
+func (a *App) UseTheme(setting string) error {
+	th, err := theme.Resolve(setting, a.opts.ThemeDirs, a.opts.darkBackground())
+	if err != nil {
+		return err
+	}
+	a.SetTheme(th)
+	a.mu.Lock()
+	a.themeSetting = setting
+	a.mu.Unlock()
+	return nil
+}
+
+// ThemeSetting is the setting of the theme in use ("auto" when none was given).
+func (a *App) ThemeSetting() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.themeSetting == "" {
+		return "auto"
+	}
+	return a.themeSetting
+}
+
+// Themes lists the theme settings to choose from: auto, dark, light and the theme files found.
+func (a *App) Themes() []string { return theme.Names(a.opts.ThemeDirs) }
 
 // add appends an entry to the live region.
 func (a *App) add(e entry) {
@@ -136,14 +205,14 @@ func (a *App) add(e entry) {
 func (a *App) AddUserMessage(text string) {
 	a.mu.Lock()
 	defer a.unlock()
-	a.add(&userView{text: text})
+	a.add(&userView{th: a.theme, text: text})
 }
 
 // StartAssistant begins a streamed reply.
 func (a *App) StartAssistant() {
 	a.mu.Lock()
 	defer a.unlock()
-	a.cur = newAssistantView(&a.showThinking)
+	a.cur = newAssistantView(a.theme, &a.showThinking)
 	a.add(a.cur)
 }
 
@@ -152,7 +221,7 @@ func (a *App) UpdateAssistant(m *provider.Message) {
 	a.mu.Lock()
 	defer a.unlock()
 	if a.cur == nil {
-		a.cur = newAssistantView(&a.showThinking)
+		a.cur = newAssistantView(a.theme, &a.showThinking)
 		a.add(a.cur)
 	}
 	a.cur.set(m)
@@ -164,7 +233,7 @@ func (a *App) EndAssistant(m *provider.Message) {
 	a.mu.Lock()
 	defer a.unlock()
 	if a.cur == nil {
-		a.cur = newAssistantView(&a.showThinking)
+		a.cur = newAssistantView(a.theme, &a.showThinking)
 		a.add(a.cur)
 	}
 	if m != nil {
@@ -179,7 +248,7 @@ func (a *App) EndAssistant(m *provider.Message) {
 func (a *App) ToolStart(id, name string, args map[string]any) {
 	a.mu.Lock()
 	defer a.unlock()
-	t := &toolView{id: id, name: name, args: args, started: a.now(), expanded: &a.expandTools, now: a.now}
+	t := &toolView{th: a.theme, id: id, name: name, args: args, started: a.now(), expanded: &a.expandTools, now: a.now}
 	a.tools[id] = t
 	a.add(t)
 }
@@ -216,7 +285,7 @@ func (a *App) ToolEnd(id string, content []provider.Block, details any, isError 
 func (a *App) Notify(level, text string) {
 	a.mu.Lock()
 	defer a.unlock()
-	a.add(&noticeView{level: level, text: text})
+	a.add(&noticeView{th: a.theme, level: level, text: text})
 }
 
 // RetryStart shows a countdown to an automatic retry after a provider error.
@@ -224,7 +293,7 @@ func (a *App) RetryStart(attempt, maxAttempts int, delay time.Duration, errMsg s
 	a.mu.Lock()
 	defer a.unlock()
 	a.endRetry()
-	a.retry = &retryView{attempt: attempt, maxAttempts: maxAttempts, until: a.now().Add(delay), err: errMsg, now: a.now}
+	a.retry = &retryView{th: a.theme, attempt: attempt, maxAttempts: maxAttempts, until: a.now().Add(delay), err: errMsg, now: a.now}
 	a.add(a.retry)
 }
 
@@ -288,7 +357,7 @@ func (a *App) SetFooter(f FooterInfo) {
 	a.mu.Lock()
 	defer a.unlock()
 	a.footer = f
-	a.editor.BorderStyle = thinkingBorder(f.Thinking)
+	a.editor.BorderStyle = a.theme.ThinkingBorder(f.Thinking)
 	a.requestRender()
 }
 

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"pi/tui/theme"
 )
 
 // FooterInfo is what the footer shows; the controller sets it after every reply.
@@ -21,7 +23,7 @@ type FooterInfo struct {
 	ContextWindow         int     // the model's window, 0 when unknown
 }
 
-func renderFooter(f FooterInfo, width int) []string {
+func renderFooter(th *theme.Theme, f FooterInfo, width int) []string {
 	cwd := f.Cwd
 	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(cwd, home) {
 		cwd = "~" + strings.TrimPrefix(cwd, home)
@@ -58,8 +60,8 @@ func renderFooter(f FooterInfo, width int) []string {
 		line2 = strings.TrimSpace(left + "  " + right)
 	}
 	return []string{
-		paint(sMuted, Truncate(cwd, width, "…")),
-		paint(sMuted, Truncate(line2, width, "…")),
+		paint(th.Muted, Truncate(cwd, width, "…")),
+		paint(th.Muted, Truncate(line2, width, "…")),
 	}
 }
 
@@ -77,30 +79,30 @@ func tokens(n int) string {
 var spinner = [...]string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // renderStatus is the working indicator, or a transient status message when idle.
-func renderStatus(working bool, since, now time.Time, msg string, width int) []string {
+func renderStatus(th *theme.Theme, working bool, since, now time.Time, msg string, width int) []string {
 	if !working {
 		if msg == "" {
 			return nil
 		}
-		return []string{paint(sMuted, Truncate(msg, width, "…"))}
+		return []string{paint(th.Muted, Truncate(msg, width, "…"))}
 	}
 	el := now.Sub(since)
 	frame := spinner[int(el/(100*time.Millisecond))%len(spinner)]
 	if msg == "" {
 		msg = "Working…"
 	}
-	line := paint(sAccent, frame+" ") + msg + paint(sMuted, fmt.Sprintf(" (%ds · esc to interrupt)", int(el.Seconds())))
+	line := paint(th.Accent, frame+" ") + msg + paint(th.Muted, fmt.Sprintf(" (%ds · esc to interrupt)", int(el.Seconds())))
 	return []string{Truncate(line, width, "…")}
 }
 
 // renderQueue shows the messages waiting for delivery.
-func renderQueue(steer, follow []string, width int) []string {
+func renderQueue(th *theme.Theme, steer, follow []string, width int) []string {
 	var out []string
 	for _, s := range steer {
-		out = append(out, paint(sMuted, Truncate("↳ steer: "+oneLine(s), width, "…")))
+		out = append(out, paint(th.Muted, Truncate("↳ steer: "+oneLine(s), width, "…")))
 	}
 	for _, s := range follow {
-		out = append(out, paint(sMuted, Truncate("⏎ follow-up: "+oneLine(s), width, "…")))
+		out = append(out, paint(th.Muted, Truncate("⏎ follow-up: "+oneLine(s), width, "…")))
 	}
 	return out
 }

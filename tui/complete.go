@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"pi/internal/gitwalk"
+	"pi/tui/theme"
 )
 
 // Command is a slash command offered for completion: built-in, Lua, skill or template.
@@ -153,25 +154,25 @@ func (c *completer) move(d int) {
 	}
 }
 
-// Render draws the popup below the editor.
-func (c *completer) Render(width int) []string {
+// render draws the popup below the editor.
+func (c *completer) render(th *theme.Theme, width int) []string {
 	var out []string
 	first := max(0, c.sel-popupRows+1)
 	for i := first; i < len(c.items) && i < first+popupRows; i++ {
 		it := c.items[i]
 		line := it.label
 		if it.detail != "" {
-			line += "  " + paint(sMuted, it.detail)
+			line += "  " + paint(th.Muted, it.detail)
 		}
 		line = Truncate(line, max(width-2, 1), "…")
 		if i == c.sel {
-			out = append(out, paint(sAccent, "› ")+paint(sBold, line))
+			out = append(out, paint(th.Accent, "› ")+paint(sBold, line))
 		} else {
 			out = append(out, "  "+line)
 		}
 	}
 	if c.hint != "" {
-		out = append(out, paint(sMuted, Truncate(c.hint, width, "…")))
+		out = append(out, paint(th.Muted, Truncate(c.hint, width, "…")))
 	}
 	return out
 }

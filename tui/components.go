@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"pi/provider"
+	"pi/tui/theme"
 )
 
 // Component is anything that draws itself as lines: every line fits width cells and closes
@@ -35,17 +36,28 @@ type freezer interface {
 	Freeze(n int)
 }
 
+// themed is implemented by entries that take another theme while they are in the live region
+// (App.SetTheme): they draw their next lines in it.
+type themed interface {
+	setTheme(th *theme.Theme)
+}
+
 // userView is a user message.
-type userView struct{ text string }
+type userView struct {
+	th   *theme.Theme
+	text string
+}
 
 func (u *userView) final() bool { return true }
+
+func (u *userView) setTheme(th *theme.Theme) { u.th = th }
 
 func (u *userView) Render(width int) []string {
 	lines := Wrap(sanitize(u.text), max(width-2, 1))
 	for i, l := range lines {
 		prefix := "  "
 		if i == 0 {
-			prefix = paint(sAccent+sBold, "› ")
+			prefix = paint(u.th.Accent+sBold, "› ")
 		}
 		lines[i] = prefix + paint(sBold, l)
 	}
@@ -60,17 +72,22 @@ const (
 )
 
 // noticeView is a one-off message: a notice from a script, an error, a hint.
-type noticeView struct{ level, text string }
+type noticeView struct {
+	th          *theme.Theme
+	level, text string
+}
 
 func (n *noticeView) final() bool { return true }
 
+func (n *noticeView) setTheme(th *theme.Theme) { n.th = th }
+
 func (n *noticeView) Render(width int) []string {
-	icon, style := "• ", sMuted
+	icon, style := "• ", n.th.Muted
 	switch n.level {
 	case LevelWarning:
-		icon, style = "! ", sYellow
+		icon, style = "! ", n.th.Warning
 	case LevelError:
-		icon, style = "✗ ", sRed
+		icon, style = "✗ ", n.th.Error
 	}
 	lines := Wrap(sanitize(n.text), max(width-2, 1))
 	for i, l := range lines {
@@ -85,6 +102,7 @@ func (n *noticeView) Render(width int) []string {
 
 // retryView counts down to an automatic retry; it is final once the retry has happened.
 type retryView struct {
+	th                   *theme.Theme
 	attempt, maxAttempts int
 	until                time.Time
 	err                  string
@@ -93,6 +111,8 @@ type retryView struct {
 }
 
 func (r *retryView) final() bool { return r.done }
+
+func (r *retryView) setTheme(th *theme.Theme) { r.th = th }
 
 func (r *retryView) Render(width int) []string {
 	left := max(0, r.until.Sub(r.now()).Round(time.Second))
@@ -104,12 +124,13 @@ func (r *retryView) Render(width int) []string {
 		msg += fmt.Sprintf("/%d", r.maxAttempts)
 	}
 	msg += "): " + sanitize(r.err)
-	return []string{Truncate(paint(sYellow, msg), width, "…")}
+	return []string{Truncate(paint(r.th.Warning, msg), width, "…")}
 }
 
 // assistantView is an assistant reply: text blocks as markdown, thinking blocks dimmed and
 // collapsible, and the error of a failed reply. Tool calls get their own toolView entries.
 type assistantView struct {
+	th       *theme.Theme
 	msg      provider.Message
 	md       map[int]*Markdown // by content index
 	done     bool
@@ -124,11 +145,20 @@ type mdSpan struct {
 	md    *Markdown
 }
 
-func newAssistantView(thinking *bool) *assistantView {
-	return &assistantView{md: map[int]*Markdown{}, think: map[int]*paraCache{}, thinking: thinking}
+func newAssistantView(th *theme.Theme, thinking *bool) *assistantView {
+	return &assistantView{th: th, md: map[int]*Markdown{}, think: map[int]*paraCache{}, thinking: thinking}
 }
 
 func (a *assistantView) final() bool { return a.done }
+
+// setTheme lays the reply out again in th: the markdown and thinking caches hold styled lines.
+func (a *assistantView) setTheme(th *theme.Theme) {
+	a.th = th
+	for _, md := range a.md {
+		md.SetTheme(th)
+	}
+	clear(a.think)
+}
 
 func (a *assistantView) set(m *provider.Message) {
 	a.msg = m.Clone()
@@ -136,7 +166,7 @@ func (a *assistantView) set(m *provider.Message) {
 		if b.Type == provider.BlockText {
 			md := a.md[i]
 			if md == nil {
-				md = NewMarkdown()
+				md = NewMarkdown(a.th)
 				a.md[i] = md
 			}
 			md.SetText(b.Text)
@@ -187,11 +217,11 @@ func (a *assistantView) renderThinking(i int, b provider.Block, width int) []str
 		return nil
 	}
 	if !*a.thinking {
-		return []string{paint(sThink, Truncate("∴ thinking… (ctrl+t to show)", width, "…"))}
+		return []string{paint(a.th.ThinkingText+sItalic, Truncate("∴ thinking… (ctrl+t to show)", width, "…"))}
 	}
 	c := a.think[i]
 	if c == nil {
-		c = &paraCache{}
+		c = &paraCache{style: a.th.ThinkingText + sItalic}
 		a.think[i] = c
 	}
 	return c.render(text, width)
@@ -201,6 +231,7 @@ func (a *assistantView) renderThinking(i int, b provider.Block, width int) []str
 // the last one, which a stream no longer changes, so a long streamed thinking block costs
 // only its last paragraph per frame. The lines it returns must not be changed.
 type paraCache struct {
+	style string // of every line
 	width int
 	text  string   // as last laid out
 	last  int      // offset in text where its last paragraph starts
@@ -210,7 +241,7 @@ type paraCache struct {
 
 func (c *paraCache) render(text string, width int) []string {
 	if width != c.width || !strings.HasPrefix(text, c.text[:c.last]) {
-		*c = paraCache{width: width, lines: c.lines[:0]}
+		*c = paraCache{style: c.style, width: width, lines: c.lines[:0]}
 	}
 	c.lines = c.lines[:c.kept]
 	for {
@@ -220,7 +251,7 @@ func (c *paraCache) render(text string, width int) []string {
 			end = c.last + nl
 		}
 		for _, l := range Wrap(sanitize(text[c.last:end]), max(width-2, 1)) {
-			c.lines = append(c.lines, paint(sThink, "│ "+l))
+			c.lines = append(c.lines, paint(c.style, "│ "+l))
 		}
 		if nl < 0 {
 			break
@@ -234,12 +265,12 @@ func (c *paraCache) render(text string, width int) []string {
 func (a *assistantView) renderStop(width int) []string {
 	switch a.msg.StopReason {
 	case provider.StopError:
-		n := noticeView{LevelError, "Error: " + a.msg.ErrorMessage}
+		n := noticeView{a.th, LevelError, "Error: " + a.msg.ErrorMessage}
 		return n.Render(width)
 	case provider.StopAborted:
-		return []string{paint(sMuted, "(aborted)")}
+		return []string{paint(a.th.Muted, "(aborted)")}
 	case provider.StopLength:
-		return []string{paint(sYellow, "(reply cut at the output-token limit)")}
+		return []string{paint(a.th.Warning, "(reply cut at the output-token limit)")}
 	}
 	return nil
 }

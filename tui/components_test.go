@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pi/provider"
+	"pi/tui/theme"
 )
 
 // goldenLines records rendered lines with their escapes visible, one per line.
@@ -38,7 +39,7 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
-			m := NewMarkdown()
+			m := NewMarkdown(theme.Dark())
 			m.SetText(src)
 			lines := m.Render(40)
 			checkWidth(t, name, lines, 40)
@@ -50,10 +51,10 @@ func TestMarkdownGolden(t *testing.T) {
 // Rendering streamed markdown chunk by chunk ends with the same lines as rendering it whole.
 func TestMarkdownIncrementalEqualsWhole(t *testing.T) {
 	src := benchReply() + "\n\nFinal paragraph after everything."
-	whole := NewMarkdown()
+	whole := NewMarkdown(theme.Dark())
 	whole.SetText(src)
 	want := strings.Join(whole.Render(60), "\n")
-	inc := NewMarkdown()
+	inc := NewMarkdown(theme.Dark())
 	for i := 7; i < len(src); i += 7 {
 		inc.SetText(src[:i])
 		inc.Render(60)
@@ -79,12 +80,12 @@ func TestToolBoxes(t *testing.T) {
 		name string
 		tool *toolView
 	}{
-		{"bash_running", &toolView{name: "bash", args: map[string]any{"command": "go test ./..."}, state: toolRunning}},
-		{"bash_done_tail", &toolView{name: "bash", args: map[string]any{"command": "make"}, state: toolDone}},
-		{"read_head", &toolView{name: "read", args: map[string]any{"path": "main.go", "offset": 10.0}, state: toolDone}},
-		{"edit_diff", &toolView{name: "edit", args: map[string]any{"path": "a.go"}, state: toolDone, diff: " 1 keep\n-2 old line\n+2 new line\n   ..."}},
-		{"error", &toolView{name: "write", args: map[string]any{"path": "/etc/x"}, state: toolFailed}},
-		{"expanded", &toolView{name: "grep", args: map[string]any{"pattern": "TODO"}, state: toolDone, expanded: &expanded}},
+		{"bash_running", &toolView{th: theme.Dark(), name: "bash", args: map[string]any{"command": "go test ./..."}, state: toolRunning}},
+		{"bash_done_tail", &toolView{th: theme.Dark(), name: "bash", args: map[string]any{"command": "make"}, state: toolDone}},
+		{"read_head", &toolView{th: theme.Dark(), name: "read", args: map[string]any{"path": "main.go", "offset": 10.0}, state: toolDone}},
+		{"edit_diff", &toolView{th: theme.Dark(), name: "edit", args: map[string]any{"path": "a.go"}, state: toolDone, diff: " 1 keep\n-2 old line\n+2 new line\n   ..."}},
+		{"error", &toolView{th: theme.Dark(), name: "write", args: map[string]any{"path": "/etc/x"}, state: toolFailed}},
+		{"expanded", &toolView{th: theme.Dark(), name: "grep", args: map[string]any{"pattern": "TODO"}, state: toolDone, expanded: &expanded}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,7 +113,7 @@ func TestToolBoxes(t *testing.T) {
 
 func TestThinkingCollapses(t *testing.T) {
 	show := false
-	a := newAssistantView(&show)
+	a := newAssistantView(theme.Dark(), &show)
 	a.set(&provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{
 		provider.Thinking("first I will think\nat length"), provider.Text("answer")}})
 	collapsed := plain(a.Render(40))
@@ -162,11 +163,11 @@ func TestMarkdownStreamedEqualsParsed(t *testing.T) {
 		for _, c := range [][2]int{{20, 1}, {60, 1}, {20, 3}, {60, 5}, {20, 7}, {60, 16}} { // width, step
 			width, step := c[0], c[1]
 			t.Run(fmt.Sprintf("%s/%dx%d", name, width, step), func(t *testing.T) {
-				inc := NewMarkdown()
+				inc := NewMarkdown(theme.Dark())
 				for i := 1; i <= len(doc); i = min(i+step, len(doc)+btoi(i == len(doc))) {
 					inc.SetText(doc[:i])
 					got := inc.Render(width)
-					whole := NewMarkdown()
+					whole := NewMarkdown(theme.Dark())
 					whole.parseAll = true
 					whole.SetText(doc[:i])
 					if want := whole.Render(width); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -195,10 +196,10 @@ func TestMarkdownChunksEqualOneParse(t *testing.T) {
 	}
 	for name, doc := range docs {
 		for _, width := range []int{24, 80} {
-			m := NewMarkdown()
+			m := NewMarkdown(theme.Dark())
 			m.SetText(doc)
 			got := m.Render(width)
-			one := NewMarkdown()
+			one := NewMarkdown(theme.Dark())
 			one.width = width
 			want, _ := one.renderChunk(doc, 0)
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -236,12 +237,12 @@ func TestMarkdownParagraphAppend(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, width := range []int{12, 60} {
-			m := NewMarkdown()
+			m := NewMarkdown(theme.Dark())
 			m.SetText(c[0])
 			m.Lines(width)
 			m.SetText(c[0] + c[1])
 			got := m.Render(width)
-			whole := NewMarkdown()
+			whole := NewMarkdown(theme.Dark())
 			whole.parseAll = true
 			whole.SetText(c[0] + c[1])
 			if want := whole.Render(width); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -260,12 +261,12 @@ func FuzzMarkdownStreamed(f *testing.F) {
 		if len(doc) > 2000 {
 			return
 		}
-		inc := NewMarkdown()
+		inc := NewMarkdown(theme.Dark())
 		for i := 1; ; i += int(step%17) + 1 {
 			i = min(i, len(doc))
 			inc.SetText(doc[:i])
 			got := inc.Render(30)
-			whole := NewMarkdown()
+			whole := NewMarkdown(theme.Dark())
 			whole.parseAll = true
 			whole.SetText(doc[:i])
 			if want := whole.Render(30); strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -6,8 +6,15 @@
 //
 // It owns the terminal while interactive mode runs and nothing else: it never touches the
 // agent's transcript, sessions or tools, and never runs commands. It imports only provider
-// (for the message model); the root package adapts agent events to App calls and App
-// callbacks to agent calls (interactive.go).
+// (for the message model) and its own theme package; the root package adapts agent events to
+// App calls and App callbacks to agent calls (interactive.go).
+//
+// Colours. Every colour comes from the App's theme (package theme), which the components are
+// handed when they are made and again on App.SetTheme; caches of styled lines (markdown,
+// thinking, the footer, the status line) are dropped when it changes. With the "auto" setting
+// Run asks the terminal for its background (OSC 11, then DA1 so that a terminal that does not
+// know OSC 11 answers at once) and waits at most 150 ms; the answers are taken from the input
+// the reader reads, and every other byte (keys typed meanwhile) goes on to the key parser.
 //
 // Rendering model. Output is inline on the normal screen, never the alternate screen, so the
 // conversation stays in the terminal's scrollback after pi exits. The screen is split into

@@ -38,7 +38,8 @@ type Editor struct {
 
 	undo []editorSnap
 
-	// BorderStyle colours the border lines (the App sets it from the thinking level).
+	// BorderStyle colours the border lines (the App sets it from its theme and the thinking
+	// level); "" leaves them in the terminal's colour.
 	BorderStyle string
 
 	drawn    []string // the lines last rendered, for drawnFor
@@ -59,7 +60,7 @@ type editorSnap struct {
 
 // NewEditor returns an empty editor.
 func NewEditor() *Editor {
-	return &Editor{pastes: map[int]string{}, pasteNext: 1, BorderStyle: sMuted}
+	return &Editor{pastes: map[int]string{}, pasteNext: 1}
 }
 
 // Text returns the editor's text with paste markers expanded: what gets sent.

@@ -209,7 +209,7 @@ func (a *App) spill(n int, counts []int) {
 func (a *App) chrome(width, height int) []string {
 	budget := max(height-1, 1)
 	if a.footerLines == nil || a.footerDrawn != a.footer || a.footerWidth != width {
-		a.footerLines, a.footerDrawn, a.footerWidth = renderFooter(a.footer, width), a.footer, width
+		a.footerLines, a.footerDrawn, a.footerWidth = renderFooter(a.theme, a.footer, width), a.footer, width
 	}
 	footer := a.footerLines
 	status := a.statusLine(width)
@@ -217,12 +217,12 @@ func (a *App) chrome(width, height int) []string {
 	if len(a.live) > 0 || a.anyOutput {
 		sep = []string{""}
 	}
-	parts := []chromePart{{sep, 1}, {renderQueue(a.steer, a.follow, width), 3}, {status, 4}}
+	parts := []chromePart{{sep, 1}, {renderQueue(a.theme, a.steer, a.follow, width), 3}, {status, 4}}
 	if a.modal != nil {
-		parts = append(parts, chromePart{a.modal.Render(width), 6})
+		parts = append(parts, chromePart{a.modal.render(a.theme, width), 6})
 	} else {
 		ed := a.editor.renderRows(width, min(editorMaxRows, budget-len(footer)-len(status)-2))
-		popup := a.complete.Render(width)
+		popup := a.complete.render(a.theme, width)
 		popup = popup[:min(len(popup), max(height/2, 3))]
 		parts = append(parts, chromePart{ed[:1], 5}, chromePart{ed[1 : len(ed)-1], 7},
 			chromePart{ed[len(ed)-1:], 5}, chromePart{popup, 2})
@@ -275,7 +275,7 @@ func (a *App) statusLine(width int) []string {
 		key.tick = int64(a.now().Sub(a.workSince) / tickInterval)
 	}
 	if key != a.statusFor || a.statusLines == nil {
-		a.statusLines, a.statusFor = renderStatus(a.working, a.workSince, a.now(), a.status, width), key
+		a.statusLines, a.statusFor = renderStatus(a.theme, a.working, a.workSince, a.now(), a.status, width), key
 	}
 	return a.statusLines
 }

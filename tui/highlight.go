@@ -2,6 +2,8 @@ package tui
 
 import (
 	"strings"
+
+	"pi/tui/theme"
 )
 
 // A small syntax highlighter for code blocks. It knows comments, strings, numbers and
@@ -53,24 +55,25 @@ func buildLanguages() map[string]*langSpec {
 
 // highlightLine styles one line of code; inBlock carries an open block comment from one line
 // to the next. Each styled run is closed, so the line can be wrapped and cut anywhere.
-func highlightLine(l string, spec *langSpec, inBlock bool) (string, bool) {
+func highlightLine(th *theme.Theme, l string, spec *langSpec, inBlock bool) (string, bool) {
+	comment := th.SyntaxComment + sItalic
 	var b strings.Builder
 	i := 0
 	for i < len(l) {
 		if inBlock {
 			end := strings.Index(l[i:], spec.blockClose)
 			if end < 0 {
-				b.WriteString(paint(sComment, l[i:]))
+				b.WriteString(paint(comment, l[i:]))
 				return b.String(), true
 			}
-			b.WriteString(paint(sComment, l[i:i+end+len(spec.blockClose)]))
+			b.WriteString(paint(comment, l[i:i+end+len(spec.blockClose)]))
 			i += end + len(spec.blockClose)
 			inBlock = false
 			continue
 		}
 		rest := l[i:]
 		if startsAny(rest, spec.line) {
-			b.WriteString(paint(sComment, rest))
+			b.WriteString(paint(comment, rest))
 			return b.String(), false
 		}
 		if spec.blockOpen != "" && strings.HasPrefix(rest, spec.blockOpen) {
@@ -81,16 +84,16 @@ func highlightLine(l string, spec *langSpec, inBlock bool) (string, bool) {
 		switch {
 		case strings.IndexByte(spec.quotes, c) >= 0:
 			n := stringEnd(rest)
-			b.WriteString(paint(sString, rest[:n]))
+			b.WriteString(paint(th.SyntaxString, rest[:n]))
 			i += n
 		case c >= '0' && c <= '9':
 			n := identEnd(rest)
-			b.WriteString(paint(sNumber, rest[:n]))
+			b.WriteString(paint(th.SyntaxNumber, rest[:n]))
 			i += n
 		case isIdent(c):
 			n := identEnd(rest)
 			if spec.keywords[rest[:n]] {
-				b.WriteString(paint(sKeyword, rest[:n]))
+				b.WriteString(paint(th.SyntaxKeyword, rest[:n]))
 			} else {
 				b.WriteString(rest[:n])
 			}

@@ -10,6 +10,8 @@ import (
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+
+	"pi/tui/theme"
 )
 
 // Markdown renders streamed markdown incrementally. The source is cut into chunks at blank
@@ -23,6 +25,7 @@ import (
 // goldmark parses each chunk: CommonMark plus GFM tables and strikethrough is a lot of
 // grammar to get right by hand, and it parses a chunk in microseconds.
 type Markdown struct {
+	th     *theme.Theme
 	parser parser.Parser
 	src    string
 	width  int
@@ -47,10 +50,19 @@ type Markdown struct {
 	codeCache map[codeKey]codeLines
 }
 
-// NewMarkdown returns an empty markdown view.
-func NewMarkdown() *Markdown {
+// NewMarkdown returns an empty markdown view drawn in th.
+func NewMarkdown(th *theme.Theme) *Markdown {
 	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
-	return &Markdown{parser: md.Parser(), frozen: map[int][][]int{}, codeCache: map[codeKey]codeLines{}}
+	return &Markdown{th: th, parser: md.Parser(), frozen: map[int][][]int{}, codeCache: map[codeKey]codeLines{}}
+}
+
+// SetTheme draws the view in th from now on: every cached line is laid out again.
+func (m *Markdown) SetTheme(th *theme.Theme) {
+	if th != m.th {
+		m.th = th
+		m.restart()
+		clear(m.codeCache)
+	}
 }
 
 // SetText replaces the source. Appending to the previous source (streaming) is cheap; any
@@ -106,7 +118,7 @@ func (m *Markdown) parseOpen(open string) []string {
 	}
 	b := []byte(open)
 	doc := m.parser.Parse(text.NewReader(b))
-	r := &mdRenderer{src: b, frozen: m.frozen[m.stableEnd], cache: m.codeCache}
+	r := &mdRenderer{th: m.th, src: b, frozen: m.frozen[m.stableEnd], cache: m.codeCache}
 	if p, lines := r.growable(doc, m.width); lines != nil {
 		if p != nil {
 			p.start, p.src, m.para = m.stableEnd, open, p
@@ -219,12 +231,13 @@ func (m *Markdown) renderChunk(src string, start int) ([]string, [][]int) {
 	}
 	b := []byte(src)
 	doc := m.parser.Parse(text.NewReader(b))
-	r := &mdRenderer{src: b, frozen: m.frozen[start], cache: m.codeCache}
+	r := &mdRenderer{th: m.th, src: b, frozen: m.frozen[start], cache: m.codeCache}
 	return r.blocks(doc, m.width, false), r.tables
 }
 
 // mdRenderer lays out one parsed chunk.
 type mdRenderer struct {
+	th     *theme.Theme
 	src    []byte
 	frozen [][]int // column widths to keep, by table number
 	tables [][]int // column widths used, by table number
@@ -250,7 +263,7 @@ func (r *mdRenderer) blocks(parent ast.Node, width int, tight bool) []string {
 func (r *mdRenderer) block(n ast.Node, width int) []string {
 	switch n := n.(type) {
 	case *ast.Heading:
-		style := sBold + sAccent
+		style := sBold + r.th.Heading
 		if n.Level == 1 {
 			style += sUnderline
 		}
@@ -262,13 +275,13 @@ func (r *mdRenderer) block(n ast.Node, width int) []string {
 	case *ast.Paragraph, *ast.TextBlock:
 		return Wrap(r.inline(n, ""), width)
 	case *ast.ThematicBreak:
-		return []string{paint(sMuted, strings.Repeat("─", width))}
+		return []string{paint(r.th.Muted, strings.Repeat("─", width))}
 	case *ast.FencedCodeBlock:
 		return r.code(n, string(n.Language(r.src)), width, true)
 	case *ast.CodeBlock:
 		return r.code(n, "", width, false)
 	case *ast.Blockquote:
-		return prefixLines(r.blocks(n, width-2, false), paint(sMuted, "│ "), paint(sMuted, "│ "))
+		return prefixLines(r.blocks(n, width-2, false), paint(r.th.Muted, "│ "), paint(r.th.Muted, "│ "))
 	case *ast.List:
 		return r.list(n, width)
 	case *extast.Table:
@@ -295,7 +308,7 @@ func (r *mdRenderer) code(n ast.Node, lang string, width int, fenced bool) []str
 	body := sanitize(strings.TrimRight(r.rawLines(n), "\n"))
 	var out []string
 	if fenced {
-		out = append(out, Truncate(paint(sMuted, "```"+lang), width, ""))
+		out = append(out, Truncate(paint(r.th.CodeFence, "```"+lang), width, ""))
 	}
 	spec := languages[strings.ToLower(lang)]
 	inBlock := false
@@ -305,7 +318,7 @@ func (r *mdRenderer) code(n ast.Node, lang string, width int, fenced bool) []str
 		out = append(out, lines...)
 	}
 	if fenced {
-		out = append(out, paint(sMuted, "```"))
+		out = append(out, paint(r.th.CodeFence, "```"))
 	}
 	return out
 }
@@ -333,7 +346,7 @@ func (r *mdRenderer) codeLine(l string, spec *langSpec, inBlock bool, width int)
 	}
 	h, after := l, inBlock
 	if spec != nil {
-		h, after = highlightLine(l, spec, inBlock)
+		h, after = highlightLine(r.th, l, spec, inBlock)
 	}
 	c := codeLines{Wrap(h, width), after}
 	if r.cache != nil {
@@ -359,7 +372,7 @@ func (r *mdRenderer) list(n *ast.List, width int) []string {
 		if len(lines) == 0 {
 			lines = []string{""}
 		}
-		lines = prefixLines(lines, paint(sAccent, marker), strings.Repeat(" ", mw))
+		lines = prefixLines(lines, paint(r.th.Accent, marker), strings.Repeat(" ", mw))
 		if n.IsTight || len(out) == 0 {
 			out = append(out, lines...)
 		} else {
@@ -401,7 +414,7 @@ func (r *mdRenderer) inlineInto(b *strings.Builder, n ast.Node, outer string) {
 		case *ast.String:
 			b.WriteString(sanitize(string(c.Value)))
 		case *ast.CodeSpan:
-			r.styled(b, c, sCode, outer)
+			r.styled(b, c, r.th.Code, outer)
 		case *ast.Emphasis:
 			style := sItalic
 			if c.Level >= 2 {
@@ -411,14 +424,14 @@ func (r *mdRenderer) inlineInto(b *strings.Builder, n ast.Node, outer string) {
 		case *extast.Strikethrough:
 			r.styled(b, c, sStrike, outer)
 		case *ast.Link:
-			r.styled(b, c, sUnderline+sAccent, outer)
+			r.styled(b, c, sUnderline+r.th.Link, outer)
 			if url := string(c.Destination); url != r.inline(c, "") {
-				b.WriteString(" " + sMuted + "(" + sanitize(url) + ")" + reset + outer)
+				b.WriteString(" " + r.th.Muted + "(" + sanitize(url) + ")" + reset + outer)
 			}
 		case *ast.AutoLink:
-			b.WriteString(sAccent + sanitize(string(c.URL(r.src))) + reset + outer)
+			b.WriteString(r.th.Link + sanitize(string(c.URL(r.src))) + reset + outer)
 		case *ast.Image:
-			b.WriteString(sMuted + "[image: " + r.inline(c, "") + "]" + reset + outer)
+			b.WriteString(r.th.Muted + "[image: " + r.inline(c, "") + "]" + reset + outer)
 		case *ast.RawHTML:
 			for i := 0; i < c.Segments.Len(); i++ {
 				seg := c.Segments.At(i)

@@ -37,7 +37,7 @@ func (m *Markdown) layOutFence(open string) bool {
 	if f.broken {
 		return false
 	}
-	r := &mdRenderer{cache: m.codeCache}
+	r := &mdRenderer{th: m.th, cache: m.codeCache}
 	m.lines = m.lines[:f.end]
 	for {
 		nl := strings.IndexByte(open[f.done:], '\n')
@@ -64,7 +64,7 @@ func (m *Markdown) layOutFence(open string) bool {
 	case f.end == f.base: // no code yet: one empty line, as an empty body gives
 		m.lines, _ = m.appendCode(r, "", f.spec, false)
 	}
-	m.lines = append(m.lines, paint(sMuted, "```"))
+	m.lines = append(m.lines, paint(m.th.CodeFence, "```"))
 	return true
 }
 
@@ -105,7 +105,7 @@ func (m *Markdown) startFence(open string) *fenceState {
 		return nil
 	}
 	lang := string(n.Language(head))
-	m.lines = joinBlocks(m.lines, []string{Truncate(paint(sMuted, "```"+lang), m.width, "")})
+	m.lines = joinBlocks(m.lines, []string{Truncate(paint(m.th.CodeFence, "```"+lang), m.width, "")})
 	f := &fenceState{start: m.stableEnd, spec: languages[strings.ToLower(lang)], done: nl + 1}
 	f.base, f.end, f.head = len(m.lines), len(m.lines), m.lines[len(m.lines)-1]
 	return f

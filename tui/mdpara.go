@@ -52,7 +52,7 @@ func (r *mdRenderer) growable(doc ast.Node, width int) (p *paraState, lines []st
 			marker = strconv.Itoa(n.Start+n.ChildCount()-1) + ". "
 		}
 		mw := Width(marker)
-		p = &paraState{inline: r.inline(text, ""), width: width - mw, first: paint(sAccent, marker), rest: strings.Repeat(" ", mw)}
+		p = &paraState{inline: r.inline(text, ""), width: width - mw, first: paint(r.th.Accent, marker), rest: strings.Repeat(" ", mw)}
 		lines = r.list(n, width)
 		own := p.lines("")
 		if len(own) > len(lines) || strings.Join(own, "\n") != strings.Join(lines[len(lines)-len(own):], "\n") {

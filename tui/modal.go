@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
+
+	"pi/tui/theme"
 )
 
 // ErrCancelled is returned by Select, Confirm and Input when the user pressed Escape.
@@ -167,41 +169,41 @@ func (m *modal) selectKey(ev *tcell.EventKey) {
 	}
 }
 
-// Render draws the modal.
-func (m *modal) Render(width int) []string {
-	border := paint(sAccent, strings.Repeat("─", width))
-	out := []string{border, paint(sBold+sAccent, Truncate(m.title, width, "…"))}
+// render draws the modal.
+func (m *modal) render(th *theme.Theme, width int) []string {
+	border := paint(th.Accent, strings.Repeat("─", width))
+	out := []string{border, paint(sBold+th.Accent, Truncate(m.title, width, "…"))}
 	switch m.kind {
 	case "confirm":
 		out = append(out, Wrap(sanitize(m.message), width)...)
-		out = append(out, paint(sMuted, "y yes · n no · esc cancel"))
+		out = append(out, paint(th.Muted, "y yes · n no · esc cancel"))
 	case "input":
 		out = append(out, m.input.Render(width)[1:]...)
 		out = out[:len(out)-1]
-		out = append(out, paint(sMuted, "enter confirm · esc cancel"))
+		out = append(out, paint(th.Muted, "enter confirm · esc cancel"))
 	default:
-		out = append(out, m.renderList(width)...)
+		out = append(out, m.renderList(th, width)...)
 	}
 	return append(out, border)
 }
 
-func (m *modal) renderList(width int) []string {
+func (m *modal) renderList(th *theme.Theme, width int) []string {
 	var out []string
 	if m.filter != "" {
-		out = append(out, paint(sMuted, Truncate("filter: "+m.filter, width, "…")))
+		out = append(out, paint(th.Muted, Truncate("filter: "+m.filter, width, "…")))
 	}
 	first := max(0, m.sel-modalRows+1)
 	for k := first; k < len(m.shown) && k < first+modalRows; k++ {
 		label := Truncate(sanitize(m.options[m.shown[k]]), max(width-2, 1), "…")
 		if k == m.sel {
-			out = append(out, paint(sAccent, "› ")+paint(sBold, label))
+			out = append(out, paint(th.Accent, "› ")+paint(sBold, label))
 		} else {
 			out = append(out, "  "+label)
 		}
 	}
 	if len(m.shown) == 0 {
-		out = append(out, paint(sMuted, "  (no match)"))
+		out = append(out, paint(th.Muted, "  (no match)"))
 	}
-	return append(out, paint(sMuted, Truncate(fmt.Sprintf("%d/%d · ↑↓ move · enter choose · type to filter · esc cancel",
+	return append(out, paint(th.Muted, Truncate(fmt.Sprintf("%d/%d · ↑↓ move · enter choose · type to filter · esc cancel",
 		len(m.shown), len(m.options)), width, "…")))
 }

@@ -34,13 +34,13 @@ func (r *mdRenderer) table(t *extast.Table, width int) []string {
 	r.tables = append(r.tables, widths)
 	var out []string
 	for i, row := range rows {
-		out = append(out, tableRow(row, widths, t.Alignments)...)
+		out = append(out, r.tableRow(row, widths, t.Alignments)...)
 		if i == 0 {
 			parts := make([]string, len(widths))
 			for k, w := range widths {
 				parts[k] = strings.Repeat("─", w)
 			}
-			out = append(out, paint(sMuted, strings.Join(parts, "─┼─")))
+			out = append(out, paint(r.th.Muted, strings.Join(parts, "─┼─")))
 		}
 	}
 	return out
@@ -95,7 +95,7 @@ func sum(xs []int) int {
 
 // tableRow lays out one row: each cell wrapped to its column, the row as tall as its tallest
 // cell, cells padded by alignment.
-func tableRow(cells []string, widths []int, align []extast.Alignment) []string {
+func (r *mdRenderer) tableRow(cells []string, widths []int, align []extast.Alignment) []string {
 	wrapped := make([][]string, len(widths))
 	height := 1
 	for i, w := range widths {
@@ -120,7 +120,7 @@ func tableRow(cells []string, widths []int, align []extast.Alignment) []string {
 			}
 			parts[i] = alignCell(s, w, a)
 		}
-		out[line] = strings.TrimRight(strings.Join(parts, paint(sMuted, tableSep)), " ")
+		out[line] = strings.TrimRight(strings.Join(parts, paint(r.th.Muted, tableSep)), " ")
 	}
 	return out
 }

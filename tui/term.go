@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/gdamore/tcell/v2"
+
+	"pi/tui/theme"
 )
 
 // Terminal modes pi turns on while it runs and off when it stops: bracketed paste, a hidden
@@ -37,9 +39,14 @@ func Run(ctx context.Context, cb Callbacks, opts Options, start func(*App)) (err
 	if err != nil || ws.Width <= 0 || ws.Height <= 0 {
 		ws = tcell.WindowSize{Width: 80, Height: 24}
 	}
-	t := &terminal{tty: tty, events: make(chan tcell.Event, 64)}
+	t := &terminal{tty: tty, events: make(chan tcell.Event, 64), bg: newBgProbe(envBackground)}
 	t.ip = tcell.NewInputProcessor(t.events)
-	t.write(termSetup)
+	t.write(termSetup + theme.Query)
+	go t.read()
+	if opts.Theme == "" || opts.Theme == "auto" {
+		t.bg.wait(bgTimeout)
+	}
+	opts.darkBackground = t.bg.darkBackground
 	app := NewApp(tty, ws.Width, ws.Height, cb, opts)
 	t.app = app
 	defer func() {
@@ -62,6 +69,7 @@ type terminal struct {
 	ip     tcell.InputProcessor
 	events chan tcell.Event
 	app    *App
+	bg     *bgProbe
 }
 
 func (t *terminal) write(s string) { t.tty.Write([]byte(s)) }
@@ -85,7 +93,7 @@ func (t *terminal) read() {
 	for {
 		n, err := t.tty.Read(buf)
 		if n > 0 {
-			t.ip.ScanUTF8(buf[:n])
+			t.ip.ScanUTF8(t.bg.see(buf[:n]))
 		}
 		if err != nil {
 			return
@@ -97,7 +105,6 @@ func (t *terminal) loop(ctx context.Context) error {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTSTP)
 	defer signal.Stop(sigs)
-	go t.read()
 	for {
 		select {
 		case <-ctx.Done():

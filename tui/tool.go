@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pi/provider"
+	"pi/tui/theme"
 )
 
 // maxToolLine caps the bytes of one output line kept for display.
@@ -24,6 +25,7 @@ const (
 // toolView is a tool call as a compact box: a header with the call, coloured by state, and a
 // collapsed preview of the output that Ctrl+O expands.
 type toolView struct {
+	th       *theme.Theme
 	id, name string
 	args     map[string]any
 	state    toolState
@@ -36,6 +38,8 @@ type toolView struct {
 }
 
 func (t *toolView) final() bool { return t.state != toolRunning }
+
+func (t *toolView) setTheme(th *theme.Theme) { t.th = th }
 
 func (t *toolView) setOutput(content []provider.Block) {
 	var b strings.Builder
@@ -81,18 +85,18 @@ func (t *toolView) setDetails(details any) {
 func (t *toolView) style() (icon, style string) {
 	switch t.state {
 	case toolDone:
-		return "✓ ", sGreen
+		return "✓ ", t.th.Success
 	case toolFailed:
-		return "✗ ", sRed
+		return "✗ ", t.th.Error
 	}
-	return "● ", sYellow
+	return "● ", t.th.Warning
 }
 
 func (t *toolView) Render(width int) []string {
 	icon, style := t.style()
-	head := paint(style, icon) + paint(sBold, t.name) + " " + paint(sMuted, t.summary())
+	head := paint(style, icon) + paint(sBold, t.name) + " " + paint(t.th.Muted, t.summary())
 	if t.name == "bash" || t.state == toolRunning {
-		head += paint(sMuted, " ("+t.elapsed()+")")
+		head += paint(t.th.Muted, " ("+t.elapsed()+")")
 	}
 	lines := []string{Truncate(head, width, "…")}
 	body, hidden := t.preview()
@@ -101,7 +105,7 @@ func (t *toolView) Render(width int) []string {
 		lines = append(lines, bar+Truncate(l, max(width-2, 1), "…"))
 	}
 	if hidden > 0 {
-		lines = append(lines, paint(sMuted, Truncate(fmt.Sprintf("╰ … %d more lines (ctrl+o to expand)", hidden), width, "…")))
+		lines = append(lines, paint(t.th.Muted, Truncate(fmt.Sprintf("╰ … %d more lines (ctrl+o to expand)", hidden), width, "…")))
 	}
 	return lines
 }
@@ -119,7 +123,7 @@ func (t *toolView) elapsed() string {
 func (t *toolView) preview() ([]string, int) {
 	lines := t.output
 	if t.diff != "" && t.state == toolDone {
-		lines = colourDiff(t.diff)
+		lines = colourDiff(t.th, t.diff)
 	} else if t.name == "write" && len(lines) <= 1 {
 		if c, ok := t.args["content"].(string); ok {
 			lines = strings.Split(sanitize(strings.TrimRight(c, "\n")), "\n")
@@ -141,16 +145,16 @@ func (t *toolView) preview() ([]string, int) {
 	return lines[:limit], len(lines) - limit
 }
 
-func colourDiff(diff string) []string {
+func colourDiff(th *theme.Theme, diff string) []string {
 	lines := strings.Split(diff, "\n")
 	for i, l := range lines {
 		switch {
 		case strings.HasPrefix(l, "+"):
-			lines[i] = paint(sGreen, l)
+			lines[i] = paint(th.Success, l)
 		case strings.HasPrefix(l, "-"):
-			lines[i] = paint(sRed, l)
+			lines[i] = paint(th.Error, l)
 		default:
-			lines[i] = paint(sMuted, l)
+			lines[i] = paint(th.Muted, l)
 		}
 	}
 	return lines
