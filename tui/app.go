@@ -88,10 +88,10 @@ type App struct {
 	themeSetting string // the setting theme came from
 	editor       *Editor
 	complete     completer
-	modal    *modal // an open question replaces the editor
-	steer    []string
-	follow   []string
-	footer   FooterInfo
+	modal        *modal // an open question replaces the editor
+	steer        []string
+	follow       []string
+	footer       FooterInfo
 	// the footer's lines as last drawn, for footerDrawn at footerWidth
 	footerLines []string
 	footerDrawn FooterInfo
