@@ -13,6 +13,7 @@ import (
 	"pi/provider"
 	"pi/session"
 	"pi/tui"
+	"pi/tui/theme"
 )
 
 // runInteractiveMode runs the terminal UI (DESIGN.md §7) until the user quits. A resumed
@@ -22,7 +23,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, image
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
-	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList()}
+	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Theme: h.cfg.UI.Theme, ThemeDirs: theme.Dirs(h.piHome, h.cwd)}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui = ui
 		close(ic.uiReady)

@@ -70,9 +70,16 @@ func settingsOf(h *harness) []setting {
 	}
 }
 
+// themeSetting is the theme's row: a choice redraws what is still on screen at once.
+func themeSetting(ui *tui.App) setting {
+	return setting{label: "theme", table: "ui", key: "theme", saved: func(v string) any { return v },
+		values: func(context.Context) []string { return ui.Themes() }, current: ui.ThemeSetting,
+		apply: func(_ context.Context, v string) error { return ui.UseTheme(v) }}
+}
+
 // tuiSettings shows the settings, lets the user pick one and a value, applies it and saves it.
 func tuiSettings(ic *interactive, _ string) {
-	all := settingsOf(ic.h)
+	all := append(settingsOf(ic.h), themeSetting(ic.ui))
 	rows := make([]string, len(all))
 	for i, st := range all {
 		rows[i] = fmt.Sprintf("%-16s %s", st.label, st.current())
