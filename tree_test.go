@@ -16,6 +16,7 @@ import (
 	"pi/provider/faux"
 	"pi/session"
 	"pi/tui"
+	"pi/tui/theme"
 )
 
 // treeApp is an app whose session holds two branches after a shared start:
@@ -504,5 +505,38 @@ func TestSettingsCommandAppliesAndSaves(t *testing.T) {
 	data, _ := os.ReadFile(toml)
 	if got := string(data); got != "# mine\nthinking = \"low\"\nsteering_mode = \"all\"\n" {
 		t.Fatalf("pi.toml:\n%s", got)
+	}
+}
+
+// /settings' theme row lists the built-ins and the theme files, switches at once and saves
+// the choice under [ui].
+func TestSettingsThemeAppliesAndSaves(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	os.MkdirAll(filepath.Join(a.piHome, "themes"), 0o755)
+	os.WriteFile(filepath.Join(a.piHome, "themes", "mine.toml"), []byte("border = 33\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ic := &interactive{h: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
+	screen := &screenLog{}
+	ic.ui = tui.NewApp(screen, 120, 40, ic.callbacks(), tui.Options{ManualFrames: true, Theme: "dark",
+		ThemeDirs: theme.Dirs(a.piHome, a.cwd)})
+	done := make(chan struct{})
+	go func() { defer close(done); ic.command("settings", "") }()
+	screen.waitFor(t, ic.ui, "Settings")
+	typeText(ic.ui, "theme")
+	screen.waitFor(t, ic.ui, "theme            dark")
+	press(ic.ui, tcell.KeyEnter)
+	screen.waitFor(t, ic.ui, "mine")
+	typeText(ic.ui, "mine")
+	press(ic.ui, tcell.KeyEnter)
+	<-done
+	screen.waitFor(t, ic.ui, "theme: mine (saved to")
+	screen.waitFor(t, ic.ui, "\x1b[38;5;33m")
+	if got := ic.ui.ThemeSetting(); got != "mine" {
+		t.Errorf("theme %q after /settings", got)
+	}
+	data, _ := os.ReadFile(filepath.Join(a.piHome, "pi.toml"))
+	if got := string(data); got != "\n[ui]\ntheme = \"mine\"\n" {
+		t.Errorf("pi.toml:\n%q", got)
 	}
 }

@@ -127,9 +127,11 @@ func TestAutoThemeFromTerminal(t *testing.T) {
 			if !out.waitFor(t, tt.want.Border, 10*time.Second) || !out.waitFor(t, "typed-early", 5*time.Second) {
 				t.Fatalf("no %s border or typed text; output %q", tt.want.Name, out.String())
 			}
-			if waited := time.Since(asked); tt.answer == "" && waited < bgTimeout {
+			waited := time.Since(asked)
+			if tt.answer == "" && waited < bgTimeout {
 				t.Errorf("drew after %v, before the timeout", waited)
 			}
+			t.Logf("%s: first frame %v after the question (the test answers 20 ms after it)", tt.name, waited.Round(time.Millisecond))
 			other := theme.Dark()
 			if tt.want.Name == "dark" {
 				other = theme.Light()
