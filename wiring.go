@@ -55,6 +55,11 @@ func assemble(p parts) *harness {
 		SteeringMode: agent.QueueMode(p.cfg.SteeringMode), FollowUpMode: agent.QueueMode(p.cfg.FollowUpMode)})
 	s.agent, s.cfg, s.stderr = h.agent, p.cfg, p.stderr
 	h.agent.Subscribe(s.onEvent)
+	h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+		if ev.Type == agent.EvAgentEnd {
+			h.runEnding.Store(true)
+		}
+	})
 	h.rec = newRecorder(h.agent, p.stderr)
 	h.settings = &settings{agent: h.agent, cfg: p.cfg, rec: h.rec, scripts: s, stderr: p.stderr}
 	h.compactor.agent, h.compactor.rec, h.compactor.settings = h.agent, h.rec, h.settings
