@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"pi/internal/proc"
+	"pi/internal/sandbox"
 	"pi/provider"
 	"pi/provider/anthropic"
 	"pi/provider/ollama"
@@ -39,6 +40,7 @@ type Config struct {
 	Compaction   CompactionConfig `toml:"compaction"`
 	Bash         BashConfig       `toml:"bash"`
 	Lua          LuaConfig        `toml:"lua"`
+	Sandbox      sandbox.Settings `toml:"sandbox"`
 
 	// Files lists the files that were read, in order; Warnings what was ignored in them.
 	Files    []string `toml:"-"`
@@ -198,6 +200,7 @@ func (c *Config) mergeFile(path string, project bool) error {
 		file.Bash.Shell = ""
 	}
 	c.mergeScalars(&file)
+	c.mergeSandbox(path, file.Sandbox, project)
 	for name, p := range file.Providers {
 		c.mergeProvider(path, name, p, project)
 	}
@@ -319,6 +322,9 @@ func (c *Config) validate() error {
 	}
 	if err := c.Stream.validate(); err != nil {
 		return err
+	}
+	if err := c.Sandbox.Validate(); err != nil {
+		return fmt.Errorf("pi.toml: %w", err)
 	}
 	for _, name := range c.providerNames() {
 		p := c.Providers[name]

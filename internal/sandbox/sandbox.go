@@ -33,10 +33,18 @@ type Settings struct {
 // Modes lists the values of Settings.Mode and --sandbox.
 func Modes() []string { return []string{ModeOff, ModeWorkspace} }
 
+// CheckMode refuses a mode that is not one of Modes; the caller names the value.
+func CheckMode(mode string) error {
+	if !slices.Contains(Modes(), mode) {
+		return errors.New(`want "off" or "workspace"`)
+	}
+	return nil
+}
+
 // Validate reports the first setting pi cannot use, naming the key.
 func (s Settings) Validate() error {
-	if s.Mode != "" && !slices.Contains(Modes(), s.Mode) {
-		return fmt.Errorf("sandbox.mode = %q: want \"off\" or \"workspace\"", s.Mode)
+	if err := CheckMode(s.Mode); s.Mode != "" && err != nil {
+		return fmt.Errorf("sandbox.mode = %q: %w", s.Mode, err)
 	}
 	if s.Fallback != "" && s.Fallback != FallbackRefuse && s.Fallback != FallbackWarn {
 		return fmt.Errorf("sandbox.fallback = %q: want \"refuse\" or \"warn\"", s.Fallback)
@@ -75,22 +83,22 @@ const (
 )
 
 // New checks s and the kernel for the project directory project. It returns nil when the mode
-// is off, or when the kernel cannot confine and the fallback is to warn; notice is then the
-// one sentence to show the user. It fails when s is invalid or the kernel cannot do what s
-// asks and the fallback is to refuse.
-func New(s Settings, project string, o Options) (sb *Sandbox, notice string, err error) {
+// is off, or when the kernel cannot confine and the fallback is to warn; notices then holds
+// the one sentence to tell the user, once. It fails when s is invalid, or when the kernel
+// cannot do what s asks and the fallback is to refuse.
+func New(s Settings, project string, o Options) (sb *Sandbox, notices []string, err error) {
 	if o.Mode != "" {
 		s.Mode = o.Mode
 	}
 	if err := s.Validate(); err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if s.Mode != ModeWorkspace {
-		return nil, "", nil
+		return nil, nil, nil
 	}
 	writable, err := writableDirs(s, project, o.Home)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	probe := o.Probe
 	if probe == nil {
@@ -102,19 +110,19 @@ func New(s Settings, project string, o Options) (sb *Sandbox, notice string, err
 	switch {
 	case lack == "":
 	case s.Fallback != FallbackWarn:
-		return nil, "", fmt.Errorf("sandbox: %s; set [sandbox] fallback = \"warn\" in pi.toml to run "+
+		return nil, nil, fmt.Errorf("sandbox: %s; set [sandbox] fallback = \"warn\" in pi.toml to run "+
 			"commands without it, or pass --sandbox off", lack)
 	case abi >= needABIFiles && probeErr == nil: // only the network part is missing
-		notice = "sandbox: " + lack + "; commands may still use the network (fallback = \"warn\")"
+		notices = []string{"sandbox: " + lack + "; commands may still use the network (fallback = \"warn\")"}
 		pol.DenyNetwork = false
 	default:
-		return nil, "sandbox: " + lack + "; commands run unconfined (fallback = \"warn\")", nil
+		return nil, []string{"sandbox: " + lack + "; commands run unconfined (fallback = \"warn\")"}, nil
 	}
 	enc, err := json.Marshal(pol)
 	if err != nil {
-		return nil, "", fmt.Errorf("sandbox: encoding the policy: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: encoding the policy: %w", err)
 	}
-	return &Sandbox{self: selfExe, policy: string(enc)}, notice, nil
+	return &Sandbox{self: selfExe, policy: string(enc)}, notices, nil
 }
 
 // lacking says what the kernel cannot do of what is asked, or "" when it can do it all.

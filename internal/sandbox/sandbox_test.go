@@ -84,11 +84,12 @@ func TestNewFallback(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sb, notice, err := New(tc.s, t.TempDir(), tc.o)
+			sb, notices, err := New(tc.s, t.TempDir(), tc.o)
+			notice := strings.Join(notices, "\n")
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Fatalf("error %v, want %q", err, tc.wantErr)
 			}
-			if tc.wantNotice == "" && notice != "" || !strings.Contains(notice, tc.wantNotice) {
+			if tc.wantNotice == "" && notice != "" || !strings.Contains(notice, tc.wantNotice) || len(notices) > 1 {
 				t.Fatalf("notice %q, want %q", notice, tc.wantNotice)
 			}
 			if (sb != nil) != tc.confined {
