@@ -145,7 +145,11 @@ func writableDirs(s Settings, project, home string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: the project folder %q: %w", project, err)
 	}
-	dirs := []string{abs, os.TempDir()}
+	tmp, err := filepath.Abs(os.TempDir()) // $TMPDIR may be relative
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: the temp folder %q: %w", os.TempDir(), err)
+	}
+	dirs := []string{abs, tmp}
 	for _, p := range s.AllowWrite {
 		if rest, ok := strings.CutPrefix(p, "~/"); ok {
 			if home == "" {

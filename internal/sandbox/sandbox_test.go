@@ -122,6 +122,13 @@ func TestWritableDirs(t *testing.T) {
 	if got := sb.decoded(t).Write; !slices.Equal(got, want) {
 		t.Fatalf("writable %q, want %q", got, want)
 	}
+
+	t.Setenv("TMPDIR", "scratch") // relative: the helper takes absolute folders only
+	sb, _, err = New(Settings{Mode: "workspace"}, "project", Options{Probe: probeABI(7)})
+	wd, _ := os.Getwd()
+	if err != nil || !slices.Equal(sb.decoded(t).Write, []string{filepath.Join(wd, "project"), filepath.Join(wd, "scratch")}) {
+		t.Fatalf("relative folders: %v %v", sb.decoded(t).Write, err)
+	}
 }
 
 // TestConfineRewrite: a confined command starts pi's binary as the helper with the policy,
