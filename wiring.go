@@ -18,6 +18,7 @@ import (
 	"pi/agent"
 	"pi/config"
 	"pi/internal/proc"
+	"pi/internal/sandbox"
 	"pi/lua"
 	"pi/provider"
 	"pi/provider/faux"
@@ -37,6 +38,7 @@ type parts struct {
 	stopAfter    func(context.Context, *provider.Message, []provider.Message) bool
 	modelProblem string
 	spill        *proc.SpillDir // the tools' folder for bash output, which the user's !cmd shares
+	sandbox      *sandbox.Sandbox
 }
 
 // assemble builds the harness around its agent. The caller attaches a session next.
@@ -63,7 +65,8 @@ func assemble(p parts) *harness {
 	h.rec = newRecorder(h.agent, p.stderr)
 	h.settings = &settings{agent: h.agent, cfg: p.cfg, rec: h.rec, scripts: s, stderr: p.stderr}
 	h.compactor.agent, h.compactor.rec, h.compactor.settings = h.agent, h.rec, h.settings
-	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill}
+	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill,
+		confine: p.sandbox.Confine}
 	if r, ok := p.provider.(*provider.Retrying); ok {
 		r.Notify = h.settings.retryNotice
 	}
@@ -83,6 +86,11 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	if p.cfg, err = config.Load(p.piHome, cwd); err != nil {
 		return nil, err
 	}
+	var notices []string // at most one: what the kernel cannot do of what [sandbox] asks
+	if p.sandbox, notices, err = sandbox.New(p.cfg.Sandbox, cwd, sandbox.Options{Mode: o.sandbox}); err != nil {
+		return nil, err
+	}
+	p.cfg.Warnings = append(p.cfg.Warnings, notices...)
 	for _, w := range p.cfg.Warnings {
 		fmt.Fprintln(stderr, "pi: warning:", w)
 	}
@@ -110,7 +118,8 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		p.scripts.askTrust = !o.trust && !o.noExtensions
 	}
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
-		NoProject: o.noExtensions, Host: scriptHost(p.scripts, func() *harness { return h }), AskTrust: askTrust})
+		NoProject: o.noExtensions, Host: scriptHost(p.scripts, func() *harness { return h }), AskTrust: askTrust,
+		Confine: p.sandbox.Confine})
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
@@ -152,7 +161,7 @@ func buildTools(o *cliOptions, p *parts) error {
 	if p.cfg.Bash.TimeoutSeconds > 0 {
 		env.BashTimeout = time.Duration(p.cfg.Bash.TimeoutSeconds) * time.Second
 	}
-	env.Shell = p.cfg.Bash.Shell
+	env.Shell, env.Confine = p.cfg.Bash.Shell, p.sandbox.Confine
 	p.spill = env.Spill
 	for _, name := range tools.Offered() {
 		t, err := tools.New(name, env)
