@@ -235,11 +235,13 @@ func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Write
 		dirs[0] = session.Dir(piHomeDir(), cwd)
 	}
 	if o.allSessions || o.resume {
-		dirs = append(dirs, session.Dir(piAgentDir(), cwd))
+		dirs = append(dirs, session.Dir(session.PiAgentDir(), cwd))
 	}
-	if err := listSessions(ctx, stdout, dirs...); err != nil {
+	infos, err := session.ListAll(ctx, dirs...)
+	if err != nil {
 		fmt.Fprintln(stderr, "pi: listing sessions:", err)
 		return 1
 	}
+	session.WriteList(stdout, infos)
 	return 0
 }

@@ -34,7 +34,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, image
 		})
 		ic.replay(h.agent.MessagesView())
 		ic.updateFooter()
-		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+"\n"+keysHeader(keys))
+		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+"\n"+keys.StartHint())
 		if keysProblem != "" {
 			ui.Notify(tui.LevelWarning, keysProblem)
 		}

@@ -114,7 +114,7 @@ func builtins() []builtin {
 		{tui.Command{Name: "copy", Description: "copy the last reply to the clipboard"}, tuiCopyLast},
 		{tui.Command{Name: "reload", Description: "load the Lua scripts again"}, tuiReload},
 		{tui.Command{Name: "trust", Description: "let this project's .pi/init.lua run, or not", ArgHint: "[on|off]"}, tuiTrust},
-		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(ic *interactive, _ string) { ic.ui.Notify(tui.LevelInfo, hotkeysText(ic.keys)) }},
+		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(ic *interactive, _ string) { ic.ui.Notify(tui.LevelInfo, ic.keys.Help()) }},
 		{tui.Command{Name: "quit", Description: "leave pi"}, func(ic *interactive, _ string) { ic.cancel() }},
 	}
 }
@@ -231,7 +231,7 @@ func tuiResume(ic *interactive, _ string) {
 	if p := ic.h.rec.session().Path(); p != "" {
 		dir = filepath.Dir(p)
 	}
-	infos, err := listSessionsIn(ic.ctx, dir, session.Dir(piAgentDir(), ic.h.cwd)) // pi's own too
+	infos, err := session.ListAll(ic.ctx, dir, session.Dir(session.PiAgentDir(), ic.h.cwd)) // pi's own too
 	if err != nil || len(infos) == 0 {
 		ic.ui.Notify(tui.LevelWarning, "no sessions to resume in "+dir)
 		return
@@ -398,21 +398,6 @@ func tuiSetTrust(ic *interactive, trusted bool) {
 	}
 	ic.commandList()
 	ic.ui.Notify(tui.LevelInfo, msg)
-}
-
-// hotkeysText is /hotkeys: every action with its keys (after [keys] in pi.toml), then what
-// the editor does with what is typed.
-func hotkeysText(keys *tui.Keymap) string {
-	return keys.Help() + `
-escape twice on an empty editor opens /tree · up/down in an empty editor walk the prompts sent
-/command runs a command · @file attaches a file · !cmd runs a command and shows the model · !!cmd runs only
-remap any action in pi.toml: [keys] action = "ctrl+x" (or a list of keys)`
-}
-
-// keysHeader is the start-up line of keys, after [keys] in pi.toml.
-func keysHeader(keys *tui.Keymap) string {
-	return keys.First("submit") + " send · " + keys.First("follow-up") + " queue · " + keys.First("interrupt") +
-		" stop · " + keys.First("clear") + " twice quit · /hotkeys"
 }
 
 // tuiKeymap is pi's keys with [keys] of pi.toml laid over them; a problem with [keys] is

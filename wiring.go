@@ -283,7 +283,7 @@ func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session,
 			return newSessionAt(o.sessionRef, p.cwd)
 		}
 		if err != nil { // perhaps one of the TypeScript pi's sessions, which -r lists too
-			agent := piAgentDir()
+			agent := session.PiAgentDir()
 			if found, err2 := session.Resolve(o.sessionRef, session.Dir(agent, p.cwd), session.SessionsRoot(agent)); err2 == nil {
 				path, err = found, nil
 			}

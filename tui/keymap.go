@@ -153,7 +153,14 @@ func (km *Keymap) First(action string) string {
 	return "unbound"
 }
 
-// Help lists every action with its keys, one per line, for /hotkeys.
+// StartHint is the start-up line naming the keys in force.
+func (km *Keymap) StartHint() string {
+	return km.First("submit") + " send · " + km.First("follow-up") + " queue · " + km.First("interrupt") +
+		" stop · " + km.First("clear") + " twice quit · /hotkeys"
+}
+
+// Help lists every action with its keys, one per line, then what the editor does with what
+// is typed: the text of /hotkeys.
 func (km *Keymap) Help() string {
 	var b strings.Builder
 	for _, bd := range km.bindings {
@@ -167,7 +174,10 @@ func (km *Keymap) Help() string {
 		}
 		b.WriteString(line + "\n")
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	b.WriteString("escape twice on an empty editor opens /tree · up/down in an empty editor walk the prompts sent\n" +
+		"/command runs a command · @file attaches a file · !cmd runs a command and shows the model · !!cmd runs only\n" +
+		`remap any action in pi.toml: [keys] action = "ctrl+x" (or a list of keys)`)
+	return b.String()
 }
 
 // keyNames are the named keys, by the name [keys] uses.
