@@ -13,7 +13,6 @@ import (
 	"pi/provider"
 	"pi/session"
 	"pi/tui"
-	"pi/tui/theme"
 )
 
 // runInteractiveMode runs the terminal UI (DESIGN.md §7) until the user quits. A resumed
@@ -22,8 +21,10 @@ import (
 func runInteractiveMode(ctx context.Context, h *harness, prompts []string, images []provider.Block, pickSession bool) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
-	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Theme: h.cfg.UI.Theme, ThemeDirs: theme.Dirs(h.piHome, h.cwd)}
+	keys, keysProblem := tuiKeymap(h.cfg)
+	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
+	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !hideThinking(h.cfg),
+		Theme: h.cfg.UI.Theme, PiHome: h.piHome}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui = ui
 		close(ic.uiReady)
@@ -34,8 +35,10 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, image
 		})
 		ic.replay(h.agent.MessagesView())
 		ic.updateFooter()
-		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+" · enter send · alt+enter follow-up · "+
-			"esc interrupt · ctrl+c twice quit · /hotkeys for more")
+		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+"\n"+keys.StartHint())
+		if keysProblem != "" {
+			ui.Notify(tui.LevelWarning, keysProblem)
+		}
 		if h.modelProblem != "" {
 			ui.Notify(tui.LevelWarning, "No model yet: "+h.modelProblem+". Then restart pi, or pick one with /model.")
 		}
@@ -68,6 +71,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, image
 type interactive struct {
 	h           *harness
 	ui          *tui.App
+	keys        *tui.Keymap
 	uiReady     chan struct{} // closed once ui is set
 	ctx         context.Context
 	cancel      context.CancelFunc
@@ -113,7 +117,9 @@ func (ic *interactive) callbacks() tui.Callbacks {
 			case "model":
 				ic.async(func() { tuiPickModel(ic) })
 			case "cycle-model":
-				ic.async(func() { tuiCycleModel(ic) })
+				ic.async(func() { tuiCycleModel(ic, 1) })
+			case "cycle-model-back":
+				ic.async(func() { tuiCycleModel(ic, -1) })
 			case "tree":
 				ic.async(func() { tuiTree(ic, "") })
 			default:

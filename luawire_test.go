@@ -171,7 +171,7 @@ end)`), 0o644)
 	if _, err := a.settings.setModel(ctx, "local/one", "set"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.settings.cycleModel(ctx); err != nil {
+	if _, err := a.settings.cycleModel(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	rt.Flush(ctx)

@@ -26,11 +26,15 @@ import (
 
 	"pi/config"
 	"pi/eval"
+	"pi/internal/sandbox"
 
 	"golang.org/x/term"
 )
 
 func main() {
+	if sandbox.IsHelper(os.Args) { // starting a command pi confines: nothing else of pi runs
+		os.Exit(sandbox.RunHelper(os.Args, os.Stderr))
+	}
 	// SIGHUP (the terminal or the ssh session went away) ends pi as SIGTERM does: the run is
 	// aborted and the tools' process groups are killed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

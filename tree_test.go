@@ -16,7 +16,6 @@ import (
 	"pi/provider/faux"
 	"pi/session"
 	"pi/tui"
-	"pi/tui/theme"
 )
 
 // treeApp is an app whose session holds two branches after a shared start:
@@ -519,7 +518,7 @@ func TestSettingsThemeAppliesAndSaves(t *testing.T) {
 	ic := &interactive{h: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
 	screen := &screenLog{}
 	ic.ui = tui.NewApp(screen, 120, 40, ic.callbacks(), tui.Options{ManualFrames: true, Theme: "dark",
-		ThemeDirs: theme.Dirs(a.piHome, a.cwd)})
+		PiHome: a.piHome, Cwd: a.cwd})
 	done := make(chan struct{})
 	go func() { defer close(done); ic.command("settings", "") }()
 	screen.waitFor(t, ic.ui, "Settings")

@@ -70,16 +70,28 @@ func settingsOf(h *harness) []setting {
 	}
 }
 
-// themeSetting is the theme's row: a choice redraws what is still on screen at once.
-func themeSetting(ui *tui.App) setting {
-	return setting{label: "theme", table: "ui", key: "theme", saved: func(v string) any { return v },
-		values: func(context.Context) []string { return ui.Themes() }, current: ui.ThemeSetting,
-		apply: func(_ context.Context, v string) error { return ui.UseTheme(v) }}
+// screenSettings are the settings the terminal UI itself holds.
+func screenSettings(ic *interactive) []setting {
+	onOff := func(context.Context) []string { return []string{"on", "off"} }
+	return []setting{
+		{label: "theme", table: "ui", key: "theme", saved: func(v string) any { return v },
+			values: func(context.Context) []string { return ic.ui.Themes() }, current: ic.ui.ThemeSetting,
+			apply: func(_ context.Context, v string) error { return ic.ui.UseTheme(v) }},
+		{label: "hide thinking", table: "ui", key: "hide_thinking", saved: func(v string) any { return v == "on" },
+			values: onOff,
+			current: func() string {
+				if ic.ui.ThinkingShown() {
+					return "off"
+				}
+				return "on"
+			},
+			apply: func(_ context.Context, v string) error { ic.ui.ShowThinking(v == "off"); return nil }},
+	}
 }
 
 // tuiSettings shows the settings, lets the user pick one and a value, applies it and saves it.
 func tuiSettings(ic *interactive, _ string) {
-	all := append(settingsOf(ic.h), themeSetting(ic.ui))
+	all := append(settingsOf(ic.h), screenSettings(ic)...)
 	rows := make([]string, len(all))
 	for i, st := range all {
 		rows[i] = fmt.Sprintf("%-16s %s", st.label, st.current())

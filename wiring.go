@@ -18,6 +18,7 @@ import (
 	"pi/agent"
 	"pi/config"
 	"pi/internal/proc"
+	"pi/internal/sandbox"
 	"pi/lua"
 	"pi/provider"
 	"pi/provider/faux"
@@ -37,6 +38,7 @@ type parts struct {
 	stopAfter    func(context.Context, *provider.Message, []provider.Message) bool
 	modelProblem string
 	spill        *proc.SpillDir // the tools' folder for bash output, which the user's !cmd shares
+	sandbox      *sandbox.Sandbox
 }
 
 // assemble builds the harness around its agent. The caller attaches a session next.
@@ -55,10 +57,16 @@ func assemble(p parts) *harness {
 		SteeringMode: agent.QueueMode(p.cfg.SteeringMode), FollowUpMode: agent.QueueMode(p.cfg.FollowUpMode)})
 	s.agent, s.cfg, s.stderr = h.agent, p.cfg, p.stderr
 	h.agent.Subscribe(s.onEvent)
+	h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+		if ev.Type == agent.EvAgentEnd {
+			h.runEnding.Store(true)
+		}
+	})
 	h.rec = newRecorder(h.agent, p.stderr)
 	h.settings = &settings{agent: h.agent, cfg: p.cfg, rec: h.rec, scripts: s, stderr: p.stderr}
 	h.compactor.agent, h.compactor.rec, h.compactor.settings = h.agent, h.rec, h.settings
-	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill}
+	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill,
+		confine: p.sandbox.Confine}
 	if r, ok := p.provider.(*provider.Retrying); ok {
 		r.Notify = h.settings.retryNotice
 	}
@@ -78,6 +86,11 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	if p.cfg, err = config.Load(p.piHome, cwd); err != nil {
 		return nil, err
 	}
+	var notices []string // at most one: what the kernel cannot do of what [sandbox] asks
+	if p.sandbox, notices, err = sandbox.New(p.cfg.Sandbox, cwd, sandbox.Options{Mode: o.sandbox}); err != nil {
+		return nil, err
+	}
+	p.cfg.Warnings = append(p.cfg.Warnings, notices...)
 	for _, w := range p.cfg.Warnings {
 		fmt.Fprintln(stderr, "pi: warning:", w)
 	}
@@ -105,7 +118,8 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		p.scripts.askTrust = !o.trust && !o.noExtensions
 	}
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
-		NoProject: o.noExtensions, Host: scriptHost(p.scripts, func() *harness { return h }), AskTrust: askTrust})
+		NoProject: o.noExtensions, Host: scriptHost(p.scripts, func() *harness { return h }), AskTrust: askTrust,
+		Confine: p.sandbox.Confine})
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
@@ -147,7 +161,7 @@ func buildTools(o *cliOptions, p *parts) error {
 	if p.cfg.Bash.TimeoutSeconds > 0 {
 		env.BashTimeout = time.Duration(p.cfg.Bash.TimeoutSeconds) * time.Second
 	}
-	env.Shell = p.cfg.Bash.Shell
+	env.Shell, env.Confine = p.cfg.Bash.Shell, p.sandbox.Confine
 	p.spill = env.Spill
 	for _, name := range tools.Offered() {
 		t, err := tools.New(name, env)
@@ -269,7 +283,7 @@ func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session,
 			return newSessionAt(o.sessionRef, p.cwd)
 		}
 		if err != nil { // perhaps one of the TypeScript pi's sessions, which -r lists too
-			agent := piAgentDir()
+			agent := session.PiAgentDir()
 			if found, err2 := session.Resolve(o.sessionRef, session.Dir(agent, p.cwd), session.SessionsRoot(agent)); err2 == nil {
 				path, err = found, nil
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"pi/internal/proc"
+	"pi/internal/sandbox"
 	"pi/provider"
 	"pi/provider/anthropic"
 	"pi/provider/ollama"
@@ -41,6 +42,7 @@ type Config struct {
 	Lua          LuaConfig        `toml:"lua"`
 	UI           UIConfig         `toml:"ui"`
 	Keys         map[string]any   `toml:"keys"` // action = "key" or ["key", ...]; see KeyBindings
+	Sandbox      sandbox.Settings `toml:"sandbox"`
 
 	// Files lists the files that were read, in order; Warnings what was ignored in them.
 	Files    []string `toml:"-"`
@@ -201,6 +203,7 @@ func (c *Config) mergeFile(path string, project bool) error {
 	}
 	c.mergeScalars(&file)
 	c.mergeUI(&file)
+	c.mergeSandbox(path, file.Sandbox, project)
 	for name, p := range file.Providers {
 		c.mergeProvider(path, name, p, project)
 	}
@@ -325,6 +328,9 @@ func (c *Config) validate() error {
 	}
 	if _, err := c.KeyBindings(); err != nil {
 		return err
+	}
+	if err := c.Sandbox.Validate(); err != nil {
+		return fmt.Errorf("pi.toml: %w", err)
 	}
 	for _, name := range c.providerNames() {
 		p := c.Providers[name]

@@ -23,7 +23,8 @@ func (v *vm) exec(L *lua.LState) int {
 	timeout := optSeconds(L, opts, "timeout")
 	return v.await(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
 		// in a process group of its own: a timeout or an abort kills the children too
-		res, err := proc.Capture(ctx, proc.CaptureSpec{Command: command, Dir: dir, Stdin: stdin, Timeout: timeout})
+		res, err := proc.Capture(ctx, proc.CaptureSpec{Command: command, Dir: dir, Stdin: stdin, Timeout: timeout,
+			Confine: v.r.opts.Confine})
 		if err != nil {
 			return errorResult(fmt.Errorf("pi.exec: %w", err))
 		}

@@ -11,6 +11,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"pi/internal/proc"
 	"pi/tools"
 )
 
@@ -45,6 +46,8 @@ type Options struct {
 	// MemoryLimit is how many bytes Go's heap may grow past its size at New while Lua code
 	// runs; a call that goes over is stopped. 0: DefaultMemoryLimit.
 	MemoryLimit int64
+	// Confine, when set, confines the commands pi.exec starts (the OS sandbox).
+	Confine proc.Confiner
 
 	Host Host
 }

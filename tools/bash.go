@@ -83,7 +83,7 @@ func runShellTool(ctx context.Context, env *Env, spec proc.ShellSpec, args map[s
 	} else if !fi.IsDir() {
 		return Result{}, fmt.Errorf("working directory %s is not a directory", env.Cwd)
 	}
-	spec.Command, spec.Dir, spec.Timeout, spec.Spill = command, env.Cwd, timeout, env.Spill
+	spec.Command, spec.Dir, spec.Timeout, spec.Spill, spec.Confine = command, env.Cwd, timeout, env.Spill, env.Confine
 	spec.MaxBytes, spec.MaxLines = DefaultMaxBytes, DefaultMaxLines
 	if onUpdate != nil {
 		spec.OnUpdate = func(o proc.Output) { onUpdate(shellResult(o)) }

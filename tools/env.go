@@ -49,6 +49,8 @@ type Env struct {
 	// os.TempDir() (its folder is made on the first spill); Close removes it. Nil keeps no
 	// file of the full output.
 	Spill *proc.SpillDir
+	// Confine, when set, confines every command the shell tools start (the OS sandbox).
+	Confine proc.Confiner
 
 	mu    sync.Mutex
 	seed  maphash.Seed

@@ -41,15 +41,18 @@ type Options struct {
 	// ShowThinking opens thinking blocks from the start (pi's hideThinkingBlock = false);
 	// Ctrl+T toggles them either way.
 	ShowThinking bool
+	// Keys maps keys to actions; nil is pi's default keys.
+	Keys *Keymap
 	// ManualFrames disables the frame timer: frames are drawn only by Flush. Tests and
 	// benchmarks use it to get deterministic output.
 	ManualFrames bool
 	Now          func() time.Time // clock, for tests
 	// Theme is the [ui] theme setting: "auto" (or ""), "dark", "light", the name of a theme
-	// file in ThemeDirs, or a path ending in .toml (see package theme). A theme that cannot be
-	// read leaves the built-in one for the background, with a warning on screen.
-	Theme     string
-	ThemeDirs []string
+	// file in $PI_HOME/themes or Cwd's .pi/themes, or a path ending in .toml (see package
+	// theme). A theme that cannot be read leaves the built-in one for the background, with a
+	// warning on screen.
+	Theme  string
+	PiHome string
 	// darkBackground tells what the terminal's background is, for Theme "auto"; Run asks the
 	// terminal, otherwise it is COLORFGBG's word or dark.
 	darkBackground func() bool
@@ -85,7 +88,8 @@ type App struct {
 	retry      *retryView
 
 	theme        *theme.Theme
-	themeSetting string // the setting theme came from
+	themeSetting string   // the setting theme came from
+	themeDirs    []string // where theme files are looked up
 	editor       *Editor
 	complete     completer
 	modal        *modal // an open question replaces the editor
@@ -130,6 +134,9 @@ func NewApp(w io.Writer, width, height int, cb Callbacks, opts Options) *App {
 	if now == nil {
 		now = time.Now
 	}
+	if opts.Keys == nil {
+		opts.Keys = DefaultKeymap()
+	}
 	a := &App{cb: cb, opts: opts, now: now, term: w,
 		tools: map[string]*toolView{}, editor: NewEditor(), showThinking: opts.ShowThinking}
 	a.r = NewRenderer(&a.out, width, height)
@@ -138,7 +145,8 @@ func NewApp(w io.Writer, width, height int, cb Callbacks, opts Options) *App {
 	if a.opts.darkBackground == nil {
 		a.opts.darkBackground = envBackground
 	}
-	th, err := theme.Resolve(opts.Theme, opts.ThemeDirs, a.opts.darkBackground())
+	a.themeDirs = theme.Dirs(opts.PiHome, opts.Cwd)
+	th, err := theme.Resolve(opts.Theme, a.themeDirs, a.opts.darkBackground())
 	a.theme, a.themeSetting = th, opts.Theme
 	a.editor.BorderStyle = th.Border
 	if err != nil {
@@ -171,7 +179,7 @@ func (a *App) SetTheme(th *theme.Theme) {
 
 // UseTheme switches to the theme a [ui] theme setting names (see Options.Theme).
 func (a *App) UseTheme(setting string) error {
-	th, err := theme.Resolve(setting, a.opts.ThemeDirs, a.opts.darkBackground())
+	th, err := theme.Resolve(setting, a.themeDirs, a.opts.darkBackground())
 	if err != nil {
 		return err
 	}
@@ -193,7 +201,7 @@ func (a *App) ThemeSetting() string {
 }
 
 // Themes lists the theme settings to choose from: auto, dark, light and the theme files found.
-func (a *App) Themes() []string { return theme.Names(a.opts.ThemeDirs) }
+func (a *App) Themes() []string { return theme.Names(a.themeDirs) }
 
 // add appends an entry to the live region.
 func (a *App) add(e entry) {
@@ -341,6 +349,21 @@ func (a *App) SetStatus(text string) {
 	defer a.unlock()
 	a.status = text
 	a.requestRender()
+}
+
+// ShowThinking opens (or collapses) thinking blocks, as Ctrl+T does.
+func (a *App) ShowThinking(on bool) {
+	a.mu.Lock()
+	defer a.unlock()
+	a.showThinking = on
+	a.requestRender()
+}
+
+// ThinkingShown says whether thinking blocks are open.
+func (a *App) ThinkingShown() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.showThinking
 }
 
 // SetQueue shows the steering and follow-up messages waiting for delivery.

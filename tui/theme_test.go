@@ -176,7 +176,9 @@ func TestSetThemeRedrawsTheLiveRegion(t *testing.T) {
 // A theme file named in the settings is used; a broken one leaves the built-in theme, with a
 // warning that names the file and the key.
 func TestThemeFromSettings(t *testing.T) {
-	dir := t.TempDir()
+	home := t.TempDir()
+	dir := filepath.Join(home, "themes")
+	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "mine.toml"), []byte("extends = \"light\"\naccent = \"#123456\"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.toml"), []byte("accent = \"blue\"\n"), 0o644)
 	for _, tt := range []struct{ setting, accent, warning string }{
@@ -184,8 +186,8 @@ func TestThemeFromSettings(t *testing.T) {
 		{"bad", theme.Dark().Accent, `bad.toml: accent = "blue"`},
 		{"nope", theme.Dark().Accent, `theme "nope": no nope.toml in ` + dir},
 	} {
-		term := newVT(80, 24)
-		app := NewApp(term, 80, 24, Callbacks{}, Options{ManualFrames: true, Cwd: dir, Theme: tt.setting, ThemeDirs: []string{dir},
+		term := newVT(240, 24)
+		app := NewApp(term, 240, 24, Callbacks{}, Options{ManualFrames: true, Theme: tt.setting, PiHome: home,
 			darkBackground: func() bool { return true }})
 		app.AddUserMessage("hi")
 		app.Flush()
@@ -197,7 +199,7 @@ func TestThemeFromSettings(t *testing.T) {
 			t.Errorf("%s: no warning %q on screen:\n%s", tt.setting, tt.warning, screen)
 		}
 	}
-	app := NewApp(newVT(80, 24), 80, 24, Callbacks{}, Options{ManualFrames: true, ThemeDirs: []string{dir}})
+	app := NewApp(newVT(80, 24), 80, 24, Callbacks{}, Options{ManualFrames: true, PiHome: home})
 	if got := strings.Join(app.Themes(), " "); got != "auto dark light bad mine" {
 		t.Errorf("Themes() = %q", got)
 	}
