@@ -186,13 +186,13 @@ func versionText() string {
 const piVersion = "0.13.0"
 
 // runListModels prints every model the configured and local providers offer.
-func runListModels(ctx context.Context, stdout, stderr io.Writer) int {
+func runListModels(ctx context.Context, trust bool, stdout, stderr io.Writer) int {
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
-	cfg, err := config.Load(piHomeDir(), cwd)
+	cfg, err := config.Load(piHomeDir(), cwd, projectTrusted(trust, piHomeDir(), cwd))
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1

@@ -43,7 +43,7 @@ func driveEval(ctx context.Context, r eval.Run) (eval.Outcome, error) {
 
 // checkEvalModel resolves pi eval's model with the user's configuration.
 func checkEvalModel(ctx context.Context, model string) error {
-	cfg, err := config.Load(piHomeDir(), "")
+	cfg, err := config.Load(piHomeDir(), "", false)
 	if err != nil {
 		return err
 	}

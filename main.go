@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	if opts.listModels {
-		return runListModels(ctx, stdout, stderr)
+		return runListModels(ctx, opts.trust, stdout, stderr)
 	}
 	interactive := opts.mode == "" && !opts.print && isTerminal(stdin)
 	if subcommand(opts, "sessions") || opts.resume && !interactive {

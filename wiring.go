@@ -75,10 +75,10 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 		}
 	}
 	p := parts{cwd: cwd, piHome: piHomeDir(), stderr: stderr, stopAfter: o.stopAfterTurn}
-	if p.cfg, err = config.Load(p.piHome, cwd); err != nil {
+	if p.cfg, err = config.Load(p.piHome, cwd, projectTrusted(o.trust, p.piHome, cwd)); err != nil {
 		return nil, err
 	}
-	for _, w := range p.cfg.Warnings {
+	for _, w := range append(p.cfg.Warnings, ignoredProjectKeys(p.cfg, cwd)...) {
 		fmt.Fprintln(stderr, "pi: warning:", w)
 	}
 	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)

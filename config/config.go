@@ -32,13 +32,19 @@ type Config struct {
 	Stream    StreamConfig               `toml:"stream"`
 	Providers map[string]*ProviderConfig `toml:"providers"`
 
-	Tools        []string         `toml:"tools"`          // active tools; default read, bash, edit, write
-	SteeringMode string           `toml:"steering_mode"`  // one-at-a-time (default) or all
-	FollowUpMode string           `toml:"follow_up_mode"` // one-at-a-time (default) or all
-	SessionDir   string           `toml:"session_dir"`    // where sessions go instead of $PI_HOME/sessions/<cwd>
-	Compaction   CompactionConfig `toml:"compaction"`
-	Bash         BashConfig       `toml:"bash"`
-	Lua          LuaConfig        `toml:"lua"`
+	Tools        []string          `toml:"tools"`          // active tools; default read, bash, edit, write
+	SteeringMode string            `toml:"steering_mode"`  // one-at-a-time (default) or all
+	FollowUpMode string            `toml:"follow_up_mode"` // one-at-a-time (default) or all
+	SessionDir   string            `toml:"session_dir"`    // where sessions go instead of $PI_HOME/sessions/<cwd>
+	Compaction   CompactionConfig  `toml:"compaction"`
+	Bash         BashConfig        `toml:"bash"`
+	Lua          LuaConfig         `toml:"lua"`
+	Permissions  PermissionsConfig `toml:"permissions"` // safety.go
+	Secrets      SecretsConfig     `toml:"secrets"`
+
+	// ProjectIgnored lists the keys of the project's pi.toml that were not applied because
+	// its directory is not trusted (see Load).
+	ProjectIgnored []string `toml:"-"`
 
 	// Files lists the files that were read, in order; Warnings what was ignored in them.
 	Files    []string `toml:"-"`
@@ -149,7 +155,10 @@ func builtinProviders() map[string]*ProviderConfig {
 // file that does not parse is an error naming it. The project file is trusted less: it cannot
 // name where keys come from, nor point a provider that has a key somewhere else, since a
 // cloned repository could otherwise run commands or send the user's key to its own server.
-func Load(piHome, cwd string) (*Config, error) {
+// Unless projectTrusted (the user trusted the directory, as for its .pi/init.lua), it sets
+// only what can neither send data anywhere nor run anything (see untrustedKeys); the rest
+// is listed in ProjectIgnored.
+func Load(piHome, cwd string, projectTrusted bool) (*Config, error) {
 	c := &Config{Providers: builtinProviders(), sections: map[string]any{}, getenv: os.Getenv, runCmd: runKeyCmd}
 	var paths []string
 	if piHome != "" {
@@ -162,14 +171,15 @@ func Load(piHome, cwd string) (*Config, error) {
 		if i == 1 && len(paths) == 2 && filepath.Clean(path) == filepath.Clean(paths[0]) {
 			break // started in the home directory: the project file is the user's file
 		}
-		if err := c.mergeFile(path, i == 1 || piHome == ""); err != nil {
+		project := i == 1 || piHome == ""
+		if err := c.mergeFile(path, project, project && !projectTrusted); err != nil {
 			return nil, err
 		}
 	}
 	return c, c.validate()
 }
 
-func (c *Config) mergeFile(path string, project bool) error {
+func (c *Config) mergeFile(path string, project, untrusted bool) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -192,12 +202,17 @@ func (c *Config) mergeFile(path string, project bool) error {
 			c.warnf("%s: unknown key %q ignored", path, key.String())
 		}
 	}
+	if untrusted {
+		file, c.ProjectIgnored = untrustedPart(&file, md)
+		safeSections(sections)
+	}
 	mergeSections(c.sections, sections)
 	if project && file.Bash.Shell != "" {
 		c.warnf("%s: bash.shell is only read from $PI_HOME/pi.toml; ignored", path)
 		file.Bash.Shell = ""
 	}
 	c.mergeScalars(&file)
+	c.mergeSafety(&file, untrusted)
 	for name, p := range file.Providers {
 		c.mergeProvider(path, name, p, project)
 	}
@@ -318,6 +333,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.Stream.validate(); err != nil {
+		return err
+	}
+	if err := c.Permissions.validate(); err != nil {
 		return err
 	}
 	for _, name := range c.providerNames() {
