@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"pi/session"
 )
 
 // TestUntrustedProjectProviderGetsNoRequest: a cloned repository's .pi/pi.toml that points a
@@ -45,5 +47,67 @@ func TestUntrustedProjectProviderGetsNoRequest(t *testing.T) {
 	run(context.Background(), []string{"--no-session", "--trust", "-p", "here is my code"}, strings.NewReader(""), &stdout, &stderr)
 	if requests.Load() == 0 {
 		t.Fatalf("with --trust the project's provider was not used: %q", stderr.String())
+	}
+}
+
+// TestToolsNeverSeeKeys: the bash tool's and pi.exec's environment lacks the providers' key
+// variables and secret-looking names (except those allowed); a key that still reaches tool
+// output (a .env file, pi's own /proc environ) is [redacted] in the JSON stream, the session
+// file and the HTML export.
+func TestToolsNeverSeeKeys(t *testing.T) {
+	const key = "wk-0123456789abcdef"
+	dir, home := t.TempDir(), t.TempDir()
+	t.Setenv("PI_HOME", home)
+	t.Setenv("WORK_LLM_CREDENTIAL", key)
+	t.Setenv("MY_GITHUB_TOKEN", "ghp-not-for-the-model")
+	t.Setenv("ALLOWED_TOKEN", "kept-on-purpose")
+	t.Chdir(dir)
+	os.WriteFile(filepath.Join(home, "pi.toml"), []byte("[providers.work]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"+
+		"api_key_env = \"WORK_LLM_CREDENTIAL\"\n[secrets]\nallow_env = [\"ALLOWED_TOKEN\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "init.lua"), []byte(`pi.register_tool{name = "envdump", description = "env",
+		execute = function() return "lua:\n" .. pi.exec("env").stdout end}`), 0o644)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("WORK_LLM_CREDENTIAL="+key+"\n"), 0o644)
+	script := filepath.Join(t.TempDir(), "script.json")
+	os.WriteFile(script, []byte(`[
+	 {"content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "env; cat .env; [ -r /proc/$PPID/environ ] && tr '\\0' '\\n' < /proc/$PPID/environ | grep WORK_LLM"}}]},
+	 {"content": [{"type": "toolCall", "id": "c2", "name": "envdump", "arguments": {}}, {"type": "toolCall", "id": "c3", "name": "read", "arguments": {"path": ".env"}}]},
+	 {"content": [{"type": "text", "text": "done"}]}]`), 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--mode", "json", "--faux-script", script, "look"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"ALLOWED_TOKEN=kept-on-purpose", "lua:", "[redacted]", "HOME="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the JSON stream lacks %q", want)
+		}
+	}
+	for _, banned := range []string{"WORK_LLM_CREDENTIAL=wk", "MY_GITHUB_TOKEN="} {
+		if strings.Contains(strings.ReplaceAll(out, `\n`, "\n"), "\n"+banned) {
+			t.Errorf("a tool's environment had %q", banned)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files %v", files)
+	}
+	sessionText, _ := os.ReadFile(files[0])
+	sess, err := session.Open(context.Background(), files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := sess.Context()
+	page, err := exportHTML(sess, c.Messages, "faux", dir, filepath.Join(dir, "export.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, _ := os.ReadFile(page)
+	for name, text := range map[string]string{"JSON stream": out, "session": string(sessionText), "export": string(html)} {
+		if strings.Contains(text, key) {
+			t.Errorf("the key is in the %s", name)
+		}
+		if !strings.Contains(text, "[redacted]") {
+			t.Errorf("the %s does not show [redacted]", name)
+		}
 	}
 }

@@ -47,8 +47,9 @@ func assemble(p parts) *harness {
 	s := p.scripts
 	active, _ := s.selectActive(false)
 	h.compactor = &compactor{scripts: s}
+	secret := p.cfg.SecretPolicy() // key values never reach the model, the session or an export
 	hooks := agent.Hooks{PrepareNextTurn: h.compactor.prepareNextTurn, ConvertToLLM: session.ToLLM,
-		ShouldStopAfterTurn: p.stopAfter}
+		ShouldStopAfterTurn: p.stopAfter, Redact: func(r tools.Result) tools.Result { return r.Redacted(secret.Redact) }}
 	s.hooks(&hooks)
 	h.agent = agent.New(agent.Config{Provider: p.provider, Model: p.model, Thinking: p.thinking,
 		SystemPrompt: BuildSystemPrompt(withTools(s.parts, active)), Tools: active, Hooks: hooks,
@@ -105,7 +106,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		p.scripts.askTrust = !o.trust && !o.noExtensions
 	}
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
-		NoProject: o.noExtensions, Host: scriptHost(p.scripts, func() *harness { return h }), AskTrust: askTrust})
+		NoProject: o.noExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *harness { return h }), AskTrust: askTrust})
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
@@ -147,7 +148,8 @@ func buildTools(o *cliOptions, p *parts) error {
 	if p.cfg.Bash.TimeoutSeconds > 0 {
 		env.BashTimeout = time.Duration(p.cfg.Bash.TimeoutSeconds) * time.Second
 	}
-	env.Shell = p.cfg.Bash.Shell
+	env.Shell, env.Environ = p.cfg.Bash.Shell, p.cfg.SecretPolicy().Environ
+	env.WriteNeedsRead = p.cfg.Permissions.WriteNeedsRead()
 	p.spill = env.Spill
 	for _, name := range tools.Offered() {
 		t, err := tools.New(name, env)

@@ -162,6 +162,7 @@ func (a *Agent) execute(ctx context.Context, c *callState) {
 		if settled.Load() {
 			return // updates after the tool returned are stale
 		}
+		partial = a.redact(partial)
 		a.emit(ctx, Event{Type: EvToolExecutionUpdate, ToolCallID: c.call.ID, ToolName: c.call.Name,
 			Args: c.call.Args, Result: &partial})
 	}
@@ -174,7 +175,7 @@ func (a *Agent) execute(ctx context.Context, c *callState) {
 	case err != nil:
 		res = tools.ErrorResult(err.Error())
 	}
-	c.result, c.done = res, true
+	c.result, c.done = a.redact(res), true
 	if a.hooks.AfterToolCall == nil {
 		return
 	}
@@ -184,6 +185,14 @@ func (a *Agent) execute(ctx context.Context, c *callState) {
 		return
 	}
 	applyOverride(&c.result, override)
+	c.result = a.redact(c.result)
+}
+
+func (a *Agent) redact(r tools.Result) tools.Result {
+	if a.hooks.Redact == nil {
+		return r
+	}
+	return a.hooks.Redact(r)
 }
 
 func safeExecute(ctx context.Context, c *callState, onUpdate func(tools.Result)) (res tools.Result, err error) {

@@ -53,6 +53,7 @@ type Config struct {
 	sections map[string]any                                // every top-level table as merged, for Section
 	getenv   func(string) string                           // os.Getenv; tests replace it
 	runCmd   func(context.Context, string) (string, error) // runs api_key_cmd
+	keysRead *keyRing                                      // what api_key_cmd printed, for redaction
 }
 
 // CompactionConfig is the [compaction] table. Zero token budgets scale with the model's
@@ -159,7 +160,8 @@ func builtinProviders() map[string]*ProviderConfig {
 // only what can neither send data anywhere nor run anything (see untrustedKeys); the rest
 // is listed in ProjectIgnored.
 func Load(piHome, cwd string, projectTrusted bool) (*Config, error) {
-	c := &Config{Providers: builtinProviders(), sections: map[string]any{}, getenv: os.Getenv, runCmd: runKeyCmd}
+	c := &Config{Providers: builtinProviders(), sections: map[string]any{}, getenv: os.Getenv, runCmd: runKeyCmd,
+		keysRead: &keyRing{}}
 	var paths []string
 	if piHome != "" {
 		paths = append(paths, filepath.Join(piHome, "pi.toml"))
@@ -609,6 +611,7 @@ func (c *Config) apiKey(ctx context.Context, name string, pc *ProviderConfig) (s
 		if key == "" {
 			return "", fmt.Errorf("providers.%s: api_key_cmd printed nothing", name)
 		}
+		c.keysRead.add(key)
 		return key, nil
 	case pc.APIKeyEnv != "":
 		key := strings.TrimSpace(c.getenv(pc.APIKeyEnv))

@@ -10,8 +10,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
+
+	"pi/internal/secrets"
 )
 
 // PermissionsConfig is the [permissions] table.
@@ -137,4 +140,60 @@ func safeSections(sections map[string]any) {
 			delete(sections, k)
 		}
 	}
+}
+
+// keyRing remembers the keys api_key_cmd printed, so that they can be redacted from tool
+// output; it never leaves the process.
+type keyRing struct {
+	mu   sync.Mutex
+	keys []string
+}
+
+func (k *keyRing) add(key string) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !slices.Contains(k.keys, key) {
+		k.keys = append(k.keys, key)
+	}
+}
+
+func (k *keyRing) list() []string {
+	if k == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.keys)
+}
+
+// KeyVars names the variables any provider reads its key from (api_key_env).
+func (c *Config) KeyVars() []string {
+	var out []string
+	for _, name := range c.providerNames() {
+		if v := c.Providers[name].APIKeyEnv; v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// KeyValues are the keys pi knows of now: the values of KeyVars, and what api_key_cmd printed
+// so far.
+func (c *Config) KeyValues() []string {
+	var out []string
+	for _, v := range c.KeyVars() {
+		if key := strings.TrimSpace(c.getenv(v)); key != "" {
+			out = append(out, key)
+		}
+	}
+	return append(out, c.keysRead.list()...)
+}
+
+// SecretPolicy is what tools' processes and output must not carry: the key variables and
+// secret-looking names less [secrets] allow_env, and the key values.
+func (c *Config) SecretPolicy() *secrets.Policy {
+	return &secrets.Policy{KeyVars: c.KeyVars(), Allow: c.Secrets.AllowEnv, Values: c.KeyValues}
 }

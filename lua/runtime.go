@@ -38,6 +38,9 @@ type Options struct {
 	Disabled []string
 	// NoProject skips the project script entirely (tests, --no-extensions).
 	NoProject bool
+	// Environ is the environment pi.exec's commands get (pi's without the key variables); nil
+	// means this process's.
+	Environ func() []string
 
 	HookTimeout    time.Duration // per handler; 0: DefaultHookTimeout
 	ToolTimeout    time.Duration // Lua tools without their own timeout; 0: DefaultToolTimeout
