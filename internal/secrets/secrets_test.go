@@ -55,4 +55,3 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
-
