@@ -56,6 +56,7 @@ type ToolCall struct {
 	Name      string
 	Args      map[string]any
 	Assistant *provider.Message
+	ReadOnly  bool // the tool's Info says it changes nothing
 }
 
 // ToolCallDecision is what BeforeToolCall decided.

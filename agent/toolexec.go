@@ -34,8 +34,9 @@ func (a *Agent) executeToolCalls(ctx context.Context, assistant *provider.Messag
 	for i, b := range blocks {
 		calls[i] = &callState{call: ToolCall{ID: b.ID, Name: b.Name, Args: b.Arguments, Assistant: assistant},
 			tool: findTool(active, b.Name)}
-		if calls[i].tool != nil && calls[i].tool.Info().Sequential {
-			sequential = true
+		if t := calls[i].tool; t != nil {
+			sequential = sequential || t.Info().Sequential
+			calls[i].call.ReadOnly = t.Info().ReadOnly
 		}
 	}
 	if assistant.StopReason == provider.StopLength {

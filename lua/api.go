@@ -62,7 +62,10 @@ func (v *vm) on(L *lua.LState) int {
 	if !knownEvent(event) {
 		L.ArgError(1, fmt.Sprintf("unknown event %q", event))
 	}
-	h := handler{fn: fn, late: lua.LVAsBool(opts.RawGetString("late")), script: v.script}
+	h := handler{fn: fn, late: lua.LVAsBool(opts.RawGetString("late")), guard: lua.LVAsBool(opts.RawGetString("guard")), script: v.script}
+	if h.guard && event != "tool_call" {
+		L.ArgError(3, fmt.Sprintf("guard is for tool_call handlers, not %q", event))
+	}
 	hs := v.handlers[event]
 	i := len(hs)
 	if !h.late { // normal handlers run before late ones, each group in load order

@@ -68,6 +68,7 @@ type Runtime struct {
 	tools   []tools.Tool
 	cmds    []Command
 	events  map[string]int // handler count per event, so callers skip work nobody listens to
+	guards  int            // guard tool_call handlers, which fail closed
 	notices []Notice
 	async   int             // observe-only tasks not finished yet
 	idle    []chan struct{} // Flush waiters, closed when async reaches 0

@@ -20,6 +20,9 @@ type Info struct {
 	Parameters  json.RawMessage // a JSON Schema object
 	// Sequential tools never run alongside others: a batch with one runs one call at a time.
 	Sequential bool
+	// ReadOnly tools change nothing (files, processes, the world): permission modes let them
+	// run without asking.
+	ReadOnly bool
 	// Snippet is the one line the system prompt lists for this tool; Guidelines are short
 	// bullets added to the prompt's guidelines while the tool is active.
 	Snippet    string
