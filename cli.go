@@ -34,6 +34,8 @@ type cliOptions struct {
 	fauxScript     string
 	trust          bool
 	noExtensions   bool
+	permissions    string // --permissions: auto, ask or read-only over [permissions] mode
+	yes            bool   // --yes: permission questions nobody can be asked are answered yes
 	listModels     bool
 	continueLast   bool
 	resume         bool
@@ -104,6 +106,8 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.listModels, "list-models", false, "list the models of every configured and local provider")
 	fs.BoolVar(&o.trust, "trust", false, "run this project's .pi/init.lua for this run (otherwise only in trusted directories)")
 	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua")
+	fs.StringVar(&o.permissions, "permissions", "", "auto, ask (before calls that can change something) or read-only")
+	fs.BoolVar(&o.yes, "yes", false, "answer permission questions yes where nobody can be asked (print and JSON modes)")
 	fs.StringVar(&o.fauxScript, "faux-script", "", "test aid: replay scripted replies from a JSON file instead of calling a model")
 	fs.BoolVar(&o.allSessions, "all", false, "with pi sessions: also the TypeScript pi's sessions of this directory")
 	fs.BoolVar(&o.version, "v", false, "print pi's version")

@@ -118,6 +118,10 @@ func checkOptions(o *cliOptions, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pi: --thinking %q: want one of %s\n", o.thinking, strings.Join(config.ThinkingLevels(), ", "))
 		return 2
 	}
+	if o.permissions != "" && !config.IsPermissionMode(o.permissions) {
+		fmt.Fprintf(stderr, "pi: --permissions %q: want %s\n", o.permissions, strings.Join(config.PermissionModes(), ", "))
+		return 2
+	}
 	if o.mode == "rpc" && len(o.files) > 0 {
 		fmt.Fprintln(stderr, "pi: @file arguments need a prompt to join; in rpc mode send images with the prompt command")
 		return 2

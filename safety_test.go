@@ -111,3 +111,57 @@ func TestToolsNeverSeeKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestPermissionsInPrintMode: --permissions read-only refuses an edit with a clear message and
+// pi -p still exits 0 with the model's answer; ask mode refuses where nobody can be asked,
+// unless --yes; a switched-off policy refuses everything rather than nothing.
+func TestPermissionsInPrintMode(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "script.json")
+	os.WriteFile(script, []byte(`[
+	 {"content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.txt"}}]},
+	 {"content": [{"type": "toolCall", "id": "c2", "name": "edit", "arguments": {"path": "a.txt", "edits": [{"oldText": "one", "newText": "two"}]}}]},
+	 {"content": [{"type": "text", "text": "I could not change it."}]}]`), 0o644)
+	tests := []struct {
+		name, toml string
+		args       []string
+		changed    bool
+		reason     string
+	}{
+		{"read-only", "", []string{"--permissions", "read-only"}, false, "read-only mode"},
+		{"ask without anyone to ask", "", []string{"--permissions", "ask"}, false, "--yes"},
+		{"ask with --yes", "", []string{"--permissions", "ask", "--yes"}, true, ""},
+		{"deny rule in auto mode", "[permissions]\ndeny = [\"edit:*.txt\"]\n", nil, false, `refuses it`},
+		{"allow rule in read-only mode", "[permissions]\nallow = [\"edit:a.txt\"]\n", []string{"--permissions", "read-only"}, true, ""},
+		{"policy switched off", "[lua]\ndisable = [\"permissions\"]\n", []string{"--permissions", "ask", "--yes"}, false, "no permission policy approved"},
+		{"auto", "", nil, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, home := t.TempDir(), t.TempDir()
+			t.Setenv("PI_HOME", home)
+			t.Chdir(dir)
+			os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644)
+			os.WriteFile(filepath.Join(home, "pi.toml"), []byte(tt.toml), 0o644)
+			var stdout, stderr bytes.Buffer
+			args := append(append([]string{"--mode", "json", "--no-session", "--faux-script", script}, tt.args...), "change a.txt")
+			if code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			data, _ := os.ReadFile(filepath.Join(dir, "a.txt"))
+			if got := string(data) == "two\n"; got != tt.changed {
+				t.Fatalf("file changed %v, want %v; stderr %s", got, tt.changed, stderr.String())
+			}
+			if tt.reason != "" && !strings.Contains(stdout.String(), tt.reason) {
+				t.Errorf("no %q in the events", tt.reason)
+			}
+			if !strings.Contains(stdout.String(), `"I could not change it."`) {
+				t.Error("the model's answer is missing")
+			}
+			stdout.Reset()
+			args = append(append([]string{"--no-session", "--faux-script", script}, tt.args...), "-p", "change a.txt")
+			if code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != 0 || stdout.String() != "I could not change it.\n" {
+				t.Errorf("pi -p: exit %d, stdout %q", code, stdout.String())
+			}
+		})
+	}
+}

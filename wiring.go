@@ -6,6 +6,7 @@ package main
 // another but the configuration.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"pi/config"
 	"pi/internal/proc"
 	"pi/lua"
+	"pi/permission"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -98,7 +100,7 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 // setupScripts starts the Lua runtime (scripts load in the background while the rest of pi
 // starts), builds the toolset, and opens the session.
 func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool) (*harness, error) {
-	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr}
+	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: newGate(o, p)}
 	var h *harness // the host functions reach the harness once it is assembled
 	var askTrust func(context.Context, string) (bool, error)
 	if interactive { // the terminal UI asks on its own screen once it is up (trust.go)
@@ -242,7 +244,22 @@ func scriptHost(s *scripts, live func() *harness) lua.Host {
 			t, _ := live().cfg.Section("extensions")[name].(map[string]any)
 			return t
 		},
+		Permissions: s.gate.Policy,
+		AskPermission: func(ctx context.Context, tool, summary, rule string) (bool, string, error) {
+			var choose permission.Chooser
+			if u := ui(); u != nil {
+				choose = u.Select
+			}
+			return s.gate.Ask(ctx, permission.Request{Tool: tool, Summary: summary, Rule: rule}, choose)
+		},
 	}
+}
+
+// newGate is the permission settings of pi.toml under --permissions and --yes.
+func newGate(o *cliOptions, p parts) *permission.Gate {
+	ps := p.cfg.Permissions
+	mode := cmp.Or(o.permissions, ps.Mode)
+	return permission.New(permission.Settings{Mode: mode, Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.yes}, p.piHome, p.cwd)
 }
 
 // openSession picks the session the flags ask for. A new session touches the disk only once
