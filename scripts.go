@@ -109,25 +109,10 @@ func (s *scripts) notify(msg, level string) {
 		return
 	}
 	if r, ok := ui.(extensionErrorReporter); ok && level == "error" && strings.HasPrefix(msg, "lua: ") {
-		script, event := scriptFailureSource(msg)
+		script, event := lua.FailureSource(msg)
 		r.ExtensionError(script, event, msg)
 	}
 	ui.Notify(msg, level)
-}
-
-// scriptFailureSource reads the event and script out of the runtime's "lua: <event> handler
-// (<script>) failed…" notices; other notices name neither.
-func scriptFailureSource(msg string) (script, event string) {
-	rest := strings.TrimPrefix(msg, "lua: ")
-	ev, after, ok := strings.Cut(rest, " handler (")
-	if !ok || strings.Contains(ev, " ") {
-		return "", ""
-	}
-	script, _, ok = strings.Cut(after, ")")
-	if !ok {
-		return "", ""
-	}
-	return script, ev
 }
 
 func toolNames(ts []tools.Tool) []string {

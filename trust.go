@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"pi/config"
 	"pi/lua"
 )
 
@@ -20,15 +18,6 @@ import (
 func projectTrusted(flag bool, piHome, cwd string) bool {
 	trusted, decided, _ := lua.TrustDecision(piHome, cwd)
 	return flag || decided && trusted
-}
-
-// ignoredProjectKeys says which keys of an untrusted project's pi.toml were left out.
-func ignoredProjectKeys(cfg *config.Config, cwd string) []string {
-	if len(cfg.ProjectIgnored) == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("%s: this directory is not trusted, so these keys were ignored: %s (they could send your data "+
-		"elsewhere or run commands; `pi trust` or --trust applies them)", filepath.Join(cwd, ".pi", "pi.toml"), strings.Join(cfg.ProjectIgnored, ", "))}
 }
 
 // trustUndecided reports whether the project has a script and nobody has said yet whether it

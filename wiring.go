@@ -81,7 +81,7 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	if p.cfg, err = config.Load(p.piHome, cwd, projectTrusted(o.trust, p.piHome, cwd)); err != nil {
 		return nil, err
 	}
-	for _, w := range append(p.cfg.Warnings, ignoredProjectKeys(p.cfg, cwd)...) {
+	for _, w := range p.cfg.Warnings {
 		fmt.Fprintln(stderr, "pi: warning:", w)
 	}
 	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
@@ -100,7 +100,9 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 // setupScripts starts the Lua runtime (scripts load in the background while the rest of pi
 // starts), builds the toolset, and opens the session.
 func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool) (*harness, error) {
-	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: newGate(o, p)}
+	ps := p.cfg.Permissions // the permission settings of pi.toml under --permissions and --yes
+	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: permission.New(permission.Settings{Mode: cmp.Or(o.permissions, ps.Mode),
+		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.yes}, p.piHome, p.cwd)}
 	var h *harness // the host functions reach the harness once it is assembled
 	var askTrust func(context.Context, string) (bool, error)
 	if interactive { // the terminal UI asks on its own screen once it is up (trust.go)
@@ -255,13 +257,6 @@ func scriptHost(s *scripts, live func() *harness) lua.Host {
 	}
 }
 
-// newGate is the permission settings of pi.toml under --permissions and --yes.
-func newGate(o *cliOptions, p parts) *permission.Gate {
-	ps := p.cfg.Permissions
-	mode := cmp.Or(o.permissions, ps.Mode)
-	return permission.New(permission.Settings{Mode: mode, Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.yes}, p.piHome, p.cwd)
-}
-
 // openSession picks the session the flags ask for. A new session touches the disk only once
 // the first reply arrives.
 func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session, error) {
@@ -332,7 +327,7 @@ func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (pr
 	}
 	p, model, err := cfg.ResolveModel(ctx, spec)
 	if err != nil {
-		return unavailable{err}, provider.Model{ID: "none", Provider: "none"}, err
+		return provider.Unavailable(err), provider.Model{ID: "none", Provider: "none"}, err
 	}
 	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
 }
@@ -351,15 +346,6 @@ func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {
 	}
 	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
 		Input: []string{"text", "image"}}, nil
-}
-
-// unavailable stands in for a model that could not be set up; every call explains why.
-type unavailable struct{ err error }
-
-func (u unavailable) Stream(_ context.Context, req *provider.Request, emit func(provider.Event)) provider.Message {
-	b := provider.NewBuilder(&req.Model, emit)
-	b.Start()
-	return b.Fail(provider.StopError, u.err.Error())
 }
 
 func splitList(s string) []string {

@@ -207,6 +207,10 @@ func (c *Config) mergeFile(path string, project, untrusted bool) error {
 	if untrusted {
 		file, c.ProjectIgnored = untrustedPart(&file, md)
 		safeSections(sections)
+		if len(c.ProjectIgnored) > 0 {
+			c.warnf("%s: this directory is not trusted, so these keys were ignored: %s (they could send your data elsewhere "+
+				"or run commands; `pi trust` or --trust applies them)", path, strings.Join(c.ProjectIgnored, ", "))
+		}
 	}
 	mergeSections(c.sections, sections)
 	if project && file.Bash.Shell != "" {

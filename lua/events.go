@@ -393,3 +393,19 @@ func cleanError(err error) string {
 	}
 	return msg
 }
+
+// FailureSource reads the event and script out of the runtime's "lua: <event> handler
+// (<script>) failed…" notices, for a host that reports script failures apart; other notices
+// name neither.
+func FailureSource(msg string) (script, event string) {
+	rest := strings.TrimPrefix(msg, "lua: ")
+	ev, after, ok := strings.Cut(rest, " handler (")
+	if !ok || strings.Contains(ev, " ") {
+		return "", ""
+	}
+	script, _, ok = strings.Cut(after, ")")
+	if !ok {
+		return "", ""
+	}
+	return script, ev
+}
