@@ -9,6 +9,7 @@
 package permission
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -186,8 +187,11 @@ func (g *Gate) rememberForProject(rule string) error {
 		return nil
 	}
 	m[g.dir] = append(m[g.dir], rule)
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // commands keep their > and & readable
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("saving the permission %q: %w", rule, err)
 	}
 	if err := os.MkdirAll(g.piHome, 0o755); err != nil {
@@ -198,7 +202,7 @@ func (g *Gate) rememberForProject(rule string) error {
 		return fmt.Errorf("saving the permission %q: %w", rule, err)
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(append(data, '\n'))
+	_, err = tmp.Write(buf.Bytes())
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
