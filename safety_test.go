@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -163,5 +164,36 @@ func TestPermissionsInPrintMode(t *testing.T) {
 				t.Errorf("pi -p: exit %d, stdout %q", code, stdout.String())
 			}
 		})
+	}
+}
+
+// TestRPCAsksPermission: in RPC mode the question goes to the client as an extension UI
+// select; "No" refuses the call with a reason for the model, "Yes" runs it.
+func TestRPCAsksPermission(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	c, stop := startPiRPC(t, bin, dir, "permission_bash.json", "--no-session", "--permissions", "ask")
+	defer stop()
+	out := filepath.Join(dir, "out.txt")
+	for i, answer := range []string{"No", "Yes"} {
+		from := c.mark()
+		c.mustCall(map[string]any{"type": "prompt", "message": "go"})
+		req := c.await(from, "the permission question", func(l rpcLine) bool {
+			return l["type"] == "extension_ui_request" && l["method"] == "select"
+		})
+		opts, _ := req["options"].([]any)
+		if !strings.Contains(fmt.Sprint(req["title"]), "Allow bash: echo ran >> out.txt") || len(opts) != 4 {
+			t.Fatalf("request %v", req)
+		}
+		c.sendRaw(fmt.Sprintf(`{"type":"extension_ui_response","id":%q,"value":%q}`+"\n", req["id"], answer))
+		end := c.awaitEvent(from, "tool_execution_end")
+		c.awaitEvent(from, "agent_end")
+		_, err := os.Stat(out)
+		if ran := err == nil; ran != (i == 1) || end["isError"] != (i == 0) {
+			t.Fatalf("answer %s: ran %v, result %v", answer, ran, end)
+		}
+		if i == 0 && !strings.Contains(fmt.Sprint(end["result"]), "the user said no") {
+			t.Errorf("refusal %v", end["result"])
+		}
 	}
 }
