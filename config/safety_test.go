@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -122,6 +123,29 @@ func TestPermissionRulesValidated(t *testing.T) {
 		}
 		if _, err := Load(home, "", false); err == nil {
 			t.Errorf("%s: loaded without an error", bad)
+		}
+	}
+}
+
+// The safe list documented in pi.toml.example is the one the code applies.
+func TestExampleDocumentsUntrustedKeys(t *testing.T) {
+	data, err := os.ReadFile("../pi.toml.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, k := range untrustedKeys() {
+		spelled := k
+		switch k {
+		case "compaction", "retry", "stream":
+			spelled = "[" + k + "]"
+		case "bash":
+			spelled = "bash.timeout"
+		case "permissions":
+			spelled = "in [permissions]: a stricter mode"
+		}
+		if !strings.Contains(text, spelled) {
+			t.Errorf("pi.toml.example does not list %q among the keys an untrusted project may set", spelled)
 		}
 	}
 }
