@@ -85,6 +85,9 @@ func TestUntrustedProjectSetsOnlySafeKeys(t *testing.T) {
 	if len(c.ProjectIgnored) != len(want) {
 		t.Errorf("ProjectIgnored = %q, want %q", c.ProjectIgnored, want)
 	}
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "not trusted") || !strings.Contains(w, "providers.evil") {
+		t.Errorf("warnings %q do not say what was ignored", c.Warnings)
+	}
 }
 
 func TestTrustedProjectSetsEverything(t *testing.T) {

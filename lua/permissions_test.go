@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"pi/internal/cputime"
 )
 
 // TestPermissionPolicy runs the bundled policy on calls: rules by tool, bash prefix and path
@@ -87,4 +89,28 @@ func TestPermissionPolicyIdleWhenOff(t *testing.T) {
 	if r.HasHandlers("tool_call") {
 		t.Error("the policy listens with permissions off")
 	}
+}
+
+// BenchmarkPermissionPolicy is what the bundled policy costs a tool call it allows by rule.
+func BenchmarkPermissionPolicy(b *testing.B) {
+	e := benchEnv(b)
+	policy := map[string]any{"mode": "ask", "allow": []any{"bash:git status", "bash:ls"}, "ask": []any{"bash:git push"},
+		"deny": []any{"bash:rm -rf", "write:.git/**"}}
+	e.opts.Host.Permissions = func() map[string]any { return policy }
+	r, err := New(context.Background(), e.opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	r.Ready(context.Background())
+	ctx := context.Background()
+	b.ReportAllocs()
+	start := cputime.Used()
+	for b.Loop() {
+		v := r.CheckToolCall(ctx, ToolCallEvent{Name: "bash", ID: "1", Args: map[string]any{"command": "ls -la"}})
+		if !v.Allowed {
+			b.Fatalf("verdict %+v", v)
+		}
+	}
+	reportCPU(b, start)
 }
