@@ -2,6 +2,7 @@ package lua
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -113,4 +114,40 @@ func BenchmarkPermissionPolicy(b *testing.B) {
 		}
 	}
 	reportCPU(b, start)
+}
+
+// FuzzPermissionPolicy: whatever command or path a model sends, the policy decides without
+// raising (a raising guard would block every call) and never allows a chained command by an
+// allow rule alone.
+func FuzzPermissionPolicy(f *testing.F) {
+	for _, s := range []string{"git status", "git status && rm -rf /", "../../etc/passwd", "a/**/b", "%s[", "$(x)", "\x00é/./.."} {
+		f.Add(s)
+	}
+	root := f.TempDir()
+	e := &env{home: filepath.Join(root, "home"), cwd: filepath.Join(root, "project")}
+	e.opts = Options{PiHome: e.home, Cwd: e.cwd}
+	policy := map[string]any{"mode": "ask", "allow": []any{"bash:git status", "write:**"}, "deny": []any{"edit:%s[*"}}
+	e.opts.Host.Permissions = func() map[string]any { return policy }
+	e.opts.Host.AskPermission = func(context.Context, string, string, string) (bool, string, error) { return false, "asked", nil }
+	r, err := New(context.Background(), e.opts)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer r.Close()
+	r.Ready(context.Background())
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, c := range []ToolCallEvent{
+			{Name: "bash", ID: "1", Args: map[string]any{"command": s}},
+			{Name: "write", ID: "2", Args: map[string]any{"path": s, "content": ""}},
+			{Name: "edit", ID: "3", Args: map[string]any{"path": s}},
+		} {
+			v := r.CheckToolCall(context.Background(), c)
+			if strings.Contains(v.Reason, "guard hook") {
+				t.Fatalf("%s %q: the policy failed: %s", c.Name, s, v.Reason)
+			}
+			if c.Name == "bash" && v.Allowed && strings.ContainsAny(s, ";&|`<>\n") {
+				t.Fatalf("allowed the chained command %q", s)
+			}
+		}
+	})
 }
