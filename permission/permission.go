@@ -134,7 +134,7 @@ func (g *Gate) Ask(ctx context.Context, req Request, choose Chooser) (bool, stri
 		return false, fmt.Sprintf("Tool %q was not run: the question to the user failed: %v", req.Tool, err), nil
 	}
 	switch {
-	case !ok || choice == AnswerNo || choice == "":
+	case !ok || !slices.Contains(Answers(), choice) || choice == AnswerNo: // only a yes allows
 		return false, fmt.Sprintf("Tool %q was not run: the user said no. Do not try it another way; ask the user what to do instead.", req.Tool), nil
 	case choice == AnswerSession:
 		g.mu.Lock()

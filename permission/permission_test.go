@@ -28,11 +28,12 @@ func TestAskRemembersAnswers(t *testing.T) {
 		wantAsked int
 	}{
 		{AnswerNo, false, 1},
-		{"", false, 2}, // dismissed
-		{AnswerYes, true, 3},
-		{AnswerYes, true, 4}, // a plain yes is not remembered
-		{AnswerSession, true, 5},
-		{AnswerNo, true, 5}, // remembered for the session: not asked
+		{"", false, 2},      // dismissed
+		{"maybe", false, 3}, // not an answer: no
+		{AnswerYes, true, 4},
+		{AnswerYes, true, 5}, // a plain yes is not remembered
+		{AnswerSession, true, 6},
+		{AnswerNo, true, 6}, // remembered for the session: not asked
 	}
 	for i, s := range steps {
 		answer = s.answer
