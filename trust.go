@@ -13,6 +13,13 @@ import (
 	"pi/lua"
 )
 
+// projectTrusted reports whether the project's files may do what only trusted ones may: --trust,
+// or a saved yes for the directory.
+func projectTrusted(flag bool, piHome, cwd string) bool {
+	trusted, decided, _ := lua.TrustDecision(piHome, cwd)
+	return flag || decided && trusted
+}
+
 // trustUndecided reports whether the project has a script and nobody has said yet whether it
 // may run.
 func trustUndecided(h *harness) bool {

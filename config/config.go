@@ -1,7 +1,8 @@
 // Package config owns pi.toml: reading $PI_HOME/pi.toml and the project's .pi/pi.toml,
 // merging them, parsing --model specs, and turning a spec into a ready provider and model
 // description. It does not wire the agent (the root package does) and never writes a key
-// anywhere: keys are read at resolve time and handed only to the adapter.
+// anywhere: keys are read at resolve time and handed only to the adapter. A project's file
+// applies in part only until its directory is trusted (safety.go).
 package config
 
 import (
@@ -33,16 +34,22 @@ type Config struct {
 	Stream    StreamConfig               `toml:"stream"`
 	Providers map[string]*ProviderConfig `toml:"providers"`
 
-	Tools        []string         `toml:"tools"`          // active tools; default read, bash, edit, write
-	SteeringMode string           `toml:"steering_mode"`  // one-at-a-time (default) or all
-	FollowUpMode string           `toml:"follow_up_mode"` // one-at-a-time (default) or all
-	SessionDir   string           `toml:"session_dir"`    // where sessions go instead of $PI_HOME/sessions/<cwd>
-	Compaction   CompactionConfig `toml:"compaction"`
-	Bash         BashConfig       `toml:"bash"`
-	Lua          LuaConfig        `toml:"lua"`
-	UI           UIConfig         `toml:"ui"`
-	Keys         map[string]any   `toml:"keys"` // action = "key" or ["key", ...]; see KeyBindings
-	Sandbox      sandbox.Settings `toml:"sandbox"`
+	Tools        []string          `toml:"tools"`          // active tools; default read, bash, edit, write
+	SteeringMode string            `toml:"steering_mode"`  // one-at-a-time (default) or all
+	FollowUpMode string            `toml:"follow_up_mode"` // one-at-a-time (default) or all
+	SessionDir   string            `toml:"session_dir"`    // where sessions go instead of $PI_HOME/sessions/<cwd>
+	Compaction   CompactionConfig  `toml:"compaction"`
+	Bash         BashConfig        `toml:"bash"`
+	Lua          LuaConfig         `toml:"lua"`
+	UI           UIConfig          `toml:"ui"`
+	Keys         map[string]any    `toml:"keys"` // action = "key" or ["key", ...]; see KeyBindings
+	Sandbox      sandbox.Settings  `toml:"sandbox"`
+	Permissions  PermissionsConfig `toml:"permissions"` // safety.go
+	Secrets      SecretsConfig     `toml:"secrets"`
+
+	// ProjectIgnored lists the keys of the project's pi.toml that were not applied because
+	// its directory is not trusted (see Load).
+	ProjectIgnored []string `toml:"-"`
 
 	// Files lists the files that were read, in order; Warnings what was ignored in them.
 	Files    []string `toml:"-"`
@@ -51,6 +58,7 @@ type Config struct {
 	sections map[string]any                                // every top-level table as merged, for Section
 	getenv   func(string) string                           // os.Getenv; tests replace it
 	runCmd   func(context.Context, string) (string, error) // runs api_key_cmd
+	keysRead *keyRing                                      // what api_key_cmd printed, for redaction
 }
 
 // CompactionConfig is the [compaction] table. Zero token budgets scale with the model's
@@ -153,8 +161,12 @@ func builtinProviders() map[string]*ProviderConfig {
 // file that does not parse is an error naming it. The project file is trusted less: it cannot
 // name where keys come from, nor point a provider that has a key somewhere else, since a
 // cloned repository could otherwise run commands or send the user's key to its own server.
-func Load(piHome, cwd string) (*Config, error) {
-	c := &Config{Providers: builtinProviders(), sections: map[string]any{}, getenv: os.Getenv, runCmd: runKeyCmd}
+// Unless projectTrusted (the user trusted the directory, as for its .pi/init.lua), it sets
+// only what can neither send data anywhere nor run anything (see untrustedKeys); the rest
+// is listed in ProjectIgnored.
+func Load(piHome, cwd string, projectTrusted bool) (*Config, error) {
+	c := &Config{Providers: builtinProviders(), sections: map[string]any{}, getenv: os.Getenv, runCmd: runKeyCmd,
+		keysRead: &keyRing{}}
 	var paths []string
 	if piHome != "" {
 		paths = append(paths, filepath.Join(piHome, "pi.toml"))
@@ -166,14 +178,15 @@ func Load(piHome, cwd string) (*Config, error) {
 		if i == 1 && len(paths) == 2 && filepath.Clean(path) == filepath.Clean(paths[0]) {
 			break // started in the home directory: the project file is the user's file
 		}
-		if err := c.mergeFile(path, i == 1 || piHome == ""); err != nil {
+		project := i == 1 || piHome == ""
+		if err := c.mergeFile(path, project, project && !projectTrusted); err != nil {
 			return nil, err
 		}
 	}
 	return c, c.validate()
 }
 
-func (c *Config) mergeFile(path string, project bool) error {
+func (c *Config) mergeFile(path string, project, untrusted bool) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -196,6 +209,14 @@ func (c *Config) mergeFile(path string, project bool) error {
 			c.warnf("%s: unknown key %q ignored", path, key.String())
 		}
 	}
+	if untrusted {
+		file, c.ProjectIgnored = untrustedPart(&file, md)
+		safeSections(sections)
+		if len(c.ProjectIgnored) > 0 {
+			c.warnf("%s: this directory is not trusted, so these keys were ignored: %s (they could send your data elsewhere "+
+				"or run commands; `pi trust` or --trust applies them)", path, strings.Join(c.ProjectIgnored, ", "))
+		}
+	}
 	mergeSections(c.sections, sections)
 	if project && file.Bash.Shell != "" {
 		c.warnf("%s: bash.shell is only read from $PI_HOME/pi.toml; ignored", path)
@@ -204,6 +225,7 @@ func (c *Config) mergeFile(path string, project bool) error {
 	c.mergeScalars(&file)
 	c.mergeUI(&file)
 	c.mergeSandbox(path, file.Sandbox, project)
+	c.mergeSafety(&file, untrusted)
 	for name, p := range file.Providers {
 		c.mergeProvider(path, name, p, project)
 	}
@@ -331,6 +353,9 @@ func (c *Config) validate() error {
 	}
 	if err := c.Sandbox.Validate(); err != nil {
 		return fmt.Errorf("pi.toml: %w", err)
+	}
+	if err := c.Permissions.validate(); err != nil {
+		return err
 	}
 	for _, name := range c.providerNames() {
 		p := c.Providers[name]
@@ -603,6 +628,7 @@ func (c *Config) apiKey(ctx context.Context, name string, pc *ProviderConfig) (s
 		if key == "" {
 			return "", fmt.Errorf("providers.%s: api_key_cmd printed nothing", name)
 		}
+		c.keysRead.add(key)
 		return key, nil
 	case pc.APIKeyEnv != "":
 		key := strings.TrimSpace(c.getenv(pc.APIKeyEnv))

@@ -65,7 +65,7 @@ func fixture(t *testing.T, user, project string, env map[string]string) *Config 
 	if project != "" {
 		writeFile(t, filepath.Join(cwd, ".pi", "pi.toml"), project)
 	}
-	c, err := Load(home, cwd)
+	c, err := Load(home, cwd, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		home := t.TempDir()
 		writeFile(t, filepath.Join(home, "pi.toml"), tt.toml)
-		_, err := Load(home, t.TempDir())
+		_, err := Load(home, t.TempDir(), true)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.toml, err, tt.want)
 		}
@@ -205,7 +205,7 @@ func TestConfigWarnsAboutUnknownKeys(t *testing.T) {
 }
 
 func TestLoadConfigNoFiles(t *testing.T) {
-	c, err := Load(t.TempDir(), t.TempDir())
+	c, err := Load(t.TempDir(), t.TempDir(), true)
 	if err != nil || len(c.Files) != 0 || c.Providers["ollama"] == nil || c.RetryPolicy() != provider.DefaultRetryPolicy() {
 		t.Fatalf("%+v %v", c, err)
 	}
@@ -404,7 +404,7 @@ shell = "/tmp/evil"
 	}
 	home, cwd := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(home, "pi.toml"), `steering_mode = "sometimes"`)
-	if _, err := Load(home, cwd); err == nil || !strings.Contains(err.Error(), "steering_mode") {
+	if _, err := Load(home, cwd, true); err == nil || !strings.Contains(err.Error(), "steering_mode") {
 		t.Errorf("a bad queue mode should be refused, got %v", err)
 	}
 }
@@ -458,7 +458,7 @@ func TestConfigStreamTimeouts(t *testing.T) {
 	for _, bad := range []string{"first_byte_timeout = -1", "idle_timeout = -5", "idle_timeout = 10000000000", "idel_timeout = 5"} {
 		home := t.TempDir()
 		writeFile(t, filepath.Join(home, "pi.toml"), "[stream]\n"+bad+"\n")
-		c, err := Load(home, t.TempDir())
+		c, err := Load(home, t.TempDir(), true)
 		key, _, _ := strings.Cut(bad, " ")
 		if strings.HasPrefix(bad, "idel") { // a misspelt key is a warning, as elsewhere
 			if err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "stream.idel_timeout") {

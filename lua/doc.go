@@ -2,7 +2,7 @@
 // that scripts program against, the dispatch of pi's extension events to Lua handlers, Lua tools
 // and slash commands, the load order of scripts (bundled, $PI_HOME/init.lua, the project's
 // .pi/init.lua), project trust ($PI_HOME/trust.json), and the bundled scripts themselves
-// (skills and prompt templates, written in Lua on the public API and embedded with go:embed).
+// (the permission policy, skills and prompt templates, written in Lua on the public API and embedded with go:embed).
 //
 // It may import provider, tools and internal/proc (which runs pi.exec's processes), and nothing
 // else of this module. It must not append to the transcript, call a model, or draw on the

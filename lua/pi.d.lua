@@ -40,6 +40,7 @@ pi = {}
 ---@field parameters? table a JSON Schema object; arguments are validated against it before execute runs
 ---@field execute fun(args: table, ctx: pi.ToolContext): (string|pi.ToolResult|nil) raise an error to return an error result
 ---@field sequential? boolean never run alongside other tools
+---@field read_only? boolean the tool changes nothing: permission modes let it run without asking
 ---@field prompt_snippet? string one line for the system prompt's tool list
 ---@field prompt_guidelines? string[] bullets added to the system prompt while the tool is active
 ---@field timeout? number seconds before the call is stopped (default 600)
@@ -118,10 +119,12 @@ function pi.register_command(def) end
 ---@field tool_name string
 ---@field tool_call_id string
 ---@field input table the validated arguments; change them in place to change what runs
+---@field read_only boolean the tool changes nothing (read, grep, find, ls, read_only script tools)
 
 ---@class pi.ToolCallResult
 ---@field block? boolean
 ---@field reason? string told to the model
+---@field allow? boolean from a guard: the permission policy approves the call
 
 ---@class pi.ToolResultEvent
 ---@field tool_name string
@@ -163,6 +166,7 @@ function pi.register_command(def) end
 
 ---@class pi.OnOptions
 ---@field late? boolean run after the handlers without it (the bundled skill and template expansion use this)
+---@field guard? boolean tool_call only: fail closed (raising or timing out blocks the call), and may return {allow = true}
 
 --- Listen to an event. Handlers of one event run one after another in load order; a hook that
 --- raises or runs past its deadline (5 s) becomes a notice and the action goes on.
@@ -272,6 +276,24 @@ function pi.config(name) end
 ---@param msg string
 ---@param level? "info"|"warning"|"error"
 function pi.notify(msg, level) end
+
+---@class pi.Permissions
+---@field mode "auto"|"ask"|"read-only"
+---@field allow string[] rules ("tool" or "tool:pattern"), with the answers remembered as "always"
+---@field ask string[]
+---@field deny string[]
+
+--- The permission settings ([permissions] of pi.toml, --permissions), for a policy script.
+---@return pi.Permissions
+function pi.permissions() end
+
+--- Let the user decide a tool call: yes, no, always in this session, always in this project
+--- (rule is what "always" remembers). Refused in print mode unless --yes. Waiting for the
+--- answer does not count against the hook's deadline.
+---@param req {tool: string, summary: string, rule?: string}
+---@return boolean ok
+---@return string reason for the model when not ok
+function pi.ask_permission(req) end
 
 --- Ask yes or no. Without a user interface (print mode) the answer is false.
 ---@param title string

@@ -164,7 +164,7 @@ func (v *vm) registerTool(L *lua.LState) int {
 		timeout = v.r.opts.ToolTimeout
 	}
 	t := &luaTool{r: v.r, timeout: timeout, info: tools.Info{Name: name, Description: optString(L, def, "description"),
-		Parameters: params, Sequential: lua.LVAsBool(def.RawGetString("sequential")),
+		Parameters: params, Sequential: lua.LVAsBool(def.RawGetString("sequential")), ReadOnly: lua.LVAsBool(def.RawGetString("read_only")),
 		Snippet: optString(L, def, "prompt_snippet"), Guidelines: guidelines}}
 	if _, dup := v.toolFns[name]; dup {
 		v.r.notify("warning", "lua: %s: tool %q registered again; the later one wins", v.script, name)
@@ -289,7 +289,20 @@ func (r *Runtime) publish(v *vm) {
 	for e, hs := range v.handlers {
 		events[e] = len(hs)
 	}
+	guards := 0
+	for _, h := range v.handlers["tool_call"] {
+		if h.guard {
+			guards++
+		}
+	}
 	r.mu.Lock()
-	r.tools, r.cmds, r.events = ts, cmds, events
+	r.tools, r.cmds, r.events, r.guards = ts, cmds, events, guards
 	r.mu.Unlock()
+}
+
+// hasGuards reports whether a guard tool_call handler is registered.
+func (r *Runtime) hasGuards() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.guards > 0
 }

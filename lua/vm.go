@@ -33,6 +33,7 @@ type vm struct {
 type handler struct {
 	fn     *lua.LFunction
 	late   bool
+	guard  bool // a tool_call handler that fails closed: raising or timing out blocks the call
 	script string
 }
 

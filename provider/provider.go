@@ -82,3 +82,15 @@ func (c ModelCost) Apply(u *Usage) {
 	u.Cost.CacheWrite = float64(u.CacheWrite) * c.CacheWrite * perToken
 	u.Cost.Total = u.Cost.Input + u.Cost.Output + u.Cost.CacheRead + u.Cost.CacheWrite
 }
+
+// Unavailable stands in for a model that could not be set up: every call fails with err's
+// text, so a front end can start anyway and show why.
+func Unavailable(err error) Provider { return unavailable{err} }
+
+type unavailable struct{ err error }
+
+func (u unavailable) Stream(_ context.Context, req *Request, emit func(Event)) Message {
+	b := NewBuilder(&req.Model, emit)
+	b.Start()
+	return b.Fail(StopError, u.err.Error())
+}

@@ -85,6 +85,9 @@ func runShellTool(ctx context.Context, env *Env, spec proc.ShellSpec, args map[s
 	}
 	spec.Command, spec.Dir, spec.Timeout, spec.Spill, spec.Confine = command, env.Cwd, timeout, env.Spill, env.Confine
 	spec.MaxBytes, spec.MaxLines = DefaultMaxBytes, DefaultMaxLines
+	if env.Environ != nil {
+		spec.Env = env.Environ()
+	}
 	if onUpdate != nil {
 		spec.OnUpdate = func(o proc.Output) { onUpdate(shellResult(o)) }
 	}

@@ -42,6 +42,12 @@ type Env struct {
 	BashTimeout time.Duration
 	// Shell runs bash commands as `Shell -c command`; empty means bash from PATH, else sh.
 	Shell string
+	// Environ is the environment shell commands get (pi's without the key variables); nil
+	// means this process's.
+	Environ func() []string
+	// WriteNeedsRead makes write refuse to replace an existing file that read, write or edit
+	// have not seen in this Env: the model would overwrite what it never looked at.
+	WriteNeedsRead bool
 	// ImagesAllowed reports whether the current model takes image input; nil means it does not.
 	// It is a function because the user may switch models between calls.
 	ImagesAllowed func() bool
@@ -181,6 +187,14 @@ func (e *Env) remember(path string, content []byte) {
 	e.mu.Lock()
 	e.seen[path] = s
 	e.mu.Unlock()
+}
+
+// seenPath reports whether read, write or edit saw path in this Env.
+func (e *Env) seenPath(path string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.seen[path]
+	return ok
 }
 
 // changedSince reports whether content differs from what the agent last read or wrote at

@@ -22,7 +22,7 @@ type ListDetails struct {
 
 func newFind(env *Env) Tool {
 	return &Func{Spec: Info{
-		Name: "find",
+		Name: "find", ReadOnly: true,
 		Description: fmt.Sprintf("Find files and directories by glob, e.g. *.go, **/test_*.py or src/**/*.ts. "+
 			"Respects .gitignore; directories end in /. At most limit results (default %d).", defaultFindLimit),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +

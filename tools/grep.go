@@ -21,7 +21,7 @@ type GrepDetails struct {
 
 func newGrep(env *Env) Tool {
 	return &Func{Spec: Info{
-		Name: "grep",
+		Name: "grep", ReadOnly: true,
 		Description: fmt.Sprintf("Search file contents with a regular expression (Go RE2 syntax). Respects .gitignore, "+
 			"includes hidden files, skips binary files. Prints path:line: text; stops at limit matches (default %d).",
 			defaultGrepLimit),

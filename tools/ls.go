@@ -14,7 +14,7 @@ const defaultLsLimit = 500
 
 func newLs(env *Env) Tool {
 	return &Func{Spec: Info{
-		Name: "ls",
+		Name: "ls", ReadOnly: true,
 		Description: fmt.Sprintf("List a directory, dotfiles included, sorted by name; directories end in /. "+
 			"At most limit entries (default %d).", defaultLsLimit),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +

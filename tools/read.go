@@ -27,7 +27,7 @@ type ReadDetails struct {
 
 func newRead(env *Env) Tool {
 	return &Func{Spec: Info{
-		Name: "read",
+		Name: "read", ReadOnly: true,
 		Description: fmt.Sprintf("Read a text file or an image (png, jpeg, gif, webp). Text output stops at %d lines "+
 			"or %s; use offset and limit to read further.", DefaultMaxLines, FormatSize(DefaultMaxBytes)),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +

@@ -43,6 +43,12 @@ func runWrite(ctx context.Context, env *Env, args map[string]any) (Result, error
 		return Result{}, err
 	}
 	defer unlock()
+	if env.WriteNeedsRead && !env.seenPath(key) {
+		if fi, err := os.Stat(key); err == nil && !fi.IsDir() {
+			return Result{}, fmt.Errorf("%s already exists and you have not read it in this session: read it first "+
+				"(then write it whole, or better, change it with edit), or write to a new path", name)
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(key), 0o755); err != nil {
 		return Result{}, fmt.Errorf("cannot create the directory of %s: %w", name, err)
 	}
