@@ -95,6 +95,11 @@ type ProviderConfig struct {
 	// and how long the server keeps a model loaded ("30m"; "-1" forever).
 	DefaultNumCtx int    `toml:"default_num_ctx"`
 	KeepAlive     string `toml:"keep_alive"`
+	// Switches every model of the provider inherits; a model's own entry wins. Both default to
+	// on: tool calls a model writes as text are recovered, and tool arguments are constrained
+	// to the tool's schema where the server can do it.
+	TextToolCalls       *bool `toml:"text_tool_calls"`
+	ConstrainedSampling *bool `toml:"constrained_sampling"`
 
 	fromFile bool // named in a file, not only built in
 }
@@ -108,6 +113,9 @@ type ModelConfig struct {
 	Reasoning     *bool      `toml:"reasoning"`
 	Input         []string   `toml:"input"`
 	Cost          CostConfig `toml:"cost"`
+	// As the provider's switches, for this model only.
+	TextToolCalls       *bool `toml:"text_tool_calls"`
+	ConstrainedSampling *bool `toml:"constrained_sampling"`
 }
 
 // CostConfig is a model's price in US dollars per million tokens.
@@ -273,6 +281,12 @@ func (c *Config) mergeProvider(path, name string, src *ProviderConfig, project b
 	}
 	if src.DefaultNumCtx != 0 {
 		dst.DefaultNumCtx = src.DefaultNumCtx
+	}
+	for _, f := range []struct{ dst, src **bool }{{&dst.TextToolCalls, &src.TextToolCalls},
+		{&dst.ConstrainedSampling, &src.ConstrainedSampling}} {
+		if *f.src != nil {
+			*f.dst = *f.src
+		}
 	}
 	for k, v := range src.Headers {
 		if dst.Headers == nil {
@@ -636,7 +650,20 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 		m.ContextWindow = configDefaultWindow
 	}
 	applyModel(&m, &mc)
+	m.NoTextToolCalls = !switchOn(mc.TextToolCalls, pc.TextToolCalls)
+	m.NoConstrainedSampling = !switchOn(mc.ConstrainedSampling, pc.ConstrainedSampling)
 	return m, nil
+}
+
+// switchOn is a model's switch, else its provider's, else on.
+func switchOn(model, prov *bool) bool {
+	switch {
+	case model != nil:
+		return *model
+	case prov != nil:
+		return *prov
+	}
+	return true
 }
 
 func applyModel(m *provider.Model, mc *ModelConfig) {

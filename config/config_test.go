@@ -506,3 +506,32 @@ func TestConfigStreamTimeoutsReachAdapters(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigModelSwitches(t *testing.T) {
+	c := fixture(t, `[providers.local]
+kind = "openai"
+base_url = "http://127.0.0.1:9/v1"
+text_tool_calls = false
+
+[[providers.local.models]]
+id = "mine"
+text_tool_calls = true
+constrained_sampling = false
+
+[[providers.local.models]]
+id = "other"
+`, "", nil)
+	for _, tc := range []struct {
+		spec             string
+		noText, noConstr bool
+	}{
+		{"local/mine", false, true},
+		{"local/other", true, false},
+		{"llamacpp/any", false, false},
+	} {
+		_, m, err := c.ResolveModel(context.Background(), tc.spec)
+		if err != nil || m.NoTextToolCalls != tc.noText || m.NoConstrainedSampling != tc.noConstr {
+			t.Errorf("%s: text off %v, constrained off %v (%v)", tc.spec, m.NoTextToolCalls, m.NoConstrainedSampling, err)
+		}
+	}
+}

@@ -53,6 +53,13 @@ type Model struct {
 	ContextWindow int       `json:"contextWindow"`
 	MaxTokens     int       `json:"maxTokens"`
 	Cost          ModelCost `json:"cost"`
+
+	// NoTextToolCalls turns off the recovery of tool calls a model writes as text
+	// (provider/textcalls); pi.toml's text_tool_calls = false sets it.
+	NoTextToolCalls bool `json:"-"`
+	// NoConstrainedSampling stops adapters from asking the server to constrain tool-call
+	// arguments to the tool's schema; pi.toml's constrained_sampling = false sets it.
+	NoConstrainedSampling bool `json:"-"`
 }
 
 // AcceptsImages reports whether the model takes image input.

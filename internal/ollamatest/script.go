@@ -27,6 +27,10 @@ type ModelSpec struct {
 	Fallback string
 	// ContextLength is written as llama.context_length, the model's maximum context.
 	ContextLength int
+	// TextToolCalls leaves the tool-call block out of the template (it still mentions .Tools, so
+	// Ollama accepts tools): the server then returns a call the model writes as plain text, as
+	// it does for real models whose template does not parse calls.
+	TextToolCalls bool
 }
 
 // Rule is one scripted reply and the conversations it answers. The model says the reply as

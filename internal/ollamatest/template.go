@@ -25,10 +25,7 @@ const (
 {{ end }}
 {{- range .Messages }}<|im_start|>{{ .Role }}
 {{ if eq .Role "assistant" }}`
-	templateMessage = `{{ end }}{{ .Content }}
-{{- if .ToolCalls }}{{ range .ToolCalls }}<tool_call>
-{"name": {{ json .Function.Name }}, "arguments": {{ .Function.Arguments }}}
-</tool_call>{{ end }}{{ end }}<|im_end|>
+	templateMessage = `{{ end }}{{ .Content }}` + templateToolCalls + `<|im_end|>
 {{ $role = .Role }}{{ $content = .Content }}
 {{- if eq .Role "tool" }}{{ $toolResults = print $toolResults "x" }}{{ end }}
 {{- if eq .Role "user" }}{{ $userTurns = print $userTurns "x" }}{{ end }}
@@ -36,11 +33,22 @@ const (
 `
 )
 
+// templateToolCalls renders earlier tool calls; it is also what makes Ollama parse <tool_call>
+// output into structured calls, so a spec with TextToolCalls leaves it out.
+const templateToolCalls = `
+{{- if .ToolCalls }}{{ range .ToolCalls }}<tool_call>
+{"name": {{ json .Function.Name }}, "arguments": {{ .Function.Arguments }}}
+</tool_call>{{ end }}{{ end }}`
+
 // chatTemplate assembles the template: the first rule whose condition holds puts its marker
 // last in the prompt, and the model's bigram table continues from there.
 func chatTemplate(spec ModelSpec, markers []string) string {
 	choice := markerChoice(spec, markers)
-	return toolFlags(spec.Rules) + templateStart + choice + templateMessage + choice
+	message := templateMessage
+	if spec.TextToolCalls {
+		message = strings.Replace(message, templateToolCalls, "", 1)
+	}
+	return toolFlags(spec.Rules) + templateStart + choice + message + choice
 }
 
 // markerChoice is an if/else-if chain over the rules that prints the chosen marker.

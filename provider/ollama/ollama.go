@@ -29,6 +29,7 @@ import (
 
 	"pi/provider"
 	"pi/provider/internal/wire"
+	"pi/provider/textcalls"
 )
 
 // API is the wire-format name this adapter puts into messages and models.
@@ -154,11 +155,13 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 		return wire.Fail(ctx, b, err, key)
 	}
 	defer resp.Body.Close()
-	s := &streamState{b: b}
+	s := &streamState{b: b, text: textcalls.New(b, req)}
 	reply := wire.LimitReply(resp.Body, p.BaseURL(), outputBudget(chat))
 	if err := s.read(wire.NewNDJSONReader(reply)); err != nil {
+		s.text.Flush()
 		return wire.Fail(ctx, b, err, key)
 	}
+	s.text.Finish()
 	provider.FinishUsage(b.Message().Usage, req.Model.Cost)
 	return b.Done(s.stop)
 }

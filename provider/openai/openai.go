@@ -20,6 +20,7 @@ import (
 
 	"pi/provider"
 	"pi/provider/internal/wire"
+	"pi/provider/textcalls"
 )
 
 // API is the wire-format name this adapter puts into messages and models.
@@ -82,13 +83,15 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 		return wire.Fail(ctx, b, err, key)
 	}
 	defer resp.Body.Close()
-	s := &streamState{b: b}
+	s := &streamState{b: b, text: textcalls.New(b, req)}
 	// Without max_tokens the server stops where the context window ends.
 	budget := cmp.Or(r.MaxTokens, r.MaxCompletionTokens, req.Model.ContextWindow)
 	if err := s.read(wire.NewSSEReader(wire.LimitReply(resp.Body, p.cfg.BaseURL, budget))); err != nil {
+		s.text.Flush()
 		return wire.Fail(ctx, b, err, key)
 	}
 	s.finishToolCalls()
+	s.text.Finish()
 	provider.FinishUsage(b.Message().Usage, req.Model.Cost)
 	return b.Done(s.stop)
 }
