@@ -144,6 +144,7 @@ func buildTools(o *cliOptions, p *parts) error {
 	}
 	s := p.scripts
 	env.ImagesAllowed = func() bool { m := s.agent.Model(); return m.AcceptsImages() }
+	env.Window, s.limits = func() int { return s.agent.Model().ContextWindow }, env.Limits
 	if p.cfg.Bash.TimeoutSeconds > 0 {
 		env.BashTimeout = time.Duration(p.cfg.Bash.TimeoutSeconds) * time.Second
 	}

@@ -58,5 +58,5 @@ func runLs(env *Env, args map[string]any) (Result, error) {
 	if more {
 		names = names[:limit]
 	}
-	return listResult(names, more, limit, "entries"), nil
+	return listResult(names, more, limit, "entries", env.Limits()), nil
 }

@@ -81,12 +81,12 @@ func runRead(env *Env, args map[string]any) (Result, error) {
 	if !hasLimit {
 		limit = -1
 	}
-	return readText(name, data, offset, limit)
+	return readText(name, data, offset, limit, env.Limits())
 }
 
 // readText shows lines [offset, offset+limit) of a text file within the output limits, with a
 // notice that says how to go on. It copies no more of the file than it can show.
-func readText(name string, data []byte, offset, limit int) (Result, error) {
+func readText(name string, data []byte, offset, limit int, l Limits) (Result, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	total := bytes.Count(data, []byte{'\n'})
 	if len(data) > 0 && data[len(data)-1] != '\n' {
@@ -109,21 +109,21 @@ func readText(name string, data []byte, offset, limit int) (Result, error) {
 		to = lineStart(data, end) - 1
 	}
 	selected := bytes.TrimSuffix(data[from:to], []byte{'\n'})
-	// Only the first DefaultMaxBytes+1 bytes can reach the output; a line cut there is dropped
-	// by TruncateHead like any line that does not fit.
-	head := selected[:min(len(selected), DefaultMaxBytes+1)]
-	out, tr := TruncateHead(strings.ToValidUTF8(string(head), "\uFFFD"), DefaultMaxLines, DefaultMaxBytes)
+	// Only the first MaxBytes+1 bytes can reach the output; a line cut there is dropped by
+	// TruncateHead like any line that does not fit.
+	head := selected[:min(len(selected), l.MaxBytes+1)]
+	out, tr := TruncateHead(strings.ToValidUTF8(string(head), "\uFFFD"), l.MaxLines, l.MaxBytes)
 	tr.TotalLines, tr.TotalBytes = end-start, len(selected)
 	first := start + 1
 	switch {
 	case tr.FirstLineExceedsLimit:
 		out = fmt.Sprintf("[Line %d alone is %s, over the %s limit. Read part of it with bash: sed -n '%dp' %s | head -c %d]",
-			first, FormatSize(lineLen(data, from)), FormatSize(DefaultMaxBytes), first, name, DefaultMaxBytes)
+			first, FormatSize(lineLen(data, from)), FormatSize(l.MaxBytes), first, name, l.MaxBytes)
 	case tr.Truncated:
 		last := start + tr.OutputLines
 		why := ""
 		if tr.TruncatedBy == "bytes" {
-			why = " (" + FormatSize(DefaultMaxBytes) + " limit)"
+			why = " (" + FormatSize(l.MaxBytes) + " limit)"
 		}
 		out += fmt.Sprintf("\n\n[Lines %d-%d of %d shown%s. Continue with offset=%d.]", first, last, total, why, last+1)
 	case end < total:
