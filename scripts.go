@@ -45,7 +45,7 @@ type scripts struct {
 	stderr   io.Writer
 	builtins []tools.Tool
 	limits   func() tools.Limits // of one script tool's result, sized to the model's window
-	parts    PromptParts // the system prompt's inputs, tools filled in per refresh
+	parts    PromptParts         // the system prompt's inputs, tools filled in per refresh
 	// allowlist names the tools to activate (--tools, or tools in pi.toml); empty means the
 	// default built-ins plus every script tool. noTools is --no-tools.
 	allowlist []string
