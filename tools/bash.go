@@ -30,14 +30,12 @@ func newBash(env *Env) Tool {
 // shellToolInfo describes a shell tool (bash, powershell): same arguments, same limits.
 func shellToolInfo(env *Env, name, shell, what string) Info {
 	return Info{
-		Name: name,
-		Description: fmt.Sprintf("Run a command with %s in the working directory; stdout and stderr are merged. "+
-			"Output keeps the last %d lines or %s.", shell, DefaultMaxLines, FormatSize(DefaultMaxBytes)),
+		Name:        name,
+		Description: "Run a " + shell + " command in the working directory; stdout and stderr merged, long output cut to its end.",
 		Parameters: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
-			`"command":{"type":"string","description":"The command to run"},`+
-			`"timeout":{"type":"number","exclusiveMinimum":0,"description":"Timeout in seconds (default %g)"}},`+
+			`"command":{"type":"string"},`+
+			`"timeout":{"type":"number","exclusiveMinimum":0,"description":"Seconds (default %g)"}},`+
 			`"required":["command"]}`, env.bashTimeout().Seconds())),
-		Snippet:    "Run " + what,
 		Guidelines: []string{"Use " + name + " to run programs, tests and builds, not to read or edit files."},
 	}
 }

@@ -30,7 +30,6 @@ func newFind(env *Env) Tool {
 			`"path":{"type":"string","description":"Directory to search (default: working directory)"},` +
 			`"limit":{"type":"integer","minimum":1,"description":"Most results (default 1000)"}},` +
 			`"required":["pattern"]}`),
-		Snippet:    "Find files by glob (respects .gitignore)",
 		Guidelines: []string{"Use find instead of bash find or ls -R."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runFind(ctx, env, args)

@@ -34,7 +34,6 @@ func newGrep(env *Env) Tool {
 			`"context":{"type":"integer","minimum":0,"description":"Lines to show around each match"},` +
 			`"limit":{"type":"integer","minimum":1,"description":"Most matches to return (default 100)"}},` +
 			`"required":["pattern"]}`),
-		Snippet:    "Search file contents (respects .gitignore)",
 		Guidelines: []string{"Use grep instead of bash grep or rg."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runGrep(ctx, env, args)

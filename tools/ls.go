@@ -20,7 +20,6 @@ func newLs(env *Env) Tool {
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"path":{"type":"string","description":"Directory (default: working directory)"},` +
 			`"limit":{"type":"integer","minimum":1,"description":"Most entries (default 500)"}}}`),
-		Snippet: "List a directory",
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runLs(env, args)
 	}}

@@ -28,14 +28,14 @@ type ReadDetails struct {
 func newRead(env *Env) Tool {
 	return &Func{Spec: Info{
 		Name: "read",
-		Description: fmt.Sprintf("Read a text file or an image (png, jpeg, gif, webp). Text output stops at %d lines "+
-			"or %s; use offset and limit to read further.", DefaultMaxLines, FormatSize(DefaultMaxBytes)),
+		// Long output is cut to a size that depends on the model's window (LimitsFor), so the
+		// description names no figures.
+		Description: "Read a text file or an image (png, jpeg, gif, webp). Long files are cut with a notice; page with offset and limit.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"path":{"type":"string","description":"File path, relative or absolute"},` +
-			`"offset":{"type":"integer","minimum":1,"description":"First line to show, from 1"},` +
-			`"limit":{"type":"integer","minimum":1,"description":"Most lines to show"}},` +
+			`"path":{"type":"string"},` +
+			`"offset":{"type":"integer","minimum":1,"description":"First line, from 1"},` +
+			`"limit":{"type":"integer","minimum":1,"description":"Most lines"}},` +
 			`"required":["path"]}`),
-		Snippet:    "Read file contents",
 		Guidelines: []string{"Read a file before you edit it."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runRead(env, args)
