@@ -198,3 +198,22 @@ func TestPiRecoversTextToolCallsOnRealOllama(t *testing.T) {
 		}
 	})
 }
+
+// TestPiTakesTheWindowOllamaGives: a model trained on 4,096 tokens, configured for 8,192, runs
+// at 4,096 on a real server; pi says so once and plans with 4,096.
+func TestPiTakesTheWindowOllamaGives(t *testing.T) {
+	spec := ollamatest.ReadRoundTrip()
+	spec.ContextLength = 4096
+	s := startOllama(t, spec)
+	dir := e2eProject(t, s, map[string]string{ollamatest.ReadPath: "hello\n"})
+	toml := fmt.Sprintf("[providers.small]\nkind = \"ollama\"\nbase_url = %q\n[[providers.small.models]]\nid = %q\ncontext_window = 8192\n",
+		s.BaseURL, e2eModel)
+	if err := os.WriteFile(filepath.Join(dir, ".pihome", "pi.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runPi(t, buildPi(t), dir, "--model", "small/"+e2eModel, "-p", "Read the README.")
+	want := "the window is 4096 tokens, not 8192: the model was trained on 4096 tokens"
+	if r.code != 0 || strings.Count(r.stderr, want) != 1 || strings.TrimSpace(r.stdout) != ollamatest.FinalAnswer {
+		t.Fatalf("code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+}

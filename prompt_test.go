@@ -167,6 +167,10 @@ func TestDefaultPromptSize(t *testing.T) {
 func TestFirstRequestBodySize(t *testing.T) {
 	bodies := make(chan []byte, 4)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r) // pi asks whether a local /v1 server is Ollama's
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		bodies <- body
 		w.Header().Set("Content-Type", "text/event-stream")

@@ -78,10 +78,10 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	if p.cfg, err = config.Load(p.piHome, cwd); err != nil {
 		return nil, err
 	}
-	for _, w := range p.cfg.Warnings {
+	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
+	for _, w := range p.cfg.Warnings { // the file's, then the model's (a smaller window)
 		fmt.Fprintln(stderr, "pi: warning:", w)
 	}
-	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
 	if err != nil && (!interactive || p.provider == nil) {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,6 +47,7 @@ type Config struct {
 
 	sections map[string]any                                // every top-level table as merged, for Section
 	getenv   func(string) string                           // os.Getenv; tests replace it
+	warned   map[string]bool                               // models whose smaller window was warned about
 	runCmd   func(context.Context, string) (string, error) // runs api_key_cmd
 }
 
@@ -650,9 +652,50 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 		m.ContextWindow = configDefaultWindow
 	}
 	applyModel(&m, &mc)
+	c.effectiveWindow(ctx, name, pc, p, &m)
 	m.NoTextToolCalls = !switchOn(mc.TextToolCalls, pc.TextToolCalls)
 	m.NoConstrainedSampling = !switchOn(mc.ConstrainedSampling, pc.ConstrainedSampling)
 	return m, nil
+}
+
+// effectiveWindow lowers the model's window to what an Ollama server really gives it (the native
+// API, or its OpenAI-compatible one on this machine), warning once per model, so that compaction
+// and tool-output budgets are planned on the window the model has.
+func (c *Config) effectiveWindow(ctx context.Context, name string, pc *ProviderConfig, p provider.Provider, m *provider.Model) {
+	op, ok := p.(*ollama.Provider)
+	if !ok && pc.Kind == kindOpenAI && isLoopbackV1(pc.BaseURL) {
+		op, _ = ollama.New(ollama.Config{BaseURL: strings.TrimSuffix(strings.TrimRight(pc.BaseURL, "/"), "/v1"),
+			Timeouts: provider.StreamTimeouts{FirstByte: 2 * time.Second, Idle: 2 * time.Second}}, nil)
+	}
+	if op == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	window, why := op.Window(sctx, m.ID, m.ContextWindow)
+	if why == "" || window >= m.ContextWindow {
+		return
+	}
+	if key := name + "/" + m.ID; !c.warned[key] {
+		if c.warned == nil {
+			c.warned = map[string]bool{}
+		}
+		c.warned[key] = true
+		c.warnf("model %s: the window is %d tokens, not %d: %s; pi plans compaction and tool output for %d",
+			key, window, m.ContextWindow, why, window)
+	}
+	m.ContextWindow = window
+}
+
+// isLoopbackV1 reports whether base is an OpenAI-compatible endpoint on this machine that may be
+// an Ollama server's.
+func isLoopbackV1(base string) bool {
+	u, err := url.Parse(strings.TrimRight(base, "/"))
+	if err != nil || !strings.HasSuffix(u.Path, "/v1") {
+		return false
+	}
+	h := u.Hostname()
+	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
 }
 
 // switchOn is a model's switch, else its provider's, else on.
