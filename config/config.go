@@ -5,6 +5,7 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,9 +98,10 @@ type ProviderConfig struct {
 	// and how long the server keeps a model loaded ("30m"; "-1" forever).
 	DefaultNumCtx int    `toml:"default_num_ctx"`
 	KeepAlive     string `toml:"keep_alive"`
-	// Switches every model of the provider inherits; a model's own entry wins. Both default to
-	// on: tool calls a model writes as text are recovered, and tool arguments are constrained
-	// to the tool's schema where the server can do it.
+	// Switches every model of the provider inherits; a model's own entry wins. By default tool
+	// calls a model writes as text are recovered, and tool arguments are constrained to the
+	// tool's schema where pi knows the server can do it (OpenAI's strict tools); true asks any
+	// OpenAI-compatible server for strict tools.
 	TextToolCalls       *bool `toml:"text_tool_calls"`
 	ConstrainedSampling *bool `toml:"constrained_sampling"`
 
@@ -654,7 +656,7 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 	applyModel(&m, &mc)
 	c.effectiveWindow(ctx, name, pc, p, &m)
 	m.NoTextToolCalls = !switchOn(mc.TextToolCalls, pc.TextToolCalls)
-	m.NoConstrainedSampling = !switchOn(mc.ConstrainedSampling, pc.ConstrainedSampling)
+	m.ConstrainedSampling = cmp.Or(mc.ConstrainedSampling, pc.ConstrainedSampling)
 	return m, nil
 }
 

@@ -530,8 +530,9 @@ id = "other"
 		{"llamacpp/any", false, false},
 	} {
 		_, m, err := c.ResolveModel(context.Background(), tc.spec)
-		if err != nil || m.NoTextToolCalls != tc.noText || m.NoConstrainedSampling != tc.noConstr {
-			t.Errorf("%s: text off %v, constrained off %v (%v)", tc.spec, m.NoTextToolCalls, m.NoConstrainedSampling, err)
+		noConstr := m.ConstrainedSampling != nil && !*m.ConstrainedSampling
+		if err != nil || m.NoTextToolCalls != tc.noText || noConstr != tc.noConstr {
+			t.Errorf("%s: text off %v, constrained off %v (%v)", tc.spec, m.NoTextToolCalls, noConstr, err)
 		}
 	}
 }

@@ -12,6 +12,10 @@
 // that does not fit fails with an overflow error that pi answers by compacting, instead of
 // Ollama dropping the start of the conversation; think is sent only to models that can think.
 //
+// Constrained sampling of tool-call arguments is not supported: Ollama (0.17.4) decodes tool
+// calls without a grammar, and its format field constrains the whole reply to a schema, which
+// would rule out a text answer. Small models' arguments are repaired and validated instead.
+//
 // It owns the translation to and from Ollama's format only. It must not retry, compact, or log.
 package ollama
 
