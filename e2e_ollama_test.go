@@ -217,3 +217,23 @@ func TestPiTakesTheWindowOllamaGives(t *testing.T) {
 		t.Fatalf("code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestPiGivesToolsAsTextToModelsWithoutThem: a model whose template has no tools at all (Ollama
+// reports no tools capability and would refuse the tools field) gets them described in the
+// system prompt; its <tool_call> reply runs read, the result comes back as a user message, and
+// the task completes.
+func TestPiGivesToolsAsTextToModelsWithoutThem(t *testing.T) {
+	s := startOllama(t, ollamatest.ModelSpec{NoTools: true, Rules: []ollamatest.Rule{
+		{When: ollamatest.When{LastRole: "user", LastPrefix: "<tool_response"}, Reply: ollamatest.FinalAnswer},
+		{When: ollamatest.When{LastRole: "user"}, Reply: ollamatest.ToolCall("read", map[string]any{"path": ollamatest.ReadPath})},
+	}})
+	dir := e2eProject(t, s, map[string]string{ollamatest.ReadPath: "hello\n"})
+	r := runPi(t, buildPi(t), dir, "--model", "native/"+e2eModel, "-p", "Read the README.")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != ollamatest.FinalAnswer {
+		t.Fatalf("code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	msgs := sessionMessages(t, dir)
+	if len(msgs) != 4 || textcalls.Recovered(&msgs[1]) != 1 || strings.TrimSpace(msgs[2].TextContent()) != "hello" {
+		t.Fatalf("session %+v", msgs)
+	}
+}

@@ -17,12 +17,8 @@ import (
 // before it, which is the marker its prompt ended with. So every prompt starts with the whole
 // previous prompt, and the server's prompt cache covers all of it, as it would for a real model.
 const (
-	templateStart = `{{- $role := "" }}{{ $content := "" }}{{ $toolResults := "" }}{{ $userTurns := "" }}
-{{- if .Tools }}<|im_start|>system
-# Tools
-{{ range .Tools }}{{ json .Function }}
-{{ end }}<|im_end|>
-{{ end }}
+	templateStart = `{{- $role := "" }}{{ $content := "" }}{{ $toolResults := "" }}{{ $userTurns := "" }}` +
+		templateTools + `
 {{- range .Messages }}<|im_start|>{{ .Role }}
 {{ if eq .Role "assistant" }}`
 	templateMessage = `{{ end }}{{ .Content }}` + templateToolCalls + `<|im_end|>
@@ -32,6 +28,15 @@ const (
 {{- end }}<|im_start|>assistant
 `
 )
+
+// templateTools renders the offered tools; a spec with NoTools leaves it out, and Ollama then
+// reports no tools capability.
+const templateTools = `
+{{- if .Tools }}<|im_start|>system
+# Tools
+{{ range .Tools }}{{ json .Function }}
+{{ end }}<|im_end|>
+{{ end }}`
 
 // templateToolCalls renders earlier tool calls; it is also what makes Ollama parse <tool_call>
 // output into structured calls, so a spec with TextToolCalls leaves it out.
@@ -44,11 +49,14 @@ const templateToolCalls = `
 // last in the prompt, and the model's bigram table continues from there.
 func chatTemplate(spec ModelSpec, markers []string) string {
 	choice := markerChoice(spec, markers)
-	message := templateMessage
-	if spec.TextToolCalls {
+	start, message := templateStart, templateMessage
+	if spec.TextToolCalls || spec.NoTools {
 		message = strings.Replace(message, templateToolCalls, "", 1)
 	}
-	return toolFlags(spec.Rules) + templateStart + choice + message + choice
+	if spec.NoTools {
+		start = strings.Replace(start, templateTools, "", 1)
+	}
+	return toolFlags(spec.Rules) + start + choice + message + choice
 }
 
 // markerChoice is an if/else-if chain over the rules that prints the chosen marker.
