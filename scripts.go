@@ -45,7 +45,8 @@ type scripts struct {
 	cfg      *config.Config
 	stderr   io.Writer
 	builtins []tools.Tool
-	parts    PromptParts // the system prompt's inputs, tools filled in per refresh
+	limits   func() tools.Limits // of one script tool's result, sized to the model's window
+	parts    PromptParts         // the system prompt's inputs, tools filled in per refresh
 	// allowlist names the tools to activate (--tools, or tools in pi.toml); empty means the
 	// default built-ins plus every script tool. noTools is --no-tools.
 	allowlist []string
@@ -129,7 +130,7 @@ func (s *scripts) availableTools() []tools.Tool {
 	if s.rt == nil {
 		return s.builtins
 	}
-	return lua.MergeTools(s.builtins, s.rt.Tools())
+	return lua.MergeTools(s.builtins, tools.BudgetAll(s.rt.Tools(), s.limits))
 }
 
 // selectActive picks the active tools: the allow-list when one was given, else the default

@@ -94,10 +94,10 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 		return nil, err
 	}
 	p.cfg.Warnings = append(p.cfg.Warnings, notices...)
-	for _, w := range p.cfg.Warnings {
+	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
+	for _, w := range p.cfg.Warnings { // the file's, the sandbox's, then the model's (a smaller window)
 		fmt.Fprintln(stderr, "pi: warning:", w)
 	}
-	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
 	if err != nil && (!interactive || p.provider == nil) {
 		return nil, err
 	}
@@ -163,6 +163,7 @@ func buildTools(o *cliOptions, p *parts) error {
 	}
 	s := p.scripts
 	env.ImagesAllowed = func() bool { m := s.agent.Model(); return m.AcceptsImages() }
+	env.Window, s.limits = func() int { return s.agent.Model().ContextWindow }, env.Limits
 	if p.cfg.Bash.TimeoutSeconds > 0 {
 		env.BashTimeout = time.Duration(p.cfg.Bash.TimeoutSeconds) * time.Second
 	}

@@ -6,9 +6,11 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,6 +59,7 @@ type Config struct {
 
 	sections map[string]any                                // every top-level table as merged, for Section
 	getenv   func(string) string                           // os.Getenv; tests replace it
+	warned   map[string]bool                               // models whose smaller window was warned about
 	runCmd   func(context.Context, string) (string, error) // runs api_key_cmd
 	keysRead *keyRing                                      // what api_key_cmd printed, for redaction
 }
@@ -107,6 +110,12 @@ type ProviderConfig struct {
 	// and how long the server keeps a model loaded ("30m"; "-1" forever).
 	DefaultNumCtx int    `toml:"default_num_ctx"`
 	KeepAlive     string `toml:"keep_alive"`
+	// Switches every model of the provider inherits; a model's own entry wins. By default tool
+	// calls a model writes as text are recovered, and tool arguments are constrained to the
+	// tool's schema where pi knows the server can do it (OpenAI's strict tools); true asks any
+	// OpenAI-compatible server for strict tools.
+	TextToolCalls       *bool `toml:"text_tool_calls"`
+	ConstrainedSampling *bool `toml:"constrained_sampling"`
 
 	fromFile bool // named in a file, not only built in
 }
@@ -120,6 +129,9 @@ type ModelConfig struct {
 	Reasoning     *bool      `toml:"reasoning"`
 	Input         []string   `toml:"input"`
 	Cost          CostConfig `toml:"cost"`
+	// As the provider's switches, for this model only.
+	TextToolCalls       *bool `toml:"text_tool_calls"`
+	ConstrainedSampling *bool `toml:"constrained_sampling"`
 }
 
 // CostConfig is a model's price in US dollars per million tokens.
@@ -301,6 +313,12 @@ func (c *Config) mergeProvider(path, name string, src *ProviderConfig, project b
 	}
 	if src.DefaultNumCtx != 0 {
 		dst.DefaultNumCtx = src.DefaultNumCtx
+	}
+	for _, f := range []struct{ dst, src **bool }{{&dst.TextToolCalls, &src.TextToolCalls},
+		{&dst.ConstrainedSampling, &src.ConstrainedSampling}} {
+		if *f.src != nil {
+			*f.dst = *f.src
+		}
 	}
 	for k, v := range src.Headers {
 		if dst.Headers == nil {
@@ -674,7 +692,61 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 		m.ContextWindow = configDefaultWindow
 	}
 	applyModel(&m, &mc)
+	c.effectiveWindow(ctx, name, pc, p, &m)
+	m.NoTextToolCalls = !switchOn(mc.TextToolCalls, pc.TextToolCalls)
+	m.ConstrainedSampling = cmp.Or(mc.ConstrainedSampling, pc.ConstrainedSampling)
 	return m, nil
+}
+
+// effectiveWindow lowers the model's window to what an Ollama server really gives it (the native
+// API, or its OpenAI-compatible one on this machine), warning once per model, so that compaction
+// and tool-output budgets are planned on the window the model has.
+func (c *Config) effectiveWindow(ctx context.Context, name string, pc *ProviderConfig, p provider.Provider, m *provider.Model) {
+	op, ok := p.(*ollama.Provider)
+	if !ok && pc.Kind == kindOpenAI && isLoopbackV1(pc.BaseURL) {
+		op, _ = ollama.New(ollama.Config{BaseURL: strings.TrimSuffix(strings.TrimRight(pc.BaseURL, "/"), "/v1"),
+			Timeouts: provider.StreamTimeouts{FirstByte: 2 * time.Second, Idle: 2 * time.Second}}, nil)
+	}
+	if op == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	window, why := op.Window(sctx, m.ID, m.ContextWindow)
+	if why == "" || window >= m.ContextWindow {
+		return
+	}
+	if key := name + "/" + m.ID; !c.warned[key] {
+		if c.warned == nil {
+			c.warned = map[string]bool{}
+		}
+		c.warned[key] = true
+		c.warnf("model %s: the window is %d tokens, not %d: %s; pi plans compaction and tool output for %d",
+			key, window, m.ContextWindow, why, window)
+	}
+	m.ContextWindow = window
+}
+
+// isLoopbackV1 reports whether base is an OpenAI-compatible endpoint on this machine that may be
+// an Ollama server's.
+func isLoopbackV1(base string) bool {
+	u, err := url.Parse(strings.TrimRight(base, "/"))
+	if err != nil || !strings.HasSuffix(u.Path, "/v1") {
+		return false
+	}
+	h := u.Hostname()
+	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+}
+
+// switchOn is a model's switch, else its provider's, else on.
+func switchOn(model, prov *bool) bool {
+	switch {
+	case model != nil:
+		return *model
+	case prov != nil:
+		return *prov
+	}
+	return true
 }
 
 func applyModel(m *provider.Model, mc *ModelConfig) {

@@ -508,3 +508,62 @@ func TestConfigStreamTimeoutsReachAdapters(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigModelSwitches(t *testing.T) {
+	c := fixture(t, `[providers.local]
+kind = "openai"
+base_url = "http://127.0.0.1:9/v1"
+text_tool_calls = false
+
+[[providers.local.models]]
+id = "mine"
+text_tool_calls = true
+constrained_sampling = false
+
+[[providers.local.models]]
+id = "other"
+`, "", nil)
+	for _, tc := range []struct {
+		spec             string
+		noText, noConstr bool
+	}{
+		{"local/mine", false, true},
+		{"local/other", true, false},
+		{"llamacpp/any", false, false},
+	} {
+		_, m, err := c.ResolveModel(context.Background(), tc.spec)
+		noConstr := m.ConstrainedSampling != nil && !*m.ConstrainedSampling
+		if err != nil || m.NoTextToolCalls != tc.noText || noConstr != tc.noConstr {
+			t.Errorf("%s: text off %v, constrained off %v (%v)", tc.spec, m.NoTextToolCalls, noConstr, err)
+		}
+	}
+}
+
+// TestConfigEffectiveWindow: a configured window larger than the model's trained length (the
+// fake server says 40960) is lowered to it, with one warning however often the model resolves;
+// the same through an OpenAI-compatible provider at the server's /v1.
+func TestConfigEffectiveWindow(t *testing.T) {
+	srv := fakeOllama(t, [][2]string{{"qwen3:1.7b", "completion,tools"}})
+	c := fixture(t, "[providers.ollama]\nbase_url = \""+srv.URL+"\"\n"+
+		"[[providers.ollama.models]]\nid = \"qwen3:1.7b\"\ncontext_window = 65536\n"+
+		"[providers.compat]\nkind = \"openai\"\nbase_url = \""+srv.URL+"/v1\"\n"+
+		"[[providers.compat.models]]\nid = \"qwen3:1.7b\"\ncontext_window = 65536\n"+
+		"[[providers.compat.models]]\nid = \"small\"\ncontext_window = 8192\n", "", nil)
+	for _, spec := range []string{"ollama/qwen3:1.7b", "ollama/qwen3:1.7b", "compat/qwen3:1.7b"} {
+		if _, m, err := c.ResolveModel(context.Background(), spec); err != nil || m.ContextWindow != 40960 {
+			t.Errorf("%s: window %d (%v), want the trained 40960", spec, m.ContextWindow, err)
+		}
+	}
+	if _, m, err := c.ResolveModel(context.Background(), "compat/small"); err != nil || m.ContextWindow != 8192 {
+		t.Errorf("compat/small: window %d (%v), want the configured 8192", m.ContextWindow, err)
+	}
+	var warned []string
+	for _, w := range c.Warnings {
+		if strings.Contains(w, "not 65536") && strings.Contains(w, "trained on 40960") {
+			warned = append(warned, w)
+		}
+	}
+	if len(warned) != 2 {
+		t.Errorf("want one warning per model, got %q", c.Warnings)
+	}
+}

@@ -44,6 +44,7 @@ pi = {}
 ---@field prompt_snippet? string one line for the system prompt's tool list
 ---@field prompt_guidelines? string[] bullets added to the system prompt while the tool is active
 ---@field timeout? number seconds before the call is stopped (default 600)
+---@field constrained_sampling? boolean false: never ask the server to constrain this tool's arguments to its schema
 
 --- Register a tool the model can call. Registering a name again replaces the earlier tool.
 ---@param def pi.ToolDef

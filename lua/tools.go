@@ -165,7 +165,8 @@ func (v *vm) registerTool(L *lua.LState) int {
 	}
 	t := &luaTool{r: v.r, timeout: timeout, info: tools.Info{Name: name, Description: optString(L, def, "description"),
 		Parameters: params, Sequential: lua.LVAsBool(def.RawGetString("sequential")), ReadOnly: lua.LVAsBool(def.RawGetString("read_only")),
-		Snippet: optString(L, def, "prompt_snippet"), Guidelines: guidelines}}
+		Snippet: optString(L, def, "prompt_snippet"), Guidelines: guidelines,
+		NoConstrainedSampling: def.RawGetString("constrained_sampling") == lua.LFalse}}
 	if _, dup := v.toolFns[name]; dup {
 		v.r.notify("warning", "lua: %s: tool %q registered again; the later one wins", v.script, name)
 	}

@@ -51,6 +51,9 @@ type Env struct {
 	// ImagesAllowed reports whether the current model takes image input; nil means it does not.
 	// It is a function because the user may switch models between calls.
 	ImagesAllowed func() bool
+	// Window is the current model's context window in tokens; results are sized to it (see
+	// LimitsFor). Nil or 0 means pi's fixed limits.
+	Window func() int
 	// Spill is the folder bash output spills to past the limits. NewEnv makes one under
 	// os.TempDir() (its folder is made on the first spill); Close removes it. Nil keeps no
 	// file of the full output.

@@ -27,11 +27,15 @@ type Info struct {
 	// bullets added to the prompt's guidelines while the tool is active.
 	Snippet    string
 	Guidelines []string
+	// NoConstrainedSampling keeps the arguments free where the server would otherwise be asked
+	// to constrain them to Parameters.
+	NoConstrainedSampling bool
 }
 
 // Def is what a provider sends to a model for this tool.
 func (i *Info) Def() provider.ToolDef {
-	return provider.ToolDef{Name: i.Name, Description: i.Description, Parameters: i.Parameters}
+	return provider.ToolDef{Name: i.Name, Description: i.Description, Parameters: i.Parameters,
+		NoConstrainedSampling: i.NoConstrainedSampling}
 }
 
 // Result is what a tool call produced.

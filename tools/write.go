@@ -18,7 +18,6 @@ func newWrite(env *Env) Tool {
 			`"path":{"type":"string","description":"File path, relative or absolute"},` +
 			`"content":{"type":"string","description":"The complete new content"}},` +
 			`"required":["path","content"]}`),
-		Snippet:    "Create or overwrite a file",
 		Guidelines: []string{"Use write only for new files or complete rewrites."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runWrite(ctx, env, args)
