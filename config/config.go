@@ -39,6 +39,7 @@ type Config struct {
 	Compaction   CompactionConfig `toml:"compaction"`
 	Bash         BashConfig       `toml:"bash"`
 	Lua          LuaConfig        `toml:"lua"`
+	MCP          MCPConfig        `toml:"mcp"`
 
 	// Files lists the files that were read, in order; Warnings what was ignored in them.
 	Files    []string `toml:"-"`
@@ -201,6 +202,7 @@ func (c *Config) mergeFile(path string, project bool) error {
 	for name, p := range file.Providers {
 		c.mergeProvider(path, name, p, project)
 	}
+	c.mergeMCP(path, &file.MCP, project)
 	return nil
 }
 
