@@ -236,7 +236,7 @@ func scriptHost(s *scripts, live func() *harness) lua.Host {
 		Complete: func(ctx context.Context, prompt string, opts lua.CompleteOptions) (string, error) {
 			return live().scripts.completeOnce(ctx, prompt, opts)
 		},
-		Config: func(name string) map[string]any { return live().cfg.ScriptConfig(name) },
+		Config: func(name string) map[string]any { return s.cfg.ScriptConfig(name) }, // set before loading starts
 	}
 }
 
