@@ -133,8 +133,8 @@ local function send(s, msg)
   local res, err = pi.http { method = "POST", url = s.conf.url, headers = headers, body = body,
     stream = feed, timeout = timeout_of(s) }
   if not res then return nil, err end
-  finish()
   if res.headers["mcp-session-id"] then s.session = res.headers["mcp-session-id"] end
+  finish()
   if res.status == 404 and s.session then s.session = nil end
   if res.status >= 400 then return nil, "HTTP " .. res.status end
   return true
@@ -343,17 +343,29 @@ local function set_state(s, state, err)
   if (state == "ready" or state == "failed") and s.ready then s.ready:resolve(state) end
 end
 
+-- ask sends a request and passes its answer to k. Over stdio it does not wait (the answer
+-- comes in a stdout callback); over HTTP it waits, so that k runs once the response's
+-- headers (the session id) are in.
+local function ask(s, method, params, k)
+  if s.conf.url then
+    local result, err = call(s, method, params)
+    k(result, err)
+  else
+    request(s, method, params, k)
+  end
+end
+
 local function list_all(s, method, key, done)
-  request(s, method, {}, function(result, err)
+  ask(s, method, {}, function(result, err)
     if result then done(result[key]) else done(nil, err) end
   end)
 end
 
--- initialize runs the handshake without waiting: each answer sends the next request.
+-- initialize runs the handshake: each answer sends the next request.
 local function initialize(s)
   local params = { protocolVersion = PROTOCOL, capabilities = {},
     clientInfo = { name = "pi", version = tostring(pi.version) } }
-  request(s, "initialize", params, function(result, err)
+  ask(s, "initialize", params, function(result, err)
     if not result then set_state(s, "failed", "initialize: " .. tostring(err)) return end
     if not KNOWN_PROTOCOLS[result.protocolVersion or ""] then
       set_state(s, "failed", "the server speaks MCP " .. tostring(result.protocolVersion) .. ", which pi does not")
@@ -501,13 +513,15 @@ end)
 -- Before a prompt reaches the model, every enabled server is started (or waited for), so its
 -- tools are there for the run.
 pi.on("input", function()
+  local waiting = {}
   for _, name in ipairs(order) do
     local s = servers[name]
+    waiting[name] = s.state == "stopped" or s.state == "starting"
     if s.state == "stopped" and s.conf.command then start(s) end -- in parallel; waited for below
   end
   for _, name in ipairs(order) do
     local s = servers[name]
-    if s.state == "stopped" or s.state == "starting" then
+    if waiting[name] then
       local ok, err = ensure_ready(s)
       if not ok then notify("warning", err) end
     end
