@@ -430,7 +430,7 @@ func TestBundledOverrideAndDisable(t *testing.T) {
 	if got := r2.Input(ctxT(t), "/x 1", nil, "interactive").Text; got != "/x 1" {
 		t.Errorf("disabled: %q", got)
 	}
-	if !reflect.DeepEqual(BundledScripts(), []string{"skills", "templates"}) {
+	if !reflect.DeepEqual(BundledScripts(), []string{"mcp", "skills", "templates"}) {
 		t.Errorf("bundled: %v", BundledScripts())
 	}
 }

@@ -496,6 +496,7 @@ local function setup()
 end
 
 setup()
+if #order == 0 then return end -- nothing configured: no command, no handlers, no cost
 
 for _, name in ipairs(order) do
   local s = servers[name]
@@ -566,7 +567,6 @@ pi.register_command { name = "mcp", description = "MCP servers: list them, or re
       return
     end
     if verb ~= "" then notify("error", "/mcp takes no argument or restart NAME") return end
-    if #order == 0 then pi.notify("mcp: no servers configured ([mcp.servers.NAME] in pi.toml)", "info") return end
     local lines = {}
     for _, n in ipairs(order) do lines[#lines + 1] = describe(servers[n]) end
     pi.notify("MCP servers:\n" .. table.concat(lines, "\n"), "info")
