@@ -41,7 +41,7 @@ type mcpEnv struct {
 	sent []string // pi.send_user_message texts
 }
 
-func stdioServer(t *testing.T, log string) map[string]any {
+func stdioServer(t testing.TB, log string) map[string]any {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func stdioServer(t *testing.T, log string) map[string]any {
 		"env": map[string]any{"PI_MCPTEST_STDIO": "1", "PI_MCPTEST_LOG": log}, "timeout": 10}
 }
 
-func startMCP(t *testing.T, conf map[string]any, trust bool) *mcpEnv {
+func startMCP(t testing.TB, conf map[string]any, trust bool) *mcpEnv {
 	t.Helper()
 	e := &mcpEnv{env: newEnv(t)}
 	e.opts.Trust = trust
@@ -257,4 +257,74 @@ func TestMCPConfiguration(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkMCPToolCall is one tools/call round trip through the bundled script: the Lua tool,
+// JSON both ways, the server (this binary) over stdio or HTTP on 127.0.0.1, the answer.
+func BenchmarkMCPToolCall(b *testing.B) {
+	for _, transport := range []string{"stdio", "http"} {
+		b.Run(transport, func(b *testing.B) {
+			conf := stdioServer(b, "")
+			if transport == "http" {
+				srv := httptest.NewServer(mcptest.New().Handler())
+				defer srv.Close()
+				conf = map[string]any{"url": srv.URL, "enabled": true}
+			}
+			e := startMCP(b, conf, true)
+			var echo tools.Tool
+			for _, tl := range e.r.Tools() {
+				if tl.Info().Name == "mcp__fake__echo" {
+					echo = tl
+				}
+			}
+			if echo == nil {
+				b.Fatalf("no echo tool: %v", e.notices())
+			}
+			args := map[string]any{"text": "x"}
+			b.ResetTimer()
+			for range b.N {
+				if res, _ := echo.Execute(context.Background(), "c", args, nil); text(res) != "echo: x" {
+					b.Fatalf("got %q", text(res))
+				}
+			}
+		})
+	}
+}
+
+// FuzzMCPServerOutput runs the bundled script against a "server" that prints the fuzzed
+// bytes and exits: whatever a server says, the script must not fail (a "lua:" notice), and
+// the runtime must go on answering.
+func FuzzMCPServerOutput(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"prompts":{}}}}` + "\n",
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}` + "\n" + `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"x","inputSchema":{"type":"nope"}},7,{"name":{}}]}}` + "\n",
+		`{"id":1,"error":7}` + "\n" + `{"id":1,"error":{"message":{},"code":"x"}}` + "\n",
+		`{"method":"notifications/progress","params":{"progressToken":null,"message":{}}}` + "\n",
+		`{"method":"ping","id":{"a":1}}` + "\n" + `[1,2,{"id":1}]` + "\n" + `"text"` + "\n" + `null` + "\n",
+		"not json\n{\"id\":\r\n\n\n",
+	} {
+		f.Add(seed)
+	}
+	dir := f.TempDir()
+	out := filepath.Join(dir, "out")
+	e := startMCP(f, map[string]any{"command": "cat", "args": []any{out}, "enabled": true, "timeout": 2}, true)
+	f.Fuzz(func(t *testing.T, data string) {
+		if err := os.WriteFile(out, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.mu.Lock()
+		e.notes = nil
+		e.mu.Unlock()
+		for _, c := range e.r.Commands() {
+			if c.Name == "mcp" {
+				c.Run(ctxT(t), "restart fake")
+			}
+		}
+		e.r.Input(ctxT(t), "a prompt", nil, "interactive")
+		for _, n := range e.notices() {
+			if strings.HasPrefix(n.Message, "lua:") {
+				t.Fatalf("the script failed on %q: %s", data, n.Message)
+			}
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,10 +146,7 @@ func (s *spawned) handle(L *lua.LState) *lua.LTable {
 	}
 	method("write", s.write)
 	method("close_stdin", func(L *lua.LState, _ int) int {
-		if !s.stdinClosed {
-			s.stdinClosed = true
-			close(s.stdin)
-		}
+		s.closeStdin()
 		return 0
 	})
 	method("kill", s.kill)
@@ -157,6 +155,14 @@ func (s *spawned) handle(L *lua.LState) *lua.LTable {
 		return 1
 	})
 	return h
+}
+
+// closeStdin ends the writer goroutine once it has written what is queued. Owner only.
+func (s *spawned) closeStdin() {
+	if !s.stdinClosed {
+		s.stdinClosed = true
+		close(s.stdin)
+	}
 }
 
 // write queues data for the child's stdin and returns at once: a child that does not read
@@ -310,7 +316,10 @@ func splitLines(partial, data []byte) ([][]lua.LValue, []byte) {
 func (s *spawned) deliver(what string, fn *lua.LFunction, calls [][]lua.LValue, last bool) bool {
 	var after func(v *vm)
 	if last {
-		after = func(v *vm) { delete(v.procs, s) }
+		after = func(v *vm) {
+			delete(v.procs, s)
+			s.closeStdin()
+		}
 	}
 	return s.v.callback(fn, calls, func(err error) { s.failed(what, err) }, after)
 }
@@ -321,11 +330,15 @@ func (s *spawned) failed(what string, err error) {
 		return
 	}
 	s.failures++
+	who := s.name
+	if s.script != "" {
+		who += " (" + filepath.Base(s.script) + ")"
+	}
 	switch {
 	case s.failures < spawnErrorNotices:
-		s.v.r.notify("error", "lua: pi.spawn %s callback of %s (%s) failed: %s", what, s.name, s.script, cleanError(err))
+		s.v.r.notify("error", "lua: pi.spawn %s callback of %s failed: %s", what, who, cleanError(err))
 	case s.failures == spawnErrorNotices:
-		s.v.r.notify("error", "lua: pi.spawn %s callback of %s (%s) failed again: %s; further failures are not shown", what, s.name, s.script, cleanError(err))
+		s.v.r.notify("error", "lua: pi.spawn %s callback of %s failed again: %s; further failures are not shown", what, who, cleanError(err))
 	}
 }
 
@@ -334,6 +347,7 @@ func (s *spawned) failed(what string, err error) {
 func (v *vm) killAll() {
 	for s := range v.procs {
 		_ = s.run.Signal(syscall.SIGKILL)
+		s.closeStdin()
 	}
 	v.stop()
 }

@@ -236,3 +236,31 @@ func groupAlive(pid int) bool {
 	}
 	return false
 }
+
+// A process that exits leaves nothing behind: its reader, writer and waiter goroutines end
+// (an MCP server restarted again and again must not pile them up).
+func TestSpawnLeavesNoGoroutines(t *testing.T) {
+	e := newEnv(t)
+	r := e.start(t, `
+pi.register_tool{name = "many", execute = function()
+  for i = 1, 200 do
+    local f = pi.future()
+    pi.spawn{cmd = "true", on_exit = function() f:resolve(true) end}
+    f:wait(5)
+  end
+  return "ok"
+end}`)
+	execTool(t, r, "many", nil) // warm up: the runtime's own goroutines
+	time.Sleep(100 * time.Millisecond)
+	before := runtime.NumGoroutine()
+	if got := text(execTool(t, r, "many", nil)); got != "ok" {
+		t.Fatal(got)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before+5 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+5 {
+		t.Errorf("%d goroutines after 200 processes exited, %d before", n, before)
+	}
+}

@@ -22,6 +22,11 @@ local servers, order = {}, {}
 
 local function notify(level, msg) pi.notify("mcp: " .. msg, level) end
 
+-- tbl is x when it is a table, else an empty one: a server's answer can hold anything.
+local function tbl(x) if type(x) == "table" then return x end return {} end
+
+local function str(x) if type(x) == "string" then return x end return "" end
+
 local function timeout_of(s) return s.conf.timeout or DEFAULT_TIMEOUT end
 
 -- tool_name makes mcp__SERVER__TOOL fit pi's tool names: letters, digits, _ and -, 64 at most.
@@ -59,7 +64,7 @@ local function stdio_reader(s, gen)
       parts, size, start = {}, 0, nl + 1
       if line:find("%S") then
         local msg, err = pi.json_decode(line)
-        if msg then handle_message(s, msg) else notify("warning", s.name .. ": not JSON: " .. err) end
+        if err then notify("warning", s.name .. ": not JSON: " .. err) else handle_message(s, msg) end
       end
     end
     local rest = chunk:sub(start)
@@ -185,8 +190,9 @@ handle_message = function(s, msg)
     if msg.id ~= nil then -- a request from the server
       if msg.method == "ping" then respond(s, msg.id, {}) else respond(s, msg.id, nil, "method not found: " .. msg.method) end
     elseif msg.method == "notifications/progress" then
-      local p = s.progress[msg.params and msg.params.progressToken]
-      if p then p(msg.params) end
+      local params = tbl(msg.params)
+      local p = params.progressToken ~= nil and s.progress[params.progressToken]
+      if p then p(params) end
     elseif msg.method == "notifications/tools/list_changed" then
       s.stale = true -- listed again before the next prompt, when pi picks up tools
     elseif msg.method == "notifications/prompts/list_changed" then
@@ -197,10 +203,11 @@ handle_message = function(s, msg)
   local p = s.pending[msg.id]
   if not p then return end
   s.pending[msg.id] = nil
-  if msg.error then
-    p.on_result(nil, (msg.error.message or "error") .. (msg.error.code and (" (" .. msg.error.code .. ")") or ""))
+  if msg.error ~= nil then
+    local e = tbl(msg.error)
+    p.on_result(nil, (type(e.message) == "string" and e.message or "error") .. (type(e.code) == "number" and (" (" .. e.code .. ")") or ""))
   else
-    p.on_result(msg.result or {})
+    p.on_result(tbl(msg.result))
   end
 end
 
@@ -211,25 +218,26 @@ end
 -- their text (or a line naming them), audio as a line naming it.
 local function content_blocks(content)
   local out = {}
-  for _, c in ipairs(content or {}) do
+  for _, c in ipairs(tbl(content)) do
+    c = tbl(c)
     if c.type == "text" then
-      out[#out + 1] = { type = "text", text = c.text or "" }
-    elseif c.type == "image" then
-      out[#out + 1] = { type = "image", data = c.data, mime_type = c.mimeType }
-    elseif c.type == "resource" and c.resource then
-      local r = c.resource
-      if r.text then
-        out[#out + 1] = { type = "text", text = "[resource " .. (r.uri or "") .. "]\n" .. r.text }
-      elseif r.blob and (r.mimeType or ""):match("^image/") then
+      out[#out + 1] = { type = "text", text = str(c.text) }
+    elseif c.type == "image" and type(c.data) == "string" then
+      out[#out + 1] = { type = "image", data = c.data, mime_type = str(c.mimeType) }
+    elseif c.type == "resource" then
+      local r = tbl(c.resource)
+      if type(r.text) == "string" then
+        out[#out + 1] = { type = "text", text = "[resource " .. str(r.uri) .. "]\n" .. r.text }
+      elseif type(r.blob) == "string" and str(r.mimeType):match("^image/") then
         out[#out + 1] = { type = "image", data = r.blob, mime_type = r.mimeType }
       else
-        out[#out + 1] = { type = "text", text = "[resource " .. (r.uri or "") .. " (" .. (r.mimeType or "binary") ..
-          ", " .. #(r.blob or "") .. " bytes of base64)]" }
+        out[#out + 1] = { type = "text", text = "[resource " .. str(r.uri) .. " (" .. (type(r.mimeType) == "string" and r.mimeType or "binary") ..
+          ", " .. #str(r.blob) .. " bytes of base64)]" }
       end
     elseif c.type == "resource_link" then
-      out[#out + 1] = { type = "text", text = "[resource link " .. (c.name or "") .. ": " .. (c.uri or "") .. "]" }
+      out[#out + 1] = { type = "text", text = "[resource link " .. str(c.name) .. ": " .. str(c.uri) .. "]" }
     elseif c.type == "audio" then
-      out[#out + 1] = { type = "text", text = "[audio (" .. (c.mimeType or "") .. "), " .. #(c.data or "") .. " bytes of base64]" }
+      out[#out + 1] = { type = "text", text = "[audio (" .. str(c.mimeType) .. "), " .. #str(c.data) .. " bytes of base64]" }
     end
   end
   return out
@@ -254,8 +262,10 @@ local function run_tool(s, tool, args, ctx)
     notify_server(s, "notifications/cancelled", { requestId = id, reason = "aborted by the user" })
   end)
   s.progress[token] = function(p)
-    local text = p.message or "working"
-    if p.progress then text = text .. " (" .. p.progress .. (p.total and ("/" .. p.total) or "") .. ")" end
+    local text = str(p.message) ~= "" and p.message or "working"
+    if type(p.progress) == "number" then
+      text = text .. " (" .. p.progress .. (type(p.total) == "number" and ("/" .. p.total) or "") .. ")"
+    end
     ctx.update(text)
   end
   local result, cerr = call(s, "tools/call", { name = tool, arguments = args or {}, _meta = { progressToken = token } })
@@ -276,11 +286,13 @@ end
 -- set_tools registers the server's tools, and unregisters those it no longer lists.
 local function set_tools(s, list)
   local keep = {}
-  for _, t in ipairs(list or {}) do
+  for _, t in ipairs(tbl(list)) do
+    t = tbl(t)
     if type(t.name) == "string" and allowed(s, t.name) then
       local name, tool = tool_name(s.name, t.name), t.name
-      local def = { name = name, description = t.description or t.title or ("MCP tool " .. tool .. " of " .. s.name),
-        parameters = t.inputSchema or { type = "object" },
+      local about = type(t.description) == "string" and t.description or type(t.title) == "string" and t.title
+      local def = { name = name, description = about or ("MCP tool " .. tool .. " of " .. s.name),
+        parameters = type(t.inputSchema) == "table" and t.inputSchema or { type = "object" },
         execute = function(args, ctx) return run_tool(s, tool, args, ctx) end }
       if s.tools[name] then pi.unregister_tool(name) end -- listed again: no warning
       local ok, err = pcall(pi.register_tool, def)
@@ -300,8 +312,8 @@ end
 
 local function prompt_text(result)
   local parts = {}
-  for _, m in ipairs(result.messages or {}) do
-    for _, b in ipairs(content_blocks({ m.content })) do
+  for _, m in ipairs(tbl(result.messages)) do
+    for _, b in ipairs(content_blocks({ tbl(m).content })) do
       if b.type == "text" then parts[#parts + 1] = b.text end
     end
   end
@@ -309,12 +321,15 @@ local function prompt_text(result)
 end
 
 local function set_prompts(s, list)
-  for _, p in ipairs(list or {}) do
+  for _, p in ipairs(tbl(list)) do
+    p = tbl(p)
     if type(p.name) == "string" and not s.prompts[p.name] then
       s.prompts[p.name] = true
       local names = {}
-      for _, a in ipairs(p.arguments or {}) do names[#names + 1] = a.name end
-      pi.register_command { name = command_name(s.name, p.name), description = p.description or ("MCP prompt of " .. s.name),
+      for _, a in ipairs(tbl(p.arguments)) do
+        if type(tbl(a).name) == "string" then names[#names + 1] = a.name end
+      end
+      pi.register_command { name = command_name(s.name, p.name), description = str(p.description) ~= "" and p.description or ("MCP prompt of " .. s.name),
         argument_hint = table.concat(names, " "),
         run = function(text)
           local ok, err = ensure_ready(s)
@@ -367,12 +382,12 @@ local function initialize(s)
     clientInfo = { name = "pi", version = tostring(pi.version) } }
   ask(s, "initialize", params, function(result, err)
     if not result then set_state(s, "failed", "initialize: " .. tostring(err)) return end
-    if not KNOWN_PROTOCOLS[result.protocolVersion or ""] then
+    if not KNOWN_PROTOCOLS[str(result.protocolVersion)] then
       set_state(s, "failed", "the server speaks MCP " .. tostring(result.protocolVersion) .. ", which pi does not")
       if s.proc then s.stopping = true s.proc:kill() end
       return
     end
-    s.protocol, s.info, s.caps = result.protocolVersion, result.serverInfo or {}, result.capabilities or {}
+    s.protocol, s.info, s.caps = result.protocolVersion, tbl(result.serverInfo), tbl(result.capabilities)
     notify_server(s, "notifications/initialized")
     local function tools_then_ready()
       list_all(s, "tools/list", "tools", function(list, lerr)
