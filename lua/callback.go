@@ -13,6 +13,21 @@ import (
 // runs last on the owner. It reports false when v was closed (Reload, Close), whose callbacks
 // never run again.
 func (v *vm) callback(fn *lua.LFunction, calls [][]lua.LValue, failed func(error), after func(v *vm)) bool {
+	// A batch runs as tasks of a few hundred calls, so that the 32,768 lines of one read of
+	// "y\n" do not hold up the hooks and tools queued behind them.
+	for len(calls) > callbackBatch {
+		if !v.callbackTask(fn, calls[:callbackBatch], failed, nil) {
+			return false
+		}
+		calls = calls[callbackBatch:]
+	}
+	return v.callbackTask(fn, calls, failed, after)
+}
+
+// callbackBatch is how many callback calls one task makes at most.
+const callbackBatch = 256
+
+func (v *vm) callbackTask(fn *lua.LFunction, calls [][]lua.LValue, failed func(error), after func(v *vm)) bool {
 	i := -1
 	t := newTask(v.ctx, v.r.opts.HookTimeout, func(cur *vm, _ []lua.LValue, err error) *call {
 		if cur != v {
