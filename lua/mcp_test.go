@@ -201,6 +201,14 @@ func TestMCPPromptsAndStatus(t *testing.T) {
 		if sent != "Say hello to Bob." {
 			t.Errorf("the prompt sent %q", sent)
 		}
+		// After /reload the server starts again at the next prompt: a prompt command typed
+		// then is expanded by the input handler, before its command exists again.
+		if err := e.r.Reload(ctxT(t)); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.r.Input(ctxT(t), "/mcp:fake:greet Ann Lee", nil, "interactive").Text; got != "Say hello to Ann Lee." {
+			t.Errorf("after reload: %q", got)
+		}
 		e.command(t, "mcp", "")
 		n, ok := e.noticeContaining("MCP servers:")
 		if !ok || !strings.Contains(n.Message, "fake  ready") || !strings.Contains(n.Message, "mcp__fake__echo") ||

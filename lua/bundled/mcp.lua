@@ -320,6 +320,25 @@ local function prompt_text(result)
   return table.concat(parts, "\n\n")
 end
 
+-- prompt_commands maps "mcp:NAME:PROMPT" to {s, prompt, names}.
+local prompt_commands = {}
+
+-- get_prompt fetches a prompt's text, the words of text filling its arguments in order (the
+-- last argument takes the rest).
+local function get_prompt(entry, text)
+  local s, names = entry.s, entry.names
+  local ok, err = ensure_ready(s)
+  if not ok then return nil, err end
+  local args, i = {}, 0
+  for word in (text or ""):gmatch("%S+") do
+    i = i + 1
+    if names[i] then args[names[i]] = word elseif names[#names] then args[names[#names]] = args[names[#names]] .. " " .. word end
+  end
+  local result, cerr = call(s, "prompts/get", { name = entry.prompt, arguments = args })
+  if not result then return nil, s.name .. ": prompt " .. entry.prompt .. ": " .. tostring(cerr) end
+  return prompt_text(result)
+end
+
 local function set_prompts(s, list)
   for _, p in ipairs(tbl(list)) do
     p = tbl(p)
@@ -329,19 +348,14 @@ local function set_prompts(s, list)
       for _, a in ipairs(tbl(p.arguments)) do
         if type(tbl(a).name) == "string" then names[#names + 1] = a.name end
       end
-      pi.register_command { name = command_name(s.name, p.name), description = str(p.description) ~= "" and p.description or ("MCP prompt of " .. s.name),
+      local cmd = command_name(s.name, p.name)
+      local entry = { s = s, prompt = p.name, names = names }
+      prompt_commands[cmd] = entry
+      pi.register_command { name = cmd, description = str(p.description) ~= "" and p.description or ("MCP prompt of " .. s.name),
         argument_hint = table.concat(names, " "),
         run = function(text)
-          local ok, err = ensure_ready(s)
-          if not ok then notify("error", err) return end
-          local args, i = {}, 0
-          for word in (text or ""):gmatch("%S+") do
-            i = i + 1
-            if names[i] then args[names[i]] = word elseif names[#names] then args[names[#names]] = args[names[#names]] .. " " .. word end
-          end
-          local result, cerr = call(s, "prompts/get", { name = p.name, arguments = args })
-          if not result then notify("error", s.name .. ": prompt " .. p.name .. ": " .. tostring(cerr)) return end
-          pi.send_user_message(prompt_text(result))
+          local prompt, err = get_prompt(entry, text)
+          if prompt then pi.send_user_message(prompt) else notify("error", err) end
         end }
     end
   end
@@ -528,7 +542,7 @@ end)
 
 -- Before a prompt reaches the model, every enabled server is started (or waited for), so its
 -- tools are there for the run.
-pi.on("input", function()
+pi.on("input", function(ev)
   local waiting = {}
   for _, name in ipairs(order) do
     local s = servers[name]
@@ -542,6 +556,16 @@ pi.on("input", function()
       if not ok then notify("warning", err) end
     end
     if s.state == "ready" and s.stale then refresh(s) end
+  end
+  -- /mcp:NAME:PROMPT typed before the server had listed its prompts (the first prompt of a
+  -- session, or after /reload) reaches here as text: expand it now.
+  local cmd, rest = str(ev.text):match("^/(mcp:%S+)%s*(.*)$")
+  local entry = cmd and prompt_commands[cmd]
+  if entry then
+    local prompt, err = get_prompt(entry, rest)
+    if prompt then return { text = prompt } end
+    notify("error", err)
+    return { handled = true }
   end
 end)
 
