@@ -47,6 +47,17 @@ func (c *Config) mergeMCP(path string, f *MCPConfig, project bool) {
 	}
 }
 
+// HasProjectMCPServers reports whether the project's .pi/pi.toml names an MCP server, which
+// runs only once the directory is trusted.
+func (c *Config) HasProjectMCPServers() bool {
+	for _, s := range c.MCP.Servers {
+		if s.Project {
+			return true
+		}
+	}
+	return false
+}
+
 // ScriptConfig is what pi.config(name) gives a script: the [extensions.<name>] table, except
 // for the bundled mcp script, which gets the [mcp] table as {servers = {NAME = {command,
 // args, env, cwd, url, headers, enabled, tools, timeout, eager, project}}}.

@@ -38,6 +38,9 @@ command = "./my-server"
 	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "mcp.servers.both: give either command") {
 		t.Errorf("warnings %q, want one about mcp.servers.both", c.Warnings)
 	}
+	if !c.HasProjectMCPServers() {
+		t.Error("the project's server is not reported")
+	}
 	servers := c.ScriptConfig("mcp")["servers"].(map[string]any)
 	want := map[string]any{
 		"fs": map[string]any{"command": "./my-server", "args": []any{}, "env": map[string]any{}, "headers": map[string]any{},
