@@ -257,10 +257,7 @@ func scriptHost(s *scripts, live func() *harness) lua.Host {
 		Complete: func(ctx context.Context, prompt string, opts lua.CompleteOptions) (string, error) {
 			return live().scripts.completeOnce(ctx, prompt, opts)
 		},
-		Config: func(name string) map[string]any {
-			t, _ := live().cfg.Section("extensions")[name].(map[string]any)
-			return t
-		},
+		Config:      func(name string) map[string]any { return s.cfg.ScriptConfig(name) }, // set before loading starts
 		Permissions: s.gate.Policy,
 		AskPermission: func(ctx context.Context, tool, summary, rule string) (bool, string, error) {
 			var choose permission.Chooser

@@ -49,6 +49,7 @@ type Config struct {
 	Permissions  PermissionsConfig `toml:"permissions"` // safety.go
 	Secrets      SecretsConfig     `toml:"secrets"`
 
+	MCP MCPConfig `toml:"mcp"`
 	// ProjectIgnored lists the keys of the project's pi.toml that were not applied because
 	// its directory is not trusted (see Load).
 	ProjectIgnored []string `toml:"-"`
@@ -57,11 +58,12 @@ type Config struct {
 	Files    []string `toml:"-"`
 	Warnings []string `toml:"-"`
 
-	sections map[string]any                                // every top-level table as merged, for Section
-	getenv   func(string) string                           // os.Getenv; tests replace it
-	warned   map[string]bool                               // models whose smaller window was warned about
-	runCmd   func(context.Context, string) (string, error) // runs api_key_cmd
-	keysRead *keyRing                                      // what api_key_cmd printed, for redaction
+	projectMCP bool                                          // the project's file names MCP servers (applied once it is trusted)
+	sections   map[string]any                                // every top-level table as merged, for Section
+	getenv     func(string) string                           // os.Getenv; tests replace it
+	warned     map[string]bool                               // models whose smaller window was warned about
+	runCmd     func(context.Context, string) (string, error) // runs api_key_cmd
+	keysRead   *keyRing                                      // what api_key_cmd printed, for redaction
 }
 
 // CompactionConfig is the [compaction] table. Zero token budgets scale with the model's
@@ -221,6 +223,9 @@ func (c *Config) mergeFile(path string, project, untrusted bool) error {
 			c.warnf("%s: unknown key %q ignored", path, key.String())
 		}
 	}
+	if project && len(file.MCP.Servers) > 0 {
+		c.projectMCP = true // asked about even while untrusted, when the servers are dropped
+	}
 	if untrusted {
 		file, c.ProjectIgnored = untrustedPart(&file, md)
 		safeSections(sections)
@@ -241,6 +246,7 @@ func (c *Config) mergeFile(path string, project, untrusted bool) error {
 	for name, p := range file.Providers {
 		c.mergeProvider(path, name, p, project)
 	}
+	c.mergeMCP(path, &file.MCP, project)
 	return nil
 }
 

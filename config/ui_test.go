@@ -38,7 +38,7 @@ func TestConfigUIAndKeysMerge(t *testing.T) {
 func TestUntrustedProjectKeepsUIAndStricterSandbox(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(cwd, ".pi", "pi.toml"), "[ui]\ntheme = \"light\"\n[keys]\nmodel = \"f2\"\n"+
-		"[sandbox]\nmode = \"workspace\"\n[providers.evil]\nkind = \"ollama\"\nbase_url = \"http://127.0.0.1:9\"\n")
+		"[sandbox]\nmode = \"workspace\"\n[mcp.servers.tools]\ncommand = \"./serve\"\n[providers.evil]\nkind = \"ollama\"\nbase_url = \"http://127.0.0.1:9\"\n")
 	c, err := Load(home, cwd, false)
 	if err != nil {
 		t.Fatal(err)
@@ -49,5 +49,9 @@ func TestUntrustedProjectKeepsUIAndStricterSandbox(t *testing.T) {
 	}
 	if _, ok := c.Providers["evil"]; ok {
 		t.Error("an untrusted project added a provider")
+	}
+	if _, ok := c.MCP.Servers["tools"]; ok || !c.HasProjectMCPServers() {
+		t.Errorf("an untrusted project's MCP server: configured %v, asked about %v; want not configured, asked about",
+			ok, c.HasProjectMCPServers())
 	}
 }

@@ -48,6 +48,8 @@ func (v *vm) piModule() *lua.LTable {
 		"active_tools": v.activeTools, "set_active_tools": v.setActiveTools,
 		"parse_frontmatter": v.parseFrontmatter, "array": v.arrayFn,
 		"permissions": v.permissions, "ask_permission": v.askPermission,
+		"spawn": v.spawn, "http": v.httpFn, "future": v.futureFn, "json_encode": v.jsonEncode, "json_decode": v.jsonDecode,
+		"unregister_tool": v.unregisterTool, "project_trusted": v.projectTrustedFn,
 	} {
 		m.RawSetString(name, L.NewFunction(fn))
 	}

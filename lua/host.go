@@ -35,7 +35,8 @@ type Host struct {
 	SetActiveTools func(names []string) error
 	// Complete makes one model call outside the conversation. nil: an error for the script.
 	Complete func(ctx context.Context, prompt string, opts CompleteOptions) (string, error)
-	// Config is the [extensions.<name>] table of pi.toml, or nil.
+	// Config is the [extensions.<name>] table of pi.toml, or nil; for "mcp", the [mcp] table
+	// as the bundled mcp script reads it ({servers = {NAME = {…, project = bool}}}).
 	Config func(name string) map[string]any
 	// Permissions is what the permission policy applies: {mode, allow, ask, deny}. nil: auto
 	// without rules.

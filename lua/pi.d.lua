@@ -33,6 +33,7 @@ pi = {}
 ---@field cwd string
 ---@field update fun(partial: string|pi.ToolResult) stream partial output to the user interface
 ---@field aborted fun(): boolean true once the user aborted the run
+---@field on_abort fun(fn: fun()) fn runs (as a call of its own) if the user aborts while execute still runs; execute itself is stopped then
 
 ---@class pi.ToolDef
 ---@field name string 1-64 letters, digits, _ or -; a built-in of the same name is replaced
@@ -221,6 +222,79 @@ function pi.send_user_message(text, opts) end
 ---@return pi.ExecResult|nil result
 ---@return string? err when the command could not start
 function pi.exec(command, opts) end
+
+-- ── long-lived processes, HTTP, futures, JSON ────────────────────────────────────────────
+
+---@class pi.SpawnOptions
+---@field cmd string the program (looked up in PATH; no shell)
+---@field args? string[]
+---@field cwd? string default pi.cwd()
+---@field env? table<string, string> laid over pi's environment
+---@field lines? boolean default true: on_stdout/on_stderr get one line at a time (without its newline; a line over 1 MiB comes in 1 MiB pieces); false: chunks of up to 64 KiB as they are read
+---@field on_stdout? fun(data: string) runs on the Lua goroutine; the child's output waits until it returns
+---@field on_stderr? fun(data: string)
+---@field on_exit? fun(code: integer, signal: string|nil) after every output callback; code is -1 when a signal ended it
+
+---@class pi.Process
+---@field pid integer leads a process group of its own
+---@field write fun(self: pi.Process, data: string): (true|nil, string?) queue data for stdin; returns at once; fails past 8 MiB not yet read
+---@field close_stdin fun(self: pi.Process)
+---@field kill fun(self: pi.Process, signal?: string|integer): (true|nil, string?) to the whole group; "TERM" (default), "KILL", "INT", "HUP", "QUIT" or a number
+---@field running fun(self: pi.Process): boolean
+
+--- Start a long-lived process with streaming I/O. It is killed (with its group) on /reload,
+--- when pi exits, and when the Lua runtime stops.
+---@param opts pi.SpawnOptions
+---@return pi.Process|nil process
+---@return string? err when it could not start
+function pi.spawn(opts) end
+
+---@class pi.HttpRequest
+---@field url string http:// or https://
+---@field method? string default "GET"
+---@field headers? table<string, string>
+---@field body? string
+---@field timeout? number seconds for the whole exchange, default 60
+---@field stream? fun(chunk: string) gets the body as it arrives (up to 64 KiB a call); the response's body is then ""
+
+---@class pi.HttpResponse
+---@field status integer
+---@field headers table<string, string> lower-case names; several values joined with ", "
+---@field body string at most 16 MiB (more is an error: use stream)
+
+--- An HTTP request. Waits like pi.exec; ends with an abort, at the timeout and on /reload.
+---@param req pi.HttpRequest
+---@return pi.HttpResponse|nil response also for 4xx and 5xx
+---@return string? err when there was no response
+function pi.http(req) end
+
+---@class pi.Future
+---@field resolve fun(self: pi.Future, value: any) the first value counts
+---@field wait fun(self: pi.Future, timeout?: number): (any, string?) value, or nil and "timeout" (default 60 s); the wait does not count against the call's deadline; raises inside pcall
+---@field done fun(self: pi.Future): boolean
+
+--- A value one call hands to another: a pi.spawn callback resolves it, a tool waits for it.
+---@return pi.Future
+function pi.future() end
+
+---@param value any tables marked with pi.array become JSON arrays even when empty
+---@return string|nil json
+---@return string? err
+function pi.json_encode(value) end
+
+---@param json string
+---@return any|nil value JSON null is nil
+---@return string? err
+function pi.json_decode(json) end
+
+--- Remove a tool a script registered.
+---@param name string
+---@return boolean removed
+function pi.unregister_tool(name) end
+
+--- Whether the project directory is trusted (--trust, or trust.json). Never asks.
+---@return boolean
+function pi.project_trusted() end
 
 --- Read a whole file (at most 64 MiB: a larger one gives nil and a message).
 ---@param path string relative to pi.cwd(); ~/ is the home directory

@@ -32,6 +32,12 @@ func (t *luaTool) Info() *tools.Info { return &t.info }
 // return value becomes an error result, never a Go error.
 func (t *luaTool) Execute(ctx context.Context, callID string, args map[string]any, onUpdate func(tools.Result)) (tools.Result, error) {
 	var res tools.Result
+	var stops []func() bool // on_abort handlers, dropped once execute has returned
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
 	first := true
 	tk := newTask(ctx, t.timeout, func(v *vm, rets []lua.LValue, err error) *call {
 		if first {
@@ -41,7 +47,7 @@ func (t *luaTool) Execute(ctx context.Context, callID string, args map[string]an
 				res = tools.ErrorResult(fmt.Sprintf("Tool %q is no longer defined: its script was reloaded or removed.", t.info.Name))
 				return nil
 			}
-			return &call{fn: fn, args: []lua.LValue{v.toLua(args), v.toolContext(ctx, callID, onUpdate)}}
+			return &call{fn: fn, args: []lua.LValue{v.toLua(args), v.toolContext(ctx, callID, onUpdate, &stops)}}
 		}
 		res = v.toolResult(t.info.Name, rets, err)
 		return nil
@@ -52,7 +58,7 @@ func (t *luaTool) Execute(ctx context.Context, callID string, args map[string]an
 	return res, nil
 }
 
-func (v *vm) toolContext(ctx context.Context, callID string, onUpdate func(tools.Result)) *lua.LTable {
+func (v *vm) toolContext(ctx context.Context, callID string, onUpdate func(tools.Result), stops *[]func() bool) *lua.LTable {
 	L := v.L
 	c := L.NewTable()
 	c.RawSetString("call_id", lua.LString(callID))
@@ -70,6 +76,12 @@ func (v *vm) toolContext(ctx context.Context, callID string, onUpdate func(tools
 	c.RawSetString("aborted", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LBool(ctx.Err() != nil))
 		return 1
+	}))
+	// on_abort(fn): fn() runs as a call of its own when the user aborts while execute is
+	// still running (execute itself is stopped then): a script tells its server to cancel.
+	c.RawSetString("on_abort", L.NewFunction(func(L *lua.LState) int {
+		*stops = append(*stops, v.later(ctx, L.CheckFunction(1), "a tool's on_abort handler"))
+		return 0
 	}))
 	return c
 }
