@@ -106,7 +106,7 @@ func TestScriptFailureSource(t *testing.T) {
 		{"lua: script not loaded: init.lua:3: syntax error", "", ""},
 	}
 	for _, tc := range cases {
-		script, event := scriptFailureSource(tc.msg)
+		script, event := lua.FailureSource(tc.msg)
 		if script != tc.script || event != tc.event {
 			t.Errorf("%q: got %q %q", tc.msg, script, event)
 		}

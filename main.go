@@ -83,7 +83,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	if opts.listModels {
-		return runListModels(ctx, stdout, stderr)
+		return runListModels(ctx, opts.trust, stdout, stderr)
 	}
 	interactive := opts.mode == "" && !opts.print && isTerminal(stdin)
 	if subcommand(opts, "sessions") || opts.resume && !interactive {
@@ -120,6 +120,10 @@ func checkOptions(o *cliOptions, stderr io.Writer) int {
 	}
 	if o.thinking != "" && !config.IsThinkingLevel(o.thinking) {
 		fmt.Fprintf(stderr, "pi: --thinking %q: want one of %s\n", o.thinking, strings.Join(config.ThinkingLevels(), ", "))
+		return 2
+	}
+	if o.permissions != "" && !config.IsPermissionMode(o.permissions) {
+		fmt.Fprintf(stderr, "pi: --permissions %q: want %s\n", o.permissions, strings.Join(config.PermissionModes(), ", "))
 		return 2
 	}
 	if o.mode == "rpc" && len(o.files) > 0 {

@@ -79,6 +79,7 @@ func (u *userShell) start(ctx context.Context, command string, excludeFromContex
 			return bashResult{}, fmt.Errorf("bash %q: %w", command, err)
 		}
 		res := bashResultOf(out)
+		res.Output, _ = u.cfg.SecretPolicy().Redact(res.Output)
 		u.record(bashMessage(command, res, excludeFromContext, time.Now()))
 		return res, nil
 	}, nil

@@ -6,6 +6,7 @@ package main
 // another but the configuration.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"pi/internal/proc"
 	"pi/internal/sandbox"
 	"pi/lua"
+	"pi/permission"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -49,8 +51,9 @@ func assemble(p parts) *harness {
 	s := p.scripts
 	active, _ := s.selectActive(false)
 	h.compactor = &compactor{scripts: s}
+	secret := p.cfg.SecretPolicy() // key values never reach the model, the session or an export
 	hooks := agent.Hooks{PrepareNextTurn: h.compactor.prepareNextTurn, ConvertToLLM: session.ToLLM,
-		ShouldStopAfterTurn: p.stopAfter}
+		ShouldStopAfterTurn: p.stopAfter, Redact: func(r tools.Result) tools.Result { return r.Redacted(secret.Redact) }}
 	s.hooks(&hooks)
 	h.agent = agent.New(agent.Config{Provider: p.provider, Model: p.model, Thinking: p.thinking,
 		SystemPrompt: BuildSystemPrompt(withTools(s.parts, active)), Tools: active, Hooks: hooks,
@@ -83,7 +86,7 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 		}
 	}
 	p := parts{cwd: cwd, piHome: piHomeDir(), stderr: stderr, stopAfter: o.stopAfterTurn}
-	if p.cfg, err = config.Load(p.piHome, cwd); err != nil {
+	if p.cfg, err = config.Load(p.piHome, cwd, projectTrusted(o.trust, p.piHome, cwd)); err != nil {
 		return nil, err
 	}
 	var notices []string // at most one: what the kernel cannot do of what [sandbox] asks
@@ -91,10 +94,10 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 		return nil, err
 	}
 	p.cfg.Warnings = append(p.cfg.Warnings, notices...)
-	for _, w := range p.cfg.Warnings {
+	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
+	for _, w := range p.cfg.Warnings { // the file's, the sandbox's, then the model's (a smaller window)
 		fmt.Fprintln(stderr, "pi: warning:", w)
 	}
-	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
 	if err != nil && (!interactive || p.provider == nil) {
 		return nil, err
 	}
@@ -110,7 +113,9 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 // setupScripts starts the Lua runtime (scripts load in the background while the rest of pi
 // starts), builds the toolset, and opens the session.
 func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool) (*harness, error) {
-	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr}
+	ps := p.cfg.Permissions // the permission settings of pi.toml under --permissions and --yes
+	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: permission.New(permission.Settings{Mode: cmp.Or(o.permissions, ps.Mode),
+		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.yes}, p.piHome, p.cwd)}
 	var h *harness // the host functions reach the harness once it is assembled
 	var askTrust func(context.Context, string) (bool, error)
 	if interactive { // the terminal UI asks on its own screen once it is up (trust.go)
@@ -118,8 +123,8 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		p.scripts.askTrust = !o.trust && !o.noExtensions
 	}
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
-		NoProject: o.noExtensions, Host: scriptHost(p.scripts, func() *harness { return h }), AskTrust: askTrust,
-		Confine: p.sandbox.Confine})
+		NoProject: o.noExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *harness { return h }),
+		AskTrust: askTrust, Confine: p.sandbox.Confine})
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
@@ -158,10 +163,12 @@ func buildTools(o *cliOptions, p *parts) error {
 	}
 	s := p.scripts
 	env.ImagesAllowed = func() bool { m := s.agent.Model(); return m.AcceptsImages() }
+	env.Window, s.limits = func() int { return s.agent.Model().ContextWindow }, env.Limits
 	if p.cfg.Bash.TimeoutSeconds > 0 {
 		env.BashTimeout = time.Duration(p.cfg.Bash.TimeoutSeconds) * time.Second
 	}
-	env.Shell, env.Confine = p.cfg.Bash.Shell, p.sandbox.Confine
+	env.Shell, env.Confine, env.Environ = p.cfg.Bash.Shell, p.sandbox.Confine, p.cfg.SecretPolicy().Environ
+	env.WriteNeedsRead = p.cfg.Permissions.WriteNeedsRead()
 	p.spill = env.Spill
 	for _, name := range tools.Offered() {
 		t, err := tools.New(name, env)
@@ -250,9 +257,14 @@ func scriptHost(s *scripts, live func() *harness) lua.Host {
 		Complete: func(ctx context.Context, prompt string, opts lua.CompleteOptions) (string, error) {
 			return live().scripts.completeOnce(ctx, prompt, opts)
 		},
-		Config: func(name string) map[string]any {
-			t, _ := live().cfg.Section("extensions")[name].(map[string]any)
-			return t
+		Config:      func(name string) map[string]any { return s.cfg.ScriptConfig(name) }, // set before loading starts
+		Permissions: s.gate.Policy,
+		AskPermission: func(ctx context.Context, tool, summary, rule string) (bool, string, error) {
+			var choose permission.Chooser
+			if u := ui(); u != nil {
+				choose = u.Select
+			}
+			return s.gate.Ask(ctx, permission.Request{Tool: tool, Summary: summary, Rule: rule}, choose)
 		},
 	}
 }
@@ -327,7 +339,7 @@ func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (pr
 	}
 	p, model, err := cfg.ResolveModel(ctx, spec)
 	if err != nil {
-		return unavailable{err}, provider.Model{ID: "none", Provider: "none"}, err
+		return provider.Unavailable(err), provider.Model{ID: "none", Provider: "none"}, err
 	}
 	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
 }
@@ -346,15 +358,6 @@ func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {
 	}
 	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
 		Input: []string{"text", "image"}}, nil
-}
-
-// unavailable stands in for a model that could not be set up; every call explains why.
-type unavailable struct{ err error }
-
-func (u unavailable) Stream(_ context.Context, req *provider.Request, emit func(provider.Event)) provider.Message {
-	b := provider.NewBuilder(&req.Model, emit)
-	b.Start()
-	return b.Fail(provider.StopError, u.err.Error())
 }
 
 func splitList(s string) []string {

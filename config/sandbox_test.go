@@ -72,7 +72,7 @@ func TestConfigSandboxErrors(t *testing.T) {
 		if tc.project != "" {
 			writeFile(t, filepath.Join(cwd, ".pi", "pi.toml"), tc.project)
 		}
-		if _, err := Load(home, cwd); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Load(home, cwd, true); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q / %q: error %v, want %q", tc.user, tc.project, err, tc.want)
 		}
 	}
