@@ -231,9 +231,9 @@ func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Write
 		dirs[0] = session.Dir(piHomeDir(), cwd)
 	}
 	if o.allSessions || o.resume {
-		dirs = append(dirs, session.Dir(piAgentDir(), cwd))
+		dirs = append(dirs, session.Dir(session.AgentDir(), cwd))
 	}
-	if err := listSessions(ctx, stdout, dirs...); err != nil {
+	if err := session.PrintList(ctx, stdout, dirs...); err != nil {
 		fmt.Fprintln(stderr, "pi: listing sessions:", err)
 		return 1
 	}

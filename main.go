@@ -58,6 +58,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "eval" {
 		return eval.Main(ctx, args[1:], stdout, stderr, eval.Options{Drive: driveEval, CheckModel: checkEvalModel})
 	}
+	if len(args) > 0 && args[0] == "serve" {
+		return runServe(ctx, args[1:], stdout, stderr)
+	}
 	opts, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText)

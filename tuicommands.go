@@ -229,7 +229,7 @@ func tuiResume(ic *interactive, _ string) {
 	if p := ic.h.rec.session().Path(); p != "" {
 		dir = filepath.Dir(p)
 	}
-	infos, err := listSessionsIn(ic.ctx, dir, session.Dir(piAgentDir(), ic.h.cwd)) // pi's own too
+	infos, err := session.ListIn(ic.ctx, dir, session.Dir(session.AgentDir(), ic.h.cwd)) // pi's own too
 	if err != nil || len(infos) == 0 {
 		ic.ui.Notify(tui.LevelWarning, "no sessions to resume in "+dir)
 		return

@@ -269,7 +269,7 @@ func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session,
 			return newSessionAt(o.sessionRef, p.cwd)
 		}
 		if err != nil { // perhaps one of the TypeScript pi's sessions, which -r lists too
-			agent := piAgentDir()
+			agent := session.AgentDir()
 			if found, err2 := session.Resolve(o.sessionRef, session.Dir(agent, p.cwd), session.SessionsRoot(agent)); err2 == nil {
 				path, err = found, nil
 			}
@@ -354,13 +354,4 @@ func splitList(s string) []string {
 }
 
 // piHomeDir is $PI_HOME, else ~/.pi.
-func piHomeDir() string {
-	if h := os.Getenv("PI_HOME"); h != "" {
-		return h
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".pi")
-}
+func piHomeDir() string { h, _ := session.Home(); return h }

@@ -57,6 +57,11 @@ func (c *conn) run(ctx context.Context, cmd command) (*Result, error) {
 			return nil, err
 		}
 		return c.attach(l, "attach")
+	case cmdStatus:
+		return s.status(), nil
+	case cmdStop:
+		s.stopSoon()
+		return &Result{Command: cmdStop}, nil
 	case "detach":
 		c.detach(cmd.SessionID)
 		return &Result{Command: "detach", SessionID: cmd.SessionID}, nil

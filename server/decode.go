@@ -38,6 +38,8 @@ var commandFields = map[string]struct{ allowed, required []string }{
 	"abort":        {allowed: []string{"sessionId"}, required: []string{"sessionId"}},
 	"set_model":    {allowed: []string{"sessionId", "model"}, required: []string{"sessionId", "model"}},
 	"set_thinking": {allowed: []string{"sessionId", "thinkingLevel"}, required: []string{"sessionId", "thinkingLevel"}},
+	cmdStatus:      {},
+	cmdStop:        {},
 }
 
 var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"}

@@ -168,6 +168,9 @@ type Result struct {
 	Sessions  *[]SessionMetadata `cbor:"sessions,omitempty"`
 	Session   *SessionSnapshot   `cbor:"session,omitempty"`
 	SessionID string             `cbor:"sessionId,omitempty"`
+	// pi_status only.
+	Live    *[]LiveStatus `cbor:"live,omitempty"`
+	Clients int           `cbor:"clients,omitempty"`
 }
 
 // Server → client envelopes.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"pi/internal/cbor"
 )
@@ -24,8 +25,12 @@ type Server struct {
 	sessions map[string]*live
 	opening  map[string]*opening // opens in flight, shared by concurrent attaches
 	stored   []SessionMetadata   // the session files, as last read
-	closing  bool
-	ops      sync.WaitGroup // commands in flight
+	// revisions are the last revisions of disposed sessions: a session opened again goes on
+	// from there, so a client never sees its revision go back.
+	revisions map[string]int64
+	closing   bool
+	stop      context.CancelFunc // ends ServeListener
+	ops       sync.WaitGroup     // commands in flight
 }
 
 // opening is an open of a session that concurrent attaches wait for together.
@@ -39,7 +44,7 @@ type opening struct {
 func New(opts Options) *Server {
 	opts.defaults()
 	return &Server{opts: opts, id: newID(), conns: map[*conn]bool{}, sessions: map[string]*live{},
-		opening: map[string]*opening{}}
+		opening: map[string]*opening{}, revisions: map[string]int64{}}
 }
 
 // Serve listens on the socket and serves until ctx ends, then closes every connection and
@@ -56,6 +61,10 @@ func (s *Server) Serve(ctx context.Context) error {
 func (s *Server) ServeListener(ctx context.Context, ln *Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.mu.Lock()
+	s.stop = cancel
+	s.mu.Unlock()
+	s.refreshStored(ctx)
 	go func() {
 		<-ctx.Done()
 		ln.Close()
@@ -82,6 +91,14 @@ func (s *Server) ServeListener(ctx context.Context, ln *Listener) error {
 	}
 	s.shutdown(&conns)
 	return nil
+}
+
+// stopSoon stops the server once the current response is on its way.
+func (s *Server) stopSoon() {
+	s.mu.Lock()
+	stop := s.stop
+	s.mu.Unlock()
+	time.AfterFunc(50*time.Millisecond, stop)
 }
 
 // shutdown ends every connection, then every session.

@@ -39,6 +39,9 @@ func (s *Server) acquire(ctx context.Context, id string) (*live, error) {
 	delete(s.opening, id)
 	if o.err == nil {
 		s.sessions[id] = o.l
+		o.l.mu.Lock()
+		o.l.revision = s.revisions[id] + 1
+		o.l.mu.Unlock()
 	}
 	s.mu.Unlock()
 	close(o.done)
@@ -115,6 +118,7 @@ func (s *Server) dispose(l *live) {
 		return
 	}
 	l.gone = true
+	rev := l.revision
 	l.mu.Unlock()
 	l.unsub()
 	l.rt.Close()
@@ -122,6 +126,7 @@ func (s *Server) dispose(l *live) {
 	if s.sessions[l.id] == l {
 		delete(s.sessions, l.id)
 	}
+	s.revisions[l.id] = rev
 	s.mu.Unlock()
 	s.refreshStored(context.Background())
 }

@@ -3,8 +3,10 @@ package server
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"pi/provider"
+	"pi/session"
 )
 
 // transcript.go turns pi's messages into the protocol's transcript items. An item's id is
@@ -39,8 +41,21 @@ func items(msgs []provider.Message, seen map[string]bool) []Item {
 	return out
 }
 
+// userItem is a user message as the user wrote it: without the date-and-folder block pi
+// opens a conversation with, which is for the model.
 func userItem(id string, m *provider.Message) Item {
-	return Item{ID: id, Role: "user", Content: contentOf(m.Content, false), Timestamp: nonNegative(m.Timestamp)}
+	content := contentOf(m.Content, false)
+	kept := content[:0]
+	for _, c := range content {
+		if c.Type == "text" && strings.HasPrefix(*c.Text, "<context>") {
+			t := session.WithoutContextBlock(*c.Text)
+			if c.Text = &t; t == "" {
+				continue
+			}
+		}
+		kept = append(kept, c)
+	}
+	return Item{ID: id, Role: "user", Content: kept, Timestamp: nonNegative(m.Timestamp)}
 }
 
 func assistantItem(id string, m *provider.Message) Item {
