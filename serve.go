@@ -33,7 +33,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case cmd.Stop:
 		err = server.Stop(ctx, cmd.Socket)
 	default:
-		open := func(ctx context.Context, req server.OpenRequest) (server.Runtime, error) { return openServed(ctx, *o, req, stderr) }
+		open := func(ctx context.Context, req server.OpenRequest) (server.Runtime, error) {
+			return openServed(ctx, *o, req, stderr)
+		}
 		fmt.Fprintln(stderr, "pi serve: listening on", cmd.Socket)
 		err = server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Open: open, Log: stderr}).Serve(ctx)
 	}
