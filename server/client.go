@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 // decoded CBOR maps (map[string]any).
 type Client struct {
 	nc     net.Conn
+	fr     *cbor.FrameReader
 	Hello  map[string]any // the server's hello
 	events chan map[string]any
 
@@ -35,7 +37,7 @@ func Dial(ctx context.Context, path string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to pi serve at %s: %w", path, err)
 	}
-	c := &Client{nc: nc, events: make(chan map[string]any, 4096), pending: map[string]chan map[string]any{},
+	c := &Client{nc: nc, fr: cbor.NewFrameReader(bufio.NewReader(nc), 0), events: make(chan map[string]any, 4096), pending: map[string]chan map[string]any{},
 		done: make(chan struct{})}
 	if err := c.hello(); err != nil {
 		nc.Close()
@@ -58,7 +60,7 @@ func (c *Client) hello() error {
 	if err := c.write(map[string]any{"type": "hello", "version": ProtocolVersion}); err != nil {
 		return err
 	}
-	m, err := readMessage(cbor.NewFrameReader(c.nc, 0))
+	m, err := readMessage(c.fr)
 	if err != nil {
 		return err
 	}
@@ -97,9 +99,8 @@ func serverError(v any) error {
 
 func (c *Client) readLoop() {
 	defer close(c.events)
-	fr := cbor.NewFrameReader(c.nc, 0)
 	for {
-		m, err := readMessage(fr)
+		m, err := readMessage(c.fr)
 		if err != nil {
 			c.end(err)
 			return

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -122,19 +123,35 @@ func (c *conn) writeLoop() {
 			<-c.wake
 			continue
 		}
+		batch := c.takeLocked()
+		c.mu.Unlock()
+		if _, err := batch.WriteTo(c.nc); err != nil {
+			c.shut()
+			return
+		}
+	}
+}
+
+// takeLocked takes the frames at the head of the queue, up to maxBatch bytes (at least one
+// frame), for one write: a client that has fallen behind costs one system call per batch,
+// not per frame.
+func (c *conn) takeLocked() net.Buffers {
+	var batch net.Buffers
+	size := 0
+	for len(c.queue) > 0 && (len(batch) == 0 || size+len(c.queue[0].b) <= maxBatch) {
 		f := c.queue[0]
 		c.queue[0] = outFrame{}
 		c.queue = c.queue[1:]
 		if f.event {
 			c.queued -= len(f.b)
 		}
-		c.mu.Unlock()
-		if _, err := c.nc.Write(f.b); err != nil {
-			c.shut()
-			return
-		}
+		batch = append(batch, f.b)
+		size += len(f.b)
 	}
+	return batch
 }
+
+const maxBatch = 256 << 10
 
 // catchUp sends a stale connection the current snapshots of the server and its sessions.
 func (c *conn) catchUp() {
@@ -179,7 +196,7 @@ func (c *conn) serve(ctx context.Context) {
 		<-c.done
 		c.srv.disconnected(c)
 	}()
-	fr := cbor.NewFrameReader(c.nc, c.srv.opts.MaxFrame)
+	fr := cbor.NewFrameReader(bufio.NewReader(c.nc), c.srv.opts.MaxFrame)
 	if !c.handshake(fr) {
 		return
 	}

@@ -43,7 +43,7 @@ func (f *fakeRuntime) Close()                         { f.ag.Abort(); f.ag.WaitI
 
 // harnessKit serves fake runtimes whose model replays script.
 type harnessKit struct {
-	t       *testing.T
+	t       testing.TB
 	srv     *Server
 	socket  string
 	cancel  context.CancelFunc
@@ -51,10 +51,11 @@ type harnessKit struct {
 	mu      sync.Mutex
 	opened  []*fakeRuntime
 	provide func() provider.Provider
+	history []provider.Message // what each new session starts with
 	stopped sync.Once
 }
 
-func startServer(t *testing.T, provide func() provider.Provider, tweak func(*Options)) *harnessKit {
+func startServer(t testing.TB, provide func() provider.Provider, tweak func(*Options)) *harnessKit {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "pis")
 	if err != nil {
@@ -94,6 +95,7 @@ func (k *harnessKit) open(_ context.Context, req OpenRequest) (Runtime, error) {
 		return nil, fmt.Errorf("no session file %s: %w", req.Path, os.ErrNotExist)
 	}
 	ag := agent.New(agent.Config{Provider: k.provide(), Model: provider.Model{Provider: "faux", ID: "faux-1"}, Thinking: "off"})
+	ag.ReplaceMessages(k.history)
 	rt := &fakeRuntime{ag: ag, info: Info{ID: newID(), Cwd: "/work", CreatedAt: time.Now().UnixMilli()}}
 	k.mu.Lock()
 	k.opened = append(k.opened, rt)
@@ -113,7 +115,7 @@ func (k *harnessKit) dial() *Client {
 	return c
 }
 
-func request(t *testing.T, c *Client, cmd map[string]any) map[string]any {
+func request(t testing.TB, c *Client, cmd map[string]any) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -54,7 +54,7 @@ type Options struct {
 	// Open makes a runtime. A session another process holds must fail with an error
 	// wrapping session.ErrLocked.
 	Open func(ctx context.Context, req OpenRequest) (Runtime, error)
-	// Models lists the models clients may choose; nil means none.
+	// Models lists the models clients may choose; nil means the ones the live sessions use.
 	Models func(ctx context.Context) []ModelMetadata
 	Log    io.Writer // diagnostics; nil discards them
 
@@ -77,8 +77,5 @@ func (o *Options) defaults() {
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
-	}
-	if o.Models == nil {
-		o.Models = func(context.Context) []ModelMetadata { return nil }
 	}
 }

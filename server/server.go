@@ -137,21 +137,25 @@ func (s *Server) encode(v any) []byte {
 	return cbor.AppendFrame(make([]byte, 0, 4+len(b)), b)
 }
 
-// greet answers a hello with the server snapshot.
+// greet answers a hello with the server snapshot. The hello is queued before the
+// connection counts as ready, under the lock server snapshots are sent under, so it is the
+// first frame and every later snapshot is newer.
 func (s *Server) greet(c *conn) {
 	s.mu.Lock()
-	snap := s.serverSnapshotLocked()
+	defer s.mu.Unlock()
+	c.send(s.encode(&serverHello{Type: "hello", Version: ProtocolVersion, ConnectionID: c.id, Snapshot: s.serverSnapshotLocked()}))
 	c.mu.Lock()
 	c.ready = true
 	c.mu.Unlock()
-	s.mu.Unlock()
-	c.send(s.encode(&serverHello{Type: "hello", Version: ProtocolVersion, ConnectionID: c.id, Snapshot: snap}))
 }
 
 func (s *Server) serverSnapshotLocked() *ServerSnapshot {
-	models := s.opts.Models(context.Background())
+	var models []ModelMetadata
+	if s.opts.Models != nil {
+		models = s.opts.Models(context.Background())
+	}
 	if models == nil {
-		models = []ModelMetadata{}
+		models = s.liveModelsLocked()
 	}
 	return &ServerSnapshot{ServerID: s.id, ProtocolVersion: ProtocolVersion, Revision: s.revision,
 		Sessions: s.listLocked(), Models: models}

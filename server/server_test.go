@@ -208,7 +208,7 @@ func TestHundredClientsOnOneStreamingSession(t *testing.T) {
 }
 
 // rawHello connects and completes the handshake by hand.
-func rawHello(t *testing.T, socket string) net.Conn {
+func rawHello(t testing.TB, socket string) net.Conn {
 	t.Helper()
 	nc, err := net.Dial("unix", socket)
 	if err != nil {
@@ -222,7 +222,7 @@ func rawHello(t *testing.T, socket string) net.Conn {
 	return nc
 }
 
-func writeFrame(t *testing.T, nc net.Conn, v any) {
+func writeFrame(t testing.TB, nc net.Conn, v any) {
 	t.Helper()
 	b, err := cbor.Marshal(v)
 	if err != nil {
@@ -233,11 +233,11 @@ func writeFrame(t *testing.T, nc net.Conn, v any) {
 	}
 }
 
-func writeRequest(t *testing.T, nc net.Conn, id string, cmd map[string]any) {
+func writeRequest(t testing.TB, nc net.Conn, id string, cmd map[string]any) {
 	writeFrame(t, nc, map[string]any{"type": "request", "id": id, "request": cmd})
 }
 
-func readFrame(t *testing.T, nc net.Conn) map[string]any {
+func readFrame(t testing.TB, nc net.Conn) map[string]any {
 	t.Helper()
 	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 	defer nc.SetReadDeadline(time.Time{})
