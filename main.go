@@ -73,6 +73,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if code := checkOptions(opts, stderr); code != 0 {
 		return code
 	}
+	if opts.connect != "" {
+		return runConnected(ctx, opts, stdout, stderr)
+	}
 	if len(opts.messages) > 0 && len(opts.messages) <= 2 && !opts.print && opts.mode == "" &&
 		(opts.messages[0] == "trust" || opts.messages[0] == "untrust") {
 		return runTrustCommand(opts.messages, stdout, stderr)

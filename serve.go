@@ -4,6 +4,7 @@ package main
 // session, built as the command line says; every client's input goes through Send.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,11 +12,10 @@ import (
 
 	"pi/agent"
 	"pi/server"
-	"pi/session"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cmd, rest, err := server.ParseCommand(args)
+	cmd, rest, err := server.ParseCommand(args, piHomeDir())
 	var o *cliOptions
 	if err == nil {
 		o, err = parseArgs(rest, stderr)
@@ -23,9 +23,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		fmt.Fprintln(stderr, "pi serve:", err)
 		return 2
-	}
-	if cmd.Socket == "" {
-		cmd.Socket = server.DefaultSocket(piHomeDir())
 	}
 	switch {
 	case cmd.Status:
@@ -49,19 +46,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // openServed builds the harness of a served session: the file req names, or a new one.
 func openServed(ctx context.Context, o cliOptions, req server.OpenRequest, stderr io.Writer) (server.Runtime, error) {
 	o.messages, o.sessionRef, o.continueLast, o.cwd = nil, req.Path, false, req.Cwd
-	if req.Path != "" {
-		hd, err := session.ReadHeader(req.Path)
-		if err != nil {
-			return nil, err
-		}
-		o.cwd = hd.Cwd
-	}
-	if req.Model != nil {
-		o.model = req.Model.Provider + "/" + req.Model.ID
-	}
-	if req.Thinking != "" {
-		o.thinking = req.Thinking
-	}
+	o.model, o.thinking = cmp.Or(req.Model, o.model), cmp.Or(req.Thinking, o.thinking)
 	h, err := setup(ctx, &o, false, stderr)
 	if err != nil {
 		return nil, err
@@ -77,6 +62,16 @@ type served struct{ *harness }
 
 func (s served) Agent() *agent.Agent { return s.agent }
 func (s served) Close()              { s.close() }
+
+// runConnected is -p with --connect: the prompts go to a session of pi serve.
+func runConnected(ctx context.Context, o *cliOptions, stdout, stderr io.Writer) int {
+	if !o.print {
+		fmt.Fprintln(stderr, "pi: --connect works with -p for now (not with the terminal UI or --mode)")
+		return 2
+	}
+	return server.RunPrint(ctx, server.PrintOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd,
+		Prompts: o.messages}, stdout, stderr)
+}
 
 func (s served) Info() server.Info {
 	hd := s.rec.session().Header()

@@ -162,6 +162,12 @@ func TestServeHoldsTheSessionLock(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "in use by another pi process") {
 		t.Errorf("pi -c on a served session: code %d, stderr %q", r.code, r.stderr)
 	}
+	if r := runPi(t, bin, dir, "-p", "--connect", sock, "hello?"); r.code != 0 || r.stdout != "Hello from the scripted model.\n" {
+		t.Errorf("pi -p --connect: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runPi(t, bin, dir, "-p", "--connect", sock, "--session", id, "more?"); r.code != 0 || !strings.HasPrefix(r.stdout, "A very long answer") {
+		t.Errorf("pi -p --connect --session: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
 	status := exec.Command(bin, "serve", "--socket", sock, "--status")
 	out, err := status.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), id) || !strings.Contains(string(out), "1 client(s)") {

@@ -20,8 +20,9 @@ type Command struct {
 	Stop   bool // stop the server
 }
 
-// ParseCommand takes `pi serve`'s flags out of args and returns the rest.
-func ParseCommand(args []string) (Command, []string, error) {
+// ParseCommand takes `pi serve`'s flags out of args and returns the rest; the socket is
+// DefaultSocket(piHome) unless given.
+func ParseCommand(args []string, piHome string) (Command, []string, error) {
 	var c Command
 	var rest []string
 	for i := 0; i < len(args); i++ {
@@ -40,6 +41,9 @@ func ParseCommand(args []string) (Command, []string, error) {
 		default:
 			rest = append(rest, a)
 		}
+	}
+	if c.Socket == "" {
+		c.Socket = DefaultSocket(piHome)
 	}
 	if c.Status && c.Stop {
 		return c, nil, errors.New("pi serve: --status and --stop go one at a time")

@@ -37,9 +37,9 @@ type Info struct {
 // OpenRequest asks for a runtime: a session file to continue, or (Path empty) a new session.
 type OpenRequest struct {
 	Path     string
-	Cwd      string // a new session's working directory; empty: the server's
+	Cwd      string // the session's working directory; empty: the server's
 	Name     string
-	Model    *ModelRef
+	Model    string // provider/id; empty: the configured one
 	Thinking string
 }
 

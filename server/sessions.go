@@ -55,7 +55,11 @@ func (s *Server) open(ctx context.Context, id string) (*live, error) {
 	if err != nil || filepath.Base(path) == "" {
 		return nil, protoErr(CodeNotFound, "Session not found: "+id)
 	}
-	rt, err := s.opts.Open(ctx, OpenRequest{Path: path})
+	hd, err := session.ReadHeader(path)
+	if err != nil {
+		return nil, openError(id, err)
+	}
+	rt, err := s.opts.Open(ctx, OpenRequest{Path: path, Cwd: hd.Cwd})
 	if err != nil {
 		return nil, openError(id, err)
 	}
@@ -81,7 +85,11 @@ func openError(id string, err error) error {
 
 // create starts a new session.
 func (s *Server) create(ctx context.Context, c command) (*live, error) {
-	rt, err := s.opts.Open(ctx, OpenRequest{Cwd: c.Cwd, Name: c.Title, Model: c.Model, Thinking: c.Thinking})
+	req := OpenRequest{Cwd: c.Cwd, Name: c.Title, Thinking: c.Thinking}
+	if c.Model != nil {
+		req.Model = c.Model.Provider + "/" + c.Model.ID
+	}
+	rt, err := s.opts.Open(ctx, req)
 	if err != nil {
 		return nil, openError("(new)", err)
 	}
