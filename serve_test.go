@@ -87,6 +87,7 @@ func TestUpstreamClientDrivesPiServe(t *testing.T) {
 		Events, Progress                       map[string]int
 		Listed                                 int
 		FirstReply, SharedTexts, ReopenedTexts []string
+		Tool                                   []string
 		QueuedSteerCount                       int
 		AbortedReply                           string
 		Revision, ReopenedRevision             int
@@ -95,7 +96,7 @@ func TestUpstreamClientDrivesPiServe(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	first := []string{"user:hello?", "assistant:Hello from the scripted model."}
+	first := []string{"user:hello?", "tool:hi from a tool\n", "assistant:Hello from the scripted model."}
 	checks := []struct {
 		name string
 		ok   bool
@@ -104,10 +105,11 @@ func TestUpstreamClientDrivesPiServe(t *testing.T) {
 		{"every progress type arrived", got.Progress["item_started"] > 0 && got.Progress["assistant_delta"] > 10 &&
 			got.Progress["item_updated"] > 0 && got.Progress["item_finished"] > 0},
 		{"the first reply", reflect.DeepEqual(got.FirstReply, first)},
+		{"the tool call", reflect.DeepEqual(got.Tool, []string{"bash:complete:hi from a tool"})},
 		{"the steer was queued", got.QueuedSteerCount == 1},
 		{"the long reply was aborted", got.AbortedReply == "aborted"},
-		{"a second client sees the transcript", reflect.DeepEqual(got.SharedTexts, first)},
-		{"re-opened from the file", reflect.DeepEqual(got.ReopenedTexts, first)},
+		{"a second client sees the transcript", reflect.DeepEqual(got.SharedTexts, first[:2])},
+		{"re-opened from the file", reflect.DeepEqual(got.ReopenedTexts, first[:2])},
 		{"revisions go on after a re-open", got.ReopenedRevision > got.Revision},
 		{"the session is listed", got.ListedAfter},
 	}
@@ -141,7 +143,7 @@ func shortTempDir(t *testing.T) string {
 func TestServeHoldsTheSessionLock(t *testing.T) {
 	bin := buildPi(t)
 	dir := shortTempDir(t)
-	script, _ := filepath.Abs("testdata/server/script.json")
+	script, _ := filepath.Abs("testdata/server/short.json")
 	sock := startServe(t, bin, dir, "--faux-script", script)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -165,7 +167,7 @@ func TestServeHoldsTheSessionLock(t *testing.T) {
 	if r := runPi(t, bin, dir, "-p", "--connect", sock, "hello?"); r.code != 0 || r.stdout != "Hello from the scripted model.\n" {
 		t.Errorf("pi -p --connect: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if r := runPi(t, bin, dir, "-p", "--connect", sock, "--session", id, "more?"); r.code != 0 || !strings.HasPrefix(r.stdout, "A very long answer") {
+	if r := runPi(t, bin, dir, "-p", "--connect", sock, "--session", id, "more?"); r.code != 0 || r.stdout != "A second reply.\n" {
 		t.Errorf("pi -p --connect --session: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	status := exec.Command(bin, "serve", "--socket", sock, "--status")

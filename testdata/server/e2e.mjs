@@ -39,6 +39,7 @@ const id = session.id;
 let snap = await session.prompt("hello?");
 expect(Check(SessionSnapshotSchema, snap), "the prompt's snapshot failed the schema");
 found.firstReply = texts(snap);
+found.tool = snap.transcript.filter((it) => it.role === "tool").map((it) => `${it.toolName}:${it.status}:${it.content[0]?.text?.trim()}`);
 expect(snap.phase === "idle", `phase after the prompt: ${snap.phase}`);
 
 // A long reply: steer while it streams, then abort it.
