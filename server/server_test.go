@@ -371,3 +371,48 @@ func TestStopClosesEverything(t *testing.T) {
 		t.Errorf("socket left behind: %v", err)
 	}
 }
+
+// A client that stops reading loses the events it could not take, not the session: once it
+// reads again it is sent a fresh snapshot, and the revisions it sees only grow.
+func TestSlowClientGetsAFreshSnapshot(t *testing.T) {
+	const chunks = 6000
+	k := startServer(t, slowReply(strings.Repeat("abcd", chunks), 0), func(o *Options) { o.MaxQueued = 16 << 10 })
+	owner := k.dial()
+	id := snapshotOf(request(t, owner, map[string]any{"command": "create"}))["id"].(string)
+	slow := rawHello(t, k.socket)
+	writeRequest(t, slow, "a", map[string]any{"command": "attach", "sessionId": id})
+	go func() {
+		for range owner.Events() {
+		}
+	}()
+	final := snapshotOf(request(t, owner, map[string]any{"command": "prompt", "sessionId": id, "text": "go"}))
+	fr := cbor.NewFrameReader(slow, 0)
+	deltas, lastRev := 0, int64(-1)
+	slow.SetReadDeadline(time.Now().Add(20 * time.Second))
+	for {
+		m, err := readMessage(fr)
+		if err != nil {
+			t.Fatalf("reading after the run (%d deltas): %v", deltas, err)
+		}
+		ev, _ := m["event"].(map[string]any)
+		if p, _ := ev["progress"].(map[string]any); p != nil && p["type"] == "assistant_delta" {
+			deltas++
+		}
+		if ev["type"] != "session_snapshot" {
+			continue
+		}
+		snap := ev["snapshot"].(map[string]any)
+		rev := snap["revision"].(int64)
+		if rev < lastRev {
+			t.Fatalf("revision went back from %d to %d", lastRev, rev)
+		}
+		lastRev = rev
+		if rev == final["revision"].(int64) && reflect.DeepEqual(transcriptTexts(snap), transcriptTexts(final)) {
+			break
+		}
+	}
+	if deltas >= chunks {
+		t.Fatalf("the slow client got all %d deltas: nothing was dropped, the test proves nothing", deltas)
+	}
+	t.Logf("the slow client got %d of %d deltas, then the final snapshot", deltas, chunks)
+}
