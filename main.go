@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	if opts.connect != "" {
-		return runConnected(ctx, opts, stdout, stderr)
+		return runConnected(ctx, opts, stdin, stdout, stderr)
 	}
 	if len(opts.messages) > 0 && len(opts.messages) <= 2 && !opts.print && opts.mode == "" &&
 		(opts.messages[0] == "trust" || opts.messages[0] == "untrust") {

@@ -63,10 +63,13 @@ type served struct{ *harness }
 func (s served) Agent() *agent.Agent { return s.agent }
 func (s served) Close()              { s.close() }
 
-// runConnected is -p with --connect: the prompts go to a session of pi serve.
-func runConnected(ctx context.Context, o *cliOptions, stdout, stderr io.Writer) int {
+// runConnected is -p and --mode rpc with --connect: a client of a session of pi serve.
+func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, stderr io.Writer) int {
+	if o.mode == "rpc" {
+		return server.RunRPCBridge(ctx, server.BridgeOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd}, stdin, stdout, stderr)
+	}
 	if !o.print {
-		fmt.Fprintln(stderr, "pi: --connect works with -p for now (not with the terminal UI or --mode)")
+		fmt.Fprintln(stderr, "pi: --connect works with -p and --mode rpc (not with the terminal UI yet)")
 		return 2
 	}
 	return server.RunPrint(ctx, server.PrintOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd,

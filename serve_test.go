@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +181,63 @@ func TestServeHoldsTheSessionLock(t *testing.T) {
 	}
 	if _, err := os.Stat(sock); !os.IsNotExist(err) {
 		t.Errorf("the socket is still there after --stop: %v", err)
+	}
+}
+
+// `pi --mode rpc --connect` bridges pi's RPC protocol to a served session: a prompt's events
+// come back as agent events, get_messages reads the transcript, a command protocol v1 cannot
+// carry is refused by name.
+func TestRPCBridgeToPiServe(t *testing.T) {
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	script, _ := filepath.Abs("testdata/server/short.json")
+	sock := startServe(t, bin, dir, "--faux-script", script)
+	cmd := exec.Command(bin, "--mode", "rpc", "--connect", sock)
+	cmd.Dir = dir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	stdin.Write([]byte(`{"type":"prompt","id":"p","message":"hi"}` + "\n"))
+	dec := json.NewDecoder(stdout)
+	var types []string
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatalf("reading the bridge after %v: %v", types, err)
+		}
+		types = append(types, m["type"].(string))
+		if m["type"] == "agent_end" {
+			break
+		}
+	}
+	for _, want := range []string{"agent_start", "response", "message_start", "message_update", "message_end"} {
+		if !slices.Contains(types, want) {
+			t.Errorf("no %s among %v", want, types)
+		}
+	}
+	stdin.Write([]byte(`{"type":"get_messages","id":"m"}` + "\n" + `{"type":"compact","id":"c"}` + "\n"))
+	answers := map[string]map[string]any{}
+	for len(answers) < 2 {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := m["id"].(string); m["type"] == "response" {
+			answers[id] = m
+		}
+	}
+	msgs, _ := answers["m"]["data"].(map[string]any)["messages"].([]any)
+	if len(msgs) != 2 || msgs[1].(map[string]any)["role"] != "assistant" {
+		t.Errorf("get_messages: %v", answers["m"])
+	}
+	if answers["c"]["success"] != false || !strings.Contains(answers["c"]["error"].(string), "compact") {
+		t.Errorf("compact: %v", answers["c"])
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the bridge at the end of its input: %v", err)
 	}
 }

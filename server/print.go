@@ -51,10 +51,7 @@ func RunPrint(ctx context.Context, o PrintOptions, stdout, stderr io.Writer) int
 func promptAll(ctx context.Context, c *Client, o PrintOptions) (map[string]any, error) {
 	cmd := map[string]any{"command": "attach", "sessionId": o.Session}
 	if o.Session == "" {
-		cmd = map[string]any{"command": "create"}
-		if o.Cwd != "" {
-			cmd["cwd"] = o.Cwd
-		}
+		cmd = map[string]any{"command": "create", "cwd": cwdOr(o.Cwd)}
 	}
 	res, err := c.Request(ctx, cmd)
 	if err != nil {
