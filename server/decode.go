@@ -26,23 +26,30 @@ type command struct {
 	Thinking  string
 }
 
-// commandFields lists, per command, the fields it takes besides "command"; the ones in
-// required must be there.
-var commandFields = map[string]struct{ allowed, required []string }{
-	"list":         {},
-	"create":       {allowed: []string{"cwd", "name", "model", "thinkingLevel"}},
-	"attach":       {allowed: []string{"sessionId"}, required: []string{"sessionId"}},
-	"detach":       {allowed: []string{"sessionId"}, required: []string{"sessionId"}},
-	"prompt":       {allowed: []string{"sessionId", "text"}, required: []string{"sessionId", "text"}},
-	"steer":        {allowed: []string{"sessionId", "text"}, required: []string{"sessionId", "text"}},
-	"abort":        {allowed: []string{"sessionId"}, required: []string{"sessionId"}},
-	"set_model":    {allowed: []string{"sessionId", "model"}, required: []string{"sessionId", "model"}},
-	"set_thinking": {allowed: []string{"sessionId", "thinkingLevel"}, required: []string{"sessionId", "thinkingLevel"}},
-	cmdStatus:      {},
-	cmdStop:        {},
+// commandFields lists a command's fields besides "command"; the ones in required must be
+// there. Known is false for a name that is not a command.
+func commandFields(name string) (allowed, required []string, known bool) {
+	switch name {
+	case "list", cmdStatus, cmdStop:
+		return nil, nil, true
+	case "create":
+		return []string{"cwd", "name", "model", "thinkingLevel"}, nil, true
+	case "attach", "detach", "abort":
+		return []string{"sessionId"}, []string{"sessionId"}, true
+	case "prompt", "steer":
+		return []string{"sessionId", "text"}, []string{"sessionId", "text"}, true
+	case "set_model":
+		return []string{"sessionId", "model"}, []string{"sessionId", "model"}, true
+	case "set_thinking":
+		return []string{"sessionId", "thinkingLevel"}, []string{"sessionId", "thinkingLevel"}, true
+	}
+	return nil, nil, false
 }
 
-var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"}
+// thinkingLevels are the protocol's, in order.
+func thinkingLevels() []string {
+	return []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"}
+}
 
 // parseClientMessage decodes one frame's payload and checks it against the v1 schemas: every
 // object closed, every type exact. The error is what the client is told.
@@ -81,11 +88,11 @@ var errInvalidMessage = fmt.Errorf("Invalid client protocol message")
 
 func parseCommand(m map[string]any) (command, error) {
 	name, _ := m["command"].(string)
-	spec, known := commandFields[name]
-	if !known || !onlyKeys(m, append([]string{"command"}, spec.allowed...)...) {
+	allowed, required, known := commandFields(name)
+	if !known || !onlyKeys(m, append([]string{"command"}, allowed...)...) {
 		return command{}, errInvalidMessage
 	}
-	for _, k := range spec.required {
+	for _, k := range required {
 		if _, ok := m[k]; !ok {
 			return command{}, errInvalidMessage
 		}
@@ -104,7 +111,7 @@ func parseCommand(m map[string]any) (command, error) {
 			c.Title, ok = v.(string)
 		case "thinkingLevel":
 			c.Thinking, ok = v.(string)
-			ok = ok && slices.Contains(thinkingLevels, c.Thinking)
+			ok = ok && slices.Contains(thinkingLevels(), c.Thinking)
 		case "model":
 			c.Model, ok = parseModelRef(v)
 		}

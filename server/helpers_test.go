@@ -13,6 +13,7 @@ import (
 	"pi/agent"
 	"pi/provider"
 	"pi/provider/faux"
+	"pi/session"
 )
 
 // fakeRuntime is a live session around a real agent and a scripted model, without the rest
@@ -91,12 +92,18 @@ func (k *harnessKit) stop() {
 }
 
 func (k *harnessKit) open(_ context.Context, req OpenRequest) (Runtime, error) {
+	id := newID()
 	if req.Path != "" {
-		return nil, fmt.Errorf("no session file %s: %w", req.Path, os.ErrNotExist)
+		hd, err := session.ReadHeader(req.Path)
+		if err != nil {
+			return nil, err
+		}
+		id = hd.ID
+		time.Sleep(20 * time.Millisecond) // as a real open reads the file, so concurrent attaches overlap
 	}
 	ag := agent.New(agent.Config{Provider: k.provide(), Model: provider.Model{Provider: "faux", ID: "faux-1"}, Thinking: "off"})
 	ag.ReplaceMessages(k.history)
-	rt := &fakeRuntime{ag: ag, info: Info{ID: newID(), Cwd: "/work", CreatedAt: time.Now().UnixMilli()}}
+	rt := &fakeRuntime{ag: ag, info: Info{ID: id, Cwd: "/work", CreatedAt: time.Now().UnixMilli()}}
 	k.mu.Lock()
 	k.opened = append(k.opened, rt)
 	k.mu.Unlock()

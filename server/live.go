@@ -76,7 +76,7 @@ func (l *live) snapshotLocked() *SessionSnapshot {
 }
 
 func thinkingOf(level string) string {
-	for _, t := range thinkingLevels {
+	for _, t := range thinkingLevels() {
 		if t == level {
 			return level
 		}

@@ -32,7 +32,7 @@ func modelMetadata(m provider.Model) ModelMetadata {
 	}
 	levels := []string{"off"}
 	if m.Reasoning {
-		levels = append([]string{}, thinkingLevels[:6]...)
+		levels = append([]string{}, thinkingLevels()[:6]...)
 	}
 	return ModelMetadata{Provider: orUnknown(m.Provider), ID: orUnknown(m.ID), Name: orUnknown(orElse(m.Name, m.ID)),
 		API: orUnknown(m.API), Reasoning: m.Reasoning, Input: input, ContextWindow: max(m.ContextWindow, 1),

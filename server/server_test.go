@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -415,4 +416,33 @@ func TestSlowClientGetsAFreshSnapshot(t *testing.T) {
 		t.Fatalf("the slow client got all %d deltas: nothing was dropped, the test proves nothing", deltas)
 	}
 	t.Logf("the slow client got %d of %d deltas, then the final snapshot", deltas, chunks)
+}
+
+// A stored session attached by many clients at once is opened once; they all share it.
+func TestConcurrentAttachesOpenOnce(t *testing.T) {
+	k := startServer(t, slowReply("x", 0), nil)
+	id := "01a2b3c4-0000-7000-8000-000000000001"
+	dir := filepath.Join(k.srv.opts.PiHome, "sessions", "--work--")
+	os.MkdirAll(dir, 0o700)
+	header := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/work"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "2026-01-02T03-04-05-000Z_"+id+".jsonl"), []byte(header), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 10 {
+		c := k.dial()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if snap := snapshotOf(request(t, c, map[string]any{"command": "attach", "sessionId": id})); snap["id"] != id {
+				t.Errorf("attached to %v", snap["id"])
+			}
+		}()
+	}
+	wg.Wait()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.opened) != 1 {
+		t.Fatalf("%d runtimes for one session", len(k.opened))
+	}
 }
