@@ -136,10 +136,40 @@ func (s *Server) dispose(l *live) {
 	}
 	s.revisions[l.id] = rev
 	s.mu.Unlock()
-	s.refreshStored(context.Background())
+	s.refreshOne(context.Background(), l.id)
 }
 
-// refreshStored re-reads the session files' metadata for lists.
+// refreshOne re-reads one session file's metadata, after its session was closed.
+func (s *Server) refreshOne(ctx context.Context, id string) {
+	root := session.SessionsRoot(s.opts.PiHome)
+	path, err := session.Resolve(id, root, root)
+	if err != nil {
+		return // a new session that never got a reply has no file
+	}
+	in, err := session.Describe(ctx, path)
+	if err != nil {
+		fmt.Fprintln(s.opts.Log, "pi serve: listing sessions:", err)
+		return
+	}
+	m := metadataOf(in)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.stored {
+		if s.stored[i].ID == m.ID {
+			s.stored[i] = m
+			return
+		}
+	}
+	s.stored = append(s.stored, m)
+}
+
+func metadataOf(in session.Info) SessionMetadata {
+	return SessionMetadata{ID: orUnknown(in.ID), CreatedAt: nonNegative(in.Created.UnixMilli()),
+		UpdatedAt: nonNegative(in.Modified.UnixMilli()), ParentSessionID: parentID(in.ParentSession),
+		SessionName: in.Name, Cwd: in.Cwd}
+}
+
+// refreshStored reads every session file's metadata for lists, when the server starts.
 func (s *Server) refreshStored(ctx context.Context) {
 	root := session.SessionsRoot(s.opts.PiHome)
 	var out []SessionMetadata
@@ -154,9 +184,7 @@ func (s *Server) refreshStored(ctx context.Context) {
 			continue
 		}
 		for _, in := range infos {
-			out = append(out, SessionMetadata{ID: orUnknown(in.ID), CreatedAt: nonNegative(in.Created.UnixMilli()),
-				UpdatedAt: nonNegative(in.Modified.UnixMilli()), ParentSessionID: parentID(in.ParentSession),
-				SessionName: in.Name, Cwd: in.Cwd})
+			out = append(out, metadataOf(in))
 		}
 	}
 	s.mu.Lock()
