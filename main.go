@@ -26,6 +26,7 @@ import (
 
 	"pi/config"
 	"pi/eval"
+	"pi/remote"
 
 	"golang.org/x/term"
 )
@@ -60,6 +61,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(args) > 0 && args[0] == "serve" {
 		return runServe(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "attach" {
+		return remote.Attach(ctx, args[1:], piHomeDir(), stderr)
 	}
 	opts, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"pi/agent"
 	"pi/server"
@@ -78,8 +77,7 @@ func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, s
 
 func (s served) Info() server.Info {
 	hd := s.rec.session().Header()
-	t, _ := time.Parse(time.RFC3339Nano, hd.Timestamp)
-	return server.Info{ID: hd.ID, Cwd: hd.Cwd, CreatedAt: t.UnixMilli()}
+	return server.Info{ID: hd.ID, Cwd: hd.Cwd, Created: hd.Timestamp}
 }
 
 func (s served) Prompt(ctx context.Context, text string) error {
@@ -95,7 +93,4 @@ func (s served) SetModel(ctx context.Context, provider, id string) error {
 	return err
 }
 
-func (s served) SetThinking(level string) error {
-	_, err := s.settings.setThinking(level)
-	return err
-}
+func (s served) SetThinking(level string) error { _, err := s.settings.setThinking(level); return err }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -239,5 +240,65 @@ func TestRPCBridgeToPiServe(t *testing.T) {
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("the bridge at the end of its input: %v", err)
+	}
+}
+
+// `pi attach` in tmux: start a run, detach with Ctrl+D, re-attach from a second window, see
+// the run go on there and steer it.
+func TestAttachDetachReattachInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	long := strings.Repeat("alpha ", 150) + "MIDDLE " + strings.Repeat("beta ", 150) + "LAST"
+	script := filepath.Join(dir, "script.json")
+	replies, _ := json.Marshal(map[string]any{"chunkDelayMs": 25, "chunkRunes": 6, "replies": []any{
+		map[string]any{"content": []any{map[string]any{"type": "text", "text": long}}},
+		map[string]any{"content": []any{map[string]any{"type": "text", "text": "Steered reply."}}},
+	}})
+	os.WriteFile(script, replies, 0o600)
+	sock := startServe(t, bin, dir, "--faux-script", script)
+	sockDir, _ := os.MkdirTemp("", "pi-at-")
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	tmuxSock := filepath.Join(sockDir, "s")
+	t.Cleanup(func() { exec.Command("tmux", "-S", tmuxSock, "kill-server").Run() }) // this test's own server only
+	window := func(name string) *fdTmux {
+		run := filepath.Join(dir, name+".sh")
+		body := fmt.Sprintf("cd %s || exit 1\n%s attach --socket %s\necho PI-EXITED\nsleep 60\n",
+			fdShellQuote(dir), fdShellQuote(bin), fdShellQuote(sock))
+		os.WriteFile(run, []byte(body), 0o755)
+		m := &fdTmux{t: t, sock: tmuxSock, name: name}
+		args := []string{"new-session", "-d", "-s", name, "-x", "100", "-y", "30", "bash", "--norc", "--noprofile", run}
+		m.run(args...)
+		if !m.sees("ctrl+d detach", 10*time.Second) {
+			t.Fatalf("pi attach did not start; pane:\n%s", m.screen())
+		}
+		return m
+	}
+	first := window("one")
+	first.typeText("go")
+	first.keys("Enter")
+	if !first.sees("alpha alpha", 10*time.Second) {
+		t.Fatalf("the run did not stream; pane:\n%s", first.screen())
+	}
+	first.keys("C-d")
+	if !first.sees("detached from", 10*time.Second) {
+		t.Fatalf("Ctrl+D did not detach; pane:\n%s", first.screen())
+	}
+	second := window("two")
+	if !second.sees("MIDDLE", 20*time.Second) {
+		t.Fatalf("the second window does not see the run go on; pane:\n%s", second.screen())
+	}
+	if !second.working() {
+		t.Fatalf("the run ended before it could be steered; pane:\n%s", second.screen())
+	}
+	second.typeText("now steer")
+	second.keys("Enter")
+	if !second.sees("Steered reply.", 30*time.Second) {
+		t.Fatalf("the steer was not answered; pane:\n%s", second.screen())
+	}
+	if !strings.Contains(second.screen(), "LAST") {
+		t.Errorf("the first reply did not finish on the second screen; pane:\n%s", second.screen())
 	}
 }

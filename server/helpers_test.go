@@ -103,7 +103,7 @@ func (k *harnessKit) open(_ context.Context, req OpenRequest) (Runtime, error) {
 	}
 	ag := agent.New(agent.Config{Provider: k.provide(), Model: provider.Model{Provider: "faux", ID: "faux-1"}, Thinking: "off"})
 	ag.ReplaceMessages(k.history)
-	rt := &fakeRuntime{ag: ag, info: Info{ID: id, Cwd: "/work", CreatedAt: time.Now().UnixMilli()}}
+	rt := &fakeRuntime{ag: ag, info: Info{ID: id, Cwd: "/work", Created: time.Now().UTC().Format(time.RFC3339Nano)}}
 	k.mu.Lock()
 	k.opened = append(k.opened, rt)
 	k.mu.Unlock()
@@ -143,7 +143,8 @@ func slowReply(text string, delay time.Duration) func() provider.Provider {
 }
 
 // sessionEvents collects one session's events until its snapshot shows the phase idle
-// after a run went (a turn phase seen), or the timeout.
+// after a run went (a turn phase seen, or, for a client whose events were dropped, a reply in
+// the transcript), or the timeout.
 func sessionEvents(t *testing.T, c *Client, timeout time.Duration) []map[string]any {
 	t.Helper()
 	var out []map[string]any
@@ -162,7 +163,8 @@ func sessionEvents(t *testing.T, c *Client, timeout time.Duration) []map[string]
 			if ev["type"] == "session_snapshot" {
 				phase := ev["snapshot"].(map[string]any)["phase"]
 				sawTurn = sawTurn || phase == "turn"
-				if sawTurn && phase == "idle" {
+				replied := len(snapshotOfEvent(ev)["transcript"].([]any)) >= 2
+				if phase == "idle" && (sawTurn || replied) {
 					return out
 				}
 			}
@@ -187,3 +189,5 @@ func transcriptTexts(snap map[string]any) []string {
 	}
 	return out
 }
+
+func snapshotOfEvent(ev map[string]any) map[string]any { return ev["snapshot"].(map[string]any) }

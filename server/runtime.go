@@ -28,10 +28,19 @@ type Runtime interface {
 
 // Info is what a runtime's session says of itself.
 type Info struct {
-	ID        string
-	Cwd       string
-	Name      string
-	CreatedAt int64 // unix milliseconds
+	ID      string
+	Cwd     string
+	Name    string
+	Created string // RFC 3339, as session headers have it
+}
+
+// createdAt is Created in unix milliseconds; 0 when it does not parse.
+func (i Info) createdAt() int64 {
+	t, err := time.Parse(time.RFC3339Nano, i.Created)
+	if err != nil {
+		return 0
+	}
+	return max(t.UnixMilli(), 0)
 }
 
 // OpenRequest asks for a runtime: a session file to continue, or (Path empty) a new session.

@@ -236,6 +236,6 @@ func (s *Server) listLocked() []SessionMetadata {
 func (l *live) metadata() SessionMetadata {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return SessionMetadata{ID: l.id, CreatedAt: nonNegative(l.info.CreatedAt), UpdatedAt: l.updatedAt,
+	return SessionMetadata{ID: l.id, CreatedAt: l.info.createdAt(), UpdatedAt: l.updatedAt,
 		SessionName: l.info.Name, Cwd: l.info.Cwd}
 }
