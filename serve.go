@@ -25,15 +25,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	switch {
 	case cmd.Status:
-		err = server.PrintStatus(ctx, cmd.Socket, stdout)
+		err = server.PrintStatus(ctx, cmd, stdout)
 	case cmd.Stop:
-		err = server.Stop(ctx, cmd.Socket)
+		err = server.Stop(ctx, cmd)
 	default:
 		open := func(ctx context.Context, req server.OpenRequest) (server.Runtime, error) {
 			return openServed(ctx, *o, req, stderr)
 		}
 		fmt.Fprintln(stderr, "pi serve: listening on", cmd.Socket)
-		err = server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Open: open, Log: stderr}).Serve(ctx)
+		err = server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Open: open, Log: stderr, Token: cmd.Token}).Serve(ctx)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "pi serve:", err)

@@ -29,7 +29,7 @@ func Attach(ctx context.Context, args []string, piHome string, stderr io.Writer)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c, err := server.Dial(ctx, cmd.Socket)
+	c, err := server.DialToken(ctx, cmd.Socket, cmd.Token)
 	if err != nil {
 		fmt.Fprintln(stderr, "pi attach:", err)
 		return 1

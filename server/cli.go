@@ -18,6 +18,9 @@ type Command struct {
 	Socket string
 	Status bool // print the live sessions and their clients
 	Stop   bool // stop the server
+	// Token is the token file's (--token-file): pi serve requires it of every client; the
+	// clients send it.
+	Token string
 }
 
 // ParseCommand takes `pi serve`'s flags out of args and returns the rest; the socket is
@@ -34,6 +37,13 @@ func ParseCommand(args []string, piHome string) (Command, []string, error) {
 			i++
 		case strings.HasPrefix(name, "socket="):
 			c.Socket = name[len("socket="):]
+		case name == "token-file" && i+1 < len(args):
+			t, err := ReadToken(args[i+1])
+			if err != nil {
+				return c, nil, err
+			}
+			c.Token = t
+			i++
 		case name == "status":
 			c.Status = true
 		case name == "stop":
@@ -71,8 +81,9 @@ func DefaultSocket(piHome string) string {
 }
 
 // PrintStatus prints the server's live sessions and how many clients each has.
-func PrintStatus(ctx context.Context, socket string, w io.Writer) error {
-	c, err := Dial(ctx, socket)
+func PrintStatus(ctx context.Context, cmd Command, w io.Writer) error {
+	socket := cmd.Socket
+	c, err := DialToken(ctx, socket, cmd.Token)
 	if err != nil {
 		return err
 	}
@@ -92,8 +103,9 @@ func PrintStatus(ctx context.Context, socket string, w io.Writer) error {
 
 // Stop asks the server to stop (runs are aborted; the sessions are saved) and waits until its
 // socket is gone.
-func Stop(ctx context.Context, socket string) error {
-	c, err := Dial(ctx, socket)
+func Stop(ctx context.Context, cmd Command) error {
+	socket := cmd.Socket
+	c, err := DialToken(ctx, socket, cmd.Token)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 
@@ -30,8 +31,22 @@ type Client struct {
 // ErrClosed is returned by requests on a connection that has ended.
 var ErrClosed = errors.New("connection to the pi server closed")
 
-// Dial connects to the socket at path and says hello.
+// Dial connects to the socket at path and says hello, with the token in the file
+// $PI_SERVE_TOKEN_FILE names, if it names one.
 func Dial(ctx context.Context, path string) (*Client, error) {
+	token := ""
+	if f := os.Getenv("PI_SERVE_TOKEN_FILE"); f != "" {
+		t, err := ReadToken(f)
+		if err != nil {
+			return nil, err
+		}
+		token = t
+	}
+	return DialToken(ctx, path, token)
+}
+
+// DialToken is Dial with a token (empty: none), sent in a version-2 hello.
+func DialToken(ctx context.Context, path, token string) (*Client, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
@@ -39,7 +54,7 @@ func Dial(ctx context.Context, path string) (*Client, error) {
 	}
 	c := &Client{nc: nc, fr: cbor.NewFrameReader(bufio.NewReader(nc), 0), events: make(chan map[string]any, 4096), pending: map[string]chan map[string]any{},
 		done: make(chan struct{})}
-	if err := c.hello(); err != nil {
+	if err := c.hello(token); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("pi serve at %s: %w", path, err)
 	}
@@ -56,8 +71,12 @@ func (c *Client) write(v any) error {
 	return err
 }
 
-func (c *Client) hello() error {
-	if err := c.write(map[string]any{"type": "hello", "version": ProtocolVersion}); err != nil {
+func (c *Client) hello(token string) error {
+	hello := map[string]any{"type": "hello", "version": ProtocolVersion}
+	if token != "" {
+		hello["version"], hello["token"] = 2, token
+	}
+	if err := c.write(hello); err != nil {
 		return err
 	}
 	m, err := readMessage(c.fr)

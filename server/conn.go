@@ -26,10 +26,11 @@ type conn struct {
 	mu       sync.Mutex
 	wake     chan struct{} // a frame was queued or the connection is ending
 	queue    []outFrame
-	queued   int  // bytes of events in queue
-	stale    bool // events were dropped; snapshots are due
-	closing  bool // no more frames; the writer ends after the queue
-	ready    bool // the hello was answered
+	queued   int   // bytes of events in queue
+	stale    bool  // events were dropped; snapshots are due
+	closing  bool  // no more frames; the writer ends after the queue
+	ready    bool  // the hello was answered
+	version  int64 // the hello's: 1, or 2 with a token
 	attached map[string]*live
 	done     chan struct{} // closed when the writer has ended
 }
@@ -251,10 +252,15 @@ func (c *conn) handshake(fr *cbor.FrameReader) bool {
 	case !msg.hello:
 		c.fail(CodeInvalidRequest, "The first client message must be hello")
 		return false
+	case c.srv.token != nil || msg.token != "":
+		if !c.tokenOK(msg) {
+			return false
+		}
 	case msg.version != ProtocolVersion:
 		c.fail(CodeVersion, fmt.Sprintf("Unsupported protocol version %d; expected %d", msg.version, ProtocolVersion))
 		return false
 	}
+	c.version = msg.version
 	c.srv.greet(c)
 	return true
 }

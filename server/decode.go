@@ -11,6 +11,7 @@ import (
 type clientMessage struct {
 	hello   bool
 	version int64
+	token   string // a version-2 hello's
 	id      string // request id
 	cmd     command
 }
@@ -65,10 +66,12 @@ func parseClientMessage(payload []byte, maxBytes int) (clientMessage, error) {
 	switch m["type"] {
 	case "hello":
 		ver, ok := m["version"].(int64)
-		if !ok || ver < 0 || !onlyKeys(m, "type", "version") {
+		token, hasToken := m["token"]
+		tok, isText := nonEmpty(token)
+		if !ok || ver < 0 || !onlyKeys(m, "type", "version", "token") || hasToken && (ver != 2 || !isText) {
 			return clientMessage{}, errInvalidMessage
 		}
-		return clientMessage{hello: true, version: ver}, nil
+		return clientMessage{hello: true, version: ver, token: tok}, nil
 	case "request":
 		id, ok := nonEmpty(m["id"])
 		req, isMap := m["request"].(map[string]any)

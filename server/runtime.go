@@ -66,6 +66,10 @@ type Options struct {
 	// Models lists the models clients may choose; nil means the ones the live sessions use.
 	Models func(ctx context.Context) []ModelMetadata
 	Log    io.Writer // diagnostics; nil discards them
+	// Token, when set, is required of every client, in the pre-release version-2 hello
+	// ({type: "hello", version: 2, token}); clients of version 1 cannot send one and are
+	// refused. For sockets forwarded where their mode does not protect them.
+	Token string
 
 	MaxFrame         uint32        // largest payload in either direction; 0: 16 MiB
 	HandshakeTimeout time.Duration // 0: 5 s

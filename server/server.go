@@ -16,8 +16,9 @@ import (
 
 // Server holds the live sessions behind a unix socket.
 type Server struct {
-	opts Options
-	id   string
+	opts  Options
+	id    string
+	token []byte // SHA-256 of Options.Token; nil: no token
 
 	mu       sync.Mutex
 	conns    map[*conn]bool
@@ -43,7 +44,11 @@ type opening struct {
 // New makes a server; Serve runs it.
 func New(opts Options) *Server {
 	opts.defaults()
-	return &Server{opts: opts, id: newID(), conns: map[*conn]bool{}, sessions: map[string]*live{},
+	var token []byte
+	if opts.Token != "" {
+		token = tokenDigest(opts.Token)
+	}
+	return &Server{opts: opts, id: newID(), token: token, conns: map[*conn]bool{}, sessions: map[string]*live{},
 		opening: map[string]*opening{}, revisions: map[string]int64{}}
 }
 
@@ -143,7 +148,7 @@ func (s *Server) encode(v any) []byte {
 func (s *Server) greet(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c.send(s.encode(&serverHello{Type: "hello", Version: ProtocolVersion, ConnectionID: c.id, Snapshot: s.serverSnapshotLocked()}))
+	c.send(s.encode(&serverHello{Type: "hello", Version: int(c.version), ConnectionID: c.id, Snapshot: s.serverSnapshotLocked()}))
 	c.mu.Lock()
 	c.ready = true
 	c.mu.Unlock()

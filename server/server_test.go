@@ -446,3 +446,38 @@ func TestConcurrentAttachesOpenOnce(t *testing.T) {
 		t.Fatalf("%d runtimes for one session", len(k.opened))
 	}
 }
+
+// With a token, only a version-2 hello carrying it gets in; a bad token is refused with
+// "auth" and the clients that are in keep working.
+func TestTokenHello(t *testing.T) {
+	k := startServer(t, slowReply("fine", 0), func(o *Options) { o.Token = "s3cret" })
+	ctx := context.Background()
+	good, err := DialToken(ctx, k.socket, "s3cret")
+	if err != nil {
+		t.Fatalf("the right token: %v", err)
+	}
+	defer good.Close()
+	if good.Hello["version"] != int64(2) {
+		t.Errorf("hello version %v", good.Hello["version"])
+	}
+	for _, c := range []struct{ name, token, code string }{
+		{"a wrong token", "guess", CodeAuth},
+		{"no token", "", CodeInvalidRequest},
+	} {
+		_, err := DialToken(ctx, k.socket, c.token)
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Code != c.code {
+			t.Errorf("%s: %v, want code %s", c.name, err, c.code)
+		}
+	}
+	id := snapshotOf(request(t, good, map[string]any{"command": "create"}))["id"].(string)
+	if res := snapshotOf(request(t, good, map[string]any{"command": "prompt", "sessionId": id, "text": "x"})); len(transcriptTexts(res)) != 2 {
+		t.Errorf("the client with the token after the refusals: %v", transcriptTexts(res))
+	}
+	plain := startServer(t, slowReply("x", 0), nil)
+	_, err = DialToken(ctx, plain.socket, "s3cret")
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Code != CodeVersion {
+		t.Errorf("a token to a server without one: %v", err)
+	}
+}
