@@ -18,6 +18,7 @@ type Command struct {
 	Socket string
 	Status bool // print the live sessions and their clients
 	Stop   bool // stop the server
+	Wait   bool // with Stop: once the runs have finished (--wait)
 	// Token is the token file's (--token-file): pi serve requires it of every client; the
 	// clients send it.
 	Token string
@@ -48,6 +49,8 @@ func ParseCommand(args []string, piHome string) (Command, []string, error) {
 			c.Status = true
 		case name == "stop":
 			c.Stop = true
+		case name == "wait":
+			c.Wait = true
 		default:
 			rest = append(rest, a)
 		}
@@ -101,8 +104,8 @@ func PrintStatus(ctx context.Context, cmd Command, w io.Writer) error {
 	return nil
 }
 
-// Stop asks the server to stop (runs are aborted; the sessions are saved) and waits until its
-// socket is gone.
+// Stop asks the server to stop (runs are aborted, unless cmd.Wait lets them finish first; the
+// sessions are saved) and waits until its socket is gone.
 func Stop(ctx context.Context, cmd Command) error {
 	socket := cmd.Socket
 	c, err := DialToken(ctx, socket, cmd.Token)
@@ -110,7 +113,7 @@ func Stop(ctx context.Context, cmd Command) error {
 		return err
 	}
 	defer c.Close()
-	if _, err := c.Request(ctx, map[string]any{"command": cmdStop}); err != nil {
+	if _, err := c.Request(ctx, map[string]any{"command": cmdStop, "wait": cmd.Wait}); err != nil {
 		return err
 	}
 	for {

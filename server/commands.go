@@ -60,7 +60,7 @@ func (c *conn) run(ctx context.Context, cmd command) (*Result, error) {
 	case cmdStatus:
 		return s.status(), nil
 	case cmdStop:
-		s.stopSoon()
+		s.stopSoon(cmd.Wait)
 		return &Result{Command: cmdStop}, nil
 	case "detach":
 		c.detach(cmd.SessionID)

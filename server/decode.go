@@ -25,14 +25,17 @@ type command struct {
 	Title     string // create's name
 	Model     *ModelRef
 	Thinking  string
+	Wait      bool // pi_stop: let the runs finish first
 }
 
 // commandFields lists a command's fields besides "command"; the ones in required must be
 // there. Known is false for a name that is not a command.
 func commandFields(name string) (allowed, required []string, known bool) {
 	switch name {
-	case "list", cmdStatus, cmdStop:
+	case "list", cmdStatus:
 		return nil, nil, true
+	case cmdStop:
+		return []string{"wait"}, nil, true
 	case "create":
 		return []string{"cwd", "name", "model", "thinkingLevel"}, nil, true
 	case "attach", "detach", "abort":
@@ -117,6 +120,8 @@ func parseCommand(m map[string]any) (command, error) {
 			ok = ok && slices.Contains(thinkingLevels(), c.Thinking)
 		case "model":
 			c.Model, ok = parseModelRef(v)
+		case "wait":
+			c.Wait, ok = v.(bool)
 		}
 		if !ok {
 			return command{}, errInvalidMessage

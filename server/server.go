@@ -98,12 +98,34 @@ func (s *Server) ServeListener(ctx context.Context, ln *Listener) error {
 	return nil
 }
 
-// stopSoon stops the server once the current response is on its way.
-func (s *Server) stopSoon() {
+// stopSoon stops the server once the current response is on its way; with wait, once no
+// live session is busy either (new prompts are still taken meanwhile).
+func (s *Server) stopSoon(wait bool) {
 	s.mu.Lock()
 	stop := s.stop
 	s.mu.Unlock()
-	time.AfterFunc(50*time.Millisecond, stop)
+	go func() {
+		for wait && s.busy() {
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+		stop()
+	}()
+}
+
+// busy reports whether a live session has a run or another command going.
+func (s *Server) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.sessions {
+		l.mu.Lock()
+		b := l.phase != "idle" || l.ops > 0 || l.ag.IsRunning()
+		l.mu.Unlock()
+		if b {
+			return true
+		}
+	}
+	return false
 }
 
 // shutdown ends every connection, then every session.

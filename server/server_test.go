@@ -481,3 +481,32 @@ func TestTokenHello(t *testing.T) {
 		t.Errorf("a token to a server without one: %v", err)
 	}
 }
+
+// pi_stop with wait lets the run finish before the server stops.
+func TestStopWaitsForRuns(t *testing.T) {
+	k := startServer(t, slowReply(strings.Repeat("words ", 60), 2*time.Millisecond), nil)
+	c := k.dial()
+	id := snapshotOf(request(t, c, map[string]any{"command": "create"}))["id"].(string)
+	done := make(chan map[string]any, 1)
+	go func() {
+		res, _ := c.Request(context.Background(), map[string]any{"command": "prompt", "sessionId": id, "text": "go"})
+		done <- res
+	}()
+	waitFor(t, c, "assistant_delta")
+	other := k.dial()
+	request(t, other, map[string]any{"command": cmdStop, "wait": true})
+	select {
+	case res := <-done:
+		if got := transcriptTexts(snapshotOf(res)); len(got) != 2 || got[1] != "assistant:"+strings.Repeat("words ", 60) {
+			t.Fatalf("the run did not finish: %q", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer to the prompt")
+	}
+	select {
+	case <-k.done:
+		k.stopped.Do(func() {})
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not stop after the run")
+	}
+}
