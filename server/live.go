@@ -123,6 +123,9 @@ func (l *live) onEvent(_ context.Context, ev agent.Event) {
 	case agent.EvAgentStart, agent.EvAgentEnd:
 		l.running = ev.Type == agent.EvAgentStart
 		l.setPhaseLocked("")
+		if !l.running && len(l.conns) == 0 {
+			go l.disposeWhenIdle() // a run nobody is attached to, and no command waits for
+		}
 	case agent.EvCompactionStart:
 		l.setPhaseLocked("compaction")
 	case agent.EvAutoRetryStart:
@@ -142,6 +145,12 @@ func (l *live) onEvent(_ context.Context, ev agent.Event) {
 	case "queue_update":
 		l.changedLocked()
 	}
+}
+
+// disposeWhenIdle closes the session once its run has wound down, if nobody needs it then.
+func (l *live) disposeWhenIdle() {
+	l.ag.WaitIdle()
+	l.srv.maybeDispose(l)
 }
 
 // setPhaseLocked sets the phase: to phase, or with "" to what the run says.
