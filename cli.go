@@ -42,6 +42,7 @@ type cliOptions struct {
 	continueLast   bool
 	resume         bool
 	sessionRef     string
+	connect        string // --connect: the socket of pi serve, for -p
 	forkRef        string
 	noSession      bool
 	sessionDir     string
@@ -102,6 +103,7 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.resume, "r", false, "pick a session to resume (outside the terminal UI: list them)")
 	fs.BoolVar(&o.resume, "resume", false, "same as -r")
 	fs.StringVar(&o.sessionRef, "session", "", "continue a session: a file path or the start of its id")
+	fs.StringVar(&o.connect, "connect", "", "with -p: send the prompts to a session of pi serve at this socket")
 	fs.StringVar(&o.forkRef, "fork", "", "copy a session (path or id prefix) into a new one and continue there")
 	fs.BoolVar(&o.noSession, "no-session", false, "keep the session in memory only")
 	fs.StringVar(&o.sessionDir, "session-dir", "", "directory for session files (default $PI_HOME/sessions/<cwd>)")
