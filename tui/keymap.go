@@ -174,8 +174,9 @@ func (km *Keymap) Help() string {
 		}
 		b.WriteString(line + "\n")
 	}
-	b.WriteString("escape twice on an empty editor opens /tree · up/down in an empty editor walk the prompts sent\n" +
-		"/command runs a command · @file attaches a file · !cmd runs a command and shows the model · !!cmd runs only\n" +
+	b.WriteString("escape twice on an empty editor: /tree · up/down in an empty editor: earlier prompts\n" +
+		"/command runs a command · @file attaches a file\n" +
+		"!cmd runs a command, output to the model · !!cmd runs it for you only\n" +
 		`remap any action in pi.toml: [keys] action = "ctrl+x" (or a list of keys)`)
 	return b.String()
 }
