@@ -53,3 +53,17 @@ func FitBlock(b provider.Block, lim Limits) (Fitted, error) {
 	}
 	return Fit(data, lim)
 }
+
+// ForModel is Prepare for a prompt's images with the default limits: the notes, if any,
+// come as a text block before the images, so that the prompt's own text (a command, a
+// template's arguments) stays as it was typed.
+func ForModel(blocks []provider.Block, acceptsImages bool, model string) []provider.Block {
+	if len(blocks) == 0 {
+		return blocks
+	}
+	kept, notes := Prepare(blocks, acceptsImages, model, DefaultLimits)
+	if notes != "" {
+		kept = append([]provider.Block{provider.Text(notes)}, kept...)
+	}
+	return kept
+}
