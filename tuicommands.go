@@ -39,8 +39,8 @@ func tuiPickModel(ic *interactive) {
 	current := 0
 	for i, m := range models {
 		labels[i] = modelLabel(m)
-		if m.ContextWindow > 0 {
-			labels[i] += fmt.Sprintf("  (%dk context)", m.ContextWindow/1000)
+		if t := m.Traits(); t != "" {
+			labels[i] += "  (" + t + ")"
 		}
 		if sameModel(m, ic.h.agent.Model()) {
 			current = i
@@ -162,7 +162,7 @@ func (ic *interactive) scriptCompletion(c lua.Command) tui.Command {
 // while the agent works as Enter does.
 func (ic *interactive) command(name, args string) {
 	if !ic.builtin(name, args) {
-		ic.send(strings.TrimSpace("/"+name+" "+args), deliverSteer)
+		ic.send(strings.TrimSpace("/"+name+" "+args), nil, deliverSteer)
 	}
 }
 

@@ -39,6 +39,7 @@ type Config struct {
 	Compaction   CompactionConfig `toml:"compaction"`
 	Bash         BashConfig       `toml:"bash"`
 	Lua          LuaConfig        `toml:"lua"`
+	Images       ImagesConfig     `toml:"images"`
 
 	// Files lists the files that were read, in order; Warnings what was ignored in them.
 	Files    []string `toml:"-"`
@@ -56,6 +57,16 @@ type CompactionConfig struct {
 	ReserveTokens    int   `toml:"reserve_tokens"`
 	KeepRecentTokens int   `toml:"keep_recent_tokens"`
 }
+
+// ImagesConfig is the [images] table.
+type ImagesConfig struct {
+	// Show draws small previews of pictures where the terminal can (kitty, iTerm2); false
+	// keeps to a one-line placeholder. Default true.
+	Show *bool `toml:"show"`
+}
+
+// ShowImages reports whether the terminal UI may draw picture previews ([images] show).
+func (c *Config) ShowImages() bool { return c.Images.Show == nil || *c.Images.Show }
 
 // LuaConfig is the [lua] table.
 type LuaConfig struct {

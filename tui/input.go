@@ -70,8 +70,12 @@ func (a *App) paste(start bool) func() {
 		if a.modal != nil && a.modal.input != nil {
 			target = a.modal.input
 		}
-		target.Paste(a.pasting.String())
+		text := a.pasting.String()
 		a.pasting = nil
+		if after, ok := a.pastedPath(target, text); ok {
+			return after
+		}
+		target.Paste(text)
 	}
 	return nil
 }
@@ -126,6 +130,8 @@ func (a *App) key(ev *tcell.EventKey) func() {
 	case tcell.KeyCtrlT:
 		a.showThinking = !a.showThinking
 		a.status = toggleNote("thinking", "shown", "hidden", a.showThinking)
+	case tcell.KeyCtrlV:
+		return a.pasteImage()
 	case tcell.KeyCtrlL:
 		return a.named("model")
 	case tcell.KeyCtrlP:
@@ -277,6 +283,7 @@ func (a *App) send(followUp bool) func() {
 		return nil
 	}
 	a.editor.AddHistory(raw)
+	a.takeSent(text)
 	a.editor.Clear()
 	a.complete.items = nil
 	cb := a.cb
