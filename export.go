@@ -1,43 +1,41 @@
 package main
 
-// export.go is /export and RPC export_html: where the page goes and its title; the page
-// itself is session.WriteHTML.
+// export.go is /export, RPC export_html and pi --export SESSION [file]: the page itself is
+// package export's.
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"pi/provider"
+	"pi/export"
 	"pi/session"
 )
 
-// exportHTML writes the conversation as one self-contained HTML page (no scripts, no outside
-// resources) and returns its path. An empty path means pi-session-<session file>.html in the
-// working directory.
-func exportHTML(sess *session.Session, msgs []provider.Message, model, cwd, path string) (string, error) {
-	if path == "" {
-		base := strings.TrimSuffix(filepath.Base(sess.Path()), ".jsonl")
-		if sess.Path() == "" {
-			base = sess.ID()
+// exportHTML writes the session as one self-contained HTML page and returns its path. An
+// empty path means pi-session-<session file>.html in the working directory.
+func exportHTML(sess *session.Session, model, cwd, path string) (string, error) {
+	return export.File(sess, export.Options{Model: model}, cwd, path)
+}
+
+// runExport is pi --export SESSION [file]: SESSION is a file or the start of a session id.
+func runExport(ctx context.Context, o *cliOptions, stdout, stderr io.Writer) int {
+	cwd, err := os.Getwd()
+	path, out := "", ""
+	if err == nil {
+		path, err = session.Resolve(o.exportRef, session.Dir(piHomeDir(), cwd), session.SessionsRoot(piHomeDir()))
+	}
+	if err == nil {
+		if len(o.messages) > 0 {
+			out = o.messages[0]
 		}
-		path = filepath.Join(cwd, "pi-session-"+base+".html")
+		out, err = export.SessionFile(ctx, path, cwd, out)
 	}
-	path, err := filepath.Abs(path)
 	if err != nil {
-		return "", fmt.Errorf("export to %q: %w", path, err)
+		fmt.Fprintln(stderr, "pi: --export:", err)
+		return 1
 	}
-	title := "pi session " + sess.ID()
-	if name := sess.Name(); name != "" {
-		title = name
-	}
-	var buf strings.Builder
-	if err := session.WriteHTML(&buf, title, model, msgs); err != nil {
-		return "", fmt.Errorf("export to %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
-		return "", fmt.Errorf("export to %s: %w", path, err)
-	}
-	return path, nil
+	fmt.Fprintln(stdout, out)
+	return 0
 }

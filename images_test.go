@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"image"
 	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -84,5 +86,38 @@ func TestRPCPromptImagesAreFittedOrNoted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// pi --export SESSION [file] writes the session's page; SESSION may be its file or the start
+// of its id, and an @image prompt shows inline in the page.
+func TestBinaryExportsASession(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	png, _ := base64.StdEncoding.DecodeString(stripedPNG(t, 40, 30))
+	os.WriteFile(filepath.Join(dir, "shot.png"), png, 0o644)
+	hello, _ := filepath.Abs(filepath.Join("testdata", "faux", "hello.json"))
+	if r := runPi(t, bin, dir, "-p", "--faux-script", hello, "@shot.png", "what is this?"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".pihome", "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files: %v", files)
+	}
+	id := strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")
+	id = id[strings.LastIndex(id, "_")+1:]
+	for _, ref := range []string{files[0], id[:8]} {
+		r := runPi(t, bin, dir, "--export", ref, "out.html")
+		page, err := os.ReadFile(filepath.Join(dir, "out.html"))
+		if r.code != 0 || err != nil || strings.TrimSpace(r.stdout) != filepath.Join(dir, "out.html") {
+			t.Fatalf("--export %s: exit %d, %q, %s, %v", ref, r.code, r.stdout, r.stderr, err)
+		}
+		if !strings.Contains(string(page), "what is this?") || !strings.Contains(string(page), `src="data:image/png;base64,`) {
+			t.Errorf("--export %s: the page lacks the prompt or its image", ref)
+		}
+		os.Remove(filepath.Join(dir, "out.html"))
+	}
+	if r := runPi(t, bin, dir, "--export", "ffffffffff"); r.code == 0 || !strings.Contains(r.stderr, "--export") {
+		t.Errorf("an unknown session: exit %d, %s", r.code, r.stderr)
 	}
 }

@@ -280,7 +280,7 @@ func tuiExport(ic *interactive, path string) {
 		ic.ui.Notify(tui.LevelInfo, "exported to "+path)
 		return
 	}
-	out, err := exportHTML(ic.h.rec.session(), ic.h.agent.MessagesView(), ic.h.agent.Model().ID, ic.h.cwd, path)
+	out, err := exportHTML(ic.h.rec.session(), modelLabel(ic.h.agent.Model()), ic.h.cwd, path)
 	if err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
