@@ -77,10 +77,10 @@ func TestPageShowsTheWholeSession(t *testing.T) {
 	for _, want := range []string{
 		"<title>Bug hunt</title>",
 		"ollama/qwen3:8b",
-		"4,640 (4,400 in, 240 out",           // token totals over every branch
-		"$0.0044",                            // cost total
-		`<details class="thinking">`,         // thinking, collapsed
-		"THINKING-ABOUT-IT",                  //
+		"4,640 (4,400 in, 240 out",            // token totals over every branch
+		"$0.0044",                             // cost total
+		`<details class="thinking">`,          // thinking, collapsed
+		"THINKING-ABOUT-IT",                   //
 		"Tool call <code>read main.go</code>", // the call, collapsed
 		`<details class="result"><summary>read · 3 lines</summary>`,
 		"TOOL-OUTPUT",
