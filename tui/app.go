@@ -49,6 +49,9 @@ type Options struct {
 	// HideImages shows a one-line placeholder for pictures even where the terminal could
 	// show them ([images] show = false).
 	HideImages bool
+	// Graphics is the terminal's picture protocol (GraphicsKitty, GraphicsITerm2) or "";
+	// Run sets it from the environment (DetectGraphics).
+	Graphics string
 }
 
 // liveEntry is a transcript entry in the live region and how many of its lines (counting the
@@ -216,6 +219,7 @@ func (a *App) ToolEnd(id string, content []provider.Block, details any, isError 
 		t.state = toolFailed
 	}
 	delete(a.tools, id)
+	a.addPreviews(content)
 	a.requestRender()
 }
 

@@ -19,6 +19,7 @@ import (
 // pictures are the images attached in the editor and those that went with the last send.
 type pictures struct {
 	next     int // the last marker's number
+	previews int // previews drawn, for their ids
 	attached []attached
 	sent     []provider.Block
 	sentText string
