@@ -241,6 +241,9 @@ func (c *Config) mergeScalars(f *Config) {
 	if f.Compaction.Enabled != nil {
 		c.Compaction.Enabled = f.Compaction.Enabled
 	}
+	if f.Images.Show != nil {
+		c.Images.Show = f.Images.Show
+	}
 	for _, p := range []struct{ dst, src *int }{{&c.Compaction.ReserveTokens, &f.Compaction.ReserveTokens},
 		{&c.Compaction.KeepRecentTokens, &f.Compaction.KeepRecentTokens}, {&c.Bash.TimeoutSeconds, &f.Bash.TimeoutSeconds},
 		{&c.Stream.FirstByteTimeout, &f.Stream.FirstByteTimeout}, {&c.Stream.IdleTimeout, &f.Stream.IdleTimeout}} {
