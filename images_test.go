@@ -37,14 +37,14 @@ func stripedPNG(t *testing.T, w, h int) string {
 func TestRPCPromptImagesAreFittedOrNoted(t *testing.T) {
 	vision := fauxModel(false)
 	vision.Input = []string{"text", "image"}
-	big := stripedPNG(t, 6000, 4000)
+	big := stripedPNG(t, 4000, 2000)
 	cases := []struct {
 		name       string
 		model      provider.Model
 		wantImages int
 		wantNote   string
 	}{
-		{"vision model gets the image resized", vision, 1, "resized from 6000×4000 to 2000×1333"},
+		{"vision model gets the image resized", vision, 1, "resized from 4000×2000 to 2000×1000"},
 		{"text-only model gets a note", fauxModel(false), 0, "[image omitted: faux-1 does not take images]"},
 	}
 	for _, c := range cases {

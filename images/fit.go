@@ -132,14 +132,55 @@ func scaleInto(ow, oh, maxW, maxH int) (int, int) {
 	return max(1, (ow*maxH+oh/2)/oh), maxH
 }
 
-// scale draws img at w×h; CatmullRom keeps text in screenshots legible.
+// scale draws img at w×h. A reduction by two or more first averages k×k blocks (fast, and
+// the right filter for shrinking); CatmullRom then does the rest, keeping text in screenshots
+// legible.
 func scale(img image.Image, w, h int) image.Image {
 	b := img.Bounds()
+	if k := min(b.Dx()/w, b.Dy()/h); k >= 2 {
+		img = shrink(img, k)
+		b = img.Bounds()
+	}
 	if b.Dx() == w && b.Dy() == h {
 		return img
 	}
-	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	xdraw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	return dst
+}
+
+// shrink averages the k×k blocks of img (premultiplied RGBA, so transparent pixels do not
+// darken their neighbours), dropping the last partial rows and columns.
+func shrink(img image.Image, k int) *image.RGBA {
+	b := img.Bounds()
+	src, ok := img.(*image.RGBA)
+	if !ok {
+		src = image.NewRGBA(b)
+		draw.Draw(src, b, img, b.Min, draw.Src)
+	}
+	w, h := b.Dx()/k, b.Dy()/k
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	sums := make([]uint32, w*4)
+	n := uint32(k * k)
+	for y := 0; y < h; y++ {
+		clear(sums)
+		for dy := 0; dy < k; dy++ {
+			row := src.Pix[(y*k+dy)*src.Stride:]
+			for x := 0; x < w; x++ {
+				s := sums[x*4 : x*4+4 : x*4+4]
+				for o := x * k * 4; o < (x+1)*k*4; o += 4 {
+					s[0] += uint32(row[o])
+					s[1] += uint32(row[o+1])
+					s[2] += uint32(row[o+2])
+					s[3] += uint32(row[o+3])
+				}
+			}
+		}
+		out := dst.Pix[y*dst.Stride:]
+		for i, v := range sums {
+			out[i] = uint8((v + n/2) / n)
+		}
+	}
 	return dst
 }
 

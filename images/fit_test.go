@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"image"
-	"image/color"
 	"image/jpeg"
 	"image/png"
 	"strings"
@@ -20,7 +19,8 @@ func testPNG(t testing.TB, w, h int) []byte {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			img.Set(x, y, color.NRGBA{uint8(x * 7), uint8(y * 13), uint8((x ^ y) * 3), 255})
+			i := img.PixOffset(x, y)
+			img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = uint8(x*7), uint8(y*13), uint8((x^y)*3), 255
 		}
 	}
 	var buf bytes.Buffer
@@ -44,7 +44,9 @@ func decodedSize(t *testing.T, b provider.Block) (int, int) {
 }
 
 func TestFitScalesAndEncodesWithinLimits(t *testing.T) {
-	big := testPNG(t, 6000, 4000)
+	// Limits of 500×500 exercise the same paths as 2000×2000 on pictures a sixteenth the size
+	// (the 6000×4000 case is the read tool's test, and the benchmark's).
+	small := Limits{MaxWidth: 500, MaxHeight: 500, MaxBase64: DefaultLimits.MaxBase64}
 	cases := []struct {
 		name          string
 		data          []byte
@@ -55,9 +57,10 @@ func TestFitScalesAndEncodesWithinLimits(t *testing.T) {
 		wantUntouched bool
 	}{
 		{"small image goes as it is", testPNG(t, 320, 200), DefaultLimits, 320, 200, "image/png", "", true},
-		{"6000×4000 fits 2000×2000 keeping the aspect", big, DefaultLimits, 2000, 1333, "", "6000×4000 to 2000×1333", false},
-		{"tall image fits by height", testPNG(t, 500, 3000), DefaultLimits, 333, 2000, "image/png", "500×3000 to 333×2000", false},
-		{"byte limit forces JPEG or a smaller size", testPNG(t, 800, 800), Limits{2000, 2000, 8_000}, 0, 0, "image/jpeg", "sent as JPEG", false},
+		{"three times too big fits keeping the aspect", testPNG(t, 1500, 1000), small, 500, 333, "image/png", "1500×1000 to 500×333", false},
+		{"a reduction that is no whole multiple", testPNG(t, 1300, 700), small, 500, 269, "image/png", "1300×700 to 500×269", false},
+		{"tall image fits by height", testPNG(t, 250, 1500), small, 83, 500, "image/png", "250×1500 to 83×500", false},
+		{"byte limit forces JPEG or a smaller size", testPNG(t, 400, 400), Limits{2000, 2000, 8_000}, 0, 0, "image/jpeg", "sent as JPEG", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -152,4 +155,22 @@ func FuzzFit(f *testing.F) {
 			t.Fatalf("Fit returned %s with %d bytes of base64", got.Size(), len(got.Block.Data))
 		}
 	})
+}
+
+func TestShrinkAveragesBlocks(t *testing.T) {
+	src := image.NewRGBA(image.Rect(0, 0, 5, 2)) // the fifth column is dropped
+	for x := 0; x < 5; x++ {
+		for y := 0; y < 2; y++ {
+			i := src.PixOffset(x, y)
+			src.Pix[i], src.Pix[i+3] = uint8(10*x+y*100), 255
+		}
+	}
+	got := shrink(src, 2)
+	if got.Bounds().Dx() != 2 || got.Bounds().Dy() != 1 {
+		t.Fatalf("size %v", got.Bounds())
+	}
+	// (0+10+100+110)/4 = 55, (20+30+120+130)/4 = 75
+	if got.Pix[0] != 55 || got.Pix[4] != 75 || got.Pix[3] != 255 {
+		t.Errorf("pixels %v", got.Pix)
+	}
 }

@@ -45,12 +45,26 @@ func encodedImage(t testing.TB, format string, w, h int) []byte {
 	return buf.Bytes()
 }
 
+// grayPNG is a w×h grey picture with detail: the cheapest large PNG to make.
+func grayPNG(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i*7 + i/w*13)
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 // The acceptance case: a 6000×4000 screenshot is read and sent as at most 2000×2000 within
 // the byte limit, and the result says so.
 func TestReadResizesALargeImage(t *testing.T) {
 	env := testEnv(t)
 	env.ImagesAllowed = func() bool { return true }
-	big := encodedImage(t, "png", 6000, 4000)
+	big := grayPNG(t, 6000, 4000)
 	if err := os.WriteFile(filepath.Join(env.Cwd, "shot.png"), big, 0o644); err != nil {
 		t.Fatal(err)
 	}
