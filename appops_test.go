@@ -380,7 +380,7 @@ func TestScopedModelsCycle(t *testing.T) {
 	}
 	var seen []string
 	for range 4 {
-		m, err := a.settings.cycleModel(ctx)
+		m, err := a.settings.cycleModel(ctx, 1)
 		if err != nil || m == nil {
 			t.Fatalf("cycle: %v, %v", m, err)
 		}
@@ -388,6 +388,13 @@ func TestScopedModelsCycle(t *testing.T) {
 	}
 	if got := strings.Join(seen, ","); strings.Contains(got, "two") || !strings.Contains(got, "big-three") || !strings.Contains(got, "one") {
 		t.Fatalf("cycled through %s", got)
+	}
+	// Backwards (Shift+Ctrl+P) undoes a step forwards.
+	cur := a.agent.Model().ID
+	fwd, _ := a.settings.cycleModel(ctx, 1)
+	back, err := a.settings.cycleModel(ctx, -1)
+	if err != nil || back == nil || back.ID != cur || fwd.ID == cur {
+		t.Fatalf("from %s forwards to %v, then backwards to %v (%v)", cur, fwd, back, err)
 	}
 	if err := a.settings.setScoped([]string{"local/["}); err == nil {
 		t.Fatal("a malformed pattern was accepted")

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"pi/config"
+	"pi/internal/sandbox"
 	"pi/provider"
 	"pi/session"
 	"pi/tools"
@@ -34,6 +35,9 @@ type cliOptions struct {
 	fauxScript     string
 	trust          bool
 	noExtensions   bool
+	sandbox        string // --sandbox: replaces [sandbox] mode
+	permissions    string // --permissions: auto, ask or read-only over [permissions] mode
+	yes            bool   // --yes: permission questions nobody can be asked are answered yes
 	listModels     bool
 	continueLast   bool
 	resume         bool
@@ -106,6 +110,10 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.listModels, "list-models", false, "list the models of every configured and local provider")
 	fs.BoolVar(&o.trust, "trust", false, "run this project's .pi/init.lua for this run (otherwise only in trusted directories)")
 	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua")
+	fs.Func("sandbox", "off, or workspace: commands write only in the project, temp and allow_write",
+		func(v string) error { o.sandbox = v; return sandbox.CheckMode(v) })
+	fs.StringVar(&o.permissions, "permissions", "", "auto, ask (before calls that can change something) or read-only")
+	fs.BoolVar(&o.yes, "yes", false, "answer permission questions yes where nobody can be asked (print and JSON modes)")
 	fs.StringVar(&o.fauxScript, "faux-script", "", "test aid: replay scripted replies from a JSON file instead of calling a model")
 	fs.BoolVar(&o.allSessions, "all", false, "with pi sessions: also the TypeScript pi's sessions of this directory")
 	fs.BoolVar(&o.version, "v", false, "print pi's version")
@@ -188,13 +196,13 @@ func versionText() string {
 const piVersion = "0.13.0"
 
 // runListModels prints every model the configured and local providers offer.
-func runListModels(ctx context.Context, stdout, stderr io.Writer) int {
+func runListModels(ctx context.Context, trust bool, stdout, stderr io.Writer) int {
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
-	cfg, err := config.Load(piHomeDir(), cwd)
+	cfg, err := config.Load(piHomeDir(), cwd, projectTrusted(trust, piHomeDir(), cwd))
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
@@ -233,11 +241,13 @@ func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Write
 		dirs[0] = session.Dir(piHomeDir(), cwd)
 	}
 	if o.allSessions || o.resume {
-		dirs = append(dirs, session.Dir(piAgentDir(), cwd))
+		dirs = append(dirs, session.Dir(session.PiAgentDir(), cwd))
 	}
-	if err := listSessions(ctx, stdout, dirs...); err != nil {
+	infos, err := session.ListAll(ctx, dirs...)
+	if err != nil {
 		fmt.Fprintln(stderr, "pi: listing sessions:", err)
 		return 1
 	}
+	session.WriteList(stdout, infos)
 	return 0
 }

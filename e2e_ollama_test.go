@@ -13,6 +13,7 @@ import (
 
 	"pi/internal/ollamatest"
 	"pi/provider"
+	"pi/provider/textcalls"
 )
 
 // These tests run the pi binary against a real Ollama server (built by .ci/build-ollama.sh and
@@ -32,7 +33,7 @@ func startOllama(t *testing.T, spec ollamatest.ModelSpec) *ollamatest.Server {
 }
 
 // e2eProject makes a project folder and a PI_HOME whose pi.toml points three providers, one per
-// wire format, at the server.
+// wire format, at the server, and a fourth (plain: native, no recovery of text tool calls).
 func e2eProject(t *testing.T, s *ollamatest.Server, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -50,6 +51,11 @@ base_url = "%[1]s"
 [providers.compat]
 kind = "openai"
 base_url = "%[1]s/v1"
+
+[providers.plain]
+kind = "ollama"
+base_url = "%[1]s"
+text_tool_calls = false
 
 [providers.messages]
 kind = "anthropic"
@@ -153,4 +159,81 @@ func sessionMessages(t *testing.T, dir string) []provider.Message {
 		}
 	}
 	return msgs
+}
+
+// TestPiRecoversTextToolCallsOnRealOllama runs a model whose template does not parse tool calls:
+// Ollama hands the <tool_call> markup back as text, pi recovers the read call from it, runs it,
+// and the task completes, through the native API and the OpenAI-compatible one.
+func TestPiRecoversTextToolCallsOnRealOllama(t *testing.T) {
+	spec := ollamatest.ReadRoundTrip()
+	spec.TextToolCalls = true
+	s := startOllama(t, spec)
+	bin := buildPi(t)
+	for _, prov := range []string{"native", "compat"} {
+		t.Run(prov, func(t *testing.T) {
+			dir := e2eProject(t, s, map[string]string{ollamatest.ReadPath: "hello\n"})
+			r := runPi(t, bin, dir, "--model", prov+"/"+e2eModel, "-p", "Read the README.")
+			if r.code != 0 || strings.TrimSpace(r.stdout) != ollamatest.FinalAnswer {
+				t.Fatalf("code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+			}
+			msgs := sessionMessages(t, dir)
+			if got := strings.Join(roles(msgs), ","); got != "user,assistant,toolResult,assistant" {
+				t.Fatalf("session messages %s", got)
+			}
+			call := msgs[1].ToolCalls()
+			if len(call) != 1 || call[0].Name != "read" || call[0].Arguments["path"] != ollamatest.ReadPath ||
+				strings.Contains(msgs[1].TextContent(), "<tool_call>") || textcalls.Recovered(&msgs[1]) != 1 {
+				t.Fatalf("assistant %+v details %s", msgs[1].Content, msgs[1].Details)
+			}
+			if msgs[2].IsError || strings.TrimSpace(msgs[2].TextContent()) != "hello" {
+				t.Fatalf("tool result %+v", msgs[2])
+			}
+		})
+	}
+	t.Run("recovery off", func(t *testing.T) {
+		dir := e2eProject(t, s, map[string]string{ollamatest.ReadPath: "hello\n"})
+		r := runPi(t, bin, dir, "--model", "plain/"+e2eModel, "-p", "Read the README.")
+		if r.code != 0 || !strings.Contains(r.stdout, "<tool_call>") {
+			t.Fatalf("the server did not send the call as text: code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
+// TestPiTakesTheWindowOllamaGives: a model trained on 4,096 tokens, configured for 8,192, runs
+// at 4,096 on a real server; pi says so once and plans with 4,096.
+func TestPiTakesTheWindowOllamaGives(t *testing.T) {
+	spec := ollamatest.ReadRoundTrip()
+	spec.ContextLength = 4096
+	s := startOllama(t, spec)
+	dir := e2eProject(t, s, map[string]string{ollamatest.ReadPath: "hello\n"})
+	toml := fmt.Sprintf("[providers.small]\nkind = \"ollama\"\nbase_url = %q\n[[providers.small.models]]\nid = %q\ncontext_window = 8192\n",
+		s.BaseURL, e2eModel)
+	if err := os.WriteFile(filepath.Join(dir, ".pihome", "pi.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runPi(t, buildPi(t), dir, "--model", "small/"+e2eModel, "-p", "Read the README.")
+	want := "the window is 4096 tokens, not 8192: the model was trained on 4096 tokens"
+	if r.code != 0 || strings.Count(r.stderr, want) != 1 || strings.TrimSpace(r.stdout) != ollamatest.FinalAnswer {
+		t.Fatalf("code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestPiGivesToolsAsTextToModelsWithoutThem: a model whose template has no tools at all (Ollama
+// reports no tools capability and would refuse the tools field) gets them described in the
+// system prompt; its <tool_call> reply runs read, the result comes back as a user message, and
+// the task completes.
+func TestPiGivesToolsAsTextToModelsWithoutThem(t *testing.T) {
+	s := startOllama(t, ollamatest.ModelSpec{NoTools: true, Rules: []ollamatest.Rule{
+		{When: ollamatest.When{LastRole: "user", LastPrefix: "<tool_response"}, Reply: ollamatest.FinalAnswer},
+		{When: ollamatest.When{LastRole: "user"}, Reply: ollamatest.ToolCall("read", map[string]any{"path": ollamatest.ReadPath})},
+	}})
+	dir := e2eProject(t, s, map[string]string{ollamatest.ReadPath: "hello\n"})
+	r := runPi(t, buildPi(t), dir, "--model", "native/"+e2eModel, "-p", "Read the README.")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != ollamatest.FinalAnswer {
+		t.Fatalf("code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	msgs := sessionMessages(t, dir)
+	if len(msgs) != 4 || textcalls.Recovered(&msgs[1]) != 1 || strings.TrimSpace(msgs[2].TextContent()) != "hello" {
+		t.Fatalf("session %+v", msgs)
+	}
 }

@@ -23,7 +23,7 @@ func driveEval(ctx context.Context, r eval.Run) (eval.Outcome, error) {
 	// asks OnTurn, and the hook passes its verdict on.
 	stop := false
 	o := &cliOptions{model: r.Model, cwd: r.Cwd, sessionDir: r.SessionDir, toolList: strings.Join(r.Tools, ","),
-		fauxScript: r.FauxScript, stopAfterTurn: func(context.Context, *provider.Message, []provider.Message) bool { return stop }}
+		permissions: config.ModeAuto, fauxScript: r.FauxScript, stopAfterTurn: func(context.Context, *provider.Message, []provider.Message) bool { return stop }}
 	var logs bytes.Buffer // setup warnings would repeat for every run; eval shows them on failure
 	h, err := setup(ctx, o, false, &logs)
 	if err != nil {
@@ -43,7 +43,7 @@ func driveEval(ctx context.Context, r eval.Run) (eval.Outcome, error) {
 
 // checkEvalModel resolves pi eval's model with the user's configuration.
 func checkEvalModel(ctx context.Context, model string) error {
-	cfg, err := config.Load(piHomeDir(), "")
+	cfg, err := config.Load(piHomeDir(), "", false)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pi/agent"
@@ -90,6 +91,8 @@ type harness struct {
 	// scriptSends are the scripts' messages still on their way through Send.
 	scriptSends sendsInFlight
 	shell       *userShell
+	// runEnding is set when the run emits agent_end, and cleared when the next one begins.
+	runEnding atomic.Bool
 	// modelProblem says why no model could be set up, for the terminal UI to show.
 	modelProblem string
 	// life ends at close; work the scripts start in the background runs within it.
@@ -119,7 +122,7 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 	if in.Queue {
 		return h.enqueue(ctx, in)
 	}
-	runCtx, end, err := h.work.begin(ctx, workRun)
+	runCtx, end, err := h.beginRun(ctx)
 	var busy *busyError
 	if errors.As(err, &busy) && in.Deliver != deliverPrompt {
 		return h.enqueue(ctx, in)
@@ -137,6 +140,24 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 	h.shell.flush()
 	opens := len(h.agent.MessagesView()) == 0
 	return h.compactor.prompt(runCtx, FirstUserMessage(text, in.Images, opens, h.cwd, time.Now()))
+}
+
+// beginRun reserves the run. A run that has emitted agent_end is only tidying up (a !cmd's
+// output joining, an automatic compaction): a prompt sent right after that waits for it
+// instead of being refused as if the agent were still working.
+func (h *harness) beginRun(ctx context.Context) (context.Context, func(), error) {
+	runCtx, end, err := h.work.begin(ctx, workRun)
+	var busy *busyError
+	if errors.As(err, &busy) && busy.running == workRun && h.runEnding.Load() {
+		if err := h.work.wait(ctx, workRun); err != nil {
+			return nil, nil, err
+		}
+		runCtx, end, err = h.work.begin(ctx, workRun)
+	}
+	if err == nil {
+		h.runEnding.Store(false)
+	}
+	return runCtx, end, err
 }
 
 // enqueue puts an input in the steering or follow-up queue, after the input hooks.
@@ -221,7 +242,7 @@ func (h *harness) sendQueued() {
 		return
 	}
 	go func() {
-		ctx, end, err := h.work.begin(h.life, workRun)
+		ctx, end, err := h.beginRun(h.life)
 		if err != nil {
 			return
 		}

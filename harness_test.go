@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/agent"
 	"pi/config"
 	"pi/provider"
 	"pi/provider/faux"
@@ -160,6 +161,36 @@ func TestSendWhileBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := transcriptOf(h); !strings.Contains(got, "assistant:first | user:steered | assistant:after steer | user:followed | assistant:after follow-up") {
+		t.Fatalf("transcript:\n%s", got)
+	}
+}
+
+// A prompt sent right after agent_end, while the run still tidies up, waits for the run to
+// end and runs; it is not refused as if the agent were working (an RPC client that sends the
+// next prompt on agent_end was refused now and then).
+func TestPromptRightAfterAgentEnd(t *testing.T) {
+	h := newOpsApp(t, fauxModel(false), faux.Text("first"), faux.Text("second"))
+	ended := make(chan struct{})
+	h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+		if ev.Type == agent.EvAgentEnd && h.runEnding.Load() {
+			select {
+			case <-ended:
+			default:
+				close(ended)
+				time.Sleep(200 * time.Millisecond) // the run is still registered meanwhile
+			}
+		}
+	})
+	done := make(chan error, 1)
+	go func() { done <- h.Send(context.Background(), Input{Text: "one"}) }()
+	<-ended
+	if err := h.Send(context.Background(), Input{Text: "two"}); err != nil {
+		t.Fatalf("a prompt right after agent_end: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := transcriptOf(h); !strings.Contains(got, "assistant:first | user:two | assistant:second") {
 		t.Fatalf("transcript:\n%s", got)
 	}
 }

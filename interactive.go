@@ -22,8 +22,10 @@ import (
 func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs []provider.Block, pickSession bool) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
-	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages()}
+	keys, keysProblem := tuiKeymap(h.cfg)
+	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
+	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !hideThinking(h.cfg),
+		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages()}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui = ui
 		close(ic.uiReady)
@@ -34,8 +36,10 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 		})
 		ic.replay(h.agent.MessagesView())
 		ic.updateFooter()
-		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+" · enter send · alt+enter follow-up · "+
-			"esc interrupt · ctrl+c twice quit · /hotkeys for more")
+		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+"\n"+keys.StartHint())
+		if keysProblem != "" {
+			ui.Notify(tui.LevelWarning, keysProblem)
+		}
 		if h.modelProblem != "" {
 			ui.Notify(tui.LevelWarning, "No model yet: "+h.modelProblem+". Then restart pi, or pick one with /model.")
 		}
@@ -68,6 +72,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 type interactive struct {
 	h           *harness
 	ui          *tui.App
+	keys        *tui.Keymap
 	uiReady     chan struct{} // closed once ui is set
 	ctx         context.Context
 	cancel      context.CancelFunc
@@ -113,7 +118,9 @@ func (ic *interactive) callbacks() tui.Callbacks {
 			case "model":
 				ic.async(func() { tuiPickModel(ic) })
 			case "cycle-model":
-				ic.async(func() { tuiCycleModel(ic) })
+				ic.async(func() { tuiCycleModel(ic, 1) })
+			case "cycle-model-back":
+				ic.async(func() { tuiCycleModel(ic, -1) })
 			case "tree":
 				ic.async(func() { tuiTree(ic, "") })
 			default:

@@ -106,7 +106,7 @@ func TestScriptFailureSource(t *testing.T) {
 		{"lua: script not loaded: init.lua:3: syntax error", "", ""},
 	}
 	for _, tc := range cases {
-		script, event := scriptFailureSource(tc.msg)
+		script, event := lua.FailureSource(tc.msg)
 		if script != tc.script || event != tc.event {
 			t.Errorf("%q: got %q %q", tc.msg, script, event)
 		}
@@ -171,7 +171,7 @@ end)`), 0o644)
 	if _, err := a.settings.setModel(ctx, "local/one", "set"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.settings.cycleModel(ctx); err != nil {
+	if _, err := a.settings.cycleModel(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	rt.Flush(ctx)

@@ -26,11 +26,15 @@ import (
 
 	"pi/config"
 	"pi/eval"
+	"pi/internal/sandbox"
 
 	"golang.org/x/term"
 )
 
 func main() {
+	if sandbox.IsHelper(os.Args) { // starting a command pi confines: nothing else of pi runs
+		os.Exit(sandbox.RunHelper(os.Args, os.Stderr))
+	}
 	// SIGHUP (the terminal or the ssh session went away) ends pi as SIGTERM does: the run is
 	// aborted and the tools' process groups are killed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -82,7 +86,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runExport(ctx, opts, stdout, stderr)
 	}
 	if opts.listModels {
-		return runListModels(ctx, stdout, stderr)
+		return runListModels(ctx, opts.trust, stdout, stderr)
 	}
 	interactive := opts.mode == "" && !opts.print && isTerminal(stdin)
 	if subcommand(opts, "sessions") || opts.resume && !interactive {
@@ -119,6 +123,10 @@ func checkOptions(o *cliOptions, stderr io.Writer) int {
 	}
 	if o.thinking != "" && !config.IsThinkingLevel(o.thinking) {
 		fmt.Fprintf(stderr, "pi: --thinking %q: want one of %s\n", o.thinking, strings.Join(config.ThinkingLevels(), ", "))
+		return 2
+	}
+	if o.permissions != "" && !config.IsPermissionMode(o.permissions) {
+		fmt.Fprintf(stderr, "pi: --permissions %q: want %s\n", o.permissions, strings.Join(config.PermissionModes(), ", "))
 		return 2
 	}
 	if o.mode == "rpc" && len(o.files) > 0 {

@@ -15,7 +15,7 @@ import (
 
 // The system prompt is kept short on purpose: a small local model re-reads it on every turn,
 // and every 1,000 tokens cost seconds of prefill on a laptop CPU.
-const basePrompt = `You are pi, a coding agent. You work in the user's project through the tools below: read files before you change them, make focused edits, and run commands to check your work when that helps.`
+const basePrompt = `You are pi, a coding agent in the user's project. Read files before you change them, make focused edits, and run commands to check your work when that helps.`
 
 // closingGuideline ends every guideline list.
 const closingGuideline = "Be brief. Show file paths clearly when you mention files."
@@ -45,9 +45,8 @@ func BuildSystemPrompt(p PromptParts) string {
 	}
 	b.WriteString(body)
 	if p.Body == "" {
-		b.WriteString("\n\nTools:\n")
 		writeToolList(&b, p.Tools)
-		b.WriteString("\nGuidelines:")
+		b.WriteString("\n\nGuidelines:")
 		for _, g := range guidelines(p.Tools) {
 			b.WriteString("\n- ")
 			b.WriteString(g)
@@ -68,19 +67,24 @@ func BuildSystemPrompt(p PromptParts) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// writeToolList lists the tools that have a prompt snippet, as pi does. The built-ins have none:
+// their definitions, sent with every request, already name and describe them, and saying it
+// twice costs a small model prefill time for nothing. With no tools at all it says so.
 func writeToolList(b *strings.Builder, active []tools.Tool) {
+	if len(active) == 0 {
+		b.WriteString("\n\nTools: (none)")
+		return
+	}
 	listed := 0
 	for _, t := range active {
 		info := t.Info()
-		snippet := strings.TrimSpace(info.Snippet)
-		if snippet == "" {
-			snippet = firstLine(info.Description)
+		if snippet := strings.TrimSpace(info.Snippet); snippet != "" {
+			if listed == 0 {
+				b.WriteString("\n\nTools:")
+			}
+			fmt.Fprintf(b, "\n- %s: %s", info.Name, firstLine(snippet))
+			listed++
 		}
-		fmt.Fprintf(b, "- %s: %s\n", info.Name, snippet)
-		listed++
-	}
-	if listed == 0 {
-		b.WriteString("(none)\n")
 	}
 }
 

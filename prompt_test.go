@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -25,9 +29,12 @@ func TestBuildSystemPrompt(t *testing.T) {
 		contains  []string
 		forbidden []string
 	}{
-		{"no tools", PromptParts{}, []string{basePrompt, "Tools:\n(none)\n", "- Be brief."}, nil},
-		{"custom tool without snippet uses its description's first line",
-			PromptParts{Tools: []tools.Tool{infoTool("deploy", "")}}, []string{"- deploy: deploy tool\n"}, []string{"more detail"}},
+		{"no tools", PromptParts{}, []string{basePrompt, "Tools: (none)\n", "- Be brief."}, nil},
+		{"a tool without a snippet is not listed: its definition describes it",
+			PromptParts{Tools: []tools.Tool{infoTool("deploy", ""), infoTool("ship", "ships it")}}, []string{"\n\nTools:\n- ship: ships it\n\nGuidelines:"},
+			[]string{"deploy", "more detail"}},
+		{"built-in tools only: no list",
+			PromptParts{Tools: []tools.Tool{infoTool("read", "")}}, []string{basePrompt + "\n\nGuidelines:"}, []string{"Tools:"}},
 		{"guidelines deduplicated and trimmed",
 			PromptParts{Tools: []tools.Tool{infoTool("a", "does a", "  Check twice.  ", "Use a."), infoTool("b", "does b", "Check twice.")}},
 			[]string{"- a: does a\n- b: does b\n", "Guidelines:\n- Check twice.\n- Use a.\n- Be brief."}, []string{"  Check twice.  "}},
@@ -125,7 +132,7 @@ func TestContextBlockOnlyOpensTheConversation(t *testing.T) {
 }
 
 // TestDefaultPromptSize keeps the first request small: the default system prompt plus the
-// four default tools' definitions, as a model server receives them, must stay under 3 KB.
+// four default tools' definitions, as a model server receives them, must stay under 2 KB.
 func TestDefaultPromptSize(t *testing.T) {
 	env, err := tools.NewEnv(t.TempDir())
 	if err != nil {
@@ -148,7 +155,55 @@ func TestDefaultPromptSize(t *testing.T) {
 	}
 	total := len(prompt) + len(defsJSON)
 	t.Logf("system prompt %d B + tool definitions %d B = %d B", len(prompt), len(defsJSON), total)
-	if total >= 3000 {
-		t.Fatalf("default prompt is %d bytes, budget 3000:\n%s\n%s", total, prompt, defsJSON)
+	if total >= 2048 {
+		t.Fatalf("default prompt is %d bytes, budget 2048:\n%s\n%s", total, prompt, defsJSON)
+	}
+}
+
+// TestFirstRequestBodySize runs pi -p with a one-line prompt and the four default tools against
+// a fake OpenAI-compatible server and measures the whole request body it receives (the working
+// directory in the context block counted as "/home/user/project"): it must stay at or under
+// 2,400 bytes.
+func TestFirstRequestBodySize(t *testing.T) {
+	bodies := make(chan []byte, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r) // pi asks whether a local /v1 server is Ollama's
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		bodies <- body
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	home := filepath.Join(dir, ".pihome")
+	os.MkdirAll(home, 0o755)
+	toml := "[providers.local]\nkind = \"openai\"\nbase_url = \"" + srv.URL + "/v1\"\n"
+	if err := os.WriteFile(filepath.Join(home, "pi.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runPi(t, buildPi(t), dir, "--model", "local/m", "--no-session", "-p", "What does main.go do?")
+	if r.code != 0 {
+		t.Fatalf("code %d\nstderr %s", r.code, r.stderr)
+	}
+	body := <-bodies
+	cwd, _ := filepath.EvalSymlinks(dir)
+	body = bytes.ReplaceAll(body, []byte(cwd), []byte("/home/user/project"))
+	var req struct {
+		Messages []json.RawMessage `json:"messages"`
+		Tools    []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Tools) != 4 || !bytes.Contains(body, []byte("/home/user/project")) {
+		t.Fatalf("request %s (%v)", body, err)
+	}
+	toolBytes := 0
+	for _, tl := range req.Tools {
+		toolBytes += len(tl)
+	}
+	t.Logf("first request body: %d B (%d B of tools)", len(body), toolBytes)
+	if len(body) > 2400 {
+		t.Errorf("first request body is %d B, budget 2400:\n%s", len(body), body)
 	}
 }

@@ -116,7 +116,7 @@ func cmdSetModel(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) 
 }
 
 func cmdCycleModel(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	m, err := s.h.settings.cycleModel(ctx)
+	m, err := s.h.settings.cycleModel(ctx, 1)
 	if err != nil || m == nil {
 		return jsonNull(), err
 	}

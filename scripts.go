@@ -17,6 +17,7 @@ import (
 	"pi/agent"
 	"pi/config"
 	"pi/lua"
+	"pi/permission"
 	"pi/provider"
 	"pi/session"
 	"pi/tools"
@@ -44,13 +45,15 @@ type scripts struct {
 	cfg      *config.Config
 	stderr   io.Writer
 	builtins []tools.Tool
-	parts    PromptParts // the system prompt's inputs, tools filled in per refresh
+	limits   func() tools.Limits // of one script tool's result, sized to the model's window
+	parts    PromptParts         // the system prompt's inputs, tools filled in per refresh
 	// allowlist names the tools to activate (--tools, or tools in pi.toml); empty means the
 	// default built-ins plus every script tool. noTools is --no-tools.
 	allowlist []string
 	noTools   bool
 	// askTrust says the terminal UI is to ask whether the project's script may run.
 	askTrust bool
+	gate     *permission.Gate // once permissions are on, a call runs only if the policy approved
 
 	mu        sync.Mutex
 	ui        userInterface
@@ -72,12 +75,18 @@ func (s *scripts) currentUI() userInterface {
 // hooks sets the agent hooks that run the scripts' handlers.
 func (s *scripts) hooks(h *agent.Hooks) {
 	rt := s.rt
+	h.BeforeToolCall = func(ctx context.Context, c *agent.ToolCall) (agent.ToolCallDecision, error) {
+		var v lua.ToolCallVerdict
+		if rt != nil {
+			v = rt.CheckToolCall(ctx, lua.ToolCallEvent{Name: c.Name, ID: c.ID, Args: c.Args, ReadOnly: c.ReadOnly})
+		}
+		if !v.Block {
+			v.Block, v.Reason = s.gate.Check(c.Name, v.Allowed)
+		}
+		return agent.ToolCallDecision{Block: v.Block, Reason: v.Reason}, nil
+	}
 	if rt == nil {
 		return
-	}
-	h.BeforeToolCall = func(ctx context.Context, c *agent.ToolCall) (agent.ToolCallDecision, error) {
-		block, reason := rt.ToolCall(ctx, c.Name, c.ID, c.Args)
-		return agent.ToolCallDecision{Block: block, Reason: reason}, nil
 	}
 	h.AfterToolCall = func(ctx context.Context, c *agent.ToolCall, res tools.Result) (agent.ResultOverride, error) {
 		o, _ := rt.ToolResult(ctx, c.Name, c.ID, c.Args, res)
@@ -101,25 +110,10 @@ func (s *scripts) notify(msg, level string) {
 		return
 	}
 	if r, ok := ui.(extensionErrorReporter); ok && level == "error" && strings.HasPrefix(msg, "lua: ") {
-		script, event := scriptFailureSource(msg)
+		script, event := lua.FailureSource(msg)
 		r.ExtensionError(script, event, msg)
 	}
 	ui.Notify(msg, level)
-}
-
-// scriptFailureSource reads the event and script out of the runtime's "lua: <event> handler
-// (<script>) failed…" notices; other notices name neither.
-func scriptFailureSource(msg string) (script, event string) {
-	rest := strings.TrimPrefix(msg, "lua: ")
-	ev, after, ok := strings.Cut(rest, " handler (")
-	if !ok || strings.Contains(ev, " ") {
-		return "", ""
-	}
-	script, _, ok = strings.Cut(after, ")")
-	if !ok {
-		return "", ""
-	}
-	return script, ev
 }
 
 func toolNames(ts []tools.Tool) []string {
@@ -136,7 +130,7 @@ func (s *scripts) availableTools() []tools.Tool {
 	if s.rt == nil {
 		return s.builtins
 	}
-	return lua.MergeTools(s.builtins, s.rt.Tools())
+	return lua.MergeTools(s.builtins, tools.BudgetAll(s.rt.Tools(), s.limits))
 }
 
 // selectActive picks the active tools: the allow-list when one was given, else the default

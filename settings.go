@@ -153,14 +153,14 @@ func sameModel(x, y provider.Model) bool { return x.Provider == y.Provider && x.
 
 // cycleModel moves to the next model of the scope (every available one without); nil when
 // there is no other.
-func (s *settings) cycleModel(ctx context.Context) (*provider.Model, error) {
+func (s *settings) cycleModel(ctx context.Context, step int) (*provider.Model, error) {
 	models, _ := s.scopedModels(ctx)
 	if len(models) < 2 {
 		return nil, nil
 	}
 	cur := s.agent.Model()
 	i := slices.IndexFunc(models, func(m provider.Model) bool { return sameModel(m, cur) })
-	next := models[(i+1)%len(models)]
+	next := models[((i+step)%len(models)+len(models))%len(models)]
 	m, err := s.setModel(ctx, next.Provider+"/"+next.ID, "cycle")
 	if err != nil {
 		return nil, err

@@ -13,13 +13,20 @@ import (
 	"pi/lua"
 )
 
-// trustUndecided reports whether the project has a script and nobody has said yet whether it
-// may run.
+// projectTrusted reports whether the project's files may do what only trusted ones may: --trust,
+// or a saved yes for the directory.
+func projectTrusted(flag bool, piHome, cwd string) bool {
+	trusted, decided, _ := lua.TrustDecision(piHome, cwd)
+	return flag || decided && trusted
+}
+
+// trustUndecided reports whether the project has a script (or MCP servers) and nobody has
+// said yet whether it may run.
 func trustUndecided(h *harness) bool {
 	if !h.scripts.askTrust || h.scripts.rt == nil {
 		return false
 	}
-	if _, err := os.Stat(filepath.Join(h.cwd, ".pi", "init.lua")); err != nil {
+	if _, err := os.Stat(filepath.Join(h.cwd, ".pi", "init.lua")); err != nil && !h.cfg.HasProjectMCPServers() {
 		return false
 	}
 	_, decided, err := lua.TrustDecision(h.piHome, h.cwd)

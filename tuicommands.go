@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
+
+	"pi/config"
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
 	"pi/tui"
-	"strings"
-	"time"
 )
 
 // tuiCycleThinking steps the thinking level (Shift+Tab).
@@ -112,7 +114,7 @@ func builtins() []builtin {
 		{tui.Command{Name: "copy", Description: "copy the last reply to the clipboard"}, tuiCopyLast},
 		{tui.Command{Name: "reload", Description: "load the Lua scripts again"}, tuiReload},
 		{tui.Command{Name: "trust", Description: "let this project's .pi/init.lua run, or not", ArgHint: "[on|off]"}, tuiTrust},
-		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(ic *interactive, _ string) { ic.ui.Notify(tui.LevelInfo, hotkeys) }},
+		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(ic *interactive, _ string) { ic.ui.Notify(tui.LevelInfo, ic.keys.Help()) }},
 		{tui.Command{Name: "quit", Description: "leave pi"}, func(ic *interactive, _ string) { ic.cancel() }},
 	}
 }
@@ -229,7 +231,7 @@ func tuiResume(ic *interactive, _ string) {
 	if p := ic.h.rec.session().Path(); p != "" {
 		dir = filepath.Dir(p)
 	}
-	infos, err := listSessionsIn(ic.ctx, dir, session.Dir(piAgentDir(), ic.h.cwd)) // pi's own too
+	infos, err := session.ListAll(ic.ctx, dir, session.Dir(session.PiAgentDir(), ic.h.cwd)) // pi's own too
 	if err != nil || len(infos) == 0 {
 		ic.ui.Notify(tui.LevelWarning, "no sessions to resume in "+dir)
 		return
@@ -317,8 +319,8 @@ func tuiReload(ic *interactive, _ string) {
 }
 
 // tuiCycleModel is Ctrl+P: the next model of the scope (--models, /scoped-models).
-func tuiCycleModel(ic *interactive) {
-	m, err := ic.h.settings.cycleModel(ic.ctx)
+func tuiCycleModel(ic *interactive, step int) {
+	m, err := ic.h.settings.cycleModel(ic.ctx, step)
 	switch {
 	case err != nil:
 		ic.ui.Notify(tui.LevelError, err.Error())
@@ -398,13 +400,23 @@ func tuiSetTrust(ic *interactive, trusted bool) {
 	ic.ui.Notify(tui.LevelInfo, msg)
 }
 
-const hotkeys = `enter send (steers while the agent works) · alt+enter queue a follow-up · shift+enter newline
-esc interrupt and take queued messages back · ctrl+c clear, twice to quit · ctrl+d quit on empty
-up/down history · tab complete /commands, @files and paths · ctrl+o expand tool output
-ctrl+t show thinking · shift+tab thinking level · ctrl+l model · ctrl+p next scoped model
-ctrl+w/alt+d delete word · ctrl+k/ctrl+u kill · ctrl+y yank · alt+y yank-pop · ctrl+_ undo
-ctrl+z suspend
-!cmd run and show the model · !!cmd run only`
+// tuiKeymap is pi's keys with [keys] of pi.toml laid over them; a problem with [keys] is
+// said on screen and the default keys are used.
+func tuiKeymap(cfg *config.Config) (*tui.Keymap, string) {
+	over, err := cfg.KeyBindings()
+	if err == nil {
+		var km *tui.Keymap
+		if km, err = tui.NewKeymap(over); err == nil {
+			return km, ""
+		}
+	}
+	return tui.DefaultKeymap(), fmt.Sprintf("pi.toml [keys]: %v; using the default keys", err)
+}
+
+// hideThinking is [ui] hide_thinking; thinking starts collapsed unless it says false.
+func hideThinking(cfg *config.Config) bool {
+	return cfg.UI.HideThinking == nil || *cfg.UI.HideThinking
+}
 
 // tuiTree is /tree in the terminal UI: pick a point of the session tree, say whether to
 // summarise the branch being left, and continue from there. It runs on its own goroutine (see

@@ -70,9 +70,25 @@ func settingsOf(h *harness) []setting {
 	}
 }
 
+// screenSettings are the settings the terminal UI itself holds.
+func screenSettings(ic *interactive) []setting {
+	onOff := func(context.Context) []string { return []string{"on", "off"} }
+	return []setting{
+		{label: "hide thinking", table: "ui", key: "hide_thinking", saved: func(v string) any { return v == "on" },
+			values: onOff,
+			current: func() string {
+				if ic.ui.ThinkingShown() {
+					return "off"
+				}
+				return "on"
+			},
+			apply: func(_ context.Context, v string) error { ic.ui.ShowThinking(v == "off"); return nil }},
+	}
+}
+
 // tuiSettings shows the settings, lets the user pick one and a value, applies it and saves it.
 func tuiSettings(ic *interactive, _ string) {
-	all := settingsOf(ic.h)
+	all := append(settingsOf(ic.h), screenSettings(ic)...)
 	rows := make([]string, len(all))
 	for i, st := range all {
 		rows[i] = fmt.Sprintf("%-16s %s", st.label, st.current())

@@ -24,12 +24,13 @@ import (
 
 // userShell runs the user's commands for one harness, one at a time.
 type userShell struct {
-	agent *agent.Agent
-	rec   *recorder
-	work  *workRegistry
-	cfg   *config.Config
-	cwd   string
-	spill *proc.SpillDir // where output past the limits is kept
+	agent   *agent.Agent
+	rec     *recorder
+	work    *workRegistry
+	cfg     *config.Config
+	cwd     string
+	spill   *proc.SpillDir // where output past the limits is kept
+	confine proc.Confiner  // the sandbox, if any
 
 	mu      sync.Mutex // held while pending is flushed, so no message waits unseen
 	pending []provider.Message
@@ -69,7 +70,7 @@ func (u *userShell) start(ctx context.Context, command string, excludeFromContex
 	return func() (bashResult, error) {
 		defer end()
 		spec := proc.ShellSpec{Shell: u.cfg.Bash.Shell, Command: command, Dir: u.cwd, Timeout: u.timeout(),
-			Spill: u.spill, MaxBytes: tools.DefaultMaxBytes, MaxLines: tools.DefaultMaxLines}
+			Spill: u.spill, MaxBytes: tools.DefaultMaxBytes, MaxLines: tools.DefaultMaxLines, Confine: u.confine}
 		if onUpdate != nil {
 			spec.OnUpdate = func(o proc.Output) { onUpdate(bashResultOf(o)) }
 		}
@@ -78,6 +79,7 @@ func (u *userShell) start(ctx context.Context, command string, excludeFromContex
 			return bashResult{}, fmt.Errorf("bash %q: %w", command, err)
 		}
 		res := bashResultOf(out)
+		res.Output, _ = u.cfg.SecretPolicy().Redact(res.Output)
 		u.record(bashMessage(command, res, excludeFromContext, time.Now()))
 		return res, nil
 	}, nil

@@ -6,6 +6,7 @@ package main
 // another but the configuration.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,7 +19,9 @@ import (
 	"pi/agent"
 	"pi/config"
 	"pi/internal/proc"
+	"pi/internal/sandbox"
 	"pi/lua"
+	"pi/permission"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -37,6 +40,7 @@ type parts struct {
 	stopAfter    func(context.Context, *provider.Message, []provider.Message) bool
 	modelProblem string
 	spill        *proc.SpillDir // the tools' folder for bash output, which the user's !cmd shares
+	sandbox      *sandbox.Sandbox
 }
 
 // assemble builds the harness around its agent. The caller attaches a session next.
@@ -47,18 +51,25 @@ func assemble(p parts) *harness {
 	s := p.scripts
 	active, _ := s.selectActive(false)
 	h.compactor = &compactor{scripts: s}
+	secret := p.cfg.SecretPolicy() // key values never reach the model, the session or an export
 	hooks := agent.Hooks{PrepareNextTurn: h.compactor.prepareNextTurn, ConvertToLLM: session.ToLLM,
-		ShouldStopAfterTurn: p.stopAfter}
+		ShouldStopAfterTurn: p.stopAfter, Redact: func(r tools.Result) tools.Result { return r.Redacted(secret.Redact) }}
 	s.hooks(&hooks)
 	h.agent = agent.New(agent.Config{Provider: p.provider, Model: p.model, Thinking: p.thinking,
 		SystemPrompt: BuildSystemPrompt(withTools(s.parts, active)), Tools: active, Hooks: hooks,
 		SteeringMode: agent.QueueMode(p.cfg.SteeringMode), FollowUpMode: agent.QueueMode(p.cfg.FollowUpMode)})
 	s.agent, s.cfg, s.stderr = h.agent, p.cfg, p.stderr
 	h.agent.Subscribe(s.onEvent)
+	h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+		if ev.Type == agent.EvAgentEnd {
+			h.runEnding.Store(true)
+		}
+	})
 	h.rec = newRecorder(h.agent, p.stderr)
 	h.settings = &settings{agent: h.agent, cfg: p.cfg, rec: h.rec, scripts: s, stderr: p.stderr}
 	h.compactor.agent, h.compactor.rec, h.compactor.settings = h.agent, h.rec, h.settings
-	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill}
+	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill,
+		confine: p.sandbox.Confine}
 	if r, ok := p.provider.(*provider.Retrying); ok {
 		r.Notify = h.settings.retryNotice
 	}
@@ -75,13 +86,18 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 		}
 	}
 	p := parts{cwd: cwd, piHome: piHomeDir(), stderr: stderr, stopAfter: o.stopAfterTurn}
-	if p.cfg, err = config.Load(p.piHome, cwd); err != nil {
+	if p.cfg, err = config.Load(p.piHome, cwd, projectTrusted(o.trust, p.piHome, cwd)); err != nil {
 		return nil, err
 	}
-	for _, w := range p.cfg.Warnings {
+	var notices []string // at most one: what the kernel cannot do of what [sandbox] asks
+	if p.sandbox, notices, err = sandbox.New(p.cfg.Sandbox, cwd, sandbox.Options{Mode: o.sandbox}); err != nil {
+		return nil, err
+	}
+	p.cfg.Warnings = append(p.cfg.Warnings, notices...)
+	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
+	for _, w := range p.cfg.Warnings { // the file's, the sandbox's, then the model's (a smaller window)
 		fmt.Fprintln(stderr, "pi: warning:", w)
 	}
-	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
 	if err != nil && (!interactive || p.provider == nil) {
 		return nil, err
 	}
@@ -97,7 +113,9 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 // setupScripts starts the Lua runtime (scripts load in the background while the rest of pi
 // starts), builds the toolset, and opens the session.
 func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool) (*harness, error) {
-	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr}
+	ps := p.cfg.Permissions // the permission settings of pi.toml under --permissions and --yes
+	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: permission.New(permission.Settings{Mode: cmp.Or(o.permissions, ps.Mode),
+		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.yes}, p.piHome, p.cwd)}
 	var h *harness // the host functions reach the harness once it is assembled
 	var askTrust func(context.Context, string) (bool, error)
 	if interactive { // the terminal UI asks on its own screen once it is up (trust.go)
@@ -105,7 +123,8 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		p.scripts.askTrust = !o.trust && !o.noExtensions
 	}
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
-		NoProject: o.noExtensions, Host: scriptHost(p.scripts, func() *harness { return h }), AskTrust: askTrust})
+		NoProject: o.noExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *harness { return h }),
+		AskTrust: askTrust, Confine: p.sandbox.Confine})
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
@@ -144,10 +163,12 @@ func buildTools(o *cliOptions, p *parts) error {
 	}
 	s := p.scripts
 	env.ImagesAllowed = func() bool { m := s.agent.Model(); return m.AcceptsImages() }
+	env.Window, s.limits = func() int { return s.agent.Model().ContextWindow }, env.Limits
 	if p.cfg.Bash.TimeoutSeconds > 0 {
 		env.BashTimeout = time.Duration(p.cfg.Bash.TimeoutSeconds) * time.Second
 	}
-	env.Shell = p.cfg.Bash.Shell
+	env.Shell, env.Confine, env.Environ = p.cfg.Bash.Shell, p.sandbox.Confine, p.cfg.SecretPolicy().Environ
+	env.WriteNeedsRead = p.cfg.Permissions.WriteNeedsRead()
 	p.spill = env.Spill
 	for _, name := range tools.Offered() {
 		t, err := tools.New(name, env)
@@ -236,9 +257,14 @@ func scriptHost(s *scripts, live func() *harness) lua.Host {
 		Complete: func(ctx context.Context, prompt string, opts lua.CompleteOptions) (string, error) {
 			return live().scripts.completeOnce(ctx, prompt, opts)
 		},
-		Config: func(name string) map[string]any {
-			t, _ := live().cfg.Section("extensions")[name].(map[string]any)
-			return t
+		Config:      func(name string) map[string]any { return s.cfg.ScriptConfig(name) }, // set before loading starts
+		Permissions: s.gate.Policy,
+		AskPermission: func(ctx context.Context, tool, summary, rule string) (bool, string, error) {
+			var choose permission.Chooser
+			if u := ui(); u != nil {
+				choose = u.Select
+			}
+			return s.gate.Ask(ctx, permission.Request{Tool: tool, Summary: summary, Rule: rule}, choose)
 		},
 	}
 }
@@ -269,7 +295,7 @@ func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session,
 			return newSessionAt(o.sessionRef, p.cwd)
 		}
 		if err != nil { // perhaps one of the TypeScript pi's sessions, which -r lists too
-			agent := piAgentDir()
+			agent := session.PiAgentDir()
 			if found, err2 := session.Resolve(o.sessionRef, session.Dir(agent, p.cwd), session.SessionsRoot(agent)); err2 == nil {
 				path, err = found, nil
 			}
@@ -313,7 +339,7 @@ func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (pr
 	}
 	p, model, err := cfg.ResolveModel(ctx, spec)
 	if err != nil {
-		return unavailable{err}, provider.Model{ID: "none", Provider: "none"}, err
+		return provider.Unavailable(err), provider.Model{ID: "none", Provider: "none"}, err
 	}
 	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
 }
@@ -332,15 +358,6 @@ func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {
 	}
 	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
 		Input: p.ModelInput()}, nil
-}
-
-// unavailable stands in for a model that could not be set up; every call explains why.
-type unavailable struct{ err error }
-
-func (u unavailable) Stream(_ context.Context, req *provider.Request, emit func(provider.Event)) provider.Message {
-	b := provider.NewBuilder(&req.Model, emit)
-	b.Start()
-	return b.Fail(provider.StopError, u.err.Error())
 }
 
 func splitList(s string) []string {

@@ -99,6 +99,22 @@ func (w *workRegistry) running(kind workKind) bool {
 	return ok
 }
 
+// wait blocks until the work of kind in flight, if any, has ended, or ctx is done.
+func (w *workRegistry) wait(ctx context.Context, kind workKind) error {
+	w.mu.Lock()
+	it := w.items[kind]
+	w.mu.Unlock()
+	if it == nil {
+		return nil
+	}
+	select {
+	case <-it.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the %s to end: %w", kind, ctx.Err())
+	}
+}
+
 // cancel stops the work of the given kinds, or all of it when none are named; it does not wait.
 func (w *workRegistry) cancel(kinds ...workKind) {
 	for _, it := range w.matching(kinds) {

@@ -32,6 +32,10 @@ type Hooks struct {
 	// BeforeToolCall runs after validation. It may change call.Args in place (the tool then
 	// runs with them, unvalidated) or block the call.
 	BeforeToolCall func(ctx context.Context, call *ToolCall) (ToolCallDecision, error)
+	// Redact rewrites every tool result, partial ones too, before anything else sees it (the
+	// after-hook, events, the transcript), and once more after AfterToolCall: pi keeps key
+	// values out of the conversation with it.
+	Redact func(tools.Result) tools.Result
 	// AfterToolCall runs before tool_execution_end and may replace parts of the result.
 	AfterToolCall func(ctx context.Context, call *ToolCall, result tools.Result) (ResultOverride, error)
 	// TransformContext rewrites the messages before each model call (pruning, injection).
@@ -52,6 +56,7 @@ type ToolCall struct {
 	Name      string
 	Args      map[string]any
 	Assistant *provider.Message
+	ReadOnly  bool // the tool's Info says it changes nothing
 }
 
 // ToolCallDecision is what BeforeToolCall decided.

@@ -34,8 +34,9 @@ func (a *Agent) executeToolCalls(ctx context.Context, assistant *provider.Messag
 	for i, b := range blocks {
 		calls[i] = &callState{call: ToolCall{ID: b.ID, Name: b.Name, Args: b.Arguments, Assistant: assistant},
 			tool: findTool(active, b.Name)}
-		if calls[i].tool != nil && calls[i].tool.Info().Sequential {
-			sequential = true
+		if t := calls[i].tool; t != nil {
+			sequential = sequential || t.Info().Sequential
+			calls[i].call.ReadOnly = t.Info().ReadOnly
 		}
 	}
 	if assistant.StopReason == provider.StopLength {
@@ -162,6 +163,7 @@ func (a *Agent) execute(ctx context.Context, c *callState) {
 		if settled.Load() {
 			return // updates after the tool returned are stale
 		}
+		partial = a.redact(partial)
 		a.emit(ctx, Event{Type: EvToolExecutionUpdate, ToolCallID: c.call.ID, ToolName: c.call.Name,
 			Args: c.call.Args, Result: &partial})
 	}
@@ -174,7 +176,7 @@ func (a *Agent) execute(ctx context.Context, c *callState) {
 	case err != nil:
 		res = tools.ErrorResult(err.Error())
 	}
-	c.result, c.done = res, true
+	c.result, c.done = a.redact(res), true
 	if a.hooks.AfterToolCall == nil {
 		return
 	}
@@ -184,6 +186,14 @@ func (a *Agent) execute(ctx context.Context, c *callState) {
 		return
 	}
 	applyOverride(&c.result, override)
+	c.result = a.redact(c.result)
+}
+
+func (a *Agent) redact(r tools.Result) tools.Result {
+	if a.hooks.Redact == nil {
+		return r
+	}
+	return a.hooks.Redact(r)
 }
 
 func safeExecute(ctx context.Context, c *callState, onUpdate func(tools.Result)) (res tools.Result, err error) {

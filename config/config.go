@@ -1,13 +1,16 @@
 // Package config owns pi.toml: reading $PI_HOME/pi.toml and the project's .pi/pi.toml,
 // merging them, parsing --model specs, and turning a spec into a ready provider and model
 // description. It does not wire the agent (the root package does) and never writes a key
-// anywhere: keys are read at resolve time and handed only to the adapter.
+// anywhere: keys are read at resolve time and handed only to the adapter. A project's file
+// applies in part only until its directory is trusted (safety.go).
 package config
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +21,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"pi/internal/proc"
+	"pi/internal/sandbox"
 	"pi/provider"
 	"pi/provider/anthropic"
 	"pi/provider/ollama"
@@ -32,22 +36,35 @@ type Config struct {
 	Stream    StreamConfig               `toml:"stream"`
 	Providers map[string]*ProviderConfig `toml:"providers"`
 
-	Tools        []string         `toml:"tools"`          // active tools; default read, bash, edit, write
-	SteeringMode string           `toml:"steering_mode"`  // one-at-a-time (default) or all
-	FollowUpMode string           `toml:"follow_up_mode"` // one-at-a-time (default) or all
-	SessionDir   string           `toml:"session_dir"`    // where sessions go instead of $PI_HOME/sessions/<cwd>
-	Compaction   CompactionConfig `toml:"compaction"`
-	Bash         BashConfig       `toml:"bash"`
-	Lua          LuaConfig        `toml:"lua"`
-	Images       ImagesConfig     `toml:"images"`
+	Tools        []string          `toml:"tools"`          // active tools; default read, bash, edit, write
+	SteeringMode string            `toml:"steering_mode"`  // one-at-a-time (default) or all
+	FollowUpMode string            `toml:"follow_up_mode"` // one-at-a-time (default) or all
+	SessionDir   string            `toml:"session_dir"`    // where sessions go instead of $PI_HOME/sessions/<cwd>
+	Compaction   CompactionConfig  `toml:"compaction"`
+	Bash         BashConfig        `toml:"bash"`
+	Lua          LuaConfig         `toml:"lua"`
+	UI           UIConfig          `toml:"ui"`
+	Keys         map[string]any    `toml:"keys"` // action = "key" or ["key", ...]; see KeyBindings
+	Sandbox      sandbox.Settings  `toml:"sandbox"`
+	Permissions  PermissionsConfig `toml:"permissions"` // safety.go
+	Secrets      SecretsConfig     `toml:"secrets"`
+	Images       ImagesConfig      `toml:"images"`
+
+	MCP MCPConfig `toml:"mcp"`
+	// ProjectIgnored lists the keys of the project's pi.toml that were not applied because
+	// its directory is not trusted (see Load).
+	ProjectIgnored []string `toml:"-"`
 
 	// Files lists the files that were read, in order; Warnings what was ignored in them.
 	Files    []string `toml:"-"`
 	Warnings []string `toml:"-"`
 
-	sections map[string]any                                // every top-level table as merged, for Section
-	getenv   func(string) string                           // os.Getenv; tests replace it
-	runCmd   func(context.Context, string) (string, error) // runs api_key_cmd
+	projectMCP bool                                          // the project's file names MCP servers (applied once it is trusted)
+	sections   map[string]any                                // every top-level table as merged, for Section
+	getenv     func(string) string                           // os.Getenv; tests replace it
+	warned     map[string]bool                               // models whose smaller window was warned about
+	runCmd     func(context.Context, string) (string, error) // runs api_key_cmd
+	keysRead   *keyRing                                      // what api_key_cmd printed, for redaction
 }
 
 // CompactionConfig is the [compaction] table. Zero token budgets scale with the model's
@@ -106,6 +123,12 @@ type ProviderConfig struct {
 	// and how long the server keeps a model loaded ("30m"; "-1" forever).
 	DefaultNumCtx int    `toml:"default_num_ctx"`
 	KeepAlive     string `toml:"keep_alive"`
+	// Switches every model of the provider inherits; a model's own entry wins. By default tool
+	// calls a model writes as text are recovered, and tool arguments are constrained to the
+	// tool's schema where pi knows the server can do it (OpenAI's strict tools); true asks any
+	// OpenAI-compatible server for strict tools.
+	TextToolCalls       *bool `toml:"text_tool_calls"`
+	ConstrainedSampling *bool `toml:"constrained_sampling"`
 
 	fromFile bool // named in a file, not only built in
 }
@@ -119,6 +142,9 @@ type ModelConfig struct {
 	Reasoning     *bool      `toml:"reasoning"`
 	Input         []string   `toml:"input"`
 	Cost          CostConfig `toml:"cost"`
+	// As the provider's switches, for this model only.
+	TextToolCalls       *bool `toml:"text_tool_calls"`
+	ConstrainedSampling *bool `toml:"constrained_sampling"`
 }
 
 // CostConfig is a model's price in US dollars per million tokens.
@@ -160,8 +186,12 @@ func builtinProviders() map[string]*ProviderConfig {
 // file that does not parse is an error naming it. The project file is trusted less: it cannot
 // name where keys come from, nor point a provider that has a key somewhere else, since a
 // cloned repository could otherwise run commands or send the user's key to its own server.
-func Load(piHome, cwd string) (*Config, error) {
-	c := &Config{Providers: builtinProviders(), sections: map[string]any{}, getenv: os.Getenv, runCmd: runKeyCmd}
+// Unless projectTrusted (the user trusted the directory, as for its .pi/init.lua), it sets
+// only what can neither send data anywhere nor run anything (see untrustedKeys); the rest
+// is listed in ProjectIgnored.
+func Load(piHome, cwd string, projectTrusted bool) (*Config, error) {
+	c := &Config{Providers: builtinProviders(), sections: map[string]any{}, getenv: os.Getenv, runCmd: runKeyCmd,
+		keysRead: &keyRing{}}
 	var paths []string
 	if piHome != "" {
 		paths = append(paths, filepath.Join(piHome, "pi.toml"))
@@ -173,14 +203,15 @@ func Load(piHome, cwd string) (*Config, error) {
 		if i == 1 && len(paths) == 2 && filepath.Clean(path) == filepath.Clean(paths[0]) {
 			break // started in the home directory: the project file is the user's file
 		}
-		if err := c.mergeFile(path, i == 1 || piHome == ""); err != nil {
+		project := i == 1 || piHome == ""
+		if err := c.mergeFile(path, project, project && !projectTrusted); err != nil {
 			return nil, err
 		}
 	}
 	return c, c.validate()
 }
 
-func (c *Config) mergeFile(path string, project bool) error {
+func (c *Config) mergeFile(path string, project, untrusted bool) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -203,15 +234,30 @@ func (c *Config) mergeFile(path string, project bool) error {
 			c.warnf("%s: unknown key %q ignored", path, key.String())
 		}
 	}
+	if project && len(file.MCP.Servers) > 0 {
+		c.projectMCP = true // asked about even while untrusted, when the servers are dropped
+	}
+	if untrusted {
+		file, c.ProjectIgnored = untrustedPart(&file, md)
+		safeSections(sections)
+		if len(c.ProjectIgnored) > 0 {
+			c.warnf("%s: this directory is not trusted, so these keys were ignored: %s (they could send your data elsewhere "+
+				"or run commands; `pi trust` or --trust applies them)", path, strings.Join(c.ProjectIgnored, ", "))
+		}
+	}
 	mergeSections(c.sections, sections)
 	if project && file.Bash.Shell != "" {
 		c.warnf("%s: bash.shell is only read from $PI_HOME/pi.toml; ignored", path)
 		file.Bash.Shell = ""
 	}
 	c.mergeScalars(&file)
+	c.mergeUI(&file)
+	c.mergeSandbox(path, file.Sandbox, project)
+	c.mergeSafety(&file, untrusted)
 	for name, p := range file.Providers {
 		c.mergeProvider(path, name, p, project)
 	}
+	c.mergeMCP(path, &file.MCP, project)
 	return nil
 }
 
@@ -288,6 +334,12 @@ func (c *Config) mergeProvider(path, name string, src *ProviderConfig, project b
 	if src.DefaultNumCtx != 0 {
 		dst.DefaultNumCtx = src.DefaultNumCtx
 	}
+	for _, f := range []struct{ dst, src **bool }{{&dst.TextToolCalls, &src.TextToolCalls},
+		{&dst.ConstrainedSampling, &src.ConstrainedSampling}} {
+		if *f.src != nil {
+			*f.dst = *f.src
+		}
+	}
 	for k, v := range src.Headers {
 		if dst.Headers == nil {
 			dst.Headers = map[string]string{}
@@ -332,6 +384,15 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.Stream.validate(); err != nil {
+		return err
+	}
+	if _, err := c.KeyBindings(); err != nil {
+		return err
+	}
+	if err := c.Sandbox.Validate(); err != nil {
+		return fmt.Errorf("pi.toml: %w", err)
+	}
+	if err := c.Permissions.validate(); err != nil {
 		return err
 	}
 	for _, name := range c.providerNames() {
@@ -605,6 +666,7 @@ func (c *Config) apiKey(ctx context.Context, name string, pc *ProviderConfig) (s
 		if key == "" {
 			return "", fmt.Errorf("providers.%s: api_key_cmd printed nothing", name)
 		}
+		c.keysRead.add(key)
 		return key, nil
 	case pc.APIKeyEnv != "":
 		key := strings.TrimSpace(c.getenv(pc.APIKeyEnv))
@@ -650,7 +712,61 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 		m.ContextWindow = configDefaultWindow
 	}
 	applyModel(&m, &mc)
+	c.effectiveWindow(ctx, name, pc, p, &m)
+	m.NoTextToolCalls = !switchOn(mc.TextToolCalls, pc.TextToolCalls)
+	m.ConstrainedSampling = cmp.Or(mc.ConstrainedSampling, pc.ConstrainedSampling)
 	return m, nil
+}
+
+// effectiveWindow lowers the model's window to what an Ollama server really gives it (the native
+// API, or its OpenAI-compatible one on this machine), warning once per model, so that compaction
+// and tool-output budgets are planned on the window the model has.
+func (c *Config) effectiveWindow(ctx context.Context, name string, pc *ProviderConfig, p provider.Provider, m *provider.Model) {
+	op, ok := p.(*ollama.Provider)
+	if !ok && pc.Kind == kindOpenAI && isLoopbackV1(pc.BaseURL) {
+		op, _ = ollama.New(ollama.Config{BaseURL: strings.TrimSuffix(strings.TrimRight(pc.BaseURL, "/"), "/v1"),
+			Timeouts: provider.StreamTimeouts{FirstByte: 2 * time.Second, Idle: 2 * time.Second}}, nil)
+	}
+	if op == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	window, why := op.Window(sctx, m.ID, m.ContextWindow)
+	if why == "" || window >= m.ContextWindow {
+		return
+	}
+	if key := name + "/" + m.ID; !c.warned[key] {
+		if c.warned == nil {
+			c.warned = map[string]bool{}
+		}
+		c.warned[key] = true
+		c.warnf("model %s: the window is %d tokens, not %d: %s; pi plans compaction and tool output for %d",
+			key, window, m.ContextWindow, why, window)
+	}
+	m.ContextWindow = window
+}
+
+// isLoopbackV1 reports whether base is an OpenAI-compatible endpoint on this machine that may be
+// an Ollama server's.
+func isLoopbackV1(base string) bool {
+	u, err := url.Parse(strings.TrimRight(base, "/"))
+	if err != nil || !strings.HasSuffix(u.Path, "/v1") {
+		return false
+	}
+	h := u.Hostname()
+	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+}
+
+// switchOn is a model's switch, else its provider's, else on.
+func switchOn(model, prov *bool) bool {
+	switch {
+	case model != nil:
+		return *model
+	case prov != nil:
+		return *prov
+	}
+	return true
 }
 
 func applyModel(m *provider.Model, mc *ModelConfig) {

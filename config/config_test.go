@@ -65,7 +65,7 @@ func fixture(t *testing.T, user, project string, env map[string]string) *Config 
 	if project != "" {
 		writeFile(t, filepath.Join(cwd, ".pi", "pi.toml"), project)
 	}
-	c, err := Load(home, cwd)
+	c, err := Load(home, cwd, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,11 +172,13 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"[bash]\ntimeout = -5", "bash.timeout = -5"},
 		{"[retry]\nmax_retries = -1", "retry.max_retries = -1"},
 		{"[compaction]\nreserve_tokens = -1", "compaction.reserve_tokens = -1"},
+		{"[keys]\nsubmit = 3", "keys.submit = 3"},
+		{"[keys]\nsubmit = [\"enter\", 3]", "keys.submit: 3 is not a key"},
 	}
 	for _, tt := range tests {
 		home := t.TempDir()
 		writeFile(t, filepath.Join(home, "pi.toml"), tt.toml)
-		_, err := Load(home, t.TempDir())
+		_, err := Load(home, t.TempDir(), true)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.toml, err, tt.want)
 		}
@@ -203,7 +205,7 @@ func TestConfigWarnsAboutUnknownKeys(t *testing.T) {
 }
 
 func TestLoadConfigNoFiles(t *testing.T) {
-	c, err := Load(t.TempDir(), t.TempDir())
+	c, err := Load(t.TempDir(), t.TempDir(), true)
 	if err != nil || len(c.Files) != 0 || c.Providers["ollama"] == nil || c.RetryPolicy() != provider.DefaultRetryPolicy() {
 		t.Fatalf("%+v %v", c, err)
 	}
@@ -402,7 +404,7 @@ shell = "/tmp/evil"
 	}
 	home, cwd := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(home, "pi.toml"), `steering_mode = "sometimes"`)
-	if _, err := Load(home, cwd); err == nil || !strings.Contains(err.Error(), "steering_mode") {
+	if _, err := Load(home, cwd, true); err == nil || !strings.Contains(err.Error(), "steering_mode") {
 		t.Errorf("a bad queue mode should be refused, got %v", err)
 	}
 }
@@ -456,7 +458,7 @@ func TestConfigStreamTimeouts(t *testing.T) {
 	for _, bad := range []string{"first_byte_timeout = -1", "idle_timeout = -5", "idle_timeout = 10000000000", "idel_timeout = 5"} {
 		home := t.TempDir()
 		writeFile(t, filepath.Join(home, "pi.toml"), "[stream]\n"+bad+"\n")
-		c, err := Load(home, t.TempDir())
+		c, err := Load(home, t.TempDir(), true)
 		key, _, _ := strings.Cut(bad, " ")
 		if strings.HasPrefix(bad, "idel") { // a misspelt key is a warning, as elsewhere
 			if err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "stream.idel_timeout") {
@@ -504,5 +506,64 @@ func TestConfigStreamTimeoutsReachAdapters(t *testing.T) {
 				t.Errorf("after %v: %s %q, want %q", d, msg.StopReason, msg.ErrorMessage, want)
 			}
 		})
+	}
+}
+
+func TestConfigModelSwitches(t *testing.T) {
+	c := fixture(t, `[providers.local]
+kind = "openai"
+base_url = "http://127.0.0.1:9/v1"
+text_tool_calls = false
+
+[[providers.local.models]]
+id = "mine"
+text_tool_calls = true
+constrained_sampling = false
+
+[[providers.local.models]]
+id = "other"
+`, "", nil)
+	for _, tc := range []struct {
+		spec             string
+		noText, noConstr bool
+	}{
+		{"local/mine", false, true},
+		{"local/other", true, false},
+		{"llamacpp/any", false, false},
+	} {
+		_, m, err := c.ResolveModel(context.Background(), tc.spec)
+		noConstr := m.ConstrainedSampling != nil && !*m.ConstrainedSampling
+		if err != nil || m.NoTextToolCalls != tc.noText || noConstr != tc.noConstr {
+			t.Errorf("%s: text off %v, constrained off %v (%v)", tc.spec, m.NoTextToolCalls, noConstr, err)
+		}
+	}
+}
+
+// TestConfigEffectiveWindow: a configured window larger than the model's trained length (the
+// fake server says 40960) is lowered to it, with one warning however often the model resolves;
+// the same through an OpenAI-compatible provider at the server's /v1.
+func TestConfigEffectiveWindow(t *testing.T) {
+	srv := fakeOllama(t, [][2]string{{"qwen3:1.7b", "completion,tools"}})
+	c := fixture(t, "[providers.ollama]\nbase_url = \""+srv.URL+"\"\n"+
+		"[[providers.ollama.models]]\nid = \"qwen3:1.7b\"\ncontext_window = 65536\n"+
+		"[providers.compat]\nkind = \"openai\"\nbase_url = \""+srv.URL+"/v1\"\n"+
+		"[[providers.compat.models]]\nid = \"qwen3:1.7b\"\ncontext_window = 65536\n"+
+		"[[providers.compat.models]]\nid = \"small\"\ncontext_window = 8192\n", "", nil)
+	for _, spec := range []string{"ollama/qwen3:1.7b", "ollama/qwen3:1.7b", "compat/qwen3:1.7b"} {
+		if _, m, err := c.ResolveModel(context.Background(), spec); err != nil || m.ContextWindow != 40960 {
+			t.Errorf("%s: window %d (%v), want the trained 40960", spec, m.ContextWindow, err)
+		}
+	}
+	if _, m, err := c.ResolveModel(context.Background(), "compat/small"); err != nil || m.ContextWindow != 8192 {
+		t.Errorf("compat/small: window %d (%v), want the configured 8192", m.ContextWindow, err)
+	}
+	var warned []string
+	for _, w := range c.Warnings {
+		if strings.Contains(w, "not 65536") && strings.Contains(w, "trained on 40960") {
+			warned = append(warned, w)
+		}
+	}
+	if len(warned) != 2 {
+		t.Errorf("want one warning per model, got %q", c.Warnings)
 	}
 }

@@ -44,7 +44,7 @@ base_url = "http://127.0.0.1:1234/v1"
 			if strings.Count(string(data), "#") != strings.Count(file, "#") {
 				t.Fatalf("a comment was lost:\n%s", data)
 			}
-			if _, err := Load(filepath.Dir(path), ""); err != nil {
+			if _, err := Load(filepath.Dir(path), "", false); err != nil {
 				t.Fatalf("the saved file does not load: %v", err)
 			}
 		})
@@ -59,7 +59,7 @@ func TestSaveSettingCreatesTheFile(t *testing.T) {
 	if err := SaveSetting(path, "compaction", "enabled", false); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(filepath.Dir(path), "")
+	c, err := Load(filepath.Dir(path), "", false)
 	if err != nil || c.Thinking != "low" || c.Compaction.Enabled == nil || *c.Compaction.Enabled {
 		t.Fatalf("%+v, %v", c, err)
 	}

@@ -138,8 +138,8 @@ tasks:
 			fmt.Fprintf(progress, "[%d/%d] %s (run %d/%d)\n", n, total, t.Name, r, f.runs)
 			res := runOneTask(ctx, f, t, drive, progress)
 			res.Run = r
-			fmt.Fprintf(progress, "  %s in %d turns, %.1fs%s\n", passWord(res.Pass), res.Turns,
-				float64(res.WallMs)/1000, reasonSuffix(res.Reason))
+			fmt.Fprintf(progress, "  %s in %d turns, %d tool calls (%d recovered from text), %.1fs%s\n", passWord(res.Pass),
+				res.Turns, res.ToolCalls, res.TextCalls, float64(res.WallMs)/1000, reasonSuffix(res.Reason))
 			if res.Scratch != "" {
 				fmt.Fprintf(progress, "  kept in %s\n", res.Scratch)
 			}

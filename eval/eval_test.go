@@ -323,3 +323,19 @@ func TestEvalCompare(t *testing.T) {
 		t.Fatalf("JSON totals %+v, %v", check.Totals, err)
 	}
 }
+
+func TestMeasureCountsCallsRecoveredFromText(t *testing.T) {
+	recovered := provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.ToolCall("text_call_0", "read", nil)},
+		Details: json.RawMessage(`{"recoveredToolCalls":[{"id":"text_call_0","name":"read","format":"tool_call"}]}`)}
+	structured := provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.ToolCall("c1", "read", nil)}}
+	var res runResult
+	measure(&res, []provider.Message{recovered, {Role: provider.RoleToolResult}, structured}, "ollama")
+	if res.ToolCalls != 2 || res.TextCalls != 1 {
+		t.Fatalf("tool calls %d, recovered %d; want 2 and 1", res.ToolCalls, res.TextCalls)
+	}
+	var out strings.Builder
+	printReport(&out, &report{Runs: []runResult{res}, Totals: totalsOf([]runResult{res})})
+	if row := tableRow(out.String(), "TOTAL"); len(row) < 5 || row[4] != "1" {
+		t.Fatalf("TEXT CALLS column: %v\n%s", row, out.String())
+	}
+}

@@ -7,9 +7,10 @@ import (
 	"pi/provider/anthropic"
 	"pi/provider/ollama"
 	"pi/provider/openai"
+	"pi/provider/textcalls"
 )
 
-// measure counts turns, tool calls and errors, and tokens over the run's messages.
+// measure counts turns, tool calls (and those recovered from text) and errors, and tokens over the run's messages.
 func measure(res *runResult, msgs []provider.Message, api string) {
 	var replies []provider.Message
 	for _, m := range msgs {
@@ -18,6 +19,7 @@ func measure(res *runResult, msgs []provider.Message, api string) {
 			replies = append(replies, m)
 			res.Turns++
 			res.ToolCalls += len(m.ToolCalls())
+			res.TextCalls += textcalls.Recovered(&m)
 			if m.Usage != nil {
 				res.TokensIn += m.Usage.Input + m.Usage.CacheRead + m.Usage.CacheWrite
 				res.TokensOut += m.Usage.Output

@@ -14,16 +14,18 @@ import (
 
 // runResult is the outcome of one run of one task.
 type runResult struct {
-	Task       string `json:"task"`
-	Run        int    `json:"run"`
-	Pass       bool   `json:"pass"`
-	Reason     string `json:"reason,omitempty"`
-	Turns      int    `json:"turns"`
-	ToolCalls  int    `json:"toolCalls"`
-	ToolErrors int    `json:"toolErrors"`
-	TokensIn   int    `json:"tokensIn"`
-	TokensOut  int    `json:"tokensOut"`
-	CacheRead  int    `json:"cacheRead"`
+	Task      string `json:"task"`
+	Run       int    `json:"run"`
+	Pass      bool   `json:"pass"`
+	Reason    string `json:"reason,omitempty"`
+	Turns     int    `json:"turns"`
+	ToolCalls int    `json:"toolCalls"`
+	// TextCalls is how many of ToolCalls the model wrote as text and pi recovered.
+	TextCalls  int `json:"textCalls"`
+	ToolErrors int `json:"toolErrors"`
+	TokensIn   int `json:"tokensIn"`
+	TokensOut  int `json:"tokensOut"`
+	CacheRead  int `json:"cacheRead"`
 	// Reprocessed is the prompt tokens the server evaluated rather than took from its cache;
 	// nil when the provider gives no way to know. ReprocessedSource says how it was found:
 	// "reported" by the server, "estimated" (Ollama, see reprocessed), or "n/a".
@@ -47,6 +49,7 @@ type totals struct {
 	Runs        int   `json:"runs"`
 	Passed      int   `json:"passed"`
 	Turns       int   `json:"turns"`
+	TextCalls   int   `json:"textCalls"`
 	ToolErrors  int   `json:"toolErrors"`
 	TokensIn    int   `json:"tokensIn"`
 	TokensOut   int   `json:"tokensOut"`
@@ -69,6 +72,7 @@ func (t *totals) add(r runResult) {
 		t.Passed++
 	}
 	t.Turns += r.Turns
+	t.TextCalls += r.TextCalls
 	t.ToolErrors += r.ToolErrors
 	t.TokensIn += r.TokensIn
 	t.TokensOut += r.TokensOut
@@ -163,10 +167,10 @@ func seconds(ms int64) string { return fmt.Sprintf("%.1fs", float64(ms)/1000) }
 func printReport(w io.Writer, rep *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "model %s, tasks %s\n", rep.Model, rep.Tasks)
-	fmt.Fprintln(tw, "TASK\tPASS\tTURNS\tTOOL ERR\tTOK IN\tTOK OUT\tRE-PROC\tWALL\tREASON")
+	fmt.Fprintln(tw, "TASK\tPASS\tTURNS\tTOOL ERR\tTEXT CALLS\tTOK IN\tTOK OUT\tRE-PROC\tWALL\tREASON")
 	for _, s := range summarize(rep.Runs) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.name, s.passCell(), s.mean(s.Turns),
-			s.mean(s.ToolErrors), s.mean(s.TokensIn), s.mean(s.TokensOut), s.reprocCell(),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.name, s.passCell(), s.mean(s.Turns),
+			s.mean(s.ToolErrors), s.mean(s.TextCalls), s.mean(s.TokensIn), s.mean(s.TokensOut), s.reprocCell(),
 			seconds(int64(s.mean(int(s.WallMs)))), provider.OneLine(s.reason, 100))
 	}
 	t := rep.Totals
@@ -174,7 +178,7 @@ func printReport(w io.Writer, rep *report) {
 	if t.Reprocessed != nil {
 		reproc = fmt.Sprint(*t.Reprocessed)
 	}
-	fmt.Fprintf(tw, "TOTAL\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", t.Passed, t.Runs, t.Turns, t.ToolErrors,
+	fmt.Fprintf(tw, "TOTAL\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", t.Passed, t.Runs, t.Turns, t.ToolErrors, t.TextCalls,
 		t.TokensIn, t.TokensOut, reproc, seconds(t.WallMs), passRate(t))
 	tw.Flush()
 }

@@ -47,6 +47,9 @@ func (v *vm) piModule() *lua.LTable {
 		"cwd": v.cwd, "pi_home": v.piHome, "model": v.model, "set_model": v.setModel,
 		"active_tools": v.activeTools, "set_active_tools": v.setActiveTools,
 		"parse_frontmatter": v.parseFrontmatter, "array": v.arrayFn,
+		"permissions": v.permissions, "ask_permission": v.askPermission,
+		"spawn": v.spawn, "http": v.httpFn, "future": v.futureFn, "json_encode": v.jsonEncode, "json_decode": v.jsonDecode,
+		"unregister_tool": v.unregisterTool, "project_trusted": v.projectTrustedFn,
 	} {
 		m.RawSetString(name, L.NewFunction(fn))
 	}
@@ -62,7 +65,10 @@ func (v *vm) on(L *lua.LState) int {
 	if !knownEvent(event) {
 		L.ArgError(1, fmt.Sprintf("unknown event %q", event))
 	}
-	h := handler{fn: fn, late: lua.LVAsBool(opts.RawGetString("late")), script: v.script}
+	h := handler{fn: fn, late: lua.LVAsBool(opts.RawGetString("late")), guard: lua.LVAsBool(opts.RawGetString("guard")), script: v.script}
+	if h.guard && event != "tool_call" {
+		L.ArgError(3, fmt.Sprintf("guard is for tool_call handlers, not %q", event))
+	}
 	hs := v.handlers[event]
 	i := len(hs)
 	if !h.late { // normal handlers run before late ones, each group in load order
@@ -141,6 +147,27 @@ func (v *vm) notifyFn(L *lua.LState) int {
 	}
 	v.r.notify(level, "%s", msg)
 	return 0
+}
+
+// permissions is pi.permissions(): {mode, allow, ask, deny} for the policy script.
+func (v *vm) permissions(L *lua.LState) int {
+	L.Push(v.toLua(v.r.opts.Host.permissions()))
+	return 1
+}
+
+// askPermission is pi.ask_permission{tool, summary, rule} → true, or false and the reason for
+// the model. The user's time to answer does not count against the hook's deadline.
+func (v *vm) askPermission(L *lua.LState) int {
+	req := L.CheckTable(1)
+	tool, summary, rule := optString(L, req, "tool"), optString(L, req, "summary"), optString(L, req, "rule")
+	host := &v.r.opts.Host
+	return v.awaitUser(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
+		ok, reason, err := host.askPermission(ctx, tool, summary, rule)
+		if err != nil {
+			v.r.notify("error", "pi.ask_permission: %v", err)
+		}
+		return values(lua.LBool(ok), lua.LString(reason))
+	})
 }
 
 func (v *vm) confirm(L *lua.LState) int {

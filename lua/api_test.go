@@ -210,7 +210,8 @@ func TestSchemaAndMergeTools(t *testing.T) {
 pi.register_tool{name = "read", description = "my read", execute = function() return "mine" end,
   parameters = {type = "object", properties = {path = {type = "string"}, tags = {type = "array", items = {type = "string"}}},
     required = {"path"}, additionalProperties = false},
-  prompt_snippet = "read files my way", prompt_guidelines = {"Use read wisely."}, sequential = true}
+  prompt_snippet = "read files my way", prompt_guidelines = {"Use read wisely."}, sequential = true,
+  constrained_sampling = false}
 pi.register_tool{name = "extra", description = "no params", execute = function() return "x" end,
   parameters = {properties = {}, required = {}}}`)
 	ts := r.Tools()
@@ -223,7 +224,8 @@ pi.register_tool{name = "extra", description = "no params", execute = function()
 		t.Fatal(err)
 	}
 	if schema["required"].([]any)[0] != "path" || schema["additionalProperties"] != false || !info.Sequential ||
-		info.Snippet != "read files my way" || info.Guidelines[0] != "Use read wisely." {
+		info.Snippet != "read files my way" || info.Guidelines[0] != "Use read wisely." || !info.NoConstrainedSampling ||
+		ts[1].Info().NoConstrainedSampling {
 		t.Errorf("info %+v schema %v", info, schema)
 	}
 	if got := string(ts[1].Info().Parameters); got != `{"properties":{},"required":[],"type":"object"}` {
@@ -430,7 +432,7 @@ func TestBundledOverrideAndDisable(t *testing.T) {
 	if got := r2.Input(ctxT(t), "/x 1", nil, "interactive").Text; got != "/x 1" {
 		t.Errorf("disabled: %q", got)
 	}
-	if !reflect.DeepEqual(BundledScripts(), []string{"skills", "templates"}) {
+	if !reflect.DeepEqual(BundledScripts(), []string{"mcp", "permissions", "skills", "templates"}) {
 		t.Errorf("bundled: %v", BundledScripts())
 	}
 }

@@ -2,10 +2,11 @@
 // that scripts program against, the dispatch of pi's extension events to Lua handlers, Lua tools
 // and slash commands, the load order of scripts (bundled, $PI_HOME/init.lua, the project's
 // .pi/init.lua), project trust ($PI_HOME/trust.json), and the bundled scripts themselves
-// (skills and prompt templates, written in Lua on the public API and embedded with go:embed).
+// (the permission policy, skills, prompt templates and the MCP bridge, written in Lua on the
+// public API and embedded with go:embed; mcp.lua loads only when pi.toml names an MCP server).
 //
-// It may import provider, tools and internal/proc (which runs pi.exec's processes), and nothing
-// else of this module. It must not append to the transcript, call a model, or draw on the
+// It may import provider, tools and internal/proc (which runs pi.exec's and pi.spawn's
+// processes), and nothing else of this module (its tests also use internal/mcptest). It must not append to the transcript, call a model, or draw on the
 // terminal itself: everything that needs the agent, the model or the user goes through the Host
 // functions that main supplies, so the same scripts run in the TUI, in print/JSON mode and
 // under RPC.
@@ -15,6 +16,15 @@
 // error or an endless loop in a script becomes a notice or an error result, never a crash or a
 // hang. pi.exec, pi.complete and the UI functions yield that coroutine while the work runs on
 // another goroutine, so Lua tools that wait on processes run in parallel.
+//
+// Callbacks (spawn.go, http.go, callback.go): what pi.spawn's children print and pi.http's
+// streamed bodies reach Lua as tasks queued from the reading goroutine, which waits for each
+// batch's calls to finish before it reads on. That wait is the only buffer: a child that
+// floods stdout blocks on its pipe, and a process holds at most a 64 KiB read and one line
+// (≤ 1 MiB) per stream. Each callback call has the hook deadline; one that raises is a notice
+// (a few per process). A state's processes are killed (SIGKILL to the group) when the state
+// closes: Reload and Close. pi.future hands a value from such a callback to a tool waiting on
+// it; the wait yields and does not count against the call's deadline (its own timeout does).
 //
 // Limits: gopher-lua checks the call's context before every instruction, and that context is
 // the one lever the runtime has, so everything that stops a script cancels it with a cause: the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -17,9 +18,11 @@ import (
 // task. args builds the handler arguments once on the owner goroutine, so a table shared by
 // all handlers carries each one's changes to the next. each sees every handler's return value
 // and says whether the chain stops there (a block); end runs after the last handler unless one
-// stopped the chain. A handler that raises or times out becomes a notice and the chain goes on.
+// stopped the chain. A handler that raises or times out becomes a notice and the chain goes on,
+// unless it is a guard: then failed hears of it and the chain stops. The error is the
+// runtime's, when the chain could not run at all (closed, or ctx ended while waiting).
 func (r *Runtime) chain(ctx context.Context, event string, async bool, args func(v *vm) []lua.LValue,
-	each func(v *vm, ret lua.LValue, h handler) bool, end func(v *vm)) {
+	each func(v *vm, ret lua.LValue, h handler) bool, end func(v *vm), failed func(h handler, err error)) error {
 	var hs []handler
 	var a []lua.LValue
 	i := -1
@@ -29,6 +32,9 @@ func (r *Runtime) chain(ctx context.Context, event string, async bool, args func
 			if len(hs) > 0 {
 				a = args(v)
 			}
+		} else if err != nil && hs[i].guard && failed != nil {
+			failed(hs[i], err)
+			return nil
 		} else if err != nil {
 			if ctx.Err() == nil { // after an abort the failure is expected, not news
 				v.r.notify("error", "lua: %s handler (%s) failed, carrying on without it: %v", event, hs[i].script, cleanError(err))
@@ -48,9 +54,9 @@ func (r *Runtime) chain(ctx context.Context, event string, async bool, args func
 	t.async = async
 	if async {
 		_ = r.enqueue(t) // closed: nobody is listening any more
-		return
+		return nil
 	}
-	_ = r.submit(ctx, t)
+	return r.submit(ctx, t)
 }
 
 func first(rets []lua.LValue) lua.LValue {
@@ -60,46 +66,86 @@ func first(rets []lua.LValue) lua.LValue {
 	return rets[0]
 }
 
-// ToolCall runs the tool_call handlers: ev = {tool_name, tool_call_id, input}. A handler may
-// change ev.input (the changes are written back into args, which the loop then runs without
-// validating again) or return {block = true, reason = "…"}; the first block wins. Wire it to
-// Hooks.BeforeToolCall.
+// ToolCall runs the tool_call handlers: ev = {tool_name, tool_call_id, input}; see
+// CheckToolCall, which also reports a guard's approval.
 func (r *Runtime) ToolCall(ctx context.Context, name, id string, args map[string]any) (block bool, reason string) {
+	v := r.CheckToolCall(ctx, ToolCallEvent{Name: name, ID: id, Args: args})
+	return v.Block, v.Reason
+}
+
+// ToolCallEvent is a tool call about to run. ReadOnly says the tool cannot change anything
+// (read, grep, find, ls, a script tool registered with read_only = true).
+type ToolCallEvent struct {
+	Name, ID string
+	Args     map[string]any
+	ReadOnly bool
+}
+
+// ToolCallVerdict is what the tool_call handlers decided.
+type ToolCallVerdict struct {
+	Block  bool
+	Reason string
+	// Allowed says a guard handler returned {allow = true}: the permission policy approved.
+	Allowed bool
+}
+
+// CheckToolCall runs the tool_call handlers: ev = {tool_name, tool_call_id, input, read_only}.
+// A handler may change ev.input (the changes are written back into c.Args, which the loop then
+// runs without validating again) or return {block = true, reason = "…"}; the first block wins.
+// A guard handler (pi.on("tool_call", fn, {guard = true})) fails closed: when it raises or runs
+// past its deadline the call is blocked; it may also return {allow = true}, which approves the
+// call for the permission check that follows (the bundled permissions script does). Wire it to
+// Hooks.BeforeToolCall.
+func (r *Runtime) CheckToolCall(ctx context.Context, c ToolCallEvent) ToolCallVerdict {
+	var out ToolCallVerdict
 	if !r.HasHandlers("tool_call") {
-		return false, ""
+		return out
 	}
 	var ev *lua.LTable
-	r.chain(ctx, "tool_call", false, func(v *vm) []lua.LValue {
+	err := r.chain(ctx, "tool_call", false, func(v *vm) []lua.LValue {
 		ev = v.L.NewTable()
-		ev.RawSetString("tool_name", lua.LString(name))
-		ev.RawSetString("tool_call_id", lua.LString(id))
-		ev.RawSetString("input", v.toLua(args))
+		ev.RawSetString("tool_name", lua.LString(c.Name))
+		ev.RawSetString("tool_call_id", lua.LString(c.ID))
+		ev.RawSetString("input", v.toLua(c.Args))
+		ev.RawSetString("read_only", lua.LBool(c.ReadOnly))
 		return []lua.LValue{ev}
 	}, func(v *vm, ret lua.LValue, h handler) bool {
 		t, ok := ret.(*lua.LTable)
+		if ok && h.guard && lua.LVAsBool(t.RawGetString("allow")) {
+			out.Allowed = true
+		}
 		if !ok || !lua.LVAsBool(t.RawGetString("block")) {
 			return false
 		}
-		block = true
+		out.Block, out.Allowed = true, false
 		if s, ok := t.RawGetString("reason").(lua.LString); ok && s != "" {
-			reason = string(s)
+			out.Reason = string(s)
 		} else {
-			reason = fmt.Sprintf("Tool call %q was blocked by a script (%s).", name, h.script)
+			out.Reason = fmt.Sprintf("Tool call %q was blocked by a script (%s).", c.Name, h.script)
 		}
 		return true
-	}, func(v *vm) {
-		d, err := v.fromLua(ev.RawGetString("input"))
-		m, ok := d.(map[string]any)
-		if err != nil || (!ok && d != nil) {
-			v.r.notify("error", "lua: tool_call: ev.input of %q is not an object any more (%v); running with the original arguments", name, err)
-			return
-		}
-		clear(args)
-		for k, x := range m {
-			args[k] = x
-		}
+	}, func(v *vm) { v.writeBackInput(ev, c) }, func(h handler, err error) {
+		out = ToolCallVerdict{Block: true, Reason: fmt.Sprintf("Tool call %q was blocked: the guard hook of %s failed, and a "+
+			"guard that fails blocks the call (%s).", c.Name, filepath.Base(h.script), cleanError(err))}
 	})
-	return block, reason
+	if err != nil && !out.Block && r.hasGuards() {
+		out = ToolCallVerdict{Block: true, Reason: fmt.Sprintf("Tool call %q was not run: the scripts' tool_call hooks could not run: %v", c.Name, err)}
+	}
+	return out
+}
+
+// writeBackInput copies ev.input, as the handlers left it, into the call's arguments.
+func (v *vm) writeBackInput(ev *lua.LTable, c ToolCallEvent) {
+	d, err := v.fromLua(ev.RawGetString("input"))
+	m, ok := d.(map[string]any)
+	if err != nil || (!ok && d != nil) {
+		v.r.notify("error", "lua: tool_call: ev.input of %q is not an object any more (%v); running with the original arguments", c.Name, err)
+		return
+	}
+	clear(c.Args)
+	for k, x := range m {
+		c.Args[k] = x
+	}
 }
 
 // ResultOverride is what tool_result handlers changed; nil fields keep the tool's value. It
@@ -138,7 +184,7 @@ func (r *Runtime) ToolResult(ctx context.Context, name, id string, args map[stri
 		}
 		changed = true
 		return false
-	}, nil)
+	}, nil, nil)
 	return o, changed
 }
 
@@ -209,7 +255,7 @@ func (r *Runtime) Input(ctx context.Context, text string, images []provider.Bloc
 			ev.RawSetString("text", s)
 		}
 		return false
-	}, nil)
+	}, nil, nil)
 	return res
 }
 
@@ -237,7 +283,7 @@ func (r *Runtime) BeforeAgentStart(ctx context.Context, prompt string, images []
 			}
 		}
 		return false
-	}, nil)
+	}, nil, nil)
 	return systemPrompt
 }
 
@@ -266,7 +312,7 @@ func (r *Runtime) Context(ctx context.Context, msgs []provider.Message) []provid
 		msgs = out
 		ev.RawSetString("messages", t.RawGetString("messages"))
 		return false
-	}, nil)
+	}, nil, nil)
 	return msgs
 }
 
@@ -305,7 +351,7 @@ func (r *Runtime) BeforeCompact(ctx context.Context, payload map[string]any) Com
 			return true
 		}
 		return false
-	}, nil)
+	}, nil, nil)
 	return d
 }
 
@@ -325,7 +371,7 @@ func (r *Runtime) Emit(ctx context.Context, event string, payload map[string]any
 	// Observers see agent_end even after an abort cancelled the run's context.
 	r.chain(context.WithoutCancel(ctx), event, true, func(v *vm) []lua.LValue {
 		return []lua.LValue{v.toLua(payload)}
-	}, nil, nil)
+	}, nil, nil, nil)
 }
 
 var syntaxError = regexp.MustCompile(`^(.*) line:(\d+)\(column:(\d+)\) near '(.*)':\s*(.*?)\s*$`)
@@ -346,4 +392,20 @@ func cleanError(err error) string {
 		return fmt.Sprintf("%s:%s: %s near '%s'", m[1], m[2], m[5], m[4])
 	}
 	return msg
+}
+
+// FailureSource reads the event and script out of the runtime's "lua: <event> handler
+// (<script>) failed…" notices, for a host that reports script failures apart; other notices
+// name neither.
+func FailureSource(msg string) (script, event string) {
+	rest := strings.TrimPrefix(msg, "lua: ")
+	ev, after, ok := strings.Cut(rest, " handler (")
+	if !ok || strings.Contains(ev, " ") {
+		return "", ""
+	}
+	script, _, ok = strings.Cut(after, ")")
+	if !ok {
+		return "", ""
+	}
+	return script, ev
 }

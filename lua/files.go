@@ -21,9 +21,14 @@ func (v *vm) exec(L *lua.LState) int {
 	dir := v.path(optString(L, opts, "cwd"))
 	stdin := optString(L, opts, "stdin")
 	timeout := optSeconds(L, opts, "timeout")
+	var env []string
+	if v.r.opts.Environ != nil {
+		env = v.r.opts.Environ()
+	}
 	return v.await(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
 		// in a process group of its own: a timeout or an abort kills the children too
-		res, err := proc.Capture(ctx, proc.CaptureSpec{Command: command, Dir: dir, Stdin: stdin, Timeout: timeout})
+		res, err := proc.Capture(ctx, proc.CaptureSpec{Command: command, Dir: dir, Env: env, Stdin: stdin, Timeout: timeout,
+			Confine: v.r.opts.Confine})
 		if err != nil {
 			return errorResult(fmt.Errorf("pi.exec: %w", err))
 		}

@@ -18,7 +18,7 @@ type env struct {
 	notes     []Notice
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	root := t.TempDir()
 	e := &env{home: filepath.Join(root, "home"), cwd: filepath.Join(root, "project")}
@@ -37,7 +37,7 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func (e *env) write(t *testing.T, rel, content string) string {
+func (e *env) write(t testing.TB, rel, content string) string {
 	t.Helper()
 	p := rel
 	if !filepath.IsAbs(p) {
@@ -53,7 +53,7 @@ func (e *env) write(t *testing.T, rel, content string) string {
 }
 
 // start writes src as the project's .pi/init.lua and starts a runtime.
-func (e *env) start(t *testing.T, src string) *Runtime {
+func (e *env) start(t testing.TB, src string) *Runtime {
 	t.Helper()
 	if src != "" {
 		e.write(t, ".pi/init.lua", src)
@@ -104,7 +104,7 @@ func (e *env) noErrors(t *testing.T) {
 	}
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx

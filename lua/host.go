@@ -35,8 +35,15 @@ type Host struct {
 	SetActiveTools func(names []string) error
 	// Complete makes one model call outside the conversation. nil: an error for the script.
 	Complete func(ctx context.Context, prompt string, opts CompleteOptions) (string, error)
-	// Config is the [extensions.<name>] table of pi.toml, or nil.
+	// Config is the [extensions.<name>] table of pi.toml, or nil; for "mcp", the [mcp] table
+	// as the bundled mcp script reads it ({servers = {NAME = {…, project = bool}}}).
 	Config func(name string) map[string]any
+	// Permissions is what the permission policy applies: {mode, allow, ask, deny}. nil: auto
+	// without rules.
+	Permissions func() map[string]any
+	// AskPermission lets the user decide a tool call the policy asks about; rule is what an
+	// "always" answer remembers; reason is for the model when the answer is no. nil: no.
+	AskPermission func(ctx context.Context, tool, summary, rule string) (ok bool, reason string, err error)
 }
 
 // CompleteOptions tune pi.complete.
@@ -115,4 +122,18 @@ func (h *Host) config(name string) map[string]any {
 		return nil
 	}
 	return h.Config(name)
+}
+
+func (h *Host) permissions() map[string]any {
+	if h.Permissions == nil {
+		return map[string]any{"mode": "auto"}
+	}
+	return h.Permissions()
+}
+
+func (h *Host) askPermission(ctx context.Context, tool, summary, rule string) (bool, string, error) {
+	if h.AskPermission == nil {
+		return false, "Tool " + tool + " was not run: nobody can be asked for permission here.", nil
+	}
+	return h.AskPermission(ctx, tool, summary, rule)
 }

@@ -94,7 +94,7 @@ func (r *Runtime) collectScripts(ctx context.Context) []script {
 		}
 	}
 	for _, name := range BundledScripts() {
-		if slices.Contains(r.opts.Disabled, name) {
+		if slices.Contains(r.opts.Disabled, name) || (name == "mcp" && !r.mcpConfigured()) {
 			continue
 		}
 		if s, ok := r.readScript(filepath.Join(r.opts.PiHome, "lua", name+".lua")); ok {
@@ -120,6 +120,13 @@ func (r *Runtime) collectScripts(ctx context.Context) []script {
 		}
 	}
 	return out
+}
+
+// mcpConfigured reports whether pi.toml names an MCP server. Without one the mcp script has
+// nothing to do, and compiling it would cost every start a few milliseconds.
+func (r *Runtime) mcpConfigured() bool {
+	servers, _ := r.opts.Host.config("mcp")["servers"].(map[string]any)
+	return len(servers) > 0
 }
 
 func (r *Runtime) readScript(path string) (script, bool) {

@@ -33,6 +33,7 @@ pi = {}
 ---@field cwd string
 ---@field update fun(partial: string|pi.ToolResult) stream partial output to the user interface
 ---@field aborted fun(): boolean true once the user aborted the run
+---@field on_abort fun(fn: fun()) fn runs (as a call of its own) if the user aborts while execute still runs; execute itself is stopped then
 
 ---@class pi.ToolDef
 ---@field name string 1-64 letters, digits, _ or -; a built-in of the same name is replaced
@@ -40,9 +41,11 @@ pi = {}
 ---@field parameters? table a JSON Schema object; arguments are validated against it before execute runs
 ---@field execute fun(args: table, ctx: pi.ToolContext): (string|pi.ToolResult|nil) raise an error to return an error result
 ---@field sequential? boolean never run alongside other tools
+---@field read_only? boolean the tool changes nothing: permission modes let it run without asking
 ---@field prompt_snippet? string one line for the system prompt's tool list
 ---@field prompt_guidelines? string[] bullets added to the system prompt while the tool is active
 ---@field timeout? number seconds before the call is stopped (default 600)
+---@field constrained_sampling? boolean false: never ask the server to constrain this tool's arguments to its schema
 
 --- Register a tool the model can call. Registering a name again replaces the earlier tool.
 ---@param def pi.ToolDef
@@ -118,10 +121,12 @@ function pi.register_command(def) end
 ---@field tool_name string
 ---@field tool_call_id string
 ---@field input table the validated arguments; change them in place to change what runs
+---@field read_only boolean the tool changes nothing (read, grep, find, ls, read_only script tools)
 
 ---@class pi.ToolCallResult
 ---@field block? boolean
 ---@field reason? string told to the model
+---@field allow? boolean from a guard: the permission policy approves the call
 
 ---@class pi.ToolResultEvent
 ---@field tool_name string
@@ -163,6 +168,7 @@ function pi.register_command(def) end
 
 ---@class pi.OnOptions
 ---@field late? boolean run after the handlers without it (the bundled skill and template expansion use this)
+---@field guard? boolean tool_call only: fail closed (raising or timing out blocks the call), and may return {allow = true}
 
 --- Listen to an event. Handlers of one event run one after another in load order; a hook that
 --- raises or runs past its deadline (5 s) becomes a notice and the action goes on.
@@ -216,6 +222,79 @@ function pi.send_user_message(text, opts) end
 ---@return pi.ExecResult|nil result
 ---@return string? err when the command could not start
 function pi.exec(command, opts) end
+
+-- ── long-lived processes, HTTP, futures, JSON ────────────────────────────────────────────
+
+---@class pi.SpawnOptions
+---@field cmd string the program (looked up in PATH; no shell)
+---@field args? string[]
+---@field cwd? string default pi.cwd()
+---@field env? table<string, string> laid over pi's environment
+---@field lines? boolean default true: on_stdout/on_stderr get one line at a time (without its newline; a line over 1 MiB comes in 1 MiB pieces); false: chunks of up to 64 KiB as they are read
+---@field on_stdout? fun(data: string) runs on the Lua goroutine; the child's output waits until it returns
+---@field on_stderr? fun(data: string)
+---@field on_exit? fun(code: integer, signal: string|nil) after every output callback; code is -1 when a signal ended it
+
+---@class pi.Process
+---@field pid integer leads a process group of its own
+---@field write fun(self: pi.Process, data: string): (true|nil, string?) queue data for stdin; returns at once; fails past 8 MiB not yet read
+---@field close_stdin fun(self: pi.Process)
+---@field kill fun(self: pi.Process, signal?: string|integer): (true|nil, string?) to the whole group; "TERM" (default), "KILL", "INT", "HUP", "QUIT" or a number
+---@field running fun(self: pi.Process): boolean
+
+--- Start a long-lived process with streaming I/O. It is killed (with its group) on /reload,
+--- when pi exits, and when the Lua runtime stops.
+---@param opts pi.SpawnOptions
+---@return pi.Process|nil process
+---@return string? err when it could not start
+function pi.spawn(opts) end
+
+---@class pi.HttpRequest
+---@field url string http:// or https://
+---@field method? string default "GET"
+---@field headers? table<string, string>
+---@field body? string
+---@field timeout? number seconds for the whole exchange, default 60
+---@field stream? fun(chunk: string) gets the body as it arrives (up to 64 KiB a call); the response's body is then ""
+
+---@class pi.HttpResponse
+---@field status integer
+---@field headers table<string, string> lower-case names; several values joined with ", "
+---@field body string at most 16 MiB (more is an error: use stream)
+
+--- An HTTP request. Waits like pi.exec; ends with an abort, at the timeout and on /reload.
+---@param req pi.HttpRequest
+---@return pi.HttpResponse|nil response also for 4xx and 5xx
+---@return string? err when there was no response
+function pi.http(req) end
+
+---@class pi.Future
+---@field resolve fun(self: pi.Future, value: any) the first value counts
+---@field wait fun(self: pi.Future, timeout?: number): (any, string?) value, or nil and "timeout" (default 60 s); the wait does not count against the call's deadline; raises inside pcall
+---@field done fun(self: pi.Future): boolean
+
+--- A value one call hands to another: a pi.spawn callback resolves it, a tool waits for it.
+---@return pi.Future
+function pi.future() end
+
+---@param value any tables marked with pi.array become JSON arrays even when empty
+---@return string|nil json
+---@return string? err
+function pi.json_encode(value) end
+
+---@param json string
+---@return any|nil value JSON null is nil
+---@return string? err
+function pi.json_decode(json) end
+
+--- Remove a tool a script registered.
+---@param name string
+---@return boolean removed
+function pi.unregister_tool(name) end
+
+--- Whether the project directory is trusted (--trust, or trust.json). Never asks.
+---@return boolean
+function pi.project_trusted() end
 
 --- Read a whole file (at most 64 MiB: a larger one gives nil and a message).
 ---@param path string relative to pi.cwd(); ~/ is the home directory
@@ -272,6 +351,24 @@ function pi.config(name) end
 ---@param msg string
 ---@param level? "info"|"warning"|"error"
 function pi.notify(msg, level) end
+
+---@class pi.Permissions
+---@field mode "auto"|"ask"|"read-only"
+---@field allow string[] rules ("tool" or "tool:pattern"), with the answers remembered as "always"
+---@field ask string[]
+---@field deny string[]
+
+--- The permission settings ([permissions] of pi.toml, --permissions), for a policy script.
+---@return pi.Permissions
+function pi.permissions() end
+
+--- Let the user decide a tool call: yes, no, always in this session, always in this project
+--- (rule is what "always" remembers). Refused in print mode unless --yes. Waiting for the
+--- answer does not count against the hook's deadline.
+---@param req {tool: string, summary: string, rule?: string}
+---@return boolean ok
+---@return string reason for the model when not ok
+function pi.ask_permission(req) end
 
 --- Ask yes or no. Without a user interface (print mode) the answer is false.
 ---@param title string

@@ -11,6 +11,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"pi/internal/proc"
 	"pi/tools"
 )
 
@@ -38,6 +39,9 @@ type Options struct {
 	Disabled []string
 	// NoProject skips the project script entirely (tests, --no-extensions).
 	NoProject bool
+	// Environ is the environment pi.exec's commands get (pi's without the key variables); nil
+	// means this process's.
+	Environ func() []string
 
 	HookTimeout    time.Duration // per handler; 0: DefaultHookTimeout
 	ToolTimeout    time.Duration // Lua tools without their own timeout; 0: DefaultToolTimeout
@@ -45,6 +49,8 @@ type Options struct {
 	// MemoryLimit is how many bytes Go's heap may grow past its size at New while Lua code
 	// runs; a call that goes over is stopped. 0: DefaultMemoryLimit.
 	MemoryLimit int64
+	// Confine, when set, confines the commands pi.exec starts (the OS sandbox).
+	Confine proc.Confiner
 
 	Host Host
 }
@@ -65,6 +71,7 @@ type Runtime struct {
 	tools   []tools.Tool
 	cmds    []Command
 	events  map[string]int // handler count per event, so callers skip work nobody listens to
+	guards  int            // guard tool_call handlers, which fail closed
 	notices []Notice
 	async   int             // observe-only tasks not finished yet
 	idle    []chan struct{} // Flush waiters, closed when async reaches 0

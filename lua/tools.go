@@ -32,6 +32,12 @@ func (t *luaTool) Info() *tools.Info { return &t.info }
 // return value becomes an error result, never a Go error.
 func (t *luaTool) Execute(ctx context.Context, callID string, args map[string]any, onUpdate func(tools.Result)) (tools.Result, error) {
 	var res tools.Result
+	var stops []func() bool // on_abort handlers, dropped once execute has returned
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
 	first := true
 	tk := newTask(ctx, t.timeout, func(v *vm, rets []lua.LValue, err error) *call {
 		if first {
@@ -41,7 +47,7 @@ func (t *luaTool) Execute(ctx context.Context, callID string, args map[string]an
 				res = tools.ErrorResult(fmt.Sprintf("Tool %q is no longer defined: its script was reloaded or removed.", t.info.Name))
 				return nil
 			}
-			return &call{fn: fn, args: []lua.LValue{v.toLua(args), v.toolContext(ctx, callID, onUpdate)}}
+			return &call{fn: fn, args: []lua.LValue{v.toLua(args), v.toolContext(ctx, callID, onUpdate, &stops)}}
 		}
 		res = v.toolResult(t.info.Name, rets, err)
 		return nil
@@ -52,7 +58,7 @@ func (t *luaTool) Execute(ctx context.Context, callID string, args map[string]an
 	return res, nil
 }
 
-func (v *vm) toolContext(ctx context.Context, callID string, onUpdate func(tools.Result)) *lua.LTable {
+func (v *vm) toolContext(ctx context.Context, callID string, onUpdate func(tools.Result), stops *[]func() bool) *lua.LTable {
 	L := v.L
 	c := L.NewTable()
 	c.RawSetString("call_id", lua.LString(callID))
@@ -70,6 +76,12 @@ func (v *vm) toolContext(ctx context.Context, callID string, onUpdate func(tools
 	c.RawSetString("aborted", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LBool(ctx.Err() != nil))
 		return 1
+	}))
+	// on_abort(fn): fn() runs as a call of its own when the user aborts while execute is
+	// still running (execute itself is stopped then): a script tells its server to cancel.
+	c.RawSetString("on_abort", L.NewFunction(func(L *lua.LState) int {
+		*stops = append(*stops, v.later(ctx, L.CheckFunction(1), "a tool's on_abort handler"))
+		return 0
 	}))
 	return c
 }
@@ -164,8 +176,9 @@ func (v *vm) registerTool(L *lua.LState) int {
 		timeout = v.r.opts.ToolTimeout
 	}
 	t := &luaTool{r: v.r, timeout: timeout, info: tools.Info{Name: name, Description: optString(L, def, "description"),
-		Parameters: params, Sequential: lua.LVAsBool(def.RawGetString("sequential")),
-		Snippet: optString(L, def, "prompt_snippet"), Guidelines: guidelines}}
+		Parameters: params, Sequential: lua.LVAsBool(def.RawGetString("sequential")), ReadOnly: lua.LVAsBool(def.RawGetString("read_only")),
+		Snippet: optString(L, def, "prompt_snippet"), Guidelines: guidelines,
+		NoConstrainedSampling: def.RawGetString("constrained_sampling") == lua.LFalse}}
 	if _, dup := v.toolFns[name]; dup {
 		v.r.notify("warning", "lua: %s: tool %q registered again; the later one wins", v.script, name)
 	}
@@ -289,7 +302,20 @@ func (r *Runtime) publish(v *vm) {
 	for e, hs := range v.handlers {
 		events[e] = len(hs)
 	}
+	guards := 0
+	for _, h := range v.handlers["tool_call"] {
+		if h.guard {
+			guards++
+		}
+	}
 	r.mu.Lock()
-	r.tools, r.cmds, r.events = ts, cmds, events
+	r.tools, r.cmds, r.events, r.guards = ts, cmds, events, guards
 	r.mu.Unlock()
+}
+
+// hasGuards reports whether a guard tool_call handler is registered.
+func (r *Runtime) hasGuards() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.guards > 0
 }

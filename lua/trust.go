@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // ErrAskLater is what an AskTrust returns to leave the project's script unloaded for now,
@@ -93,4 +95,16 @@ func SaveTrust(piHome, dir string, trusted bool) error {
 		return fmt.Errorf("saving trust for %s: %w", dir, err)
 	}
 	return nil
+}
+
+// projectTrustedFn is pi.project_trusted(): whether what the project brings may run here
+// (--trust, or trust.json says yes). It never asks; the bundled mcp script uses it for the
+// servers a project's pi.toml names.
+func (v *vm) projectTrustedFn(L *lua.LState) int {
+	trusted := v.r.opts.Trust
+	if !trusted && v.r.opts.Cwd != "" && v.r.opts.PiHome != "" {
+		trusted, _, _ = TrustDecision(v.r.opts.PiHome, v.r.opts.Cwd)
+	}
+	L.Push(lua.LBool(trusted))
+	return 1
 }

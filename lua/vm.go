@@ -28,11 +28,17 @@ type vm struct {
 	free     []*lua.LState         // finished coroutines, reused: a new one costs kilobytes
 	depth    int                   // coroutine.resume calls in progress, one inside the other
 	live     *atomic.Int64         // coroutines the scripts made that are not collected yet
+	// ctx ends when the state closes (Reload, Close): it kills what pi.spawn started and
+	// stops pi.http's requests. procs are those processes (owner only).
+	ctx   context.Context
+	stop  context.CancelFunc
+	procs map[*spawned]struct{}
 }
 
 type handler struct {
 	fn     *lua.LFunction
 	late   bool
+	guard  bool // a tool_call handler that fails closed: raising or timing out blocks the call
 	script string
 }
 
@@ -56,7 +62,8 @@ func stateOptions() lua.Options {
 func newVM(r *Runtime) *vm {
 	v := &vm{r: r, L: lua.NewState(stateOptions()), handlers: map[string][]handler{},
 		toolFns: map[string]*lua.LFunction{}, cmdFns: map[string]commandFns{}, commands: map[string]Command{}, tasks: map[*lua.LState]*task{},
-		live: new(atomic.Int64)}
+		live: new(atomic.Int64), procs: map[*spawned]struct{}{}}
+	v.ctx, v.stop = context.WithCancel(context.Background())
 	v.openSafeLibs()
 	v.arrayMT = v.L.NewTable()
 	v.L.SetGlobal("pi", v.piModule())
@@ -252,6 +259,7 @@ func (v *vm) close(err error) {
 		v.nextCall(t, nil, err) // the task sees the error as its call's result; no further calls
 		v.r.taskFinished(t)
 	}
+	v.killAll()
 	v.L.Close()
 }
 

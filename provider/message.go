@@ -125,7 +125,8 @@ type Message struct {
 	// be retried; the retry policy reads it. Never serialised.
 	RetryAfter time.Duration
 
-	// Tool-result fields.
+	// Tool-result fields. Details is also written for an assistant message that has them
+	// (tool calls recovered from its text).
 	ToolCallID string
 	ToolName   string
 	Details    json.RawMessage
@@ -217,6 +218,9 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		w.Field("stopReason", m.StopReason)
 		if m.ErrorMessage != "" {
 			w.Field("errorMessage", m.ErrorMessage)
+		}
+		if len(m.Details) > 0 { // e.g. tool calls recovered from the text
+			w.Raw("details", m.Details)
 		}
 	default:
 		if m.Content != nil || m.Role == RoleUser {

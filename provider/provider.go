@@ -41,6 +41,9 @@ type ToolDef struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// NoConstrainedSampling keeps this tool's arguments free even where the model's calls are
+	// constrained to their schemas (a Lua tool's constrained_sampling = false).
+	NoConstrainedSampling bool `json:"-"`
 }
 
 // Model describes one model of one configured provider.
@@ -55,6 +58,14 @@ type Model struct {
 	ContextWindow int       `json:"contextWindow"`
 	MaxTokens     int       `json:"maxTokens"`
 	Cost          ModelCost `json:"cost"`
+
+	// NoTextToolCalls turns off the recovery of tool calls a model writes as text
+	// (provider/textcalls); pi.toml's text_tool_calls = false sets it.
+	NoTextToolCalls bool `json:"-"`
+	// ConstrainedSampling says whether adapters ask the server to constrain the decoding of
+	// tool-call arguments to the tools' schemas; nil means where the adapter knows the server
+	// supports it. pi.toml's constrained_sampling sets it.
+	ConstrainedSampling *bool `json:"-"`
 }
 
 // AcceptsImages reports whether the model takes image input.
@@ -95,4 +106,16 @@ func (c ModelCost) Apply(u *Usage) {
 	u.Cost.CacheRead = float64(u.CacheRead) * c.CacheRead * perToken
 	u.Cost.CacheWrite = float64(u.CacheWrite) * c.CacheWrite * perToken
 	u.Cost.Total = u.Cost.Input + u.Cost.Output + u.Cost.CacheRead + u.Cost.CacheWrite
+}
+
+// Unavailable stands in for a model that could not be set up: every call fails with err's
+// text, so a front end can start anyway and show why.
+func Unavailable(err error) Provider { return unavailable{err} }
+
+type unavailable struct{ err error }
+
+func (u unavailable) Stream(_ context.Context, req *Request, emit func(Event)) Message {
+	b := NewBuilder(&req.Model, emit)
+	b.Start()
+	return b.Fail(StopError, u.err.Error())
 }

@@ -30,14 +30,12 @@ func newBash(env *Env) Tool {
 // shellToolInfo describes a shell tool (bash, powershell): same arguments, same limits.
 func shellToolInfo(env *Env, name, shell, what string) Info {
 	return Info{
-		Name: name,
-		Description: fmt.Sprintf("Run a command with %s in the working directory; stdout and stderr are merged. "+
-			"Output keeps the last %d lines or %s.", shell, DefaultMaxLines, FormatSize(DefaultMaxBytes)),
+		Name:        name,
+		Description: "Run a " + shell + " command in the working directory; stdout and stderr merged, long output cut to its end.",
 		Parameters: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
-			`"command":{"type":"string","description":"The command to run"},`+
-			`"timeout":{"type":"number","exclusiveMinimum":0,"description":"Timeout in seconds (default %g)"}},`+
+			`"command":{"type":"string"},`+
+			`"timeout":{"type":"number","exclusiveMinimum":0,"description":"Seconds (default %g)"}},`+
 			`"required":["command"]}`, env.bashTimeout().Seconds())),
-		Snippet:    "Run " + what,
 		Guidelines: []string{"Use " + name + " to run programs, tests and builds, not to read or edit files."},
 	}
 }
@@ -83,16 +81,20 @@ func runShellTool(ctx context.Context, env *Env, spec proc.ShellSpec, args map[s
 	} else if !fi.IsDir() {
 		return Result{}, fmt.Errorf("working directory %s is not a directory", env.Cwd)
 	}
-	spec.Command, spec.Dir, spec.Timeout, spec.Spill = command, env.Cwd, timeout, env.Spill
-	spec.MaxBytes, spec.MaxLines = DefaultMaxBytes, DefaultMaxLines
+	spec.Command, spec.Dir, spec.Timeout, spec.Spill, spec.Confine = command, env.Cwd, timeout, env.Spill, env.Confine
+	l := env.Limits()
+	spec.MaxBytes, spec.MaxLines = l.MaxBytes, l.MaxLines
+	if env.Environ != nil {
+		spec.Env = env.Environ()
+	}
 	if onUpdate != nil {
-		spec.OnUpdate = func(o proc.Output) { onUpdate(shellResult(o)) }
+		spec.OnUpdate = func(o proc.Output) { onUpdate(shellResult(o, l)) }
 	}
 	out, err := proc.RunShell(ctx, spec)
 	if err != nil {
 		return Result{}, err
 	}
-	res := shellResult(out)
+	res := shellResult(out, l)
 	switch {
 	case out.Aborted:
 		appendText(&res, "Command aborted")
@@ -121,16 +123,19 @@ func appendText(r *Result, s string) {
 // ShellTail is what pi shows of a shell command's output, the bash tool and the user's !cmd
 // alike: its tail within DefaultMaxLines and DefaultMaxBytes as valid UTF-8, and what was cut.
 // o must come from proc.RunShell with those limits.
-func ShellTail(o proc.Output) (string, Truncation) {
-	text, tr := TruncateTail(o.Tail, DefaultMaxLines, DefaultMaxBytes)
+func ShellTail(o proc.Output) (string, Truncation) { return shellTail(o, DefaultLimits()) }
+
+// shellTail is ShellTail within l, for output that proc.RunShell kept within l.
+func shellTail(o proc.Output, l Limits) (string, Truncation) {
+	text, tr := TruncateTail(o.Tail, l.MaxLines, l.MaxBytes)
 	tr.TotalBytes, tr.TotalLines = o.TotalBytes, o.TotalLines
 	tr.Truncated = tr.Truncated || len(o.Tail) < o.TotalBytes
 	return strings.ToValidUTF8(text, "\uFFFD"), tr
 }
 
 // shellResult renders the output so far: its tail within the limits and a notice of what was cut.
-func shellResult(o proc.Output) Result {
-	text, tr := ShellTail(o)
+func shellResult(o proc.Output, l Limits) Result {
+	text, tr := shellTail(o, l)
 	if !tr.Truncated {
 		if text == "" {
 			text = "(no output)"
@@ -156,7 +161,7 @@ func spillNotice(o proc.Output, tr *Truncation) string {
 	case tr.LastLinePartial:
 		return fmt.Sprintf("[Last %s of line %d shown (the line is longer). %s]", FormatSize(tr.OutputBytes), last, where)
 	case tr.TruncatedBy == "bytes":
-		return fmt.Sprintf("[Lines %d-%d of %d shown (%s limit). %s]", first, last, last, FormatSize(DefaultMaxBytes), where)
+		return fmt.Sprintf("[Lines %d-%d of %d shown (%s limit). %s]", first, last, last, FormatSize(tr.MaxBytes), where)
 	}
 	return fmt.Sprintf("[Lines %d-%d of %d shown. %s]", first, last, last, where)
 }

@@ -18,21 +18,20 @@ type EditDetails struct {
 
 // editParameters makes edits optional only so that the older single-edit form validates.
 const editParameters = `{"type":"object","properties":{` +
-	`"path":{"type":"string","description":"File path, relative or absolute"},` +
-	`"edits":{"type":"array","minItems":1,"description":"Replacements, each matched against the original file",` +
+	`"path":{"type":"string"},` +
+	`"edits":{"type":"array","minItems":1,` +
 	`"items":{"type":"object","properties":{` +
-	`"oldText":{"type":"string","description":"Exact text to replace; must occur once"},` +
-	`"newText":{"type":"string","description":"Replacement text"}},` +
+	`"oldText":{"type":"string"},` +
+	`"newText":{"type":"string"}},` +
 	`"required":["oldText","newText"],"additionalProperties":false}}},` +
 	`"required":["path"]}`
 
 func newEdit(env *Env) Tool {
 	return &Func{Spec: Info{
 		Name: "edit",
-		Description: "Edit a file by replacing exact text. Each oldText must match the file exactly once; " +
-			"several edits in one call must not overlap.",
+		Description: "Edit a file by replacing exact text. Each oldText must occur exactly once in the original file; " +
+			"edits must not overlap.",
 		Parameters: json.RawMessage(editParameters),
-		Snippet:    "Replace exact text in a file",
 		Guidelines: []string{"Keep oldText short but unique; copy it exactly from what read showed."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runEdit(ctx, env, args)

@@ -42,13 +42,24 @@ type Env struct {
 	BashTimeout time.Duration
 	// Shell runs bash commands as `Shell -c command`; empty means bash from PATH, else sh.
 	Shell string
+	// Environ is the environment shell commands get (pi's without the key variables); nil
+	// means this process's.
+	Environ func() []string
+	// WriteNeedsRead makes write refuse to replace an existing file that read, write or edit
+	// have not seen in this Env: the model would overwrite what it never looked at.
+	WriteNeedsRead bool
 	// ImagesAllowed reports whether the current model takes image input; nil means it does not.
 	// It is a function because the user may switch models between calls.
 	ImagesAllowed func() bool
+	// Window is the current model's context window in tokens; results are sized to it (see
+	// LimitsFor). Nil or 0 means pi's fixed limits.
+	Window func() int
 	// Spill is the folder bash output spills to past the limits. NewEnv makes one under
 	// os.TempDir() (its folder is made on the first spill); Close removes it. Nil keeps no
 	// file of the full output.
 	Spill *proc.SpillDir
+	// Confine, when set, confines every command the shell tools start (the OS sandbox).
+	Confine proc.Confiner
 
 	mu    sync.Mutex
 	seed  maphash.Seed
@@ -179,6 +190,14 @@ func (e *Env) remember(path string, content []byte) {
 	e.mu.Lock()
 	e.seen[path] = s
 	e.mu.Unlock()
+}
+
+// seenPath reports whether read, write or edit saw path in this Env.
+func (e *Env) seenPath(path string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.seen[path]
+	return ok
 }
 
 // changedSince reports whether content differs from what the agent last read or wrote at

@@ -22,7 +22,7 @@ type ListDetails struct {
 
 func newFind(env *Env) Tool {
 	return &Func{Spec: Info{
-		Name: "find",
+		Name: "find", ReadOnly: true,
 		Description: fmt.Sprintf("Find files and directories by glob, e.g. *.go, **/test_*.py or src/**/*.ts. "+
 			"Respects .gitignore; directories end in /. At most limit results (default %d).", defaultFindLimit),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
@@ -30,7 +30,6 @@ func newFind(env *Env) Tool {
 			`"path":{"type":"string","description":"Directory to search (default: working directory)"},` +
 			`"limit":{"type":"integer","minimum":1,"description":"Most results (default 1000)"}},` +
 			`"required":["pattern"]}`),
-		Snippet:    "Find files by glob (respects .gitignore)",
 		Guidelines: []string{"Use find instead of bash find or ls -R."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runFind(ctx, env, args)
@@ -104,12 +103,12 @@ func runFind(ctx context.Context, env *Env, args map[string]any) (Result, error)
 	if len(found) == 0 {
 		return TextResult("No files match the pattern"), nil
 	}
-	return listResult(found, more, limit, "results"), nil
+	return listResult(found, more, limit, "results", env.Limits()), nil
 }
 
 // listResult joins paths within the byte limit, with notices for what was left out.
-func listResult(items []string, more bool, limit int, what string) Result {
-	out, tr := TruncateHead(strings.Join(items, "\n"), int(^uint(0)>>1), DefaultMaxBytes)
+func listResult(items []string, more bool, limit int, what string, l Limits) Result {
+	out, tr := TruncateHead(strings.Join(items, "\n"), int(^uint(0)>>1), l.MaxBytes)
 	var notes []string
 	var d ListDetails
 	if more {
@@ -118,7 +117,7 @@ func listResult(items []string, more bool, limit int, what string) Result {
 	}
 	if tr.Truncated {
 		d.Truncation = &tr
-		notes = append(notes, fmt.Sprintf("Output cut at the %s limit.", FormatSize(DefaultMaxBytes)))
+		notes = append(notes, fmt.Sprintf("Output cut at the %s limit.", FormatSize(l.MaxBytes)))
 	}
 	if len(notes) == 0 {
 		return TextResult(out)

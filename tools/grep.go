@@ -21,7 +21,7 @@ type GrepDetails struct {
 
 func newGrep(env *Env) Tool {
 	return &Func{Spec: Info{
-		Name: "grep",
+		Name: "grep", ReadOnly: true,
 		Description: fmt.Sprintf("Search file contents with a regular expression (Go RE2 syntax). Respects .gitignore, "+
 			"includes hidden files, skips binary files. Prints path:line: text; stops at limit matches (default %d).",
 			defaultGrepLimit),
@@ -34,7 +34,6 @@ func newGrep(env *Env) Tool {
 			`"context":{"type":"integer","minimum":0,"description":"Lines to show around each match"},` +
 			`"limit":{"type":"integer","minimum":1,"description":"Most matches to return (default 100)"}},` +
 			`"required":["pattern"]}`),
-		Snippet:    "Search file contents (respects .gitignore)",
 		Guidelines: []string{"Use grep instead of bash grep or rg."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runGrep(ctx, env, args)
@@ -103,7 +102,7 @@ func runGrep(ctx context.Context, env *Env, args map[string]any) (Result, error)
 	if err != nil {
 		return Result{}, err
 	}
-	return grepResult(hits, grepNotes{more: more, piecewise: piecewise}, g.search.limit), nil
+	return grepResult(hits, grepNotes{more: more, piecewise: piecewise, limits: env.Limits()}, g.search.limit), nil
 }
 
 func displayName(p string) string {
@@ -117,6 +116,7 @@ func displayName(p string) string {
 type grepNotes struct {
 	more      bool // more matches followed the limit-th
 	piecewise bool // a line longer than grepBlock was searched in pieces
+	limits    Limits
 }
 
 // grepResult formats the lines found, with notices for what was left out.
@@ -135,7 +135,10 @@ func grepResult(hits []grepLine, n grepNotes, limit int) Result {
 		}
 		fmt.Fprintf(&b, "%s%s%d%s %s\n", h.path, sep, h.line, sep, text)
 	}
-	out, tr := TruncateHead(strings.TrimSuffix(b.String(), "\n"), int(^uint(0)>>1), DefaultMaxBytes)
+	if n.limits.MaxBytes <= 0 {
+		n.limits = DefaultLimits()
+	}
+	out, tr := TruncateHead(strings.TrimSuffix(b.String(), "\n"), int(^uint(0)>>1), n.limits.MaxBytes)
 	var notes []string
 	var d GrepDetails
 	if n.more {
@@ -144,7 +147,7 @@ func grepResult(hits []grepLine, n grepNotes, limit int) Result {
 	}
 	if tr.Truncated {
 		d.Truncation = &tr
-		notes = append(notes, fmt.Sprintf("Output cut at the %s limit.", FormatSize(DefaultMaxBytes)))
+		notes = append(notes, fmt.Sprintf("Output cut at the %s limit.", FormatSize(n.limits.MaxBytes)))
 	}
 	if cut {
 		d.LinesTruncated = true

@@ -14,13 +14,12 @@ const defaultLsLimit = 500
 
 func newLs(env *Env) Tool {
 	return &Func{Spec: Info{
-		Name: "ls",
+		Name: "ls", ReadOnly: true,
 		Description: fmt.Sprintf("List a directory, dotfiles included, sorted by name; directories end in /. "+
 			"At most limit entries (default %d).", defaultLsLimit),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"path":{"type":"string","description":"Directory (default: working directory)"},` +
 			`"limit":{"type":"integer","minimum":1,"description":"Most entries (default 500)"}}}`),
-		Snippet: "List a directory",
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runLs(env, args)
 	}}
@@ -58,5 +57,5 @@ func runLs(env *Env, args map[string]any) (Result, error) {
 	if more {
 		names = names[:limit]
 	}
-	return listResult(names, more, limit, "entries"), nil
+	return listResult(names, more, limit, "entries", env.Limits()), nil
 }

@@ -20,15 +20,15 @@ type ReadDetails struct {
 
 func newRead(env *Env) Tool {
 	return &Func{Spec: Info{
-		Name: "read",
-		Description: fmt.Sprintf("Read a text file or an image (png, jpeg, gif, webp). Text output stops at %d lines "+
-			"or %s; use offset and limit to read further.", DefaultMaxLines, FormatSize(DefaultMaxBytes)),
+		Name: "read", ReadOnly: true,
+		// Long output is cut to a size that depends on the model's window (LimitsFor), so the
+		// description names no figures.
+		Description: "Read a text file or an image (png, jpeg, gif, webp). Long files are cut with a notice; page with offset and limit.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"path":{"type":"string","description":"File path, relative or absolute"},` +
-			`"offset":{"type":"integer","minimum":1,"description":"First line to show, from 1"},` +
-			`"limit":{"type":"integer","minimum":1,"description":"Most lines to show"}},` +
+			`"path":{"type":"string"},` +
+			`"offset":{"type":"integer","minimum":1,"description":"First line, from 1"},` +
+			`"limit":{"type":"integer","minimum":1,"description":"Most lines"}},` +
 			`"required":["path"]}`),
-		Snippet:    "Read file contents",
 		Guidelines: []string{"Read a file before you edit it."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runRead(env, args)
@@ -74,12 +74,12 @@ func runRead(env *Env, args map[string]any) (Result, error) {
 	if !hasLimit {
 		limit = -1
 	}
-	return readText(name, data, offset, limit)
+	return readText(name, data, offset, limit, env.Limits())
 }
 
 // readText shows lines [offset, offset+limit) of a text file within the output limits, with a
 // notice that says how to go on. It copies no more of the file than it can show.
-func readText(name string, data []byte, offset, limit int) (Result, error) {
+func readText(name string, data []byte, offset, limit int, l Limits) (Result, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	total := bytes.Count(data, []byte{'\n'})
 	if len(data) > 0 && data[len(data)-1] != '\n' {
@@ -102,21 +102,21 @@ func readText(name string, data []byte, offset, limit int) (Result, error) {
 		to = lineStart(data, end) - 1
 	}
 	selected := bytes.TrimSuffix(data[from:to], []byte{'\n'})
-	// Only the first DefaultMaxBytes+1 bytes can reach the output; a line cut there is dropped
-	// by TruncateHead like any line that does not fit.
-	head := selected[:min(len(selected), DefaultMaxBytes+1)]
-	out, tr := TruncateHead(strings.ToValidUTF8(string(head), "\uFFFD"), DefaultMaxLines, DefaultMaxBytes)
+	// Only the first MaxBytes+1 bytes can reach the output; a line cut there is dropped by
+	// TruncateHead like any line that does not fit.
+	head := selected[:min(len(selected), l.MaxBytes+1)]
+	out, tr := TruncateHead(strings.ToValidUTF8(string(head), "\uFFFD"), l.MaxLines, l.MaxBytes)
 	tr.TotalLines, tr.TotalBytes = end-start, len(selected)
 	first := start + 1
 	switch {
 	case tr.FirstLineExceedsLimit:
 		out = fmt.Sprintf("[Line %d alone is %s, over the %s limit. Read part of it with bash: sed -n '%dp' %s | head -c %d]",
-			first, FormatSize(lineLen(data, from)), FormatSize(DefaultMaxBytes), first, name, DefaultMaxBytes)
+			first, FormatSize(lineLen(data, from)), FormatSize(l.MaxBytes), first, name, l.MaxBytes)
 	case tr.Truncated:
 		last := start + tr.OutputLines
 		why := ""
 		if tr.TruncatedBy == "bytes" {
-			why = " (" + FormatSize(DefaultMaxBytes) + " limit)"
+			why = " (" + FormatSize(l.MaxBytes) + " limit)"
 		}
 		out += fmt.Sprintf("\n\n[Lines %d-%d of %d shown%s. Continue with offset=%d.]", first, last, total, why, last+1)
 	case end < total:

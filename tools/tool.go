@@ -21,15 +21,22 @@ type Info struct {
 	Parameters  json.RawMessage // a JSON Schema object
 	// Sequential tools never run alongside others: a batch with one runs one call at a time.
 	Sequential bool
+	// ReadOnly tools change nothing (files, processes, the world): permission modes let them
+	// run without asking.
+	ReadOnly bool
 	// Snippet is the one line the system prompt lists for this tool; Guidelines are short
 	// bullets added to the prompt's guidelines while the tool is active.
 	Snippet    string
 	Guidelines []string
+	// NoConstrainedSampling keeps the arguments free where the server would otherwise be asked
+	// to constrain them to Parameters.
+	NoConstrainedSampling bool
 }
 
 // Def is what a provider sends to a model for this tool.
 func (i *Info) Def() provider.ToolDef {
-	return provider.ToolDef{Name: i.Name, Description: i.Description, Parameters: i.Parameters}
+	return provider.ToolDef{Name: i.Name, Description: i.Description, Parameters: i.Parameters,
+		NoConstrainedSampling: i.NoConstrainedSampling}
 }
 
 // Result is what a tool call produced.
@@ -72,4 +79,33 @@ func (f *Func) Info() *Info { return &f.Spec }
 // Execute calls Run.
 func (f *Func) Execute(ctx context.Context, callID string, args map[string]any, onUpdate func(Result)) (Result, error) {
 	return f.Run(ctx, callID, args, onUpdate)
+}
+
+// Redacted returns r with redact applied to its text blocks and to its details as JSON (the
+// details become that JSON when redact changed them); r itself is left as it was.
+func (r Result) Redacted(redact func(string) (string, bool)) Result {
+	out := r
+	if r.Content != nil {
+		out.Content = make([]provider.Block, len(r.Content))
+	}
+	for i, b := range r.Content {
+		if b.Type == provider.BlockText {
+			b.Text, _ = redact(b.Text)
+		}
+		out.Content[i] = b
+	}
+	if r.Details == nil {
+		return out
+	}
+	data, ok := r.Details.(json.RawMessage)
+	if !ok {
+		var err error
+		if data, err = json.Marshal(r.Details); err != nil {
+			return out
+		}
+	}
+	if text, changed := redact(string(data)); changed {
+		out.Details = json.RawMessage(text)
+	}
+	return out
 }

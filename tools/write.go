@@ -18,7 +18,6 @@ func newWrite(env *Env) Tool {
 			`"path":{"type":"string","description":"File path, relative or absolute"},` +
 			`"content":{"type":"string","description":"The complete new content"}},` +
 			`"required":["path","content"]}`),
-		Snippet:    "Create or overwrite a file",
 		Guidelines: []string{"Use write only for new files or complete rewrites."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runWrite(ctx, env, args)
@@ -43,6 +42,12 @@ func runWrite(ctx context.Context, env *Env, args map[string]any) (Result, error
 		return Result{}, err
 	}
 	defer unlock()
+	if env.WriteNeedsRead && !env.seenPath(key) {
+		if fi, err := os.Stat(key); err == nil && !fi.IsDir() {
+			return Result{}, fmt.Errorf("%s already exists and you have not read it in this session: read it first "+
+				"(then write it whole, or better, change it with edit), or write to a new path", name)
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(key), 0o755); err != nil {
 		return Result{}, fmt.Errorf("cannot create the directory of %s: %w", name, err)
 	}

@@ -40,6 +40,8 @@ type Options struct {
 	// ShowThinking opens thinking blocks from the start (pi's hideThinkingBlock = false);
 	// Ctrl+T toggles them either way.
 	ShowThinking bool
+	// Keys maps keys to actions; nil is pi's default keys.
+	Keys *Keymap
 	// ManualFrames disables the frame timer: frames are drawn only by Flush. Tests and
 	// benchmarks use it to get deterministic output.
 	ManualFrames bool
@@ -127,6 +129,9 @@ func NewApp(w io.Writer, width, height int, cb Callbacks, opts Options) *App {
 	now := opts.Now
 	if now == nil {
 		now = time.Now
+	}
+	if opts.Keys == nil {
+		opts.Keys = DefaultKeymap()
 	}
 	a := &App{cb: cb, opts: opts, now: now, term: w,
 		tools: map[string]*toolView{}, editor: NewEditor(), showThinking: opts.ShowThinking}
@@ -283,6 +288,21 @@ func (a *App) SetStatus(text string) {
 	defer a.unlock()
 	a.status = text
 	a.requestRender()
+}
+
+// ShowThinking opens (or collapses) thinking blocks, as Ctrl+T does.
+func (a *App) ShowThinking(on bool) {
+	a.mu.Lock()
+	defer a.unlock()
+	a.showThinking = on
+	a.requestRender()
+}
+
+// ThinkingShown says whether thinking blocks are open.
+func (a *App) ThinkingShown() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.showThinking
 }
 
 // SetQueue shows the steering and follow-up messages waiting for delivery.

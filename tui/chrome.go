@@ -51,15 +51,18 @@ func renderFooter(f FooterInfo, width int) []string {
 	if f.Thinking != "" && f.Thinking != "off" {
 		right += " • " + f.Thinking
 	}
+	// The footer's second line is the screen's last, whose last column stays free (see
+	// Renderer.fitLast): it is laid out one column narrower, so that nothing is cut.
+	width2 := width - 1
 	line2 := left
-	if gap := width - Width(left) - Width(right); gap >= 2 {
+	if gap := width2 - Width(left) - Width(right); gap >= 2 {
 		line2 = left + strings.Repeat(" ", gap) + right
 	} else if right != "" {
 		line2 = strings.TrimSpace(left + "  " + right)
 	}
 	return []string{
 		paint(sMuted, Truncate(cwd, width, "…")),
-		paint(sMuted, Truncate(line2, width, "…")),
+		paint(sMuted, Truncate(line2, width2, "…")),
 	}
 }
 

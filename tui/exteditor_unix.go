@@ -11,13 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-
-	"github.com/gdamore/tcell/v2"
 )
-
-func isCtrlG(k *tcell.EventKey) bool {
-	return k.Key() == tcell.KeyCtrlG || (k.Key() == tcell.KeyRune && k.Rune() == 'g' && k.Modifiers()&tcell.ModCtrl != 0)
-}
 
 // editExternally runs the user's editor on the editor's text.
 func (t *terminal) editExternally() {

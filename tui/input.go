@@ -21,7 +21,8 @@ func (a *App) HandleEvent(ev tcell.Event) {
 		}
 		if a.modal != nil {
 			w, _ := a.r.Size()
-			a.modal.key(normalizeKey(ev), w)
+			ev := normalizeKey(ev)
+			a.modal.key(ev, a.opts.Keys.Action(ev), w)
 			break
 		}
 		after = a.key(normalizeKey(ev))
@@ -94,51 +95,58 @@ func (a *App) pasteKey(ev *tcell.EventKey) {
 
 // key handles one key press and returns the callback to run once the lock is released.
 func (a *App) key(ev *tcell.EventKey) func() {
-	e := a.editor
-	width, _ := a.r.Size()
-	mods := ev.Modifiers()
-	if a.status == quitHint && ev.Key() != tcell.KeyCtrlC {
+	action := a.opts.Keys.Action(ev)
+	if a.status == quitHint && action != "clear" {
 		a.status = ""
 	}
 	if f := a.popupKey(ev); f {
 		return nil
 	}
-	switch ev.Key() {
-	case tcell.KeyEnter:
-		switch {
-		case mods&tcell.ModShift != 0:
-			e.Insert("\n")
-		case mods&tcell.ModAlt != 0:
-			return a.send(true)
-		default:
-			return a.send(false)
-		}
-	case tcell.KeyCtrlJ:
+	if f, handled := a.appAction(action); handled {
+		return f
+	}
+	width, _ := a.r.Size()
+	typeKey(a.editor, ev, action, width)
+	return nil
+}
+
+// typeKey edits e: the editing action a key runs, or the character it types.
+func typeKey(e *Editor, ev *tcell.EventKey, action string, width int) {
+	if !editAction(e, action, width) && ev.Key() == tcell.KeyRune && ev.Modifiers()&(tcell.ModCtrl|tcell.ModAlt) == 0 {
+		e.Insert(string(ev.Rune()))
+	}
+}
+
+// appAction runs the actions beyond editing; it reports whether action is one of them.
+func (a *App) appAction(action string) (after func(), handled bool) {
+	e := a.editor
+	switch action {
+	case "submit":
+		return a.send(false), true
+	case "follow-up":
+		return a.send(true), true
+	case "newline":
 		e.Insert("\n")
-	case tcell.KeyEscape:
-		return a.escape()
-	case tcell.KeyCtrlC:
-		return a.ctrlC()
-	case tcell.KeyCtrlD:
+	case "interrupt":
+		return a.escape(), true
+	case "clear":
+		return a.ctrlC(), true
+	case "exit":
 		if len(e.buf) == 0 {
-			return a.cb.OnQuit
+			return a.cb.OnQuit, true
 		}
 		e.Delete()
-	case tcell.KeyCtrlO:
+	case "expand-tools":
 		a.expandTools = !a.expandTools
 		a.status = toggleNote("tool output", "expanded", "collapsed", a.expandTools)
-	case tcell.KeyCtrlT:
+	case "toggle-thinking":
 		a.showThinking = !a.showThinking
 		a.status = toggleNote("thinking", "shown", "hidden", a.showThinking)
-	case tcell.KeyCtrlV:
-		return a.pasteImage()
-	case tcell.KeyCtrlL:
-		return a.named("model")
-	case tcell.KeyCtrlP:
-		return a.named("cycle-model")
-	case tcell.KeyBacktab:
-		return a.named("thinking")
-	case tcell.KeyTab:
+	case "paste-image":
+		return a.pasteImage(), true
+	case "model", "cycle-model", "cycle-model-back", "thinking":
+		return a.named(action), true
+	case "complete":
 		a.complete.update(e, a.opts.Commands)
 		if len(a.complete.items) == 0 {
 			a.complete.paths(e)
@@ -147,9 +155,9 @@ func (a *App) key(ev *tcell.EventKey) func() {
 			a.complete.accept(e)
 		}
 	default:
-		editKeyOn(e, ev, width)
+		return nil, false
 	}
-	return nil
+	return nil, true
 }
 
 // toggleNote says what Ctrl+O or Ctrl+T changed: what is still on the live screen redraws,
@@ -205,72 +213,47 @@ func (a *App) named(name string) func() {
 	return func() { a.cb.OnKey(name) }
 }
 
-// editKeyOn handles text input and the editing keys for e.
-func editKeyOn(e *Editor, ev *tcell.EventKey, width int) {
-	alt := ev.Modifiers()&tcell.ModAlt != 0
-	ctrl := ev.Modifiers()&tcell.ModCtrl != 0
-	switch ev.Key() {
-	case tcell.KeyRune:
-		editRune(e, ev.Rune(), alt)
-	case tcell.KeyBackspace, tcell.KeyBackspace2:
-		if alt || ctrl {
-			e.KillWordBack()
-		} else {
-			e.Backspace()
-		}
-	case tcell.KeyDelete:
-		e.Delete()
-	case tcell.KeyLeft:
-		if alt || ctrl {
-			e.WordLeft()
-		} else {
-			e.Left()
-		}
-	case tcell.KeyRight:
-		if alt || ctrl {
-			e.WordRight()
-		} else {
-			e.Right()
-		}
-	case tcell.KeyUp:
-		e.Up(width)
-	case tcell.KeyDown:
-		e.Down(width)
-	case tcell.KeyHome, tcell.KeyCtrlA:
-		e.Home()
-	case tcell.KeyEnd, tcell.KeyCtrlE:
-		e.End()
-	case tcell.KeyCtrlB:
+// editAction runs one of the editor's actions on e; it reports whether action is one.
+func editAction(e *Editor, action string, width int) bool {
+	switch action {
+	case "cursor-left":
 		e.Left()
-	case tcell.KeyCtrlF:
+	case "cursor-right":
 		e.Right()
-	case tcell.KeyCtrlW:
-		e.KillWordBack()
-	case tcell.KeyCtrlK:
-		e.KillToEnd()
-	case tcell.KeyCtrlU:
-		e.KillToStart()
-	case tcell.KeyCtrlY:
-		e.Yank()
-	case tcell.KeyCtrlUnderscore:
-		e.Undo()
-	}
-}
-
-// editRune types a rune, or runs the Alt+letter word commands.
-func editRune(e *Editor, r rune, alt bool) {
-	switch {
-	case alt && r == 'b':
+	case "cursor-up":
+		e.Up(width)
+	case "cursor-down":
+		e.Down(width)
+	case "word-left":
 		e.WordLeft()
-	case alt && r == 'f':
+	case "word-right":
 		e.WordRight()
-	case alt && r == 'd':
+	case "line-start":
+		e.Home()
+	case "line-end":
+		e.End()
+	case "delete-back":
+		e.Backspace()
+	case "delete-forward":
+		e.Delete()
+	case "delete-word-back":
+		e.KillWordBack()
+	case "delete-word-forward":
 		e.KillWordForward()
-	case alt && r == 'y':
+	case "kill-line":
+		e.KillToEnd()
+	case "kill-line-back":
+		e.KillToStart()
+	case "yank":
+		e.Yank()
+	case "yank-pop":
 		e.YankPop()
+	case "undo":
+		e.Undo()
 	default:
-		e.Insert(string(r))
+		return false
 	}
+	return true
 }
 
 // send handles Enter (and Alt+Enter with followUp): a slash command, a shell escape, a steer

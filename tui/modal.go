@@ -114,7 +114,7 @@ func (m *modal) answer(r modalResult) {
 }
 
 // key handles a key for the modal.
-func (m *modal) key(ev *tcell.EventKey, width int) {
+func (m *modal) key(ev *tcell.EventKey, action string, width int) {
 	if ev.Key() == tcell.KeyEscape || ev.Key() == tcell.KeyCtrlC {
 		m.answer(modalResult{})
 		return
@@ -132,7 +132,7 @@ func (m *modal) key(ev *tcell.EventKey, width int) {
 			m.answer(modalResult{text: m.input.Text(), ok: true})
 			return
 		}
-		editKeyOn(m.input, ev, width)
+		typeKey(m.input, ev, action, width)
 	default:
 		m.selectKey(ev)
 	}

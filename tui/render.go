@@ -296,13 +296,23 @@ func (r *Renderer) moveUp(n int) {
 }
 
 // writeLine writes a line from column 0; over an old line it erases what the new one does not
-// cover. A line exactly as wide as the screen needs no erase, and must not get one: the cursor
+// cover. A line exactly as wide as the screen must not be followed by an erase: the cursor
 // then waits on the last column and ESC[K would wipe the last character.
 func (r *Renderer) writeLine(l string, overwrite bool) {
-	r.buf.WriteString(l)
-	if overwrite && Width(l) < r.width {
-		r.buf.WriteString(eraseLine)
+	if !overwrite {
+		r.buf.WriteString(l)
+		return
 	}
+	if Width(l) < r.width {
+		r.buf.WriteString(l)
+		r.buf.WriteString(eraseLine)
+		return
+	}
+	// A full line is erased before it is written instead: the erase also clears the mark a
+	// reflowing terminal (tmux) left on the row when a resize wrapped a longer line there,
+	// which would otherwise join this line with the next when the window widens again.
+	r.buf.WriteString(eraseLine)
+	r.buf.WriteString(l)
 }
 
 // fit guards the invariant that no line is wider than the screen: a wider line would wrap,

@@ -112,13 +112,15 @@ func (t *terminal) loop(ctx context.Context) error {
 			}
 			return fmt.Errorf("terminal: %w", errSignal{s})
 		case ev := <-t.events:
-			if k, ok := ev.(*tcell.EventKey); ok && isCtrlZ(k) {
-				t.suspend()
-				continue
-			}
-			if k, ok := ev.(*tcell.EventKey); ok && isCtrlG(k) {
-				t.editExternally()
-				continue
+			if k, ok := ev.(*tcell.EventKey); ok {
+				switch t.app.opts.Keys.Action(normalizeKey(k)) {
+				case "suspend":
+					t.suspend()
+					continue
+				case "external-editor":
+					t.editExternally()
+					continue
+				}
 			}
 			t.app.HandleEvent(ev)
 		}
@@ -131,10 +133,6 @@ func (e errSignal) Error() string { return "stopped by " + e.sig.String() }
 
 // ErrSignal reports whether err says that a signal stopped the interactive mode.
 func ErrSignal(err error) bool { return errors.As(err, new(errSignal)) }
-
-func isCtrlZ(k *tcell.EventKey) bool {
-	return k.Key() == tcell.KeyCtrlZ || (k.Key() == tcell.KeyRune && k.Rune() == 'z' && k.Modifiers()&tcell.ModCtrl != 0)
-}
 
 // suspend hands the terminal back to the shell (Ctrl+Z) and takes it again on fg: the
 // terminal modes are restored before stopping and set again after, and the live region is

@@ -67,8 +67,8 @@ func startTmux(t *testing.T) *tmux {
 }
 
 // startTmuxWith builds pi and starts it in a w×h tmux session on script, with toml as
-// $PI_HOME/pi.toml when it is not empty.
-func startTmuxWith(t *testing.T, script, toml string, w, h int) *tmux {
+// $PI_HOME/pi.toml when it is not empty and args after the script.
+func startTmuxWith(t *testing.T, script, toml string, w, h int, args ...string) *tmux {
 	if testing.Short() {
 		t.Skip("tmux test: skipped in -short mode")
 	}
@@ -92,8 +92,9 @@ func startTmuxWith(t *testing.T, script, toml string, w, h int) *tmux {
 			t.Fatal(err)
 		}
 	}
-	m := &tmux{t: t, name: fmt.Sprintf("pi-test-%d-%s", os.Getpid(), filepath.Base(filepath.Dir(dir))), dir: dir}
-	cmd := fmt.Sprintf("cd %s && stty -g > before && PI_HOME=%s %s --faux-script script.json; stty -g > after; echo PI-EXITED; sleep 60", dir, dir, bin)
+	m := &tmux{t: t, name: fmt.Sprintf("pi-test-%d-%s-%s", os.Getpid(), filepath.Base(filepath.Dir(dir)), filepath.Base(dir)), dir: dir}
+	cmd := fmt.Sprintf("cd %s && stty -g > before && PI_HOME=%s %s --faux-script script.json %s; stty -g > after; echo PI-EXITED; sleep 60",
+		dir, dir, bin, strings.Join(args, " "))
 	m.run("new-session", "-d", "-s", m.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "bash", "--norc", "--noprofile", "-c", cmd)
 	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", m.name).Run() })
 	m.run("pipe-pane", "-t", m.name, "-o", "cat >> "+filepath.Join(dir, "output"))

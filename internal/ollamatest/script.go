@@ -27,6 +27,13 @@ type ModelSpec struct {
 	Fallback string
 	// ContextLength is written as llama.context_length, the model's maximum context.
 	ContextLength int
+	// TextToolCalls leaves the tool-call block out of the template (it still mentions .Tools, so
+	// Ollama accepts tools): the server then returns a call the model writes as plain text, as
+	// it does for real models whose template does not parse calls.
+	TextToolCalls bool
+	// NoTools leaves .Tools out of the template as well: Ollama then reports no tools
+	// capability and refuses a request that offers tools. Rules cannot use ToolOffered.
+	NoTools bool
 }
 
 // Rule is one scripted reply and the conversations it answers. The model says the reply as

@@ -17,18 +17,11 @@ import (
 // before it, which is the marker its prompt ended with. So every prompt starts with the whole
 // previous prompt, and the server's prompt cache covers all of it, as it would for a real model.
 const (
-	templateStart = `{{- $role := "" }}{{ $content := "" }}{{ $toolResults := "" }}{{ $userTurns := "" }}
-{{- if .Tools }}<|im_start|>system
-# Tools
-{{ range .Tools }}{{ json .Function }}
-{{ end }}<|im_end|>
-{{ end }}
+	templateStart = `{{- $role := "" }}{{ $content := "" }}{{ $toolResults := "" }}{{ $userTurns := "" }}` +
+		templateTools + `
 {{- range .Messages }}<|im_start|>{{ .Role }}
 {{ if eq .Role "assistant" }}`
-	templateMessage = `{{ end }}{{ .Content }}
-{{- if .ToolCalls }}{{ range .ToolCalls }}<tool_call>
-{"name": {{ json .Function.Name }}, "arguments": {{ .Function.Arguments }}}
-</tool_call>{{ end }}{{ end }}<|im_end|>
+	templateMessage = `{{ end }}{{ .Content }}` + templateToolCalls + `<|im_end|>
 {{ $role = .Role }}{{ $content = .Content }}
 {{- if eq .Role "tool" }}{{ $toolResults = print $toolResults "x" }}{{ end }}
 {{- if eq .Role "user" }}{{ $userTurns = print $userTurns "x" }}{{ end }}
@@ -36,11 +29,34 @@ const (
 `
 )
 
+// templateTools renders the offered tools; a spec with NoTools leaves it out, and Ollama then
+// reports no tools capability.
+const templateTools = `
+{{- if .Tools }}<|im_start|>system
+# Tools
+{{ range .Tools }}{{ json .Function }}
+{{ end }}<|im_end|>
+{{ end }}`
+
+// templateToolCalls renders earlier tool calls; it is also what makes Ollama parse <tool_call>
+// output into structured calls, so a spec with TextToolCalls leaves it out.
+const templateToolCalls = `
+{{- if .ToolCalls }}{{ range .ToolCalls }}<tool_call>
+{"name": {{ json .Function.Name }}, "arguments": {{ .Function.Arguments }}}
+</tool_call>{{ end }}{{ end }}`
+
 // chatTemplate assembles the template: the first rule whose condition holds puts its marker
 // last in the prompt, and the model's bigram table continues from there.
 func chatTemplate(spec ModelSpec, markers []string) string {
 	choice := markerChoice(spec, markers)
-	return toolFlags(spec.Rules) + templateStart + choice + templateMessage + choice
+	start, message := templateStart, templateMessage
+	if spec.TextToolCalls || spec.NoTools {
+		message = strings.Replace(message, templateToolCalls, "", 1)
+	}
+	if spec.NoTools {
+		start = strings.Replace(start, templateTools, "", 1)
+	}
+	return toolFlags(spec.Rules) + start + choice + message + choice
 }
 
 // markerChoice is an if/else-if chain over the rules that prints the chosen marker.

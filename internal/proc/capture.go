@@ -27,6 +27,7 @@ type CaptureSpec struct {
 	MaxBytes int
 	// Combined sends stderr into Stdout, interleaved as written, as CombinedOutput does.
 	Combined bool
+	Confine  Confiner // when set, rewrites the command before it starts
 }
 
 // Captured is what a command printed and how it ended.
@@ -55,7 +56,10 @@ func Capture(ctx context.Context, spec CaptureSpec) (Captured, error) {
 	if spec.Combined {
 		cmd.Stderr = stdout // the same writer: exec gives both streams one pipe
 	}
-	err := cmd.Run()
+	err := confine(cmd, spec.Confine)
+	if err == nil {
+		err = cmd.Run()
+	}
 	res := Captured{Stdout: stdout.String(), Stderr: stderr.String(), Killed: err != nil && runCtx.Err() != nil}
 	var exit *exec.ExitError
 	switch {

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"time"
 )
@@ -19,6 +20,20 @@ func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	ownGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	return cmd
+}
+
+// Confiner rewrites a command that has not started yet so that it starts confined, in a
+// sandbox say: it may change the Cmd's Path and Args, nothing else. An error stops the start.
+type Confiner func(*exec.Cmd) error
+
+func confine(cmd *exec.Cmd, c Confiner) error {
+	if c == nil {
+		return nil
+	}
+	if err := c(cmd); err != nil {
+		return fmt.Errorf("confining %s: %w", cmd.Path, err)
+	}
+	return nil
 }
 
 // DefaultShell is the shell to run commands with: configured when set, else bash from PATH,

@@ -40,6 +40,7 @@ type ShellSpec struct {
 	// OnUpdate, when set, gets the output so far while the command runs: only when something
 	// new arrived, and at most every UpdateInterval. It runs on RunShell's goroutine.
 	OnUpdate func(Output)
+	Confine  Confiner // when set, rewrites the command before it starts
 }
 
 // Output is what a shell command printed, stdout and stderr merged, and how it ended.
@@ -110,7 +111,9 @@ func runPiped(ctx context.Context, spec ShellSpec, sink *tailSink) (state *os.Pr
 	cmd := Command(ctx, spec.Shell, append(append([]string(nil), spec.ShellArgs...), "-c", spec.Command)...)
 	cmd.Dir, cmd.Env = spec.Dir, spec.Env
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe: stdout and stderr interleave as written
-	err = cmd.Start()
+	if err = confine(cmd, spec.Confine); err == nil {
+		err = cmd.Start()
+	}
 	pw.Close()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -18,6 +18,7 @@ import (
 
 	"pi/provider"
 	"pi/provider/internal/wire"
+	"pi/provider/textcalls"
 )
 
 // API is the wire-format name this adapter puts into messages and models.
@@ -87,10 +88,12 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 		return wire.Fail(ctx, b, err, key)
 	}
 	defer resp.Body.Close()
-	s := &streamState{b: b, stop: provider.StopStop}
+	s := &streamState{b: b, stop: provider.StopStop, text: textcalls.New(b, req)}
 	if err := s.read(wire.NewSSEReader(wire.LimitReply(resp.Body, p.cfg.BaseURL, r.MaxTokens))); err != nil {
+		s.text.Flush()
 		return wire.Fail(ctx, b, err, key)
 	}
+	s.text.Finish()
 	provider.FinishUsage(b.Message().Usage, req.Model.Cost)
 	return b.Done(s.stop)
 }

@@ -7,6 +7,7 @@ import (
 	"pi/provider"
 	"pi/provider/internal/replay"
 	"pi/provider/internal/wire"
+	"pi/provider/textcalls"
 )
 
 // FuzzStream feeds arbitrary bodies to the event parser: whatever arrives, the events keep
@@ -18,7 +19,7 @@ func FuzzStream(f *testing.F) {
 		m := testModel()
 		b := provider.NewBuilder(&m, func(e provider.Event) { evs = append(evs, e) })
 		b.Start()
-		s := &streamState{b: b, stop: provider.StopStop}
+		s := &streamState{b: b, stop: provider.StopStop, text: textcalls.New(b, &provider.Request{})}
 		if err := s.read(wire.NewSSEReader(bytes.NewReader(body))); err != nil {
 			b.Fail(provider.StopError, err.Error())
 		} else {

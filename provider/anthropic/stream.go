@@ -8,6 +8,7 @@ import (
 
 	"pi/provider"
 	"pi/provider/internal/wire"
+	"pi/provider/textcalls"
 )
 
 type event struct {
@@ -47,6 +48,7 @@ type usage struct {
 type streamState struct {
 	b    *provider.Builder
 	stop provider.StopReason
+	text *textcalls.Stream // text goes through it, so calls written as text are recovered
 }
 
 func (s *streamState) read(sr *wire.SSEReader) error {
@@ -108,7 +110,7 @@ func (s *streamState) blockStart(ev *event) {
 	switch cb.Type {
 	case "text":
 		if cb.Text != "" {
-			s.b.TextDelta(cb.Text)
+			s.text.Text(cb.Text)
 		}
 	case "thinking":
 		if cb.Thinking != "" {
@@ -120,6 +122,7 @@ func (s *streamState) blockStart(ev *event) {
 		blk := &s.b.Message().Content[len(s.b.Message().Content)-1]
 		blk.Redacted, blk.Thinking = true, "[Reasoning redacted]"
 	case "tool_use":
+		s.text.Flush()
 		s.b.ToolCallStart(cb.ID, cb.Name)
 	}
 }
@@ -131,7 +134,7 @@ func (s *streamState) blockDelta(ev *event) {
 	}
 	switch d.Type {
 	case "text_delta":
-		s.b.TextDelta(d.Text)
+		s.text.Text(d.Text)
 	case "thinking_delta":
 		s.b.ThinkingDelta(d.Thinking)
 	case "signature_delta":

@@ -7,6 +7,7 @@ import (
 	"pi/provider"
 	"pi/provider/internal/replay"
 	"pi/provider/internal/wire"
+	"pi/provider/textcalls"
 )
 
 // FuzzStream feeds arbitrary bodies to the NDJSON chunk parser: whatever arrives, the events
@@ -18,7 +19,7 @@ func FuzzStream(f *testing.F) {
 		m := testModel()
 		b := provider.NewBuilder(&m, func(e provider.Event) { evs = append(evs, e) })
 		b.Start()
-		s := &streamState{b: b}
+		s := &streamState{b: b, text: textcalls.New(b, &provider.Request{})}
 		if err := s.read(wire.NewNDJSONReader(bytes.NewReader(body))); err != nil {
 			b.Fail(provider.StopError, err.Error())
 		} else {
@@ -42,7 +43,7 @@ func BenchmarkStream(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		bd := provider.NewBuilder(&m, func(provider.Event) {})
-		s := &streamState{b: bd}
+		s := &streamState{b: bd, text: textcalls.New(bd, &provider.Request{})}
 		if err := s.read(wire.NewNDJSONReader(bytes.NewReader(body.Bytes()))); err != nil {
 			b.Fatal(err)
 		}

@@ -12,6 +12,10 @@
 // that does not fit fails with an overflow error that pi answers by compacting, instead of
 // Ollama dropping the start of the conversation; think is sent only to models that can think.
 //
+// Constrained sampling of tool-call arguments is not supported: Ollama (0.17.4) decodes tool
+// calls without a grammar, and its format field constrains the whole reply to a schema, which
+// would rule out a text answer. Small models' arguments are repaired and validated instead.
+//
 // It owns the translation to and from Ollama's format only. It must not retry, compact, or log.
 package ollama
 
@@ -29,6 +33,7 @@ import (
 
 	"pi/provider"
 	"pi/provider/internal/wire"
+	"pi/provider/textcalls"
 )
 
 // API is the wire-format name this adapter puts into messages and models.
@@ -154,11 +159,13 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 		return wire.Fail(ctx, b, err, key)
 	}
 	defer resp.Body.Close()
-	s := &streamState{b: b}
+	s := &streamState{b: b, text: textcalls.New(b, req)}
 	reply := wire.LimitReply(resp.Body, p.BaseURL(), outputBudget(chat))
 	if err := s.read(wire.NewNDJSONReader(reply)); err != nil {
+		s.text.Flush()
 		return wire.Fail(ctx, b, err, key)
 	}
+	s.text.Finish()
 	provider.FinishUsage(b.Message().Usage, req.Model.Cost)
 	return b.Done(s.stop)
 }

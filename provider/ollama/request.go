@@ -10,6 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"pi/provider"
+	"pi/provider/textcalls"
 )
 
 func (p *Provider) buildRequest(req *provider.Request, info *modelInfo) (*api.ChatRequest, error) {
@@ -31,8 +32,9 @@ func (p *Provider) buildRequest(req *provider.Request, info *modelInfo) (*api.Ch
 	if t := req.Options.Temperature; t != nil {
 		chat.Options["temperature"] = *t
 	}
-	if req.SystemPrompt != "" {
-		chat.Messages = append(chat.Messages, api.Message{Role: "system", Content: req.SystemPrompt})
+	textTools := toolsAsText(req, info)
+	if system := systemPrompt(req, textTools); system != "" {
+		chat.Messages = append(chat.Messages, api.Message{Role: "system", Content: system})
 	}
 	images := req.Model.AcceptsImages() || info.has("vision")
 	for _, m := range provider.ReplayMessages(req.Messages) {
@@ -40,7 +42,13 @@ func (p *Provider) buildRequest(req *provider.Request, info *modelInfo) (*api.Ch
 		if err != nil {
 			return nil, err
 		}
+		if textTools {
+			msg = callsAsText(msg)
+		}
 		chat.Messages = append(chat.Messages, msg)
+	}
+	if textTools {
+		return chat, nil
 	}
 	for _, t := range req.Tools {
 		tool, err := convertTool(t)
@@ -50,6 +58,45 @@ func (p *Provider) buildRequest(req *provider.Request, info *modelInfo) (*api.Ch
 		chat.Tools = append(chat.Tools, tool)
 	}
 	return chat, nil
+}
+
+// toolsAsText reports whether the tools go into the system prompt instead of the request: the
+// server says the model has no tools capability (its template has no place for them, and Ollama
+// would refuse the request), so the model is told to write calls as text, which
+// provider/textcalls reads back. Not when that recovery is off, nor when the server lists no
+// capabilities at all (an old server), nor without tools.
+func toolsAsText(req *provider.Request, info *modelInfo) bool {
+	return len(req.Tools) > 0 && !req.Model.NoTextToolCalls && len(info.capabilities) > 0 && !info.has("tools")
+}
+
+func systemPrompt(req *provider.Request, textTools bool) string {
+	if !textTools {
+		return req.SystemPrompt
+	}
+	if req.SystemPrompt == "" {
+		return textcalls.Instructions(req.Tools)
+	}
+	return req.SystemPrompt + "\n\n" + textcalls.Instructions(req.Tools)
+}
+
+// callsAsText renders earlier calls and results for a model without tools: a call as the markup
+// the instructions ask for, a result as a user message, since such templates often drop the tool
+// role.
+func callsAsText(msg api.Message) api.Message {
+	switch {
+	case msg.Role == "tool":
+		return api.Message{Role: "user", Content: textcalls.Response(msg.ToolName, msg.Content), Images: msg.Images}
+	case len(msg.ToolCalls) > 0:
+		parts := []string{}
+		if msg.Content != "" {
+			parts = append(parts, msg.Content)
+		}
+		for _, c := range msg.ToolCalls {
+			parts = append(parts, textcalls.Markup(c.Function.Name, c.Function.Arguments.ToMap()))
+		}
+		msg.Content, msg.ToolCalls = strings.Join(parts, "\n"), nil
+	}
+	return msg
 }
 
 // thinkValue maps pi's level onto what the model accepts: nothing for a model that cannot

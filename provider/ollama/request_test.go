@@ -105,7 +105,8 @@ func TestNumCtx(t *testing.T) {
 	tests := []struct {
 		configured, trained, want int
 	}{
-		{0, 40960, 32768}, {0, 4096, 4096}, {0, 0, 32768}, {8192, 40960, 8192}, {65536, 40960, 65536},
+		{0, 40960, 32768}, {0, 4096, 4096}, {0, 0, 32768}, {8192, 40960, 8192},
+		{65536, 40960, 40960}, // Ollama would cap it there anyway, without a word
 	}
 	for _, tt := range tests {
 		if got := p.numCtx(&provider.Model{ContextWindow: tt.configured}, &modelInfo{contextLength: tt.trained}); got != tt.want {
@@ -221,5 +222,40 @@ func TestHeadersAndKey(t *testing.T) {
 	}
 	if strings.Contains(msg.ErrorMessage, "sekrit") {
 		t.Errorf("key in error: %q", msg.ErrorMessage)
+	}
+}
+
+// TestToolsAsTextForModelsWithoutTools: a model whose capabilities lack tools gets them in the
+// system prompt (Ollama would refuse the tools field), unless recovery of text calls is off or
+// the server lists no capabilities.
+func TestToolsAsTextForModelsWithoutTools(t *testing.T) {
+	p := newProvider(t, "http://127.0.0.1:11434")
+	for _, tc := range []struct {
+		name   string
+		caps   []string
+		off    bool
+		asText bool
+	}{
+		{"no tools capability", []string{"completion"}, false, true},
+		{"recovery off", []string{"completion"}, true, false},
+		{"old server, no capabilities", nil, false, false},
+		{"tools capability", []string{"completion", "tools"}, false, false},
+	} {
+		m := testModel()
+		m.NoTextToolCalls = tc.off
+		chat, err := p.buildRequest(&provider.Request{Model: m, SystemPrompt: "You are pi.", Messages: replay.Conversation(), Tools: tools()},
+			&modelInfo{capabilities: tc.caps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		asText := len(chat.Tools) == 0 && strings.Contains(chat.Messages[0].Content, "<tool_call>")
+		if asText != tc.asText {
+			t.Errorf("%s: tools as text %v, want %v", tc.name, asText, tc.asText)
+		}
+		for _, msg := range chat.Messages {
+			if tc.asText && (msg.Role == "tool" || len(msg.ToolCalls) > 0) {
+				t.Errorf("%s: a %s message kept structured calls or results", tc.name, msg.Role)
+			}
+		}
 	}
 }

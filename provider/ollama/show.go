@@ -67,9 +67,13 @@ func parseShow(resp *api.ShowResponse) *modelInfo {
 }
 
 // numCtx is the context size to ask for: the configured window, else the model's maximum
-// capped by the default, since a 128k window costs memory a laptop does not have.
+// capped by the default, since a 128k window costs memory a laptop does not have. Either way no
+// more than the model's trained length: Ollama caps num_ctx there without a word.
 func (p *Provider) numCtx(m *provider.Model, info *modelInfo) int {
 	if m.ContextWindow > 0 {
+		if info.contextLength > 0 && m.ContextWindow > info.contextLength {
+			return info.contextLength
+		}
 		return m.ContextWindow
 	}
 	if info.contextLength > 0 && info.contextLength < p.cfg.DefaultNumCtx {
@@ -92,6 +96,30 @@ func (p *Provider) Describe(ctx context.Context, id string) (provider.Model, []s
 	}
 	m.ContextWindow = p.numCtx(&m, info)
 	return m, slices.Clone(info.capabilities), nil
+}
+
+// Window is the context window the server really gives model id, and why, when that is less
+// than configured (0: not known): the model's trained length from /api/show, which caps num_ctx,
+// or the size the runner of a loaded model reports (/api/ps), which is what the OpenAI-compatible
+// endpoint runs it at, since that endpoint cannot set num_ctx. The reason is "" when configured
+// holds, or nothing could be learnt.
+func (p *Provider) Window(ctx context.Context, id string, configured int) (int, string) {
+	info, err := p.info(ctx, id)
+	if err != nil {
+		return configured, ""
+	}
+	window, why := configured, ""
+	if n := info.contextLength; n > 0 && (window <= 0 || n < window) {
+		window, why = n, fmt.Sprintf("the model was trained on %d tokens and Ollama caps it there", n)
+	}
+	if ps, err := p.client.ListRunning(ctx); err == nil {
+		for _, m := range ps.Models {
+			if (m.Name == id || m.Model == id) && m.ContextLength > 0 && m.ContextLength < window {
+				window, why = m.ContextLength, fmt.Sprintf("Ollama's runner for it holds %d tokens", m.ContextLength)
+			}
+		}
+	}
+	return window, why
 }
 
 // ListModels implements provider.ModelLister with /api/tags, described through /api/show (the

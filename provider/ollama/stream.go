@@ -10,10 +10,12 @@ import (
 
 	"pi/provider"
 	"pi/provider/internal/wire"
+	"pi/provider/textcalls"
 )
 
 type streamState struct {
 	b     *provider.Builder
+	text  *textcalls.Stream // text goes through it, so calls written as text are recovered
 	stop  provider.StopReason
 	calls int
 }
@@ -54,10 +56,11 @@ func (s *streamState) chunk(line []byte) (bool, error) {
 		s.b.ThinkingDelta(c.Message.Thinking)
 	}
 	if c.Message.Content != "" {
-		s.b.TextDelta(c.Message.Content)
+		s.text.Text(c.Message.Content)
 	}
 	// Ollama sends each call whole, possibly one per chunk, and done_reason stays "stop".
 	for _, tc := range c.Message.ToolCalls {
+		s.text.Flush()
 		id := tc.ID
 		if id == "" {
 			id = fmt.Sprintf("call_%d", s.calls)

@@ -61,6 +61,7 @@ type toolFuction struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict,omitempty"`
 }
 
 // emptySchema stands in for a tool without parameters: servers reject a missing schema.
@@ -73,12 +74,19 @@ func (p *Provider) buildRequest(req *provider.Request) *chatRequest {
 		r.Messages = append(r.Messages, chatMessage{Role: "system", Content: req.SystemPrompt})
 	}
 	r.Messages = append(r.Messages, convertMessages(provider.ReplayMessages(req.Messages), req.Model.AcceptsImages())...)
+	strict := p.strictTools(&req.Model)
 	for _, t := range req.Tools {
 		params := t.Parameters
 		if len(params) == 0 {
 			params = json.RawMessage(emptySchema)
 		}
-		r.Tools = append(r.Tools, chatTool{Type: "function", Function: toolFuction{Name: t.Name, Description: t.Description, Parameters: params}})
+		fn := toolFuction{Name: t.Name, Description: t.Description, Parameters: params}
+		if strict && !t.NoConstrainedSampling {
+			if s, ok := strictSchema(params); ok {
+				fn.Parameters, fn.Strict = s, true
+			}
+		}
+		r.Tools = append(r.Tools, chatTool{Type: "function", Function: fn})
 	}
 	maxTokens := req.Options.MaxTokens
 	if maxTokens == 0 {

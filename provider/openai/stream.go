@@ -8,6 +8,7 @@ import (
 
 	"pi/provider"
 	"pi/provider/internal/wire"
+	"pi/provider/textcalls"
 )
 
 type chunk struct {
@@ -62,6 +63,7 @@ type toolCall struct {
 
 type streamState struct {
 	b       *provider.Builder
+	text    *textcalls.Stream // text goes through it, so calls written as text are recovered
 	stop    provider.StopReason
 	calls   []*toolCall
 	byIndex map[int]*toolCall
@@ -110,9 +112,10 @@ func (s *streamState) chunk(data []byte) error {
 		}
 		if ch.Delta.Content != "" {
 			s.current = nil
-			s.b.TextDelta(string(ch.Delta.Content))
+			s.text.Text(string(ch.Delta.Content))
 		}
 		for _, tc := range ch.Delta.ToolCalls {
+			s.text.Flush()
 			s.toolCall(tc)
 		}
 		if err := s.finish(ch.FinishReason); err != nil {

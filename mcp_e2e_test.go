@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"pi/internal/mcptest"
+)
+
+// mcpServerScript finds an npm MCP server's entry point in the cache .ci/run installs into
+// ($PI_MCP_NPM, default ~/.cache/pi-ci/npm-mcp), or skips the test saying what is missing.
+func mcpServerScript(t *testing.T, pkg string) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: the MCP end-to-end tests run real servers on Node (.ci/run installs them)")
+	}
+	dir := os.Getenv("PI_MCP_NPM")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "pi-ci", "npm-mcp")
+	}
+	entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+	if _, err := os.Stat(entry); err != nil {
+		t.Skipf("@modelcontextprotocol/%s is not installed in %s: run .ci/run, or npm install --prefix %s @modelcontextprotocol/%s (or set PI_MCP_NPM)", pkg, dir, dir, pkg)
+	}
+	return entry
+}
+
+// mcpEvent is what these tests read of pi's JSON events.
+type mcpEvent struct {
+	Type          string `json:"type"`
+	ToolCallID    string `json:"toolCallId"`
+	IsError       bool   `json:"isError"`
+	PartialResult struct {
+		Content []struct{ Text string } `json:"content"`
+	} `json:"partialResult"`
+	Result struct {
+		Content []struct{ Type, Text, MimeType string } `json:"content"`
+	} `json:"result"`
+}
+
+// mcpCall is one tool call of a faux reply and what its result must hold.
+type mcpCall struct {
+	id, tool string
+	args     map[string]any
+	want     string // in the text of the result
+	isError  bool
+	image    bool // the result holds an image block
+	updates  int  // at least this many partial results
+}
+
+// runMCP writes pi.toml's [mcp.servers] (toml) and a faux script calling calls at once, runs
+// pi --mode json in a temporary project and checks every result.
+func runMCP(t *testing.T, toml string, calls []mcpCall) {
+	t.Helper()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".pihome"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".pihome", "pi.toml"), []byte(toml), 0o644)
+	var blocks []map[string]any
+	for _, c := range calls {
+		args := c.args
+		if args == nil {
+			args = map[string]any{}
+		}
+		blocks = append(blocks, map[string]any{"type": "toolCall", "id": c.id, "name": c.tool, "arguments": args})
+	}
+	script, _ := json.Marshal([]any{map[string]any{"content": blocks},
+		map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}}})
+	scriptPath := filepath.Join(dir, "faux.json")
+	os.WriteFile(scriptPath, script, 0o644)
+	r := runPi(t, buildPi(t), dir, "--faux-script", scriptPath, "--mode", "json", "use the MCP tools")
+	if r.code != 0 {
+		t.Fatalf("code %d, stderr %s", r.code, r.stderr)
+	}
+	ends, updates := map[string]mcpEvent{}, map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var ev mcpEvent
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("bad line %q: %v", line, err)
+		}
+		switch ev.Type {
+		case "tool_execution_end":
+			ends[ev.ToolCallID] = ev
+		case "tool_execution_update":
+			updates[ev.ToolCallID]++
+		}
+	}
+	for _, c := range calls {
+		ev, ok := ends[c.id]
+		var text []string
+		image := false
+		for _, b := range ev.Result.Content {
+			text = append(text, b.Text)
+			image = image || (b.Type == "image" && b.MimeType != "")
+		}
+		got := strings.Join(text, "\n")
+		if !ok || !strings.Contains(got, c.want) || ev.IsError != c.isError || image != c.image || updates[c.id] < c.updates {
+			t.Errorf("%s: got %q (error %v, image %v, %d updates); want %q (error %v, image %v, %d updates)\nstderr: %s",
+				c.tool, got, ev.IsError, image, updates[c.id], c.want, c.isError, c.image, c.updates, r.stderr)
+		}
+	}
+}
+
+func tomlString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func TestMCPServerEverything(t *testing.T) {
+	entry := mcpServerScript(t, "server-everything")
+	runMCP(t, fmt.Sprintf("[mcp.servers.everything]\ncommand = \"node\"\nargs = [%s, \"stdio\"]\n", tomlString(entry)), []mcpCall{
+		{id: "c1", tool: "mcp__everything__echo", args: map[string]any{"message": "hi there"}, want: "Echo: hi there"},
+		{id: "c2", tool: "mcp__everything__get-tiny-image", want: "image", image: true},
+		{id: "c3", tool: "mcp__everything__trigger-long-running-operation", args: map[string]any{"duration": 1, "steps": 3},
+			want: "Long running operation completed", updates: 3},
+		{id: "c4", tool: "mcp__everything__gzip-file-as-resource", args: map[string]any{"name": "x.gz", "data": "not a url"},
+			want: "Invalid URL", isError: true},
+		{id: "c5", tool: "mcp__everything__get-sum", args: map[string]any{"a": 2, "b": 3}, want: "5"},
+	})
+}
+
+func TestMCPServerFilesystem(t *testing.T) {
+	entry := mcpServerScript(t, "server-filesystem")
+	files := t.TempDir()
+	os.WriteFile(filepath.Join(files, "notes.txt"), []byte("buy milk\n"), 0o644)
+	runMCP(t, fmt.Sprintf("[mcp.servers.fs]\ncommand = \"node\"\nargs = [%s, %s]\ntools = [\"read_text_file\", \"list_directory\"]\n",
+		tomlString(entry), tomlString(files)), []mcpCall{
+		{id: "c1", tool: "mcp__fs__read_text_file", args: map[string]any{"path": filepath.Join(files, "notes.txt")}, want: "buy milk"},
+		{id: "c2", tool: "mcp__fs__list_directory", args: map[string]any{"path": files}, want: "[FILE] notes.txt"},
+		{id: "c3", tool: "mcp__fs__read_text_file", args: map[string]any{"path": "/etc/passwd"}, want: "outside allowed directories", isError: true},
+		{id: "c4", tool: "mcp__fs__write_file", args: map[string]any{"path": filepath.Join(files, "x"), "content": "no"},
+			want: "There is no tool named", isError: true}, // not in the allow-list
+	})
+}
+
+// The streamable HTTP transport, against a server this test runs on 127.0.0.1.
+func TestMCPStreamableHTTP(t *testing.T) {
+	s := mcptest.New()
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	runMCP(t, fmt.Sprintf("[mcp.servers.local]\nurl = %s\n", tomlString(srv.URL+"/mcp")), []mcpCall{
+		{id: "c1", tool: "mcp__local__echo", args: map[string]any{"text": "over http"}, want: "echo: over http"},
+		{id: "c2", tool: "mcp__local__progress", args: map[string]any{"steps": 2}, want: "2 steps done", updates: 2},
+		{id: "c3", tool: "mcp__local__image", want: "buy milk", image: true},
+		{id: "c4", tool: "mcp__local__fail", want: "it failed on purpose", isError: true},
+	})
+}

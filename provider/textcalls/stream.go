@@ -1,0 +1,196 @@
+package textcalls
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"pi/provider"
+)
+
+// maxHold bounds how much text is held back for markup that never completes; past it the text
+// is shown, and recovery at the end looks only at what is still held.
+const maxHold = 256 << 10
+
+// Stream passes an adapter's text to a provider.Builder, holding back whatever may be tool-call
+// markup. Adapters call Text for every text fragment, Flush before a structured tool call (a
+// reply that has them needs no recovery) and before failing, and Finish before Builder.Done.
+// Its zero value is not usable; New makes one.
+type Stream struct {
+	b       *provider.Builder
+	req     *provider.Request
+	off     bool
+	text    strings.Builder
+	emitted int  // bytes of text passed to the builder
+	pos     int  // where the next scan for markup starts; emitted <= pos
+	latched bool // markup naming an offered tool was seen: hold the rest until the end
+}
+
+// New returns a Stream feeding b for the reply to req. Recovery is off when the request offers
+// no tools or the model's configuration turned it off; then Text passes straight through.
+func New(b *provider.Builder, req *provider.Request) *Stream {
+	return &Stream{b: b, req: req, off: len(req.Tools) == 0 || req.Model.NoTextToolCalls}
+}
+
+// Text takes one text fragment of the reply.
+func (s *Stream) Text(delta string) {
+	if s.off {
+		s.b.TextDelta(delta)
+		return
+	}
+	s.text.WriteString(delta)
+	if !s.latched {
+		s.advance()
+	}
+}
+
+// advance shows the text up to the first place where markup may be starting and is not yet
+// known to be plain text.
+func (s *Stream) advance() {
+	text := s.text.String()
+	for {
+		i, k, partial := nextCandidate(text, s.pos)
+		switch {
+		case i < 0:
+			s.emitTo(len(text))
+			s.pos = len(text)
+			return
+		case partial:
+			s.emitTo(i)
+			s.pos = i
+			return
+		}
+		end, m, complete := shapeAt(text, i, k, false)
+		if !complete {
+			s.emitTo(i)
+			s.pos = i
+			if len(text)-i > maxHold {
+				s.emitTo(len(text))
+				s.pos = len(text)
+			}
+			return
+		}
+		if m != nil && allOffered(m.Calls, s.offered) {
+			s.emitTo(i)
+			s.pos, s.latched = i, true
+			return
+		}
+		s.pos = max(end, i+1)
+	}
+}
+
+func (s *Stream) emitTo(n int) {
+	if n > s.emitted {
+		s.b.TextDelta(s.text.String()[s.emitted:n])
+		s.emitted = n
+	}
+}
+
+func (s *Stream) offered(name string) bool {
+	for _, t := range s.req.Tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Flush shows everything held back and stops looking for markup in this reply.
+func (s *Stream) Flush() {
+	if s.off {
+		return
+	}
+	s.emitTo(s.text.Len())
+	s.off = true
+}
+
+// Finish ends the reply's text. When the reply has no structured tool calls, the held markup
+// that names offered tools (and is not quoted from the user's code blocks) becomes tool calls
+// after the text, and the message's details record them; everything else is shown as text.
+func (s *Stream) Finish() {
+	if s.off {
+		return
+	}
+	text := s.text.String()
+	var matches []Match
+	if len(s.b.Message().ToolCalls()) == 0 {
+		matches = s.allowed(text, Find(text, s.emitted, s.offered))
+	}
+	if len(matches) == 0 {
+		s.Flush()
+		return
+	}
+	cursor := s.emitted
+	for _, m := range matches {
+		s.showText(text[cursor:m.Start])
+		cursor = m.End
+	}
+	s.showText(text[cursor:])
+	s.emitted, s.off = len(text), true
+	var recovered []recoveredCall
+	for _, m := range matches {
+		for _, c := range m.Calls {
+			id := fmt.Sprintf("text_call_%d", len(recovered))
+			s.b.ToolCall(id, c.Name, c.Arguments)
+			recovered = append(recovered, recoveredCall{ID: id, Name: c.Name, Format: m.Format})
+		}
+	}
+	s.b.Message().Details = detailsWith(s.b.Message().Details, recovered)
+}
+
+// showText passes a piece of text between markup to the builder unless it is only white space.
+func (s *Stream) showText(t string) {
+	if strings.TrimSpace(t) != "" {
+		s.b.TextDelta(t)
+	}
+}
+
+// allowed drops matches the user's own prompt quoted in a code block: a model that repeats a
+// call the user showed it is not asking to run it.
+func (s *Stream) allowed(text string, matches []Match) []Match {
+	if len(matches) == 0 {
+		return nil
+	}
+	q := quotedCalls(s.req.Messages)
+	var out []Match
+	for _, m := range matches {
+		if !q.contains(text[m.Start:m.End], m.Calls) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+type recoveredCall struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Format string `json:"format"`
+}
+
+// DetailsKey is the field of an assistant message's details that lists the tool calls recovered
+// from its text: [{"id", "name", "format"}].
+const DetailsKey = "recoveredToolCalls"
+
+func detailsWith(details json.RawMessage, calls []recoveredCall) json.RawMessage {
+	fields := map[string]any{}
+	if len(details) > 0 {
+		_ = json.Unmarshal(details, &fields) // details of another shape are replaced
+	}
+	fields[DetailsKey] = calls
+	out, _ := json.Marshal(fields) // strings and decoded JSON always encode
+	return out
+}
+
+// Recovered counts the tool calls of an assistant message that were recovered from its text.
+func Recovered(m *provider.Message) int {
+	if len(m.Details) == 0 {
+		return 0
+	}
+	var d struct {
+		Calls []json.RawMessage `json:"recoveredToolCalls"`
+	}
+	if json.Unmarshal(m.Details, &d) != nil {
+		return 0
+	}
+	return len(d.Calls)
+}

@@ -1,0 +1,81 @@
+package session
+
+// listing.go lists the sessions of several folders together (ours and pi's own) and prints
+// them as `pi sessions` shows them.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"pi/provider"
+)
+
+// PiAgentDir is where the TypeScript pi keeps its files ($PI_CODING_AGENT_DIR, else
+// ~/.pi/agent): its sessions are in the same format, so they can be listed and continued.
+func PiAgentDir() string {
+	if d := os.Getenv("PI_CODING_AGENT_DIR"); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".pi", "agent")
+}
+
+// ListAll lists the sessions of several folders together, newest first; a folder that does
+// not exist holds none, and a folder named twice is read once.
+func ListAll(ctx context.Context, dirs ...string) ([]Info, error) {
+	var all []Info
+	for i, dir := range dirs {
+		if dir == "" || slices.Contains(dirs[:i], dir) {
+			continue
+		}
+		infos, err := List(ctx, dir)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		all = append(all, infos...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Modified.After(all[j].Modified) })
+	return all, nil
+}
+
+// WriteList prints sessions one per row: number, the shortest unique id prefix, the name or
+// the user's first words, messages, size and time; then how to continue one.
+func WriteList(w io.Writer, infos []Info) {
+	if len(infos) == 0 {
+		fmt.Fprintln(w, "no sessions in this directory yet")
+		return
+	}
+	ids := make([]string, len(infos))
+	for i, in := range infos {
+		ids[i] = in.ID
+	}
+	short := UniquePrefixes(ids, 8)
+	for i, in := range infos {
+		title := in.Name
+		if title == "" {
+			title = provider.OneLine(WithoutContextBlock(in.FirstPrompt), 60)
+		}
+		fmt.Fprintf(w, "%2d  %s  %-60s  %4d msgs  %7s  %s\n", i+1, short[i], title, in.MessageCount,
+			humanSize(in.Size), in.Modified.Format("2006-01-02 15:04"))
+	}
+	fmt.Fprintln(w, "\ncontinue one with: pi --session <id prefix>")
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1fMB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1fKB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}
