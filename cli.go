@@ -43,6 +43,7 @@ type cliOptions struct {
 	resume         bool
 	sessionRef     string
 	exportRef      string // --export SESSION [file]
+	connect        string // --connect: the socket of pi serve, for -p
 	forkRef        string
 	noSession      bool
 	sessionDir     string
@@ -104,6 +105,7 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.resume, "resume", false, "same as -r")
 	fs.StringVar(&o.sessionRef, "session", "", "continue a session: a file path or the start of its id")
 	fs.StringVar(&o.exportRef, "export", "", "write a session (path or id prefix) as an HTML page: pi --export SESSION [file.html]")
+	fs.StringVar(&o.connect, "connect", "", "with -p: send the prompts to a session of pi serve at this socket")
 	fs.StringVar(&o.forkRef, "fork", "", "copy a session (path or id prefix) into a new one and continue there")
 	fs.BoolVar(&o.noSession, "no-session", false, "keep the session in memory only")
 	fs.StringVar(&o.sessionDir, "session-dir", "", "directory for session files (default $PI_HOME/sessions/<cwd>)")

@@ -27,6 +27,7 @@ import (
 	"pi/config"
 	"pi/eval"
 	"pi/internal/sandbox"
+	"pi/remote"
 
 	"golang.org/x/term"
 )
@@ -62,6 +63,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "eval" {
 		return eval.Main(ctx, args[1:], stdout, stderr, eval.Options{Drive: driveEval, CheckModel: checkEvalModel})
 	}
+	if len(args) > 0 && args[0] == "serve" {
+		return runServe(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "attach" {
+		return remote.Attach(ctx, args[1:], piHomeDir(), stderr)
+	}
 	opts, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText)
@@ -73,6 +80,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if code := checkOptions(opts, stderr); code != 0 {
 		return code
+	}
+	if opts.connect != "" {
+		return runConnected(ctx, opts, stdin, stdout, stderr)
 	}
 	if len(opts.messages) > 0 && len(opts.messages) <= 2 && !opts.print && opts.mode == "" &&
 		(opts.messages[0] == "trust" || opts.messages[0] == "untrust") {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"pi/config"
+	"pi/export"
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
@@ -282,7 +283,7 @@ func tuiExport(ic *interactive, path string) {
 		ic.ui.Notify(tui.LevelInfo, "exported to "+path)
 		return
 	}
-	out, err := exportHTML(ic.h.rec.session(), modelLabel(ic.h.agent.Model()), ic.h.cwd, path)
+	out, err := export.File(ic.h.rec.session(), export.Options{Model: modelLabel(ic.h.agent.Model())}, ic.h.cwd, path)
 	if err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return

@@ -371,13 +371,4 @@ func splitList(s string) []string {
 }
 
 // piHomeDir is $PI_HOME, else ~/.pi.
-func piHomeDir() string {
-	if h := os.Getenv("PI_HOME"); h != "" {
-		return h
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".pi")
-}
+func piHomeDir() string { h, _ := session.Home(); return h }

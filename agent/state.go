@@ -90,6 +90,9 @@ func (a *Agent) Model() provider.Model {
 // SetModel switches the model for the next call.
 func (a *Agent) SetModel(m provider.Model) { a.mu.Lock(); a.state.Model = m; a.mu.Unlock() }
 
+// Thinking is the thinking level of the next call.
+func (a *Agent) Thinking() string { a.mu.Lock(); defer a.mu.Unlock(); return a.state.Thinking }
+
 // SetThinking sets the thinking level for the next call.
 func (a *Agent) SetThinking(level string) { a.mu.Lock(); a.state.Thinking = level; a.mu.Unlock() }
 

@@ -19,7 +19,7 @@ func TestImagesShow(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(home, "pi.toml"), []byte(c.toml), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := Load(home, t.TempDir())
+		cfg, err := Load(home, t.TempDir(), true)
 		if err != nil {
 			t.Fatal(err)
 		}

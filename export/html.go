@@ -73,10 +73,19 @@ func pageTemplate() *template.Template {
 //go:embed page.html
 var pageHTML string
 
-// SessionFile opens the session file at sessPath (failing while another pi holds it) and
-// writes its page to path as File does.
-func SessionFile(ctx context.Context, sessPath, cwd, path string) (string, error) {
-	sess, err := session.Open(ctx, sessPath)
+// SessionFile is pi --export: it finds the session ref names (a file, or the start of a
+// session id among piHome's sessions, this folder's first), opens it (failing while another
+// pi holds it) and writes its page to path as File does, relative to the working directory.
+func SessionFile(ctx context.Context, ref, piHome, path string) (string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the working directory: %w", err)
+	}
+	file, err := session.Resolve(ref, session.Dir(piHome, cwd), session.SessionsRoot(piHome))
+	if err != nil {
+		return "", err
+	}
+	sess, err := session.Open(ctx, file)
 	if err != nil {
 		return "", err
 	}

@@ -59,14 +59,19 @@ func (v *vm) spawn(L *lua.LState) int {
 	if err != nil {
 		L.ArgError(1, err.Error())
 	}
-	env, err := spawnEnv(def.RawGetString("env"))
+	base := os.Environ()
+	if v.r.opts.Environ != nil {
+		base = v.r.opts.Environ() // without the key variables (see Safety)
+	}
+	env, err := spawnEnv(def.RawGetString("env"), base)
 	if err != nil {
 		L.ArgError(1, err.Error())
 	}
 	s := &spawned{v: v, name: cmd, script: v.script, lines: def.RawGetString("lines") != lua.LFalse,
 		onStdout: optFunction(L, def, "on_stdout"), onStderr: optFunction(L, def, "on_stderr"),
 		onExit: optFunction(L, def, "on_exit"), stdin: make(chan []byte, 1024)}
-	s.run, err = proc.Start(v.ctx, proc.StartSpec{Name: cmd, Args: args, Dir: v.path(optString(L, def, "cwd")), Env: env})
+	s.run, err = proc.Start(v.ctx, proc.StartSpec{Name: cmd, Args: args, Dir: v.path(optString(L, def, "cwd")), Env: env,
+		Confine: v.r.opts.Confine})
 	if err != nil {
 		return v.ok(L, fmt.Errorf("pi.spawn: %w", err))
 	}
@@ -78,11 +83,12 @@ func (v *vm) spawn(L *lua.LState) int {
 	return 1
 }
 
-// spawnEnv lays a {NAME = value} table over pi's environment; nil keeps it as it is.
-func spawnEnv(x lua.LValue) ([]string, error) {
+// spawnEnv lays a {NAME = value} table over base (pi's environment without the key
+// variables); nil keeps base as it is.
+func spawnEnv(x lua.LValue, base []string) ([]string, error) {
 	t, ok := x.(*lua.LTable)
 	if x == lua.LNil {
-		return nil, nil
+		return base, nil
 	}
 	if !ok {
 		return nil, fmt.Errorf("env: want a table of NAME = value, got %s", x.Type())
@@ -100,8 +106,8 @@ func spawnEnv(x lua.LValue) ([]string, error) {
 	if bad != nil {
 		return nil, bad
 	}
-	env := make([]string, 0, len(os.Environ())+len(set))
-	for _, kv := range os.Environ() {
+	env := make([]string, 0, len(base)+len(set))
+	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
 		if _, overridden := set[name]; !overridden {
 			env = append(env, kv)

@@ -58,6 +58,19 @@ func TestSpawnModes(t *testing.T) {
 	e.noErrors(t)
 }
 
+// A spawned process gets the environment pi.exec gets (without the key variables), with the
+// script's env table laid over it.
+func TestSpawnGetsTheScrubbedEnvironment(t *testing.T) {
+	t.Setenv("PI_SPAWN_SECRET_KEY", "hunter2")
+	e := newEnv(t)
+	e.opts.Environ = func() []string { return []string{"PATH=" + os.Getenv("PATH"), "PI_SPAWN_KEPT=yes"} }
+	r := e.start(t, runSpawn)
+	opts := `{"cmd":"sh","args":["-c","echo ${PI_SPAWN_SECRET_KEY:-none} $PI_SPAWN_KEPT $PI_SPAWN_X"],"env":{"PI_SPAWN_X":"1"}}`
+	if got := text(execTool(t, r, "run", map[string]any{"opts": opts})); got != "none yes 1||0|" {
+		t.Errorf("the spawned process saw %q, want the scrubbed environment and the script's variable", got)
+	}
+}
+
 func TestSpawnFailures(t *testing.T) {
 	e := newEnv(t)
 	r := e.start(t, `

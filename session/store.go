@@ -357,3 +357,6 @@ func writeLine(w io.Writer, v json.Marshaler) error {
 	}
 	return err
 }
+
+// ReadHeader reads the header of the session file at path.
+func ReadHeader(path string) (Header, error) { return readHeader(path) }

@@ -16,6 +16,8 @@ type StartSpec struct {
 	Args []string
 	Dir  string   // empty means this process's
 	Env  []string // as exec.Cmd.Env: nil means this process's environment
+	// Confine, when set, rewrites the command before it starts (the sandbox).
+	Confine Confiner
 }
 
 // Running is a process Start started, with its three streams as pipes. The caller reads
@@ -40,11 +42,15 @@ func Start(ctx context.Context, spec StartSpec) (*Running, error) {
 	cmd := Command(ctx, spec.Name, spec.Args...)
 	cmd.Dir, cmd.Env = spec.Dir, spec.Env
 	r := &Running{cmd: cmd}
-	var err error
-	if r.Stdin, err = cmd.StdinPipe(); err == nil {
-		if r.Stdout, err = cmd.StdoutPipe(); err == nil {
-			r.Stderr, err = cmd.StderrPipe()
-		}
+	err := confine(cmd, spec.Confine)
+	if err == nil {
+		r.Stdin, err = cmd.StdinPipe()
+	}
+	if err == nil {
+		r.Stdout, err = cmd.StdoutPipe()
+	}
+	if err == nil {
+		r.Stderr, err = cmd.StderrPipe()
 	}
 	if err == nil {
 		err = cmd.Start()

@@ -1,0 +1,55 @@
+package remote
+
+import (
+	"os"
+	"testing"
+
+	"pi/provider"
+)
+
+func TestPick(t *testing.T) {
+	wd, _ := os.Getwd()
+	list := []any{
+		map[string]any{"id": "aaa-1", "cwd": wd, "updatedAt": int64(10)},
+		map[string]any{"id": "aab-2", "cwd": wd, "updatedAt": int64(30)},
+		map[string]any{"id": "bbb-3", "cwd": "/elsewhere", "updatedAt": int64(99)},
+	}
+	cases := []struct {
+		ref, want string
+		fails     bool
+	}{
+		{"", "aab-2", false},      // this folder's latest, not the newest anywhere
+		{"bbb", "bbb-3", false},   // a prefix, in any folder
+		{"aa", "", true},          // ambiguous
+		{"zzz", "", true},         // unknown
+		{"aaa-1", "aaa-1", false}, // a whole id
+	}
+	for _, c := range cases {
+		got, err := pick(list, c.ref)
+		if got != c.want || (err != nil) != c.fails {
+			t.Errorf("pick(%q) = %q, %v; want %q (fails %v)", c.ref, got, err, c.want, c.fails)
+		}
+	}
+	if got, err := pick(list[2:], ""); got != "" || err != nil {
+		t.Errorf("no session here: %q, %v (want a new one)", got, err)
+	}
+}
+
+func TestMessageOf(t *testing.T) {
+	item := map[string]any{"role": "assistant", "status": "error", "stopReason": "error", "errorMessage": "boom",
+		"content": []any{
+			map[string]any{"type": "thinking", "thinking": "hmm"},
+			map[string]any{"type": "text", "text": "hi"},
+			map[string]any{"type": "toolCall", "toolCallId": "c1", "toolName": "bash", "input": map[string]any{"command": "ls"}},
+		}}
+	m := messageOf(item)
+	if m.Role != provider.RoleAssistant || m.StopReason != provider.StopError || m.ErrorMessage != "boom" || len(m.Content) != 3 {
+		t.Fatalf("message: %+v", m)
+	}
+	if c := m.Content[2]; c.Type != provider.BlockToolCall || c.ID != "c1" || c.Arguments["command"] != "ls" {
+		t.Errorf("tool call: %+v", c)
+	}
+	if m.TextContent() != "hi" {
+		t.Errorf("text %q", m.TextContent())
+	}
+}

@@ -1,0 +1,96 @@
+package main
+
+// serve.go is `pi serve`: the session server (package server) with one harness per live
+// session, built as the command line says; every client's input goes through Send.
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+
+	"pi/agent"
+	"pi/server"
+)
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd, rest, err := server.ParseCommand(args, piHomeDir())
+	var o *cliOptions
+	if err == nil {
+		o, err = parseArgs(rest, stderr)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "pi serve:", err)
+		return 2
+	}
+	switch {
+	case cmd.Status:
+		err = server.PrintStatus(ctx, cmd, stdout)
+	case cmd.Stop:
+		err = server.Stop(ctx, cmd)
+	default:
+		open := func(ctx context.Context, req server.OpenRequest) (server.Runtime, error) {
+			return openServed(ctx, *o, req, stderr)
+		}
+		fmt.Fprintln(stderr, "pi serve: listening on", cmd.Socket)
+		err = server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Open: open, Log: stderr, Token: cmd.Token}).Serve(ctx)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "pi serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// openServed builds the harness of a served session: the file req names, or a new one.
+func openServed(ctx context.Context, o cliOptions, req server.OpenRequest, stderr io.Writer) (server.Runtime, error) {
+	o.messages, o.sessionRef, o.continueLast, o.cwd = nil, req.Path, false, req.Cwd
+	o.model, o.thinking = cmp.Or(req.Model, o.model), cmp.Or(req.Thinking, o.thinking)
+	h, err := setup(ctx, &o, false, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if req.Name != "" {
+		nameSession(h.rec.session(), req.Name) // a name that cannot be saved leaves the session unnamed
+	}
+	return served{h}, nil
+}
+
+// served is a harness as the server sees it.
+type served struct{ *harness }
+
+func (s served) Agent() *agent.Agent { return s.agent }
+func (s served) Close()              { s.close() }
+
+// runConnected is -p and --mode rpc with --connect: a client of a session of pi serve.
+func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, stderr io.Writer) int {
+	if o.mode == "rpc" {
+		return server.RunRPCBridge(ctx, server.BridgeOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd}, stdin, stdout, stderr)
+	}
+	if !o.print {
+		fmt.Fprintln(stderr, "pi: --connect works with -p and --mode rpc (not with the terminal UI yet)")
+		return 2
+	}
+	return server.RunPrint(ctx, server.PrintOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd,
+		Prompts: o.messages}, stdout, stderr)
+}
+
+func (s served) Info() server.Info {
+	hd := s.rec.session().Header()
+	return server.Info{ID: hd.ID, Cwd: hd.Cwd, Created: hd.Timestamp}
+}
+
+func (s served) Prompt(ctx context.Context, text string) error {
+	return s.Send(ctx, Input{Text: text, Source: sourceRPC})
+}
+
+func (s served) Steer(ctx context.Context, text string) error {
+	return s.Send(ctx, Input{Text: text, Source: sourceRPC, Deliver: deliverSteer, Queue: true})
+}
+
+func (s served) SetModel(ctx context.Context, provider, id string) error {
+	_, err := s.settings.setModel(ctx, provider+"/"+id, "set")
+	return err
+}
+
+func (s served) SetThinking(level string) error { _, err := s.settings.setThinking(level); return err }

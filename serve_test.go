@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"pi/server"
+)
+
+// piClientDir is where CI installs upstream's published client (.ci/run).
+func piClientDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("PI_CLIENT_DIR")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "pi-ci", "npm-pi-client")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed; .ci/run installs it with @earendil-works/pi-client@0.84.4")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@earendil-works", "pi-client", "package.json")); err != nil {
+		t.Skipf("@earendil-works/pi-client is not installed in %s (npm install @earendil-works/pi-client@0.84.4 there, or set PI_CLIENT_DIR)", dir)
+	}
+	return dir
+}
+
+// startServe runs `pi serve` on a socket of its own and stops it (by its PID) at the end.
+func startServe(t *testing.T, bin, dir string, args ...string) string {
+	t.Helper()
+	sock := filepath.Join(dir, "run", "pi.sock")
+	cmd := exec.Command(bin, append([]string{"serve", "--socket", sock, "--no-extensions"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PI_HOME="+filepath.Join(dir, ".pihome"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("pi serve did not stop on SIGINT; stderr:\n%s", stderr.String())
+		}
+	})
+	for i := 0; i < 200; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			return sock
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("pi serve did not create %s; stderr:\n%s", sock, stderr.String())
+	return ""
+}
+
+// Upstream's published client, unchanged, drives our daemon: hello, list, create, prompt,
+// steer and abort while a reply streams, a second client, detach, and a session re-opened
+// from its file. The client checks every message against its own schemas.
+func TestUpstreamClientDrivesPiServe(t *testing.T) {
+	clientDir := piClientDir(t)
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	script, _ := filepath.Abs("testdata/server/script.json")
+	sock := startServe(t, bin, dir, "--faux-script", script)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	e2e, _ := filepath.Abs("testdata/server/e2e.mjs")
+	cmd := exec.CommandContext(ctx, "node", e2e, clientDir, sock)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the upstream client failed: %v\n%s", err, stderrOf(err))
+	}
+	var got struct {
+		Events, Progress                       map[string]int
+		Listed                                 int
+		FirstReply, SharedTexts, ReopenedTexts []string
+		Tool                                   []string
+		QueuedSteerCount                       int
+		AbortedReply                           string
+		Revision, ReopenedRevision             int
+		ListedAfter                            bool
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	first := []string{"user:hello?", "tool:hi from a tool\n", "assistant:Hello from the scripted model."}
+	checks := []struct {
+		name string
+		ok   bool
+	}{
+		{"every event type arrived", got.Events["server_snapshot"] > 0 && got.Events["session_snapshot"] > 0},
+		{"every progress type arrived", got.Progress["item_started"] > 0 && got.Progress["assistant_delta"] > 10 &&
+			got.Progress["item_updated"] > 0 && got.Progress["item_finished"] > 0},
+		{"the first reply", reflect.DeepEqual(got.FirstReply, first)},
+		{"the tool call", reflect.DeepEqual(got.Tool, []string{"bash:complete:hi from a tool"})},
+		{"the steer was queued", got.QueuedSteerCount == 1},
+		{"the long reply was aborted", got.AbortedReply == "aborted"},
+		{"a second client sees the transcript", reflect.DeepEqual(got.SharedTexts, first[:2])},
+		{"re-opened from the file", reflect.DeepEqual(got.ReopenedTexts, first[:2])},
+		{"revisions go on after a re-open", got.ReopenedRevision > got.Revision},
+		{"the session is listed", got.ListedAfter},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			t.Errorf("%s: %s", c.name, out)
+		}
+	}
+}
+
+func stderrOf(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(ee.Stderr)
+	}
+	return ""
+}
+
+// shortTempDir keeps socket paths under the 107 bytes a unix socket address holds.
+func shortTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "pisv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// The daemon holds a session's lock: `pi -c` on the same session refuses clearly, and `pi
+// serve --status` and `--stop` work on the socket.
+func TestServeHoldsTheSessionLock(t *testing.T) {
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	script, _ := filepath.Abs("testdata/server/short.json")
+	sock := startServe(t, bin, dir, "--faux-script", script)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := server.Dial(ctx, sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.Request(ctx, map[string]any{"command": "create"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res["session"].(map[string]any)["id"].(string)
+	if _, err := c.Request(ctx, map[string]any{"command": "prompt", "sessionId": id, "text": "hello?"}); err != nil {
+		t.Fatal(err)
+	}
+	r := runPi(t, bin, dir, "--faux-script", script, "--no-extensions", "-c", "-p", "again")
+	if r.code == 0 || !strings.Contains(r.stderr, "in use by another pi process") {
+		t.Errorf("pi -c on a served session: code %d, stderr %q", r.code, r.stderr)
+	}
+	if r := runPi(t, bin, dir, "-p", "--connect", sock, "hello?"); r.code != 0 || r.stdout != "Hello from the scripted model.\n" {
+		t.Errorf("pi -p --connect: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runPi(t, bin, dir, "-p", "--connect", sock, "--session", id, "more?"); r.code != 0 || r.stdout != "A second reply.\n" {
+		t.Errorf("pi -p --connect --session: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	status := exec.Command(bin, "serve", "--socket", sock, "--status")
+	out, err := status.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), id) || !strings.Contains(string(out), "1 client(s)") {
+		t.Errorf("pi serve --status: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, "serve", "--socket", sock, "--stop").CombinedOutput(); err != nil {
+		t.Errorf("pi serve --stop: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Errorf("the socket is still there after --stop: %v", err)
+	}
+}
+
+// `pi --mode rpc --connect` bridges pi's RPC protocol to a served session: a prompt's events
+// come back as agent events, get_messages reads the transcript, a command protocol v1 cannot
+// carry is refused by name.
+func TestRPCBridgeToPiServe(t *testing.T) {
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	script, _ := filepath.Abs("testdata/server/short.json")
+	sock := startServe(t, bin, dir, "--faux-script", script)
+	cmd := exec.Command(bin, "--mode", "rpc", "--connect", sock)
+	cmd.Dir = dir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	stdin.Write([]byte(`{"type":"prompt","id":"p","message":"hi"}` + "\n"))
+	dec := json.NewDecoder(stdout)
+	var types []string
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatalf("reading the bridge after %v: %v", types, err)
+		}
+		types = append(types, m["type"].(string))
+		if m["type"] == "agent_end" {
+			break
+		}
+	}
+	for _, want := range []string{"agent_start", "response", "message_start", "message_update", "message_end"} {
+		if !slices.Contains(types, want) {
+			t.Errorf("no %s among %v", want, types)
+		}
+	}
+	stdin.Write([]byte(`{"type":"get_messages","id":"m"}` + "\n" + `{"type":"compact","id":"c"}` + "\n"))
+	answers := map[string]map[string]any{}
+	for len(answers) < 2 {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := m["id"].(string); m["type"] == "response" {
+			answers[id] = m
+		}
+	}
+	msgs, _ := answers["m"]["data"].(map[string]any)["messages"].([]any)
+	if len(msgs) != 2 || msgs[1].(map[string]any)["role"] != "assistant" {
+		t.Errorf("get_messages: %v", answers["m"])
+	}
+	if answers["c"]["success"] != false || !strings.Contains(answers["c"]["error"].(string), "compact") {
+		t.Errorf("compact: %v", answers["c"])
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the bridge at the end of its input: %v", err)
+	}
+}
+
+// `pi attach` in tmux: start a run, detach with Ctrl+D, re-attach from a second window, see
+// the run go on there and steer it.
+func TestAttachDetachReattachInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	long := strings.Repeat("alpha ", 150) + "MIDDLE " + strings.Repeat("beta ", 150) + "LAST"
+	script := filepath.Join(dir, "script.json")
+	replies, _ := json.Marshal(map[string]any{"chunkDelayMs": 25, "chunkRunes": 6, "replies": []any{
+		map[string]any{"content": []any{map[string]any{"type": "text", "text": long}}},
+		map[string]any{"content": []any{map[string]any{"type": "text", "text": "Steered reply."}}},
+	}})
+	os.WriteFile(script, replies, 0o600)
+	sock := startServe(t, bin, dir, "--faux-script", script)
+	sockDir, _ := os.MkdirTemp("", "pi-at-")
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	tmuxSock := filepath.Join(sockDir, "s")
+	t.Cleanup(func() { exec.Command("tmux", "-S", tmuxSock, "kill-server").Run() }) // this test's own server only
+	window := func(name string) *fdTmux {
+		run := filepath.Join(dir, name+".sh")
+		body := fmt.Sprintf("cd %s || exit 1\n%s attach --socket %s\necho PI-EXITED\nsleep 60\n",
+			fdShellQuote(dir), fdShellQuote(bin), fdShellQuote(sock))
+		os.WriteFile(run, []byte(body), 0o755)
+		m := &fdTmux{t: t, sock: tmuxSock, name: name}
+		args := []string{"new-session", "-d", "-s", name, "-x", "100", "-y", "30", "bash", "--norc", "--noprofile", run}
+		m.run(args...)
+		if !m.sees("ctrl+d detach", 10*time.Second) {
+			t.Fatalf("pi attach did not start; pane:\n%s", m.screen())
+		}
+		return m
+	}
+	first := window("one")
+	first.typeText("go")
+	first.keys("Enter")
+	if !first.sees("alpha alpha", 10*time.Second) {
+		t.Fatalf("the run did not stream; pane:\n%s", first.screen())
+	}
+	first.keys("C-d")
+	if !first.sees("detached from", 10*time.Second) {
+		t.Fatalf("Ctrl+D did not detach; pane:\n%s", first.screen())
+	}
+	second := window("two")
+	if !second.sees("MIDDLE", 20*time.Second) {
+		t.Fatalf("the second window does not see the run go on; pane:\n%s", second.screen())
+	}
+	if !second.working() {
+		t.Fatalf("the run ended before it could be steered; pane:\n%s", second.screen())
+	}
+	second.typeText("now steer")
+	second.keys("Enter")
+	if !second.sees("Steered reply.", 30*time.Second) {
+		t.Fatalf("the steer was not answered; pane:\n%s", second.screen())
+	}
+	if !strings.Contains(second.screen(), "LAST") {
+		t.Errorf("the first reply did not finish on the second screen; pane:\n%s", second.screen())
+	}
+}

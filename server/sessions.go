@@ -1,0 +1,241 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"pi/session"
+)
+
+// sessions.go is the live-session manager: at most one runtime per session, opened on the
+// first attach (concurrent attaches share the open) and disposed as soon as no client is
+// attached, no command is in flight and the session is idle. A run keeps going after every
+// client has gone; the session is disposed when it ends.
+
+// acquire returns the live session id, opening it if need be.
+func (s *Server) acquire(ctx context.Context, id string) (*live, error) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return nil, protoErr(CodeSessionLocked, "The server is stopping")
+	}
+	if l := s.sessions[id]; l != nil {
+		s.mu.Unlock()
+		return l, nil
+	}
+	if o := s.opening[id]; o != nil {
+		s.mu.Unlock()
+		<-o.done
+		return o.l, o.err
+	}
+	o := &opening{done: make(chan struct{})}
+	s.opening[id] = o
+	s.mu.Unlock()
+	o.l, o.err = s.open(ctx, id)
+	s.mu.Lock()
+	delete(s.opening, id)
+	if o.err == nil {
+		s.sessions[id] = o.l
+		o.l.mu.Lock()
+		o.l.revision = s.revisions[id] + 1
+		o.l.mu.Unlock()
+	}
+	s.mu.Unlock()
+	close(o.done)
+	return o.l, o.err
+}
+
+// open finds the session file of id and opens a runtime on it.
+func (s *Server) open(ctx context.Context, id string) (*live, error) {
+	root := session.SessionsRoot(s.opts.PiHome)
+	path, err := session.Resolve(id, root, root)
+	if err != nil || filepath.Base(path) == "" {
+		return nil, protoErr(CodeNotFound, "Session not found: "+id)
+	}
+	hd, err := session.ReadHeader(path)
+	if err != nil {
+		return nil, openError(id, err)
+	}
+	rt, err := s.opts.Open(ctx, OpenRequest{Path: path, Cwd: hd.Cwd})
+	if err != nil {
+		return nil, openError(id, err)
+	}
+	if got := rt.Info().ID; got != id {
+		rt.Close()
+		return nil, protoErr(CodeInvalidRequest, fmt.Sprintf("Session %s resolved to session %s", id, got))
+	}
+	return newLive(s, rt), nil
+}
+
+func openError(id string, err error) error {
+	var pe *Error
+	switch {
+	case errors.As(err, &pe):
+		return pe
+	case errors.Is(err, session.ErrLocked):
+		return protoErr(CodeSessionLocked, "Session "+id+" is open in another pi process")
+	case errors.Is(err, os.ErrNotExist):
+		return protoErr(CodeNotFound, "Session not found: "+id)
+	}
+	return protoErr(CodeInternal, fmt.Sprintf("Opening session %s: %v", id, err))
+}
+
+// create starts a new session.
+func (s *Server) create(ctx context.Context, c command) (*live, error) {
+	req := OpenRequest{Cwd: c.Cwd, Name: c.Title, Thinking: c.Thinking}
+	if c.Model != nil {
+		req.Model = c.Model.Provider + "/" + c.Model.ID
+	}
+	rt, err := s.opts.Open(ctx, req)
+	if err != nil {
+		return nil, openError("(new)", err)
+	}
+	l := newLive(s, rt)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		rt.Close()
+		return nil, protoErr(CodeSessionLocked, "The server is stopping")
+	}
+	s.sessions[l.id] = l
+	return l, nil
+}
+
+// maybeDispose closes a live session nobody needs: no client, no command in flight, idle.
+func (s *Server) maybeDispose(l *live) {
+	l.mu.Lock()
+	idle := !l.gone && len(l.conns) == 0 && l.ops == 0 && l.phase == "idle" && !l.ag.IsRunning()
+	l.mu.Unlock()
+	s.mu.Lock()
+	stopping := s.closing
+	s.mu.Unlock()
+	if idle && !stopping {
+		s.dispose(l)
+		s.serverChanged()
+	}
+}
+
+// dispose closes a live session's runtime and forgets it.
+func (s *Server) dispose(l *live) {
+	l.mu.Lock()
+	if l.gone {
+		l.mu.Unlock()
+		return
+	}
+	l.gone = true
+	rev := l.revision
+	l.mu.Unlock()
+	l.unsub()
+	l.rt.Close()
+	s.mu.Lock()
+	if s.sessions[l.id] == l {
+		delete(s.sessions, l.id)
+	}
+	s.revisions[l.id] = rev
+	s.mu.Unlock()
+	s.refreshOne(context.Background(), l.id)
+}
+
+// refreshOne re-reads one session file's metadata, after its session was closed.
+func (s *Server) refreshOne(ctx context.Context, id string) {
+	root := session.SessionsRoot(s.opts.PiHome)
+	path, err := session.Resolve(id, root, root)
+	if err != nil {
+		return // a new session that never got a reply has no file
+	}
+	in, err := session.Describe(ctx, path)
+	if err != nil {
+		fmt.Fprintln(s.opts.Log, "pi serve: listing sessions:", err)
+		return
+	}
+	m := metadataOf(in)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.stored {
+		if s.stored[i].ID == m.ID {
+			s.stored[i] = m
+			return
+		}
+	}
+	s.stored = append(s.stored, m)
+}
+
+func metadataOf(in session.Info) SessionMetadata {
+	return SessionMetadata{ID: orUnknown(in.ID), CreatedAt: nonNegative(in.Created.UnixMilli()),
+		UpdatedAt: nonNegative(in.Modified.UnixMilli()), ParentSessionID: parentID(in.ParentSession),
+		SessionName: in.Name, Cwd: in.Cwd}
+}
+
+// refreshStored reads every session file's metadata for lists, when the server starts.
+func (s *Server) refreshStored(ctx context.Context) {
+	root := session.SessionsRoot(s.opts.PiHome)
+	var out []SessionMetadata
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		infos, err := session.List(ctx, filepath.Join(root, e.Name()))
+		if err != nil {
+			fmt.Fprintln(s.opts.Log, "pi serve: listing sessions:", err)
+			continue
+		}
+		for _, in := range infos {
+			out = append(out, metadataOf(in))
+		}
+	}
+	s.mu.Lock()
+	s.stored = out
+	s.mu.Unlock()
+}
+
+// parentID is the id in a parent session reference (pi stores the parent's path).
+func parentID(ref string) string {
+	if ref == "" {
+		return ""
+	}
+	base := filepath.Base(ref)
+	base = base[:len(base)-len(filepath.Ext(base))]
+	if _, id, ok := cutLast(base, "_"); ok {
+		return id
+	}
+	return base
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	for i := len(s) - len(sep); i >= 0; i-- {
+		if s[i:i+len(sep)] == sep {
+			return s[:i], s[i+len(sep):], true
+		}
+	}
+	return s, "", false
+}
+
+// listLocked is the stored sessions overlaid with the live ones, which may not be stored yet.
+func (s *Server) listLocked() []SessionMetadata {
+	out := make([]SessionMetadata, 0, len(s.stored)+len(s.sessions))
+	seen := map[string]bool{}
+	for _, m := range s.stored {
+		if l := s.sessions[m.ID]; l != nil {
+			m = l.metadata()
+		}
+		seen[m.ID] = true
+		out = append(out, m)
+	}
+	for id, l := range s.sessions {
+		if !seen[id] {
+			out = append(out, l.metadata())
+		}
+	}
+	return out
+}
+
+func (l *live) metadata() SessionMetadata {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return SessionMetadata{ID: l.id, CreatedAt: l.info.createdAt(), UpdatedAt: l.updatedAt,
+		SessionName: l.info.Name, Cwd: l.info.Cwd}
+}
