@@ -29,6 +29,7 @@ import (
 	"pi/agent"
 	"pi/config"
 	"pi/images"
+	"pi/prompt"
 	"pi/provider"
 	"pi/session"
 )
@@ -139,7 +140,7 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 	h.scripts.prepareRun(runCtx, text, in.Images)
 	h.shell.flush()
 	opens := len(h.agent.MessagesView()) == 0
-	return h.compactor.prompt(runCtx, FirstUserMessage(text, in.Images, opens, h.cwd, time.Now()))
+	return h.compactor.prompt(runCtx, prompt.FirstUserMessage(text, in.Images, opens, h.cwd, time.Now()))
 }
 
 // beginRun reserves the run. A run that has emitted agent_end is only tidying up (a !cmd's
@@ -170,7 +171,7 @@ func (h *harness) enqueue(ctx context.Context, in Input) error {
 	if handled {
 		return nil
 	}
-	msg := FirstUserMessage(text, in.Images, false, h.cwd, time.Now())
+	msg := prompt.FirstUserMessage(text, in.Images, false, h.cwd, time.Now())
 	if in.Deliver == deliverFollowUp {
 		h.agent.FollowUp(msg)
 	} else {

@@ -18,6 +18,7 @@ import (
 	"pi/config"
 	"pi/lua"
 	"pi/permission"
+	"pi/prompt"
 	"pi/provider"
 	"pi/session"
 	"pi/tools"
@@ -46,7 +47,7 @@ type scripts struct {
 	stderr   io.Writer
 	builtins []tools.Tool
 	limits   func() tools.Limits // of one script tool's result, sized to the model's window
-	parts    PromptParts         // the system prompt's inputs, tools filled in per refresh
+	parts    prompt.Parts        // the system prompt's inputs, tools filled in per refresh
 	// allowlist names the tools to activate (--tools, or tools in pi.toml); empty means the
 	// default built-ins plus every script tool. noTools is --no-tools.
 	allowlist []string
@@ -184,10 +185,10 @@ func (s *scripts) setActiveTools(names []string) error {
 
 func (s *scripts) applyTools(active []tools.Tool) {
 	s.agent.SetTools(active)
-	s.agent.SetSystemPrompt(BuildSystemPrompt(withTools(s.parts, active)))
+	s.agent.SetSystemPrompt(prompt.Build(withTools(s.parts, active)))
 }
 
-func withTools(p PromptParts, ts []tools.Tool) PromptParts {
+func withTools(p prompt.Parts, ts []tools.Tool) prompt.Parts {
 	p.Tools = ts
 	return p
 }
@@ -212,7 +213,7 @@ func (s *scripts) prepareRun(ctx context.Context, text string, images []provider
 	}
 	s.refreshTools()
 	st := s.agent.State()
-	base := BuildSystemPrompt(withTools(s.parts, st.Tools))
+	base := prompt.Build(withTools(s.parts, st.Tools))
 	if s.rt.HasHandlers("before_agent_start") {
 		s.agent.SetSystemPrompt(s.rt.BeforeAgentStart(ctx, text, images, base))
 	} else if st.SystemPrompt != base {

@@ -22,6 +22,7 @@ import (
 	"pi/internal/sandbox"
 	"pi/lua"
 	"pi/permission"
+	"pi/prompt"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -56,7 +57,7 @@ func assemble(p parts) *harness {
 		ShouldStopAfterTurn: p.stopAfter, Redact: func(r tools.Result) tools.Result { return r.Redacted(secret.Redact) }}
 	s.hooks(&hooks)
 	h.agent = agent.New(agent.Config{Provider: p.provider, Model: p.model, Thinking: p.thinking,
-		SystemPrompt: BuildSystemPrompt(withTools(s.parts, active)), Tools: active, Hooks: hooks,
+		SystemPrompt: prompt.Build(withTools(s.parts, active)), Tools: active, Hooks: hooks,
 		SteeringMode: agent.QueueMode(p.cfg.SteeringMode), FollowUpMode: agent.QueueMode(p.cfg.FollowUpMode)})
 	s.agent, s.cfg, s.stderr = h.agent, p.cfg, p.stderr
 	h.agent.Subscribe(s.onEvent)
@@ -189,8 +190,8 @@ func buildTools(o *cliOptions, p *parts) error {
 }
 
 func loadPromptParts(o *cliOptions, p *parts) error {
-	parts := PromptParts{Body: o.systemPrompt}
-	fileBody, fileAppend, err := LoadPromptFiles(p.piHome, p.cwd)
+	parts := prompt.Parts{Body: o.systemPrompt}
+	fileBody, fileAppend, err := prompt.LoadPromptFiles(p.piHome, p.cwd)
 	if err != nil {
 		return err
 	}
@@ -199,7 +200,7 @@ func loadPromptParts(o *cliOptions, p *parts) error {
 	}
 	parts.Append = []string{fileAppend, o.appendPrompt}
 	if !o.noContextFiles {
-		if parts.ContextFiles, err = LoadContextFiles(p.piHome, p.cwd); err != nil {
+		if parts.ContextFiles, err = prompt.LoadContextFiles(p.piHome, p.cwd); err != nil {
 			return err
 		}
 	}

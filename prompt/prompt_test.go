@@ -1,11 +1,7 @@
-package main
+package prompt
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,38 +14,38 @@ import (
 )
 
 func infoTool(name, snippet string, guidelines ...string) tools.Tool {
-	return &tools.Func{Spec: tools.Info{Name: name, Description: name + " tool\nmore detail", Parameters: intSchema,
+	return &tools.Func{Spec: tools.Info{Name: name, Description: name + " tool\nmore detail", Parameters: json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer"}}}`),
 		Snippet: snippet, Guidelines: guidelines}}
 }
 
-func TestBuildSystemPrompt(t *testing.T) {
+func TestBuild(t *testing.T) {
 	cases := []struct {
 		name      string
-		parts     PromptParts
+		parts     Parts
 		contains  []string
 		forbidden []string
 	}{
-		{"no tools", PromptParts{}, []string{basePrompt, "Tools: (none)\n", "- Be brief."}, nil},
+		{"no tools", Parts{}, []string{basePrompt, "Tools: (none)\n", "- Be brief."}, nil},
 		{"a tool without a snippet is not listed: its definition describes it",
-			PromptParts{Tools: []tools.Tool{infoTool("deploy", ""), infoTool("ship", "ships it")}}, []string{"\n\nTools:\n- ship: ships it\n\nGuidelines:"},
+			Parts{Tools: []tools.Tool{infoTool("deploy", ""), infoTool("ship", "ships it")}}, []string{"\n\nTools:\n- ship: ships it\n\nGuidelines:"},
 			[]string{"deploy", "more detail"}},
 		{"built-in tools only: no list",
-			PromptParts{Tools: []tools.Tool{infoTool("read", "")}}, []string{basePrompt + "\n\nGuidelines:"}, []string{"Tools:"}},
+			Parts{Tools: []tools.Tool{infoTool("read", "")}}, []string{basePrompt + "\n\nGuidelines:"}, []string{"Tools:"}},
 		{"guidelines deduplicated and trimmed",
-			PromptParts{Tools: []tools.Tool{infoTool("a", "does a", "  Check twice.  ", "Use a."), infoTool("b", "does b", "Check twice.")}},
+			Parts{Tools: []tools.Tool{infoTool("a", "does a", "  Check twice.  ", "Use a."), infoTool("b", "does b", "Check twice.")}},
 			[]string{"- a: does a\n- b: does b\n", "Guidelines:\n- Check twice.\n- Use a.\n- Be brief."}, []string{"  Check twice.  "}},
 		{"custom body replaces the default text and lists",
-			PromptParts{Body: "You are a reviewer.", Tools: []tools.Tool{infoTool("a", "does a")}},
+			Parts{Body: "You are a reviewer.", Tools: []tools.Tool{infoTool("a", "does a")}},
 			[]string{"You are a reviewer."}, []string{basePrompt, "Tools:"}},
 		{"append text follows the body",
-			PromptParts{Body: "Base.", Append: []string{"", "Always answer in French."}}, []string{"Base.\n\nAlways answer in French."}, nil},
+			Parts{Body: "Base.", Append: []string{"", "Always answer in French."}}, []string{"Base.\n\nAlways answer in French."}, nil},
 		{"context files in order",
-			PromptParts{ContextFiles: []ContextFile{{"/home/u/.pi/AGENTS.md", "global rules"}, {"/proj/AGENTS.md", "project rules"}}},
+			Parts{ContextFiles: []ContextFile{{"/home/u/.pi/AGENTS.md", "global rules"}, {"/proj/AGENTS.md", "project rules"}}},
 			[]string{"## /home/u/.pi/AGENTS.md\n\nglobal rules\n\n## /proj/AGENTS.md\n\nproject rules"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := BuildSystemPrompt(tc.parts)
+			got := Build(tc.parts)
 			for _, want := range tc.contains {
 				if !strings.Contains(got, want) {
 					t.Errorf("prompt lacks %q:\n%s", want, got)
@@ -60,7 +56,7 @@ func TestBuildSystemPrompt(t *testing.T) {
 					t.Errorf("prompt has %q:\n%s", bad, got)
 				}
 			}
-			if again := BuildSystemPrompt(tc.parts); again != got {
+			if again := Build(tc.parts); again != got {
 				t.Errorf("same inputs gave different bytes")
 			}
 			if strings.Contains(got, time.Now().Format("2006-01-02")) {
@@ -112,7 +108,7 @@ func TestPromptFilesProjectBeforeGlobal(t *testing.T) {
 	if err != nil || body != "project system" || appendText != "global append" {
 		t.Fatalf("body %q append %q err %v", body, appendText, err)
 	}
-	got := BuildSystemPrompt(PromptParts{Body: body, Append: []string{appendText}})
+	got := Build(Parts{Body: body, Append: []string{appendText}})
 	if got != "project system\n\nglobal append" {
 		t.Fatalf("prompt %q", got)
 	}
@@ -148,7 +144,7 @@ func TestDefaultPromptSize(t *testing.T) {
 		active = append(active, tool)
 		defs = append(defs, tool.Info().Def())
 	}
-	prompt := BuildSystemPrompt(PromptParts{Tools: active})
+	prompt := Build(Parts{Tools: active})
 	defsJSON, err := json.Marshal(defs)
 	if err != nil {
 		t.Fatal(err)
@@ -157,53 +153,5 @@ func TestDefaultPromptSize(t *testing.T) {
 	t.Logf("system prompt %d B + tool definitions %d B = %d B", len(prompt), len(defsJSON), total)
 	if total >= 2048 {
 		t.Fatalf("default prompt is %d bytes, budget 2048:\n%s\n%s", total, prompt, defsJSON)
-	}
-}
-
-// TestFirstRequestBodySize runs pi -p with a one-line prompt and the four default tools against
-// a fake OpenAI-compatible server and measures the whole request body it receives (the working
-// directory in the context block counted as "/home/user/project"): it must stay at or under
-// 2,400 bytes.
-func TestFirstRequestBodySize(t *testing.T) {
-	bodies := make(chan []byte, 4)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/chat/completions" {
-			http.NotFound(w, r) // pi asks whether a local /v1 server is Ollama's
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		bodies <- body
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
-	}))
-	defer srv.Close()
-	dir := t.TempDir()
-	home := filepath.Join(dir, ".pihome")
-	os.MkdirAll(home, 0o755)
-	toml := "[providers.local]\nkind = \"openai\"\nbase_url = \"" + srv.URL + "/v1\"\n"
-	if err := os.WriteFile(filepath.Join(home, "pi.toml"), []byte(toml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := runPi(t, buildPi(t), dir, "--model", "local/m", "--no-session", "-p", "What does main.go do?")
-	if r.code != 0 {
-		t.Fatalf("code %d\nstderr %s", r.code, r.stderr)
-	}
-	body := <-bodies
-	cwd, _ := filepath.EvalSymlinks(dir)
-	body = bytes.ReplaceAll(body, []byte(cwd), []byte("/home/user/project"))
-	var req struct {
-		Messages []json.RawMessage `json:"messages"`
-		Tools    []json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil || len(req.Tools) != 4 || !bytes.Contains(body, []byte("/home/user/project")) {
-		t.Fatalf("request %s (%v)", body, err)
-	}
-	toolBytes := 0
-	for _, tl := range req.Tools {
-		toolBytes += len(tl)
-	}
-	t.Logf("first request body: %d B (%d B of tools)", len(body), toolBytes)
-	if len(body) > 2400 {
-		t.Errorf("first request body is %d B, budget 2400:\n%s", len(body), body)
 	}
 }

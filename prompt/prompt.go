@@ -1,4 +1,8 @@
-package main
+// Package prompt builds what the model reads before the user's words: the system prompt (pi's
+// base text or SYSTEM.md, the tools' one-liners and guidelines, AGENTS.md/CLAUDE.md files) and
+// the context block that opens a conversation. It reads those files but runs nothing and
+// holds no state; the root package decides when to build.
+package prompt
 
 import (
 	"errors"
@@ -26,18 +30,18 @@ type ContextFile struct {
 	Content string
 }
 
-// PromptParts are the inputs of the system prompt. The same parts always give the same bytes,
+// Parts are the inputs of the system prompt. The same parts always give the same bytes,
 // so a model server can keep the prompt prefix cached.
-type PromptParts struct {
+type Parts struct {
 	Tools        []tools.Tool  // the active tools
 	Body         string        // replaces basePrompt: --system-prompt or .pi/SYSTEM.md
 	Append       []string      // --append-system-prompt, APPEND_SYSTEM.md
 	ContextFiles []ContextFile // global first, then from the filesystem root down to the cwd
 }
 
-// BuildSystemPrompt assembles the system prompt. What changes between sessions (date, working
+// Build assembles the system prompt. What changes between sessions (date, working
 // directory) is deliberately left out: see ContextBlock.
-func BuildSystemPrompt(p PromptParts) string {
+func Build(p Parts) string {
 	var b strings.Builder
 	body := strings.TrimSpace(p.Body)
 	if body == "" {
