@@ -106,14 +106,14 @@ func fitDecoded(img image.Image, mime string, f Fitted, lim Limits) (Fitted, err
 			if base64.StdEncoding.EncodedLen(len(data)) <= lim.MaxBase64 {
 				f.Block = provider.Image(base64.StdEncoding.EncodeToString(data), enc.mime)
 				f.Width, f.Height = w, h
-				f.Note = fmt.Sprintf("[image resized from %d×%d to %d×%d, sent as %s (%s) to fit %d×%d and %s]",
+				f.Note = fmt.Sprintf("[image resized from %d×%d to %d×%d, sent as %s (%s) to fit %d×%d and the %s limit]",
 					f.OrigWidth, f.OrigHeight, w, h, enc.name, humanBytes(len(data)),
-					lim.MaxWidth, lim.MaxHeight, humanBytes(lim.MaxBase64*3/4))
+					lim.MaxWidth, lim.MaxHeight, humanBytes(lim.MaxBase64))
 				return f, nil
 			}
 		}
 		if w <= minSide || h <= minSide {
-			return Fitted{}, fmt.Errorf("a %d×%d image cannot be made smaller than %s", f.OrigWidth, f.OrigHeight, humanBytes(lim.MaxBase64*3/4))
+			return Fitted{}, fmt.Errorf("a %d×%d image cannot be made to fit the %s limit", f.OrigWidth, f.OrigHeight, humanBytes(lim.MaxBase64))
 		}
 		w, h = max(w*3/4, 1), max(h*3/4, 1)
 	}
