@@ -360,7 +360,7 @@ func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {
 		id = "faux-1"
 	}
 	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
-		Input: []string{"text", "image"}}, nil
+		Input: p.ModelInput()}, nil
 }
 
 func splitList(s string) []string {

@@ -5,8 +5,9 @@
 // parser), and the App controller that ties them together.
 //
 // It owns the terminal while interactive mode runs and nothing else: it never touches the
-// agent's transcript, sessions or tools, and never runs commands. It imports only provider
-// (for the message model); the root package adapts agent events to App calls and App
+// agent's transcript, sessions or tools, and never runs commands (the clipboard is read by a
+// function it is given). It imports only provider (for the message model) and images (to fit
+// pasted pictures); the root package adapts agent events to App calls and App
 // callbacks to agent calls (interactive.go).
 //
 // Rendering model. Output is inline on the normal screen, never the alternate screen, so the

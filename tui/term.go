@@ -40,6 +40,9 @@ func Run(ctx context.Context, cb Callbacks, opts Options, start func(*App)) (err
 	t := &terminal{tty: tty, events: make(chan tcell.Event, 64)}
 	t.ip = tcell.NewInputProcessor(t.events)
 	t.write(termSetup)
+	if opts.Graphics == "" && !opts.HideImages {
+		opts.Graphics = DetectGraphics(os.Getenv)
+	}
 	app := NewApp(tty, ws.Width, ws.Height, cb, opts)
 	t.app = app
 	defer func() {
