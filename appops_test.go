@@ -12,6 +12,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/export"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -292,7 +293,7 @@ func TestOpsStatsNameAndExport(t *testing.T) {
 	if err := nameSession(a.rec.session(), "Export test"); err != nil || a.rec.session().Name() != "Export test" {
 		t.Fatalf("setSessionName: %v, name %q", err, a.rec.session().Name())
 	}
-	path, err := exportHTML(a.rec.session(), a.agent.MessagesView(), a.agent.Model().ID, a.cwd, filepath.Join(t.TempDir(), "out.html"))
+	path, err := export.File(a.rec.session(), export.Options{Model: "faux/faux-1"}, a.cwd, filepath.Join(t.TempDir(), "out.html"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,8 +11,8 @@ import (
 	"pi/provider"
 )
 
-// pngHeader is enough of a PNG for content sniffing.
-var pngHeader = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00")
+// onePixelPNG is a 1×1 PNG.
+var onePixelPNG, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
 
 // TestBinaryAttachesFilesToTheFirstPrompt: `pi @notes.txt @pic.png "question"` sends one user
 // message holding the file's text, the image, and the question.
@@ -19,7 +20,7 @@ func TestBinaryAttachesFilesToTheFirstPrompt(t *testing.T) {
 	bin := buildPi(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("remember the milk\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "pic.png"), pngHeader, 0o644)
+	os.WriteFile(filepath.Join(dir, "pic.png"), onePixelPNG, 0o644)
 	hello, _ := filepath.Abs(filepath.Join("testdata", "faux", "hello.json"))
 	r := runPi(t, bin, dir, "--no-session", "--mode", "json", "--faux-script", hello, "@notes.txt", "@pic.png", "what now?")
 	if r.code != 0 {

@@ -42,6 +42,7 @@ type cliOptions struct {
 	continueLast   bool
 	resume         bool
 	sessionRef     string
+	exportRef      string // --export SESSION [file]
 	connect        string // --connect: the socket of pi serve, for -p
 	forkRef        string
 	noSession      bool
@@ -103,6 +104,7 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.resume, "r", false, "pick a session to resume (outside the terminal UI: list them)")
 	fs.BoolVar(&o.resume, "resume", false, "same as -r")
 	fs.StringVar(&o.sessionRef, "session", "", "continue a session: a file path or the start of its id")
+	fs.StringVar(&o.exportRef, "export", "", "write a session (path or id prefix) as an HTML page: pi --export SESSION [file.html]")
 	fs.StringVar(&o.connect, "connect", "", "with -p: send the prompts to a session of pi serve at this socket")
 	fs.StringVar(&o.forkRef, "fork", "", "copy a session (path or id prefix) into a new one and continue there")
 	fs.BoolVar(&o.noSession, "no-session", false, "keep the session in memory only")

@@ -1,43 +1,22 @@
 package main
 
-// export.go is /export and RPC export_html: where the page goes and its title; the page
-// itself is session.WriteHTML.
+// export.go is pi --export SESSION [file]; /export and RPC export_html call export.File.
 
 import (
+	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+	"io"
 
-	"pi/provider"
-	"pi/session"
+	"pi/export"
 )
 
-// exportHTML writes the conversation as one self-contained HTML page (no scripts, no outside
-// resources) and returns its path. An empty path means pi-session-<session file>.html in the
-// working directory.
-func exportHTML(sess *session.Session, msgs []provider.Message, model, cwd, path string) (string, error) {
-	if path == "" {
-		base := strings.TrimSuffix(filepath.Base(sess.Path()), ".jsonl")
-		if sess.Path() == "" {
-			base = sess.ID()
-		}
-		path = filepath.Join(cwd, "pi-session-"+base+".html")
-	}
-	path, err := filepath.Abs(path)
+// runExport is pi --export SESSION [file]: SESSION is a file or the start of a session id.
+func runExport(ctx context.Context, o *cliOptions, stdout, stderr io.Writer) int {
+	path, err := export.SessionFile(ctx, o.exportRef, piHomeDir(), append(o.messages, "")[0])
 	if err != nil {
-		return "", fmt.Errorf("export to %q: %w", path, err)
+		fmt.Fprintln(stderr, "pi: --export:", err)
+		return 1
 	}
-	title := "pi session " + sess.ID()
-	if name := sess.Name(); name != "" {
-		title = name
-	}
-	var buf strings.Builder
-	if err := session.WriteHTML(&buf, title, model, msgs); err != nil {
-		return "", fmt.Errorf("export to %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
-		return "", fmt.Errorf("export to %s: %w", path, err)
-	}
-	return path, nil
+	fmt.Fprintln(stdout, path)
+	return 0
 }

@@ -475,7 +475,7 @@ type fdRow struct {
 var fdFrontEnds = []string{"print", "json", "rpc", "tui"}
 
 const (
-	fdNANoImages   = "no way to attach an image: this pi has no @file image arguments and no image paste"
+	fdNANoImages   = "no way to attach the image alone: @file adds a <file> line to the text, and the TUI pastes from the clipboard (images_test.go and tui/paste_tmux_test.go cover both)"
 	fdNANotBusy    = "print and JSON mode take no input while a prompt runs"
 	fdNANoCmdline  = "RPC mode takes its prompts on stdin, not on the command line"
 	fdFailsSendMsg = "pi.send_user_message on an idle agent only queues a follow-up that nothing runs " +

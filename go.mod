@@ -11,6 +11,7 @@ require (
 	github.com/ollama/ollama v0.17.4
 	github.com/yuin/goldmark v1.8.7
 	github.com/yuin/gopher-lua v1.1.2
+	golang.org/x/image v0.44.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.37.0
 	golang.org/x/text v0.44.0

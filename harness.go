@@ -28,6 +28,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/images"
 	"pi/prompt"
 	"pi/provider"
 	"pi/session"
@@ -117,6 +118,8 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 			return nil
 		}
 	}
+	m := h.agent.Model() // every image, whoever sends it, is fitted or left out with a note
+	in.Images = images.ForModel(in.Images, m.AcceptsImages(), m.ID)
 	if in.Queue {
 		return h.enqueue(ctx, in)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"pi/agent"
+	"pi/images"
 	"pi/provider"
 	"pi/session"
 	"pi/tui"
@@ -18,13 +19,13 @@ import (
 // runInteractiveMode runs the terminal UI (DESIGN.md §7) until the user quits. A resumed
 // conversation is shown first; prompts from the command line are then sent, each as a
 // follow-up of the one before. pickSession (-r) opens the session picker.
-func runInteractiveMode(ctx context.Context, h *harness, prompts []string, images []provider.Block, pickSession bool) int {
+func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs []provider.Block, pickSession bool) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	keys, keysProblem := tuiKeymap(h.cfg)
 	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
 	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !hideThinking(h.cfg),
-		Theme: h.cfg.UI.Theme, PiHome: h.piHome}
+		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui = ui
 		close(ic.uiReady)
@@ -47,7 +48,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, image
 		}
 		ic.async(func() {
 			tuiAskTrust(ic) // before the prompts: a project command among them needs its script
-			ic.sendPrompts(prompts, images)
+			ic.sendPrompts(prompts, imgs)
 		})
 	})
 	h.scripts.setUI(nil)
@@ -100,9 +101,9 @@ func (ic *interactive) async(fn func()) {
 
 func (ic *interactive) callbacks() tui.Callbacks {
 	return tui.Callbacks{
-		OnSubmit:   func(text string) { ic.async(func() { ic.send(text, deliverSteer) }) },
-		OnSteer:    func(text string) { ic.async(func() { ic.send(text, deliverSteer) }) },
-		OnFollowUp: func(text string) { ic.async(func() { ic.followUp(text) }) },
+		OnSubmit:   func(text string) { imgs := ic.ui.TakeImages(); ic.async(func() { ic.send(text, imgs, deliverSteer) }) },
+		OnSteer:    func(text string) { imgs := ic.ui.TakeImages(); ic.async(func() { ic.send(text, imgs, deliverSteer) }) },
+		OnFollowUp: func(text string) { imgs := ic.ui.TakeImages(); ic.async(func() { ic.followUp(text, imgs) }) },
 		OnAbort: func() {
 			ic.h.ClearQueues() // the TUI has put the queued text back into the editor
 			ic.h.Abort()       // the run, a compaction, a !cmd, a branch summary
@@ -144,17 +145,17 @@ func (ic *interactive) sendPrompts(prompts []string, images []provider.Block) {
 
 // send delivers a line the user typed: a prompt when the agent is idle, else queued as
 // deliver says.
-func (ic *interactive) send(text string, deliver delivery) {
-	ic.report(ic.h.Send(ic.ctx, Input{Text: text, Source: sourceInteractive, Deliver: deliver}))
+func (ic *interactive) send(text string, imgs []provider.Block, deliver delivery) {
+	ic.report(ic.h.Send(ic.ctx, Input{Text: text, Images: imgs, Source: sourceInteractive, Deliver: deliver}))
 }
 
 // followUp queues text as a follow-up, unless it names one of the terminal UI's own commands.
-func (ic *interactive) followUp(text string) {
+func (ic *interactive) followUp(text string, imgs []provider.Block) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
 	if strings.HasPrefix(text, "/") && ic.builtin(name, strings.TrimSpace(args)) {
 		return
 	}
-	ic.send(text, deliverFollowUp)
+	ic.send(text, imgs, deliverFollowUp)
 }
 
 // report shows an error of a harness call, unless pi is quitting.

@@ -92,6 +92,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, versionText())
 		return 0
 	}
+	if opts.exportRef != "" {
+		return runExport(ctx, opts, stdout, stderr)
+	}
 	if opts.listModels {
 		return runListModels(ctx, opts.trust, stdout, stderr)
 	}

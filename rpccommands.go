@@ -9,6 +9,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/export"
 	"pi/session"
 )
 
@@ -221,7 +222,7 @@ func cmdSessionStats(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error
 
 func cmdExportHTML(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	h := s.h
-	path, err := exportHTML(h.rec.session(), h.agent.MessagesView(), h.agent.Model().ID, h.cwd, c.OutputPath)
+	path, err := export.File(h.rec.session(), export.Options{Model: modelLabel(h.agent.Model())}, h.cwd, c.OutputPath)
 	if err != nil {
 		return nil, err
 	}

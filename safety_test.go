@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"pi/export"
 	"pi/session"
 )
 
@@ -97,8 +98,7 @@ func TestToolsNeverSeeKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := sess.Context()
-	page, err := exportHTML(sess, c.Messages, "faux", dir, filepath.Join(dir, "export.html"))
+	page, err := export.File(sess, export.Options{Model: "faux"}, dir, filepath.Join(dir, "export.html"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"pi/config"
+	"pi/export"
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
@@ -41,8 +42,8 @@ func tuiPickModel(ic *interactive) {
 	current := 0
 	for i, m := range models {
 		labels[i] = modelLabel(m)
-		if m.ContextWindow > 0 {
-			labels[i] += fmt.Sprintf("  (%dk context)", m.ContextWindow/1000)
+		if t := m.Traits(); t != "" {
+			labels[i] += "  (" + t + ")"
 		}
 		if sameModel(m, ic.h.agent.Model()) {
 			current = i
@@ -164,7 +165,7 @@ func (ic *interactive) scriptCompletion(c lua.Command) tui.Command {
 // while the agent works as Enter does.
 func (ic *interactive) command(name, args string) {
 	if !ic.builtin(name, args) {
-		ic.send(strings.TrimSpace("/"+name+" "+args), deliverSteer)
+		ic.send(strings.TrimSpace("/"+name+" "+args), nil, deliverSteer)
 	}
 }
 
@@ -282,7 +283,7 @@ func tuiExport(ic *interactive, path string) {
 		ic.ui.Notify(tui.LevelInfo, "exported to "+path)
 		return
 	}
-	out, err := exportHTML(ic.h.rec.session(), ic.h.agent.MessagesView(), ic.h.agent.Model().ID, ic.h.cwd, path)
+	out, err := export.File(ic.h.rec.session(), export.Options{Model: modelLabel(ic.h.agent.Model())}, ic.h.cwd, path)
 	if err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return

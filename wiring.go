@@ -123,9 +123,11 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		askTrust = func(context.Context, string) (bool, error) { return false, lua.ErrAskLater }
 		p.scripts.askTrust = !o.trust && !o.noExtensions
 	}
+	box := p.cfg.Sandbox // as in force: --sandbox replaces its mode
+	box.Mode = cmp.Or(o.sandbox, box.Mode)
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
 		NoProject: o.noExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *harness { return h }),
-		AskTrust: askTrust, Confine: p.sandbox.Confine})
+		AskTrust: askTrust, Confine: p.sandbox.Confine, HTTPAllowed: box.HTTPAllowed})
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
@@ -358,7 +360,7 @@ func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {
 		id = "faux-1"
 	}
 	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
-		Input: []string{"text", "image"}}, nil
+		Input: p.ModelInput()}, nil
 }
 
 func splitList(s string) []string {

@@ -48,6 +48,7 @@ type Config struct {
 	Sandbox      sandbox.Settings  `toml:"sandbox"`
 	Permissions  PermissionsConfig `toml:"permissions"` // safety.go
 	Secrets      SecretsConfig     `toml:"secrets"`
+	Images       ImagesConfig      `toml:"images"`
 
 	MCP MCPConfig `toml:"mcp"`
 	// ProjectIgnored lists the keys of the project's pi.toml that were not applied because
@@ -73,6 +74,16 @@ type CompactionConfig struct {
 	ReserveTokens    int   `toml:"reserve_tokens"`
 	KeepRecentTokens int   `toml:"keep_recent_tokens"`
 }
+
+// ImagesConfig is the [images] table.
+type ImagesConfig struct {
+	// Show draws small previews of pictures where the terminal can (kitty, iTerm2); false
+	// keeps to a one-line placeholder. Default true.
+	Show *bool `toml:"show"`
+}
+
+// ShowImages reports whether the terminal UI may draw picture previews ([images] show).
+func (c *Config) ShowImages() bool { return c.Images.Show == nil || *c.Images.Show }
 
 // LuaConfig is the [lua] table.
 type LuaConfig struct {
@@ -275,6 +286,9 @@ func (c *Config) mergeScalars(f *Config) {
 	}
 	if f.Compaction.Enabled != nil {
 		c.Compaction.Enabled = f.Compaction.Enabled
+	}
+	if f.Images.Show != nil {
+		c.Images.Show = f.Images.Show
 	}
 	for _, p := range []struct{ dst, src *int }{{&c.Compaction.ReserveTokens, &f.Compaction.ReserveTokens},
 		{&c.Compaction.KeepRecentTokens, &f.Compaction.KeepRecentTokens}, {&c.Bash.TimeoutSeconds, &f.Bash.TimeoutSeconds},

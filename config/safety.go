@@ -105,9 +105,9 @@ func (p *PermissionsConfig) validate() error {
 
 // untrustedKeys are the top-level keys an untrusted project's pi.toml may set: none of them
 // names a server, a folder, a command or a tool. permissions is filtered by mergeSafety, and
-// sandbox may only tighten (mergeSandbox); ui and keys change only how the screen looks.
+// sandbox may only tighten (mergeSandbox); ui, keys and images change only how the screen looks.
 func untrustedKeys() []string {
-	return []string{"thinking", "steering_mode", "follow_up_mode", "compaction", "retry", "stream", "bash", "permissions", "ui", "keys", "sandbox"}
+	return []string{"thinking", "steering_mode", "follow_up_mode", "compaction", "retry", "stream", "bash", "permissions", "ui", "keys", "images", "sandbox"}
 }
 
 // untrustedPart keeps of a project file only what an untrusted project may set, and returns

@@ -28,6 +28,9 @@ func (c *Config) mergeSandbox(path string, src sandbox.Settings, project bool) {
 	if src.AllowWrite != nil {
 		dst.AllowWrite = src.AllowWrite
 	}
+	if src.AllowHosts != nil {
+		dst.AllowHosts = src.AllowHosts
+	}
 	if len(ignored) > 0 {
 		c.warnf("%s: a project file can only make the sandbox stricter: sandbox.%s ignored", path,
 			strings.Join(ignored, ", sandbox."))
@@ -49,6 +52,9 @@ func looserSandboxKeys(dst sandbox.Settings, src *sandbox.Settings) []string {
 	}
 	if len(src.AllowWrite) > 0 {
 		keys, src.AllowWrite = append(keys, "allow_write"), nil
+	}
+	if len(src.AllowHosts) > 0 {
+		keys, src.AllowHosts = append(keys, "allow_hosts"), nil
 	}
 	return keys
 }

@@ -94,7 +94,7 @@ func (v *vm) doHTTP(ctx context.Context, req httpRequest) (int, map[string]strin
 	for _, k := range names {
 		hr.Header.Set(k, req.headers[k])
 	}
-	resp, err := http.DefaultClient.Do(hr)
+	resp, err := v.httpClient().Do(hr)
 	if err != nil {
 		return 0, nil, "", err
 	}
@@ -111,6 +111,38 @@ func (v *vm) doHTTP(ctx context.Context, req httpRequest) (int, map[string]strin
 		err = fmt.Errorf("the response body is larger than %d MiB; use stream", httpMaxBody>>20)
 	}
 	return resp.StatusCode, headers, string(data), err
+}
+
+// httpClient checks every host a request reaches, the first and each redirect's, against
+// the sandbox's rule.
+func (v *vm) httpClient() *http.Client {
+	allowed := v.r.opts.HTTPAllowed
+	if allowed == nil {
+		return http.DefaultClient
+	}
+	check := func(r *http.Request) error { return allowed(r.URL.Hostname()) }
+	return &http.Client{
+		Transport: &hostCheck{check: check, next: http.DefaultTransport},
+		CheckRedirect: func(r *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return check(r)
+		},
+	}
+}
+
+// hostCheck refuses a request whose host the check does not allow, before any connection.
+type hostCheck struct {
+	check func(*http.Request) error
+	next  http.RoundTripper
+}
+
+func (h *hostCheck) RoundTrip(r *http.Request) (*http.Response, error) {
+	if err := h.check(r); err != nil {
+		return nil, err
+	}
+	return h.next.RoundTrip(r)
 }
 
 // streamBody hands the body to fn chunk by chunk; a failing fn becomes a notice.

@@ -77,3 +77,38 @@ func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+// With the host check set (the sandbox denies the network), pi.http reaches only the hosts it
+// allows, a redirect's target included, and the refusal says why.
+func TestHTTPHostCheck(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/away" {
+			http.Redirect(w, r, "http://elsewhere.invalid/x", http.StatusFound)
+			return
+		}
+		io.WriteString(w, "near")
+	}))
+	defer srv.Close()
+	e := newEnv(t)
+	e.opts.HTTPAllowed = func(host string) error {
+		if host == "127.0.0.1" {
+			return nil
+		}
+		return fmt.Errorf("%s is not reachable", host)
+	}
+	r := e.start(t, `
+pi.register_tool{name = "get", execute = function(args)
+  local res, err = pi.http{url = args.url}
+  if not res then return "error: " .. err end
+  return res.body
+end}`)
+	for url, want := range map[string]string{
+		srv.URL + "/":                "near",
+		srv.URL + "/away":            "error: pi.http GET " + srv.URL + "/away: Get \"http://elsewhere.invalid/x\": elsewhere.invalid is not reachable",
+		"http://elsewhere.invalid/y": "error: pi.http GET http://elsewhere.invalid/y: Get \"http://elsewhere.invalid/y\": elsewhere.invalid is not reachable",
+	} {
+		if got := text(execTool(t, r, "get", map[string]any{"url": url})); got != want {
+			t.Errorf("%s: got %q, want %q", url, got, want)
+		}
+	}
+}

@@ -51,6 +51,9 @@ type Options struct {
 	MemoryLimit int64
 	// Confine, when set, confines the commands pi.exec starts (the OS sandbox).
 	Confine proc.Confiner
+	// HTTPAllowed, when set, says whether pi.http may reach a host (the sandbox may deny the
+	// network); nil allows every host.
+	HTTPAllowed func(host string) error
 
 	Host Host
 }

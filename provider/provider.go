@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 )
 
 // Provider turns a request into a stream of events. Stream calls emit for every event, in
@@ -74,6 +76,18 @@ func (m *Model) AcceptsImages() bool {
 		}
 	}
 	return false
+}
+
+// Traits is what a model picker says of m besides its name: "128k context · images".
+func (m *Model) Traits() string {
+	var t []string
+	if m.ContextWindow > 0 {
+		t = append(t, fmt.Sprintf("%dk context", m.ContextWindow/1000))
+	}
+	if m.AcceptsImages() {
+		t = append(t, "images")
+	}
+	return strings.Join(t, " · ")
 }
 
 // ModelCost is the price in US dollars per million tokens.

@@ -8,14 +8,11 @@ import (
 	"testing"
 )
 
-// pngHeader is enough of a PNG for content sniffing.
-var pngHeader = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00")
-
 func TestAttachFiles(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, data []byte) { os.WriteFile(filepath.Join(dir, name), data, 0o644) }
 	write("notes.txt", []byte("line one\nline two\n"))
-	write("pic.png", pngHeader)
+	write("pic.png", encodedImage(t, "png", 2, 2))
 	write("blob.bin", []byte{0, 1, 2, 0xff, 0xfe})
 	big, _ := os.Create(filepath.Join(dir, "huge.log"))
 	big.Truncate(MaxAttachment + 1) // sparse: costs no disk

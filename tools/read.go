@@ -3,22 +3,15 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
-
-	"pi/provider"
 )
 
 // maxReadFileSize stops read from loading huge files whole; bash with sed or head can still
 // show parts of them.
 const maxReadFileSize = 256 << 20
-
-// maxImageBase64 is the largest image we pass on; providers reject bigger ones (pi resizes to
-// this bound, we do not decode images and so refuse instead).
-const maxImageBase64 = 4_500_000
 
 // ReadDetails is the details of a read result.
 type ReadDetails struct {
@@ -151,36 +144,6 @@ func lineLen(data []byte, pos int) int {
 		return i
 	}
 	return len(data) - pos
-}
-
-func readImage(env *Env, name, mime string, data []byte) Result {
-	if !env.imagesAllowed() {
-		return TextResult(fmt.Sprintf("%s is an image (%s); the current model does not take images, so it is left out.", name, mime))
-	}
-	enc := base64.StdEncoding.EncodeToString(data)
-	if len(enc) > maxImageBase64 {
-		return TextResult(fmt.Sprintf("%s is an image (%s) of %s, too large to send to the model.", name, mime, FormatSize(len(data))))
-	}
-	return Result{Content: []provider.Block{
-		provider.Text(fmt.Sprintf("Image file %s [%s]", name, mime)),
-		provider.Image(enc, mime),
-	}}
-}
-
-// imageMIME recognises the image formats models take by their first bytes, not by the file
-// name, which may lie.
-func imageMIME(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return "image/png"
-	case bytes.HasPrefix(b, []byte{0xFF, 0xD8, 0xFF}):
-		return "image/jpeg"
-	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
-		return "image/gif"
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return "image/webp"
-	}
-	return ""
 }
 
 // isBinary applies git's rule: a NUL byte in the first 8 KiB.

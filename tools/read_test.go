@@ -102,10 +102,10 @@ func TestReadImages(t *testing.T) {
 		data []byte
 		mime string
 	}{
-		"png":  {[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "image/png"},
-		"jpeg": {[]byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10, 'J', 'F', 'I', 'F'}, "image/jpeg"},
-		"gif":  {[]byte("GIF89a\x01\x00\x01\x00"), "image/gif"},
-		"webp": {[]byte("RIFF\x10\x00\x00\x00WEBPVP8 "), "image/webp"},
+		"png":  {encodedImage(t, "png", 4, 3), "image/png"},
+		"jpeg": {encodedImage(t, "jpeg", 4, 3), "image/jpeg"},
+		"gif":  {encodedImage(t, "gif", 4, 3), "image/gif"},
+		"webp": {tinyWebP, "image/webp"},
 	}
 	for name, img := range images {
 		for _, allowed := range []bool{true, false} {

@@ -1,8 +1,9 @@
 // Package tools owns the Tool interface, the built-in tools (read, write, edit, bash, grep,
 // find, ls), output truncation, and the validation and repair of the arguments models send.
 //
-// It may import provider (for content blocks), internal/gitwalk (for grep and find) and
-// internal/proc (for bash's process), and nothing else of this module. It knows nothing of the
+// It may import provider (for content blocks), internal/gitwalk (for grep and find),
+// internal/proc (for bash's process) and images (to fit the pictures read and @file take in),
+// and nothing else of this module. It knows nothing of the
 // agent loop, sessions, Lua or the terminal.
 package tools
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -47,6 +48,14 @@ type Options struct {
 	// benchmarks use it to get deterministic output.
 	ManualFrames bool
 	Now          func() time.Time // clock, for tests
+	// Clipboard reads the clipboard's image for Ctrl+V (images.Clipboard); nil: no image paste.
+	Clipboard func(context.Context) ([]byte, error)
+	// HideImages shows a one-line placeholder for pictures even where the terminal could
+	// show them ([images] show = false).
+	HideImages bool
+	// Graphics is the terminal's picture protocol (GraphicsKitty, GraphicsITerm2) or "";
+	// Run sets it from the environment (DetectGraphics).
+	Graphics string
 	// Theme is the [ui] theme setting: "auto" (or ""), "dark", "light", the name of a theme
 	// file in $PI_HOME/themes or Cwd's .pi/themes, or a path ending in .toml (see package
 	// theme). A theme that cannot be read leaves the built-in one for the background, with a
@@ -112,6 +121,7 @@ type App struct {
 	lastCtrlC    time.Time
 	lastEscape   time.Time // an idle Escape on an empty editor; a second one soon opens the tree
 	pasting      *strings.Builder
+	pics         pictures // images attached in the editor (paste.go)
 
 	// Frames: the renderer writes into out, which is written to term with mu released
 	// (writing is set meanwhile, and writeDone signalled after); dirty says that something
@@ -286,6 +296,7 @@ func (a *App) ToolEnd(id string, content []provider.Block, details any, isError 
 		t.state = toolFailed
 	}
 	delete(a.tools, id)
+	a.addPreviews(content)
 	a.requestRender()
 }
 

@@ -5,9 +5,10 @@
 // parser), and the App controller that ties them together.
 //
 // It owns the terminal while interactive mode runs and nothing else: it never touches the
-// agent's transcript, sessions or tools, and never runs commands. It imports only provider
-// (for the message model) and its own theme package; the root package adapts agent events to
-// App calls and App callbacks to agent calls (interactive.go).
+// agent's transcript, sessions or tools, and never runs commands (the clipboard is read by a
+// function it is given). It imports only provider (for the message model), images (to fit
+// pasted pictures) and its own theme package; the root package adapts agent events to App
+// calls and App callbacks to agent calls (interactive.go).
 //
 // Colours. Every colour comes from the App's theme (package theme), which the components are
 // handed when they are made and again on App.SetTheme; caches of styled lines (markdown,

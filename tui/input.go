@@ -71,8 +71,12 @@ func (a *App) paste(start bool) func() {
 		if a.modal != nil && a.modal.input != nil {
 			target = a.modal.input
 		}
-		target.Paste(a.pasting.String())
+		text := a.pasting.String()
 		a.pasting = nil
+		if after, ok := a.pastedPath(target, text); ok {
+			return after
+		}
+		target.Paste(text)
 	}
 	return nil
 }
@@ -138,6 +142,8 @@ func (a *App) appAction(action string) (after func(), handled bool) {
 	case "toggle-thinking":
 		a.showThinking = !a.showThinking
 		a.status = toggleNote("thinking", "shown", "hidden", a.showThinking)
+	case "paste-image":
+		return a.pasteImage(), true
 	case "model", "cycle-model", "cycle-model-back", "thinking":
 		return a.named(action), true
 	case "complete":
@@ -260,6 +266,7 @@ func (a *App) send(followUp bool) func() {
 		return nil
 	}
 	a.editor.AddHistory(raw)
+	a.takeSent(text)
 	a.editor.Clear()
 	a.complete.items = nil
 	cb := a.cb

@@ -36,6 +36,7 @@ func DefaultBindings() []Binding {
 		{"model", "pick a model", []string{"ctrl+l"}},
 		{"cycle-model", "next scoped model", []string{"ctrl+p"}},
 		{"cycle-model-back", "previous scoped model (kitty keyboard protocol)", []string{"ctrl+shift+p"}},
+		{"paste-image", "paste the clipboard's image", []string{"ctrl+v"}},
 		{"external-editor", "edit in $VISUAL or $EDITOR", []string{"ctrl+g"}},
 		{"suspend", "suspend (fg to come back)", []string{"ctrl+z"}},
 		{"cursor-left", "", []string{"left", "ctrl+b"}},

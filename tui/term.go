@@ -47,6 +47,9 @@ func Run(ctx context.Context, cb Callbacks, opts Options, start func(*App)) (err
 		t.bg.wait(bgTimeout)
 	}
 	opts.darkBackground = t.bg.darkBackground
+	if opts.Graphics == "" && !opts.HideImages {
+		opts.Graphics = DetectGraphics(os.Getenv)
+	}
 	app := NewApp(tty, ws.Width, ws.Height, cb, opts)
 	t.app = app
 	defer func() {

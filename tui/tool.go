@@ -48,7 +48,7 @@ func (t *toolView) setOutput(content []provider.Block) {
 		case provider.BlockText:
 			b.WriteString(c.Text)
 		case provider.BlockImage:
-			b.WriteString("[image " + c.MimeType + "]\n")
+			b.WriteString(imagePlaceholder(c) + "\n")
 		}
 	}
 	text := strings.TrimRight(sanitize(b.String()), "\n")

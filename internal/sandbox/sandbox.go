@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,24 @@ type Settings struct {
 	// Network false denies TCP connect and bind; nil means allowed.
 	Network  *bool  `toml:"network"`
 	Fallback string `toml:"fallback"` // FallbackRefuse (also when empty) or FallbackWarn
+	// AllowHosts names the hosts scripts' pi.http may still reach when the network is denied
+	// (loopback always is).
+	AllowHosts []string `toml:"allow_hosts"`
+}
+
+// HTTPAllowed says whether a script's pi.http may reach host: always, unless the sandbox is
+// on and denies the network; then only loopback and AllowHosts.
+func (s Settings) HTTPAllowed(host string) error {
+	if s.Mode != ModeWorkspace || s.NetworkAllowed() {
+		return nil
+	}
+	if host == "localhost" || slices.Contains(s.AllowHosts, host) {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%s is not reachable: [sandbox] network = false (name it in [sandbox] allow_hosts to allow it)", host)
 }
 
 // Modes lists the values of Settings.Mode and --sandbox.

@@ -208,3 +208,27 @@ func FuzzParseHelperArgs(f *testing.F) {
 		}
 	})
 }
+
+func TestHTTPAllowed(t *testing.T) {
+	deny, allow := false, true
+	cases := []struct {
+		s      Settings
+		host   string
+		wantOK bool
+	}{
+		{Settings{}, "example.com", true},
+		{Settings{Mode: ModeWorkspace}, "example.com", true},
+		{Settings{Mode: ModeWorkspace, Network: &allow}, "example.com", true},
+		{Settings{Mode: ModeOff, Network: &deny}, "example.com", true},
+		{Settings{Mode: ModeWorkspace, Network: &deny}, "example.com", false},
+		{Settings{Mode: ModeWorkspace, Network: &deny}, "127.0.0.1", true},
+		{Settings{Mode: ModeWorkspace, Network: &deny}, "::1", true},
+		{Settings{Mode: ModeWorkspace, Network: &deny}, "localhost", true},
+		{Settings{Mode: ModeWorkspace, Network: &deny, AllowHosts: []string{"mcp.internal"}}, "mcp.internal", true},
+	}
+	for _, c := range cases {
+		if err := c.s.HTTPAllowed(c.host); (err == nil) != c.wantOK {
+			t.Errorf("%+v, %s: %v", c.s, c.host, err)
+		}
+	}
+}

@@ -31,6 +31,16 @@ type Provider struct {
 	ChunkDelay time.Duration
 	// ChunkRunes is the size of text and argument deltas in runes; 0 means 16 (about 4 tokens).
 	ChunkRunes int
+	// Input is what the scripted model takes ("text", "image"); nil means both.
+	Input []string
+}
+
+// ModelInput is what the scripted model takes: Input, or text and images.
+func (p *Provider) ModelInput() []string {
+	if p.Input == nil {
+		return []string{"text", "image"}
+	}
+	return p.Input
 }
 
 // New returns a provider that replays steps in order.

@@ -16,6 +16,8 @@ type scriptFile struct {
 	ChunkDelayMs int                `json:"chunkDelayMs"`
 	ChunkRunes   int                `json:"chunkRunes"`
 	Replies      []provider.Message `json:"replies"`
+	// Input is what the model takes, e.g. ["text"] for a model without image input.
+	Input []string `json:"input"`
 }
 
 // LoadScript reads a script file. It is a test aid: `pi --faux-script file.json` runs pi
@@ -37,7 +39,7 @@ func LoadScript(path string) (*Provider, error) {
 	if len(sf.Replies) == 0 {
 		return nil, fmt.Errorf("faux script %s: no replies (want a JSON array of assistant messages, or {\"replies\": [...]})", path)
 	}
-	p := &Provider{ChunkDelay: time.Duration(sf.ChunkDelayMs) * time.Millisecond, ChunkRunes: sf.ChunkRunes}
+	p := &Provider{ChunkDelay: time.Duration(sf.ChunkDelayMs) * time.Millisecond, ChunkRunes: sf.ChunkRunes, Input: sf.Input}
 	for _, r := range sf.Replies {
 		r.Role = provider.RoleAssistant
 		if r.StopReason == "" {
