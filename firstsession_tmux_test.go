@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pi/internal/ollamatest"
+	"pi/tui/theme"
 )
 
 // firstSession is pi in tmux as a new user starts it: no pi.toml, a local Ollama server (the
@@ -73,8 +74,8 @@ func (f *firstSession) settled(step, want string) {
 }
 
 // The first session of a new user, against a real Ollama server: a reply, the / popup browsed
-// down to /hotkeys and run, a file made after start @-completed, a key remapped in pi.toml and
-// used, a resize to 80×24 and back. Every step is checked on the screen.
+// down to /hotkeys and run, a file made after start @-completed, the theme switched in
+// /settings, a resize to 80×24 and back, a key remapped in pi.toml and used. Every step is checked on the screen.
 func TestTmuxFirstSessionOnRealOllama(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
@@ -105,7 +106,7 @@ func TestTmuxFirstSessionOnRealOllama(t *testing.T) {
 		t.Fatalf("Down never reached /hotkeys:\n%s", f.visible())
 	}
 	f.keys("Enter")
-	f.settled("/hotkeys", "cycle-model-back")
+	f.settled("/hotkeys", "remap any action")
 
 	// A file created after start is offered by @ completion.
 	if err := os.WriteFile(filepath.Join(dir, "fresh_notes.md"), []byte("notes\n"), 0o644); err != nil {
@@ -118,6 +119,24 @@ func TestTmuxFirstSessionOnRealOllama(t *testing.T) {
 	f.mustSee("the completed name in the editor", "@fresh_notes.md")
 	f.keys("C-u")
 
+	// Switch to the light theme in /settings: it is saved and drawn at once.
+	f.typeText("/settings")
+	f.keys("Enter")
+	f.mustSee("/settings", "Settings (saved to")
+	f.typeText("theme")
+	f.mustSee("the theme row", "1/")
+	f.keys("Enter")
+	f.mustSee("the themes", "light")
+	f.typeText("light")
+	f.keys("Enter")
+	f.mustSee("the switch", "theme: light (saved to")
+	if saved, _ := os.ReadFile(filepath.Join(home, "pi.toml")); !strings.Contains(string(saved), "theme = \"light\"") {
+		t.Fatalf("pi.toml after the switch:\n%s", saved)
+	}
+	if styled := f.run("capture-pane", "-p", "-e", "-t", f.name); !strings.Contains(styled, theme.Light().Border) {
+		t.Fatalf("the light theme's border is not drawn:\n%q", styled)
+	}
+
 	// Resize to 80×24 and back: the editor, the footer and the last reply stay.
 	f.run("resize-window", "-t", f.name, "-x", "80", "-y", "24")
 	f.settled("80×24", "remap any action")
@@ -126,7 +145,7 @@ func TestTmuxFirstSessionOnRealOllama(t *testing.T) {
 	f.quit()
 
 	// Remap a key in pi.toml: F2 opens the model picker, Ctrl+L no longer does.
-	if err := os.WriteFile(filepath.Join(home, "pi.toml"), []byte("[keys]\nmodel = \"f2\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "pi.toml"), []byte("[ui]\ntheme = \"light\"\n[keys]\nmodel = \"f2\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	g := startFirstSession(t, bin, s, dir, home, "-c")
