@@ -16,7 +16,7 @@ import (
 	"pi/tui"
 )
 
-// runInteractiveMode runs the terminal UI (DESIGN.md §7) until the user quits. A resumed
+// runInteractiveMode runs the terminal UI until the user quits. A resumed
 // conversation is shown first; prompts from the command line are then sent, each as a
 // follow-up of the one before. pickSession (-r) opens the session picker.
 func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs []provider.Block, pickSession bool) int {

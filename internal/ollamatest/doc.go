@@ -7,7 +7,7 @@
 // weights are all zero, so each next token depends only on the current one: a bigram table. The
 // chat template picks a script by looking at the conversation (see Rule) and ends the prompt with
 // that script's marker token; the table then spells the script's reply, token by token, at any
-// temperature. See ../shared/LOCAL-MODELS.md for the measured facts this rests on.
+// temperature.
 //
 // It uses the standard library only and must not import other packages of this module: the
 // tests of the adapters and of the program import it, never the other way round. It never
