@@ -472,3 +472,74 @@ func TestRPCBridgeExtensions(t *testing.T) {
 		t.Errorf("the bridge at the end of its input: %v", err)
 	}
 }
+
+// `pi attach` runs pi's commands on the served session: !cmd, a follow-up with Alt+Enter,
+// /compact, /model's picker with the server's models, /fork.
+func TestAttachCommandsInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	text := func(s string) map[string]any {
+		return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}}
+	}
+	replies, _ := json.Marshal(map[string]any{"chunkDelayMs": 20, "chunkRunes": 6, "replies": []any{
+		text("First reply."), text(strings.Repeat("streaming ", 120) + "END"), text("Follow-up answered."),
+		text("## Goal\nA summary."), text("## Goal\nThe turn so far."), // a summary, and one of the turn it cuts
+	}})
+	script := filepath.Join(dir, "script.json")
+	os.WriteFile(script, replies, 0o600)
+	sock := startServe(t, bin, dir, "--faux-script", script)
+	sockDir, _ := os.MkdirTemp("", "pi-at-")
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	m := &fdTmux{t: t, sock: filepath.Join(sockDir, "s"), name: "cmds"}
+	t.Cleanup(func() { exec.Command("tmux", "-S", m.sock, "kill-server").Run() }) // this test's own server only
+	run := filepath.Join(dir, "attach.sh")
+	os.WriteFile(run, []byte(fmt.Sprintf("cd %s || exit 1\n%s attach --socket %s\necho PI-EXITED\nsleep 60\n",
+		fdShellQuote(dir), fdShellQuote(bin), fdShellQuote(sock))), 0o755)
+	m.run("new-session", "-d", "-s", m.name, "-x", "100", "-y", "40", "bash", "--norc", "--noprofile", run)
+	must := func(what, want string) {
+		t.Helper()
+		if !m.sees(want, 20*time.Second) {
+			t.Fatalf("%s: no %q; pane:\n%s", what, want, m.screen())
+		}
+	}
+	must("start", "ctrl+d detach")
+	m.typeText("hello there")
+	m.keys("Enter")
+	must("the first prompt", "First reply.")
+	m.typeText("!echo bang-$((40+2))")
+	m.keys("Enter")
+	must("!cmd", "bang-42")
+
+	m.typeText("stream now")
+	m.keys("Enter")
+	must("the second prompt", "streaming streaming")
+	m.typeText("and a follow-up")
+	m.keys("M-Enter")
+	must("the follow-up", "Follow-up answered.")
+
+	m.typeText("/compact")
+	m.keys("Enter")
+	must("/compact", "compacted")
+
+	m.keys("C-l")
+	must("the model picker", "Select a model")
+	must("the model picker", "faux/faux-1")
+	m.keys("Escape")
+	for i := 0; i < 100 && strings.Contains(m.visible(), "Select a model"); i++ {
+		time.Sleep(50 * time.Millisecond) // a key typed right after Escape would read as Alt+key
+	}
+	time.Sleep(100 * time.Millisecond)
+
+	m.typeText("/fork")
+	m.keys("Enter")
+	must("/fork", "Fork from which message?")
+	m.keys("Enter")
+	must("/fork", "now in session")
+	must("/fork puts the message back in the editor", "hello there\n────")
+	m.keys("C-c") // clears the editor
+	m.keys("C-c", "C-c")
+	must("detach", "detached from")
+}
