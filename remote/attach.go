@@ -141,6 +141,8 @@ type view struct {
 	foot      tui.FooterInfo
 	steer     []string
 	followUps []string // follow-ups, from queue_update
+	phase     string   // the session's, from its last snapshot
+	bashing   int      // !commands running
 }
 
 func (v *view) session() string {
@@ -211,7 +213,6 @@ func (v *view) follow() {
 
 // state shows what a snapshot says besides the transcript: working or not, the queue.
 func (v *view) state(snap map[string]any) {
-	v.ui.SetWorking(str(snap["phase"]) != "idle")
 	var steer []string
 	queued, _ := snap["queuedSteer"].([]any)
 	for _, q := range queued {
@@ -219,6 +220,8 @@ func (v *view) state(snap map[string]any) {
 		steer = append(steer, textOf(m))
 	}
 	v.mu.Lock()
+	v.phase = str(snap["phase"])
+	working := v.phase != "idle" || v.bashing > 0
 	v.steer = steer
 	follow := v.followUps
 	if str(snap["phase"]) == "idle" {
@@ -227,6 +230,7 @@ func (v *view) state(snap map[string]any) {
 	v.foot = v.footerOfLocked(snap)
 	foot := v.foot
 	v.mu.Unlock()
+	v.ui.SetWorking(working)
 	v.ui.SetQueue(steer, follow)
 	v.ui.SetFooter(foot)
 }

@@ -119,6 +119,8 @@ func (v *view) followUp(text string) {
 // folder on the server's machine.
 func (v *view) bash(cmd string, keep bool) {
 	id := fmt.Sprintf("bang-%d", v.bangs.Add(1))
+	v.setBashing(1) // working, so that Escape reaches the command and a run's end leaves it open
+	defer v.setBashing(-1)
 	v.ui.ToolStart(id, "bash", map[string]any{"command": cmd})
 	data, err := v.rpc("bash", map[string]any{"command": cmd, "excludeFromContext": !keep})
 	text := str(data["output"])
@@ -133,6 +135,15 @@ func (v *view) bash(cmd string, keep bool) {
 		text += fmt.Sprintf("\n(exit code %d)", int(code))
 	}
 	v.ui.ToolEnd(id, []provider.Block{provider.Text(strings.TrimLeft(text, "\n"))}, nil, failed)
+}
+
+// setBashing counts the !commands running; the screen shows work while there are any.
+func (v *view) setBashing(d int) {
+	v.mu.Lock()
+	v.bashing += d
+	working := v.bashing > 0 || v.phase != "idle"
+	v.mu.Unlock()
+	v.ui.SetWorking(working)
 }
 
 // pickModel offers the server's models and sets the one chosen.
