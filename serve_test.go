@@ -533,7 +533,17 @@ func TestAttachCommandsInTmux(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 
-	m.typeText("/fork")
+	m.typeText("/tree")
+	m.keys("Enter")
+	must("/tree", "Continue from which point?")
+	m.keys("Up")
+	m.keys("Enter")
+	must("/tree", "Summarise the branch you are leaving?")
+	m.keys("Enter") // no summary
+	must("/tree", "moved; the conversation goes on from there")
+	m.keys("C-c") // the editor holds the message moved off, if any
+
+		m.typeText("/fork")
 	m.keys("Enter")
 	must("/fork", "Fork from which message?")
 	m.keys("Enter")
