@@ -543,7 +543,7 @@ func TestAttachCommandsInTmux(t *testing.T) {
 	must("/tree", "moved; the conversation goes on from there")
 	m.keys("C-c") // the editor holds the message moved off, if any
 
-		m.typeText("/fork")
+	m.typeText("/fork")
 	m.keys("Enter")
 	must("/fork", "Fork from which message?")
 	m.keys("Enter")
