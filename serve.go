@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"pi/agent"
+	"pi/config"
 	"pi/server"
 )
 
@@ -33,7 +34,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return openServed(ctx, *o, req, stderr)
 		}
 		fmt.Fprintln(stderr, "pi serve: listening on", cmd.Socket)
-		err = server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Open: open, Log: stderr, Token: cmd.Token}).Serve(ctx)
+		err = server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Open: open, Log: stderr, Token: cmd.Token,
+			Models: func(ctx context.Context) []config.ProviderModels { return servedModels(ctx, o) }}).Serve(ctx)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "pi serve:", err)
@@ -54,6 +56,16 @@ func openServed(ctx context.Context, o cliOptions, req server.OpenRequest, stder
 		nameSession(h.rec.session(), req.Name) // a name that cannot be saved leaves the session unnamed
 	}
 	return served{h}, nil
+}
+
+// servedModels is what `pi --list-models` lists, for the clients' model pickers.
+func servedModels(ctx context.Context, o *cliOptions) []config.ProviderModels {
+	cwd := cmp.Or(o.cwd, ".")
+	cfg, err := config.Load(piHomeDir(), cwd, projectTrusted(o.trust, piHomeDir(), cwd))
+	if err != nil {
+		return nil
+	}
+	return cfg.ListModels(ctx)
 }
 
 // served is a harness as the server sees it.
@@ -91,6 +103,13 @@ func (s served) Steer(ctx context.Context, text string) error {
 func (s served) SetModel(ctx context.Context, provider, id string) error {
 	_, err := s.settings.setModel(ctx, provider+"/"+id, "set")
 	return err
+}
+
+// RPC runs one RPC command line as --mode rpc does and returns its first response.
+func (s served) RPC(ctx context.Context, line []byte) []byte {
+	out := server.NewLineCatcher()
+	newRPCServer(s.harness, out, io.Discard).handleLine(ctx, line)
+	return out.Wait(ctx)
 }
 
 func (s served) SetThinking(level string) error { _, err := s.settings.setThinking(level); return err }

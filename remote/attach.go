@@ -2,13 +2,13 @@ package remote
 
 import (
 	"context"
-
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"pi/provider"
 	"pi/server"
@@ -45,18 +45,24 @@ func Attach(ctx context.Context, args []string, piHome string, stderr io.Writer)
 		return 1
 	}
 	v := &view{c: c, ctx: ctx, id: str(snap["id"]), cancel: cancel}
-	err = tui.Run(ctx, v.callbacks(), tui.Options{Cwd: str(snap["cwd"])}, func(ui *tui.App) {
+	v.setModels(c.Hello["snapshot"])
+	opts := tui.Options{Cwd: str(snap["cwd"])}
+	if c.HasPi() {
+		opts.Commands = commands()
+	}
+	err = tui.Run(ctx, v.callbacks(), opts, func(ui *tui.App) {
 		v.ui = ui
 		v.show(snap)
-		ui.Notify(tui.LevelInfo, "pi attach · session "+v.id+" · enter send · esc abort · ctrl+d detach (the run goes on)")
+		ui.Notify(tui.LevelInfo, "pi attach · session "+v.id+" · enter send · alt+enter follow-up · esc abort · ctrl+d detach (the run goes on)")
 		go v.follow()
 	})
-	c.Request(context.WithoutCancel(ctx), map[string]any{"command": "detach", "sessionId": v.id})
+	id := v.session()
+	c.Request(context.WithoutCancel(ctx), map[string]any{"command": "detach", "sessionId": id})
 	if err != nil {
 		fmt.Fprintln(stderr, "pi attach:", err)
 		return 1
 	}
-	fmt.Fprintln(stderr, "pi attach: detached from", v.id, "(re-attach: pi attach "+v.id+")")
+	fmt.Fprintln(stderr, "pi attach: detached from", id, "(re-attach: pi attach "+id+")")
 	return 0
 }
 
@@ -125,50 +131,78 @@ type view struct {
 	c      *server.Client
 	ctx    context.Context
 	cancel context.CancelFunc
-	id     string
 	ui     *tui.App
+	bangs  atomic.Int64 // !commands run, for their ids on screen
 
-	mu      sync.Mutex
-	partial *provider.Message // the reply being streamed
+	mu        sync.Mutex
+	id        string            // the session; a fork moves it
+	partial   *provider.Message // the reply being streamed
+	models    []map[string]any  // the server's, from its snapshots
+	foot      tui.FooterInfo
+	steer     []string
+	followUps []string // follow-ups, from queue_update
+	phase     string   // the session's, from its last snapshot
+	bashing   int      // !commands running
+}
+
+func (v *view) session() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.id
 }
 
 func (v *view) callbacks() tui.Callbacks {
 	send := func(command, text string) {
 		go func() {
-			_, err := v.c.Request(v.ctx, map[string]any{"command": command, "sessionId": v.id, "text": text})
+			_, err := v.c.Request(v.ctx, map[string]any{"command": command, "sessionId": v.session(), "text": text})
 			if err != nil && v.ctx.Err() == nil {
 				v.ui.Notify(tui.LevelError, command+": "+err.Error())
 			}
 		}()
 	}
-	unavailable := func(what string) {
-		v.ui.Notify(tui.LevelWarning, what+" is not available while attached to pi serve")
-	}
 	return tui.Callbacks{
 		OnSubmit:   func(text string) { send("prompt", text) },
 		OnSteer:    func(text string) { send("steer", text) },
-		OnFollowUp: func(string) { unavailable("a follow-up") },
+		OnFollowUp: func(text string) { go v.followUp(text) },
 		OnAbort: func() {
-			go v.c.Request(v.ctx, map[string]any{"command": "abort", "sessionId": v.id})
+			go v.c.Request(v.ctx, map[string]any{"command": "abort", "sessionId": v.session()})
 		},
-		OnCommand: func(name, _ string) { unavailable("/" + name) },
-		OnBash:    func(string, bool) { unavailable("!command") },
+		OnCommand: func(name, args string) { go v.command(name, args) },
+		OnBash:    func(cmd string, keep bool) { go v.bash(cmd, keep) },
 		OnQuit:    v.cancel,
+		OnKey: func(name string) bool {
+			switch name {
+			case "model":
+				go v.pickModel()
+			case "tree":
+				go v.tree()
+			default:
+				return false
+			}
+			return true
+		},
 	}
 }
 
 // follow applies the server's events to the screen until the connection ends.
 func (v *view) follow() {
 	for ev := range v.c.Events() {
+		id := v.session()
 		switch ev["type"] {
+		case "server_snapshot":
+			v.setModels(ev["snapshot"])
 		case "session_snapshot":
-			if snap, _ := ev["snapshot"].(map[string]any); str(snap["id"]) == v.id {
+			if snap, _ := ev["snapshot"].(map[string]any); str(snap["id"]) == id {
 				v.state(snap)
 			}
 		case "session_progress":
-			if str(ev["sessionId"]) == v.id {
+			if str(ev["sessionId"]) == id {
 				p, _ := ev["progress"].(map[string]any)
 				v.progress(p)
+			}
+		case "pi_event":
+			if str(ev["sessionId"]) == id {
+				v.piEvent(str(ev["line"]))
 			}
 		}
 	}
@@ -179,17 +213,26 @@ func (v *view) follow() {
 
 // state shows what a snapshot says besides the transcript: working or not, the queue.
 func (v *view) state(snap map[string]any) {
-	v.ui.SetWorking(str(snap["phase"]) != "idle")
 	var steer []string
 	queued, _ := snap["queuedSteer"].([]any)
 	for _, q := range queued {
 		m, _ := q.(map[string]any)
 		steer = append(steer, textOf(m))
 	}
-	v.ui.SetQueue(steer, nil)
-	model, _ := snap["model"].(map[string]any)
-	v.ui.SetFooter(tui.FooterInfo{Cwd: str(snap["cwd"]), Session: str(snap["name"]),
-		Model: str(model["provider"]) + "/" + str(model["id"]), Thinking: str(snap["thinkingLevel"])})
+	v.mu.Lock()
+	v.phase = str(snap["phase"])
+	working := v.phase != "idle" || v.bashing > 0
+	v.steer = steer
+	follow := v.followUps
+	if str(snap["phase"]) == "idle" {
+		follow, v.followUps = nil, nil
+	}
+	v.foot = v.footerOfLocked(snap)
+	foot := v.foot
+	v.mu.Unlock()
+	v.ui.SetWorking(working)
+	v.ui.SetQueue(steer, follow)
+	v.ui.SetFooter(foot)
 }
 
 // show draws a whole transcript: the one the session has when the client attaches.

@@ -53,3 +53,35 @@ func TestMessageOf(t *testing.T) {
 		t.Errorf("text %q", m.TextContent())
 	}
 }
+
+func TestFooterSumsTheTranscriptsUsage(t *testing.T) {
+	usage := func(in, out, total int64, cost float64) map[string]any {
+		return map[string]any{"input": in, "output": out, "cacheRead": int64(0), "cacheWrite": int64(0), "totalTokens": total,
+			"cost": map[string]any{"total": cost}}
+	}
+	snap := map[string]any{"cwd": "/w", "name": "n", "thinkingLevel": "off",
+		"model": map[string]any{"provider": "ollama", "id": "qwen3:8b"},
+		"transcript": []any{
+			map[string]any{"role": "user"},
+			map[string]any{"role": "assistant", "usage": usage(100, 20, 120, 0.5)},
+			map[string]any{"role": "tool"},
+			map[string]any{"role": "assistant", "usage": usage(150, 30, 180, 0.25)},
+		}}
+	cases := []struct {
+		name   string
+		models []map[string]any
+		window int
+	}{
+		{"the model listed", []map[string]any{{"provider": "ollama", "id": "qwen3:8b", "contextWindow": int64(40960)}}, 40960},
+		{"another model listed", []map[string]any{{"provider": "ollama", "id": "other", "contextWindow": int64(8)}}, 0},
+		{"no models", nil, 0},
+	}
+	for _, c := range cases {
+		v := &view{models: c.models}
+		f := v.footerOfLocked(snap)
+		if f.Model != "ollama/qwen3:8b" || f.Input != 250 || f.Output != 50 || f.ContextTokens != 180 || f.Cost != 0.75 ||
+			f.ContextWindow != c.window || f.Session != "n" {
+			t.Errorf("%s: %+v", c.name, f)
+		}
+	}
+}

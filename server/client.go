@@ -72,7 +72,7 @@ func (c *Client) write(v any) error {
 }
 
 func (c *Client) hello(token string) error {
-	hello := map[string]any{"type": "hello", "version": ProtocolVersion}
+	hello := map[string]any{"type": "hello", "version": ProtocolVersion, "capabilities": []any{CapabilityPi}}
 	if token != "" {
 		hello["version"], hello["token"] = 2, token
 	}
@@ -185,6 +185,17 @@ func (c *Client) Request(ctx context.Context, cmd map[string]any) (map[string]an
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// HasPi says whether the server's hello took up pi's extensions (extension.go).
+func (c *Client) HasPi() bool {
+	caps, _ := c.Hello["capabilities"].([]any)
+	for _, name := range caps {
+		if name == CapabilityPi {
+			return true
+		}
+	}
+	return false
 }
 
 // Close ends the connection.

@@ -62,6 +62,8 @@ func (c *conn) run(ctx context.Context, cmd command) (*Result, error) {
 	case cmdStop:
 		s.stopSoon(cmd.Wait)
 		return &Result{Command: cmdStop}, nil
+	case cmdRPC:
+		return c.runRPC(ctx, cmd)
 	case "detach":
 		c.detach(cmd.SessionID)
 		return &Result{Command: "detach", SessionID: cmd.SessionID}, nil

@@ -31,6 +31,7 @@ type conn struct {
 	closing  bool  // no more frames; the writer ends after the queue
 	ready    bool  // the hello was answered
 	version  int64 // the hello's: 1, or 2 with a token
+	pi       bool  // the hello asked for pi's extensions (extension.go)
 	attached map[string]*live
 	done     chan struct{} // closed when the writer has ended
 }
@@ -201,6 +202,7 @@ func (c *conn) serve(ctx context.Context) {
 	if !c.handshake(fr) {
 		return
 	}
+	c.srv.refreshModels(ctx)
 	var handlers sync.WaitGroup
 	defer handlers.Wait()
 	for {
@@ -260,7 +262,9 @@ func (c *conn) handshake(fr *cbor.FrameReader) bool {
 		c.fail(CodeVersion, fmt.Sprintf("Unsupported protocol version %d; expected %d", msg.version, ProtocolVersion))
 		return false
 	}
-	c.version = msg.version
+	c.mu.Lock()
+	c.version, c.pi = msg.version, msg.pi
+	c.mu.Unlock()
 	c.srv.greet(c)
 	return true
 }

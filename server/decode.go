@@ -12,6 +12,7 @@ type clientMessage struct {
 	hello   bool
 	version int64
 	token   string // a version-2 hello's
+	pi      bool   // the hello asked for pi's extensions (capabilities: ["pi"])
 	id      string // request id
 	cmd     command
 }
@@ -25,7 +26,8 @@ type command struct {
 	Title     string // create's name
 	Model     *ModelRef
 	Thinking  string
-	Wait      bool // pi_stop: let the runs finish first
+	Wait      bool   // pi_stop: let the runs finish first
+	Line      string // pi_rpc: one of pi's RPC commands, as JSON
 }
 
 // commandFields lists a command's fields besides "command"; the ones in required must be
@@ -46,6 +48,8 @@ func commandFields(name string) (allowed, required []string, known bool) {
 		return []string{"sessionId", "model"}, []string{"sessionId", "model"}, true
 	case "set_thinking":
 		return []string{"sessionId", "thinkingLevel"}, []string{"sessionId", "thinkingLevel"}, true
+	case cmdRPC:
+		return []string{"sessionId", "line"}, []string{"sessionId", "line"}, true
 	}
 	return nil, nil, false
 }
@@ -71,10 +75,11 @@ func parseClientMessage(payload []byte, maxBytes int) (clientMessage, error) {
 		ver, ok := m["version"].(int64)
 		token, hasToken := m["token"]
 		tok, isText := nonEmpty(token)
-		if !ok || ver < 0 || !onlyKeys(m, "type", "version", "token") || hasToken && (ver != 2 || !isText) {
+		pi, capsOK := parseCapabilities(m)
+		if !ok || ver < 0 || !onlyKeys(m, "type", "version", "token", "capabilities") || hasToken && (ver != 2 || !isText) || !capsOK {
 			return clientMessage{}, errInvalidMessage
 		}
-		return clientMessage{hello: true, version: ver, token: tok}, nil
+		return clientMessage{hello: true, version: ver, token: tok, pi: pi}, nil
 	case "request":
 		id, ok := nonEmpty(m["id"])
 		req, isMap := m["request"].(map[string]any)
@@ -122,12 +127,35 @@ func parseCommand(m map[string]any) (command, error) {
 			c.Model, ok = parseModelRef(v)
 		case "wait":
 			c.Wait, ok = v.(bool)
+		case "line":
+			c.Line, ok = nonEmpty(v)
 		}
 		if !ok {
 			return command{}, errInvalidMessage
 		}
 	}
 	return c, nil
+}
+
+// parseCapabilities reads a hello's capabilities, a list of names (pi's own clients send
+// it; upstream's never do); only "pi" means anything, and the others are ignored.
+func parseCapabilities(m map[string]any) (pi, ok bool) {
+	v, has := m["capabilities"]
+	if !has {
+		return false, true
+	}
+	list, ok := v.([]any)
+	if !ok || len(list) > 64 {
+		return false, false
+	}
+	for _, c := range list {
+		name, isText := c.(string)
+		if !isText {
+			return false, false
+		}
+		pi = pi || name == CapabilityPi
+	}
+	return pi, true
 }
 
 func parseModelRef(v any) (*ModelRef, bool) {

@@ -30,8 +30,9 @@ type live struct {
 	stream    *streaming
 	tools     map[string]*Item // started tool calls whose result is not in the transcript yet
 	toolOrder []string
-	ops       int  // commands in flight
-	gone      bool // disposed
+	ops       int    // commands in flight
+	gone      bool   // disposed
+	queueLast string // the last queue_update sent to pi's clients
 	unsub     func()
 }
 
@@ -119,6 +120,7 @@ func (l *live) onEvent(_ context.Context, ev agent.Event) {
 	if l.gone {
 		return
 	}
+	l.piEventLocked(ev)
 	switch ev.Type {
 	case agent.EvAgentStart, agent.EvAgentEnd:
 		l.running = ev.Type == agent.EvAgentStart

@@ -160,6 +160,7 @@ type Event struct {
 	Snapshot  any       `cbor:"snapshot,omitempty"` // *ServerSnapshot or *SessionSnapshot
 	SessionID string    `cbor:"sessionId,omitempty"`
 	Progress  *Progress `cbor:"progress,omitempty"`
+	Line      string    `cbor:"line,omitempty"` // pi_event's
 }
 
 // Result is a command's result; Command decides the other field.
@@ -171,6 +172,7 @@ type Result struct {
 	// pi_status only.
 	Live    *[]LiveStatus `cbor:"live,omitempty"`
 	Clients int           `cbor:"clients,omitempty"`
+	RPC     string        `cbor:"rpc,omitempty"` // pi_rpc's response line
 }
 
 // Server → client envelopes.
@@ -180,6 +182,7 @@ type (
 		Version      int             `cbor:"version"`
 		ConnectionID string          `cbor:"connectionId"`
 		Snapshot     *ServerSnapshot `cbor:"snapshot"`
+		Capabilities []string        `cbor:"capabilities,omitempty"` // only to a client that asked
 	}
 	helloError struct {
 		Type  string `cbor:"type"`

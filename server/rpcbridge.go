@@ -14,8 +14,10 @@ import (
 // rpcbridge.go is `pi --mode rpc --connect SOCKET`: pi's JSONL RPC protocol on stdin and
 // stdout, answered by a session of pi serve, so an RPC client can attach to a served session
 // (and leave it running when it goes). Commands with a v1 equivalent are bridged; progress
-// and snapshots come back as pi's agent events (eventsFor, in rpcevents.go). The others are
-// answered success: false, naming the command.
+// and snapshots come back as pi's agent events (eventsFor, in rpcevents.go). The others go
+// whole to the session as pi_rpc (extension.go), and its events v1 has no room for come back
+// as they are; a server without pi's extensions has them answered success: false, naming the
+// command.
 
 // BridgeOptions are the bridge's: the session to attach to (its id), or a new one in Cwd.
 type BridgeOptions struct {
@@ -69,7 +71,7 @@ func RunRPCBridge(ctx context.Context, o BridgeOptions, stdin io.Reader, stdout,
 	go b.forward()
 	b.readCommands(ctx, stdin)
 	b.answers.Wait()
-	c.Request(ctx, map[string]any{"command": "detach", "sessionId": b.id})
+	c.Request(ctx, map[string]any{"command": "detach", "sessionId": b.session()})
 	return 0
 }
 
@@ -78,6 +80,10 @@ func (b *bridge) write(v any) {
 	if err != nil {
 		return
 	}
+	b.writeLine(line)
+}
+
+func (b *bridge) writeLine(line []byte) {
 	b.outMu.Lock()
 	defer b.outMu.Unlock()
 	b.out.Write(append(line, '\n'))
@@ -87,14 +93,21 @@ func (b *bridge) write(v any) {
 // forward turns the server's events into RPC events.
 func (b *bridge) forward() {
 	for ev := range b.c.Events() {
-		if ev["type"] == "session_snapshot" {
-			if snap, _ := ev["snapshot"].(map[string]any); snap["id"] == b.id {
+		id := b.session()
+		switch ev["type"] {
+		case "session_snapshot":
+			if snap, _ := ev["snapshot"].(map[string]any); snap["id"] == id {
 				b.mu.Lock()
 				b.snap = snap
 				b.mu.Unlock()
 			}
+		case evPiEvent:
+			if line, _ := ev["line"].(string); ev["sessionId"] == id && line != "" {
+				b.writeLine([]byte(line))
+			}
+			continue
 		}
-		for _, out := range b.events.translate(ev, b.id) {
+		for _, out := range b.events.translate(ev, id) {
 			if out["type"] == "agent_start" {
 				b.mu.Lock()
 				close(b.started)
@@ -107,13 +120,18 @@ func (b *bridge) forward() {
 }
 
 type rpcLine struct {
-	Type     string          `json:"type"`
-	ID       json.RawMessage `json:"id,omitempty"`
-	Message  string          `json:"message"`
-	Provider string          `json:"provider"`
-	ModelID  string          `json:"modelId"`
-	Level    string          `json:"level"`
+	Type              string          `json:"type"`
+	ID                json.RawMessage `json:"id,omitempty"`
+	Message           string          `json:"message"`
+	Provider          string          `json:"provider"`
+	ModelID           string          `json:"modelId"`
+	Level             string          `json:"level"`
+	StreamingBehavior string          `json:"streamingBehavior"`
+	raw               []byte
 }
+
+// rawResponse is a response line the session wrote itself, passed on as it is.
+type rawResponse json.RawMessage
 
 func (b *bridge) readCommands(ctx context.Context, stdin io.Reader) {
 	sc := bufio.NewScanner(stdin)
@@ -124,10 +142,15 @@ func (b *bridge) readCommands(ctx context.Context, stdin io.Reader) {
 			b.respond(nil, "parse", nil, fmt.Errorf("parsing the command: %w", err))
 			continue
 		}
+		l.raw = append([]byte(nil), sc.Bytes()...)
 		b.answers.Add(1)
 		go func() {
 			defer b.answers.Done()
 			data, err := b.run(ctx, &l)
+			if raw, ok := data.(rawResponse); ok && err == nil {
+				b.writeLine(raw)
+				return
+			}
 			b.respond(l.ID, l.Type, data, err)
 		}()
 	}
@@ -148,6 +171,9 @@ func (b *bridge) respond(id json.RawMessage, command string, data any, err error
 
 // run bridges one command.
 func (b *bridge) run(ctx context.Context, l *rpcLine) (any, error) {
+	if b.c.HasPi() && (l.Type == "get_state" || l.Type == "prompt" && l.StreamingBehavior != "" || !bridged(l.Type)) {
+		return b.rpc(ctx, l.raw)
+	}
 	switch l.Type {
 	case "prompt":
 		return nil, b.prompt(ctx, l.Message)
@@ -172,11 +198,41 @@ func (b *bridge) run(ctx context.Context, l *rpcLine) (any, error) {
 		}
 		return map[string]any{"text": nil}, nil
 	}
-	return nil, fmt.Errorf("%s: not available through pi serve (its protocol has no such command)", l.Type)
+	return nil, fmt.Errorf("%s: not available through this pi serve (its protocol has no such command)", l.Type)
+}
+
+func (b *bridge) session() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.id
+}
+
+// bridged says whether a command has a v1 equivalent.
+func bridged(name string) bool {
+	switch name {
+	case "prompt", "steer", "abort", "set_model", "set_thinking_level", "get_state", "get_messages", "get_last_assistant_text":
+		return true
+	}
+	return false
+}
+
+// rpc runs a command line on the session as pi_rpc; a command that moved the session
+// (fork, clone, new_session) leaves the bridge on the new one.
+func (b *bridge) rpc(ctx context.Context, line []byte) (any, error) {
+	resp, snap, err := b.c.RPC(ctx, b.session(), line)
+	if err != nil {
+		return nil, err
+	}
+	if newID, _ := snap["id"].(string); newID != "" {
+		b.mu.Lock()
+		b.id, b.snap = newID, snap
+		b.mu.Unlock()
+	}
+	return rawResponse(resp), nil
 }
 
 func (b *bridge) request(ctx context.Context, cmd map[string]any) error {
-	cmd["sessionId"] = b.id
+	cmd["sessionId"] = b.session()
 	if cmd["command"] == "abort" {
 		delete(cmd, "text")
 	}

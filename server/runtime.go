@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"pi/agent"
+	"pi/config"
 )
 
 // Runtime is one live session as the server needs it: in pi, a harness. The server reads
@@ -63,8 +64,10 @@ type Options struct {
 	// Open makes a runtime. A session another process holds must fail with an error
 	// wrapping session.ErrLocked.
 	Open func(ctx context.Context, req OpenRequest) (Runtime, error)
-	// Models lists the models clients may choose; nil means the ones the live sessions use.
-	Models func(ctx context.Context) []ModelMetadata
+	// Models lists the models clients may choose (pi's configured and discovered ones). It is
+	// asked in the background when the server starts and again at a hello once the list is a
+	// minute old; until it answers, and for nil, the list is the models the live sessions use.
+	Models func(ctx context.Context) []config.ProviderModels
 	Log    io.Writer // diagnostics; nil discards them
 	// Token, when set, is required of every client, in the pre-release version-2 hello
 	// ({type: "hello", version: 2, token}); clients of version 1 cannot send one and are

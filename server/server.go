@@ -32,6 +32,7 @@ type Server struct {
 	closing   bool
 	stop      context.CancelFunc // ends ServeListener
 	ops       sync.WaitGroup     // commands in flight
+	models    modelCache
 }
 
 // opening is an open of a session that concurrent attaches wait for together.
@@ -70,6 +71,7 @@ func (s *Server) ServeListener(ctx context.Context, ln *Listener) error {
 	s.stop = cancel
 	s.mu.Unlock()
 	s.refreshStored(ctx)
+	s.refreshModels(ctx)
 	go func() {
 		<-ctx.Done()
 		ln.Close()
@@ -170,20 +172,18 @@ func (s *Server) encode(v any) []byte {
 func (s *Server) greet(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c.send(s.encode(&serverHello{Type: "hello", Version: int(c.version), ConnectionID: c.id, Snapshot: s.serverSnapshotLocked()}))
+	hello := &serverHello{Type: "hello", Version: int(c.version), ConnectionID: c.id, Snapshot: s.serverSnapshotLocked()}
+	if c.pi {
+		hello.Capabilities = []string{CapabilityPi}
+	}
+	c.send(s.encode(hello))
 	c.mu.Lock()
 	c.ready = true
 	c.mu.Unlock()
 }
 
 func (s *Server) serverSnapshotLocked() *ServerSnapshot {
-	var models []ModelMetadata
-	if s.opts.Models != nil {
-		models = s.opts.Models(context.Background())
-	}
-	if models == nil {
-		models = s.liveModelsLocked()
-	}
+	models := s.modelsLocked()
 	return &ServerSnapshot{ServerID: s.id, ProtocolVersion: ProtocolVersion, Revision: s.revision,
 		Sessions: s.listLocked(), Models: models}
 }

@@ -1,0 +1,212 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"pi/agent"
+	"pi/provider"
+)
+
+// extension.go is what pi's own clients get beyond protocol v1, and only when their hello
+// asks for it with capabilities: ["pi"] (upstream's clients never do, and check every
+// message against v1's schemas):
+//
+//   - the request pi_rpc{sessionId, line}: line is one of pi's JSONL RPC commands (follow_up,
+//     compact, fork, get_tree, navigate_tree, bash, export_html, set_steering_mode, …), run on
+//     the session as `pi --mode rpc` would run it; the result's "rpc" is its response line.
+//   - the event pi_event{sessionId, line}: one of pi's RPC events that v1 has no room for
+//     (turn_start, turn_end, tool_execution_update, queue_update, compaction and retry).
+//
+// The server's hello then carries capabilities: ["pi"] too.
+
+// CapabilityPi is the hello capability that turns pi's extensions on.
+const CapabilityPi = "pi"
+
+const (
+	cmdRPC     = "pi_rpc"
+	evPiEvent  = "pi_event"
+	maxRPCLine = 16 << 20
+)
+
+// RPCRunner is a Runtime that runs pi's RPC commands: RPC takes one command line and
+// returns its first response line. A command that switches the session (fork, clone,
+// new_session, switch_session) leaves the runtime on another session; the server then
+// serves the live session under its new id.
+type RPCRunner interface {
+	RPC(ctx context.Context, line []byte) []byte
+}
+
+// runRPC is pi_rpc.
+func (c *conn) runRPC(ctx context.Context, cmd command) (*Result, error) {
+	c.mu.Lock()
+	pi := c.pi
+	c.mu.Unlock()
+	if !pi {
+		return nil, protoErr(CodeInvalidRequest, cmdRPC+` needs capabilities: ["pi"] in the hello`)
+	}
+	l, err := c.attachedTo(cmd.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	rr, ok := l.rt.(RPCRunner)
+	if !ok {
+		return nil, protoErr(CodeNotImplemented, "This server's sessions do not run pi's RPC commands")
+	}
+	l.mu.Lock()
+	l.ops++
+	l.mu.Unlock()
+	line := rr.RPC(ctx, []byte(cmd.Line))
+	c.srv.rekey(ctx, l)
+	l.mu.Lock()
+	l.ops--
+	l.changedLocked()
+	snap := l.snapshotLocked()
+	l.mu.Unlock()
+	defer c.srv.maybeDispose(l)
+	if line == nil {
+		return nil, protoErr(CodeInternal, "The RPC command was not answered: "+ctxErr(ctx))
+	}
+	return &Result{Command: cmdRPC, Session: snap, RPC: string(line)}, nil
+}
+
+func ctxErr(ctx context.Context) string {
+	if err := ctx.Err(); err != nil {
+		return err.Error()
+	}
+	return "no response"
+}
+
+// rekey follows a runtime that moved to another session: the live session, its clients and
+// the list go by the new id, and the session left behind is listed from its file.
+func (s *Server) rekey(ctx context.Context, l *live) {
+	info := l.rt.Info()
+	l.mu.Lock()
+	old := l.id
+	if info.ID == old || l.gone {
+		l.mu.Unlock()
+		return
+	}
+	l.id, l.info = info.ID, info
+	conns := make([]*conn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	rev := l.revision
+	l.mu.Unlock()
+	s.mu.Lock()
+	if s.sessions[old] == l {
+		delete(s.sessions, old)
+	}
+	s.revisions[old] = rev
+	s.sessions[info.ID] = l
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.mu.Lock()
+		if c.attached[old] == l {
+			delete(c.attached, old)
+			c.attached[info.ID] = l
+		}
+		c.mu.Unlock()
+	}
+	s.refreshOne(ctx, old)
+	s.refreshOne(ctx, info.ID)
+	s.serverChanged()
+}
+
+// piEventLocked sends the RPC events v1 has no room for to the clients that asked for them.
+func (l *live) piEventLocked(ev agent.Event) {
+	var line []byte
+	switch ev.Type {
+	case agent.EvTurnStart, agent.EvTurnEnd, agent.EvToolExecutionUpdate, agent.EvCompactionStart,
+		agent.EvCompactionEnd, agent.EvAutoRetryStart, agent.EvAutoRetryEnd:
+		line, _ = json.Marshal(ev)
+	}
+	if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == "queue_update" {
+		if q := l.queueLineLocked(); q != nil {
+			l.sendPiLocked(q)
+		}
+	}
+	if line != nil {
+		l.sendPiLocked(line)
+	}
+}
+
+// queueLineLocked is queue_update{steering, followUp} when the queues changed since the
+// last one.
+func (l *live) queueLineLocked() []byte {
+	steer, follow := l.ag.QueuedMessages()
+	line, err := json.Marshal(map[string]any{"type": "queue_update", "steering": texts(steer), "followUp": texts(follow)})
+	if err != nil || string(line) == l.queueLast || l.queueLast == "" && len(steer)+len(follow) == 0 {
+		return nil
+	}
+	l.queueLast = string(line)
+	return line
+}
+
+func texts(msgs []provider.Message) []string {
+	out := make([]string, len(msgs))
+	for i := range msgs {
+		out[i] = msgs[i].TextContent()
+	}
+	return out
+}
+
+func (l *live) sendPiLocked(line []byte) {
+	var frame []byte
+	for c := range l.conns {
+		c.mu.Lock()
+		pi := c.pi
+		c.mu.Unlock()
+		if !pi {
+			continue
+		}
+		if frame == nil {
+			frame = l.srv.encode(&eventEnvelope{Type: "event", Event: &Event{Type: evPiEvent, SessionID: l.id, Line: string(line)}})
+		}
+		c.sendEvent(frame, false)
+	}
+}
+
+// RPC runs one of pi's RPC commands on the session (the client must have asked for the "pi"
+// capability) and returns its response line.
+func (c *Client) RPC(ctx context.Context, sessionID string, line []byte) (json.RawMessage, map[string]any, error) {
+	if len(line) > maxRPCLine {
+		return nil, nil, fmt.Errorf("an RPC command of %d bytes; the server takes up to %d", len(line), maxRPCLine)
+	}
+	res, err := c.Request(ctx, map[string]any{"command": cmdRPC, "sessionId": sessionID, "line": string(line)})
+	if err != nil {
+		return nil, nil, err
+	}
+	out, _ := res["rpc"].(string)
+	snap, _ := res["session"].(map[string]any)
+	return json.RawMessage(out), snap, nil
+}
+
+// LineCatcher is a writer that keeps the first line written to it, for a runtime that
+// answers RPC with a writer of JSONL (each line in one Write).
+type LineCatcher struct {
+	once sync.Once
+	got  chan []byte
+}
+
+// NewLineCatcher makes a LineCatcher.
+func NewLineCatcher() *LineCatcher { return &LineCatcher{got: make(chan []byte, 1)} }
+
+func (lc *LineCatcher) Write(p []byte) (int, error) {
+	lc.once.Do(func() { lc.got <- bytes.TrimSuffix(append([]byte(nil), p...), []byte{'\n'}) })
+	return len(p), nil
+}
+
+// Wait returns the first line, or nil when ctx ends first.
+func (lc *LineCatcher) Wait(ctx context.Context) []byte {
+	select {
+	case line := <-lc.got:
+		return line
+	case <-ctx.Done():
+		return nil
+	}
+}

@@ -1,0 +1,152 @@
+package server
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"pi/config"
+	"pi/provider"
+)
+
+// rpcRuntime answers pi_rpc by echoing the line and, for "switch", moving to another session.
+type rpcRuntime struct {
+	*fakeRuntime
+	moved atomic.Bool
+}
+
+func (r *rpcRuntime) RPC(_ context.Context, line []byte) []byte {
+	if strings.Contains(string(line), "switch") {
+		r.moved.Store(true)
+	}
+	return append([]byte(`{"type":"response","echo":`), append(line, '}')...)
+}
+
+func (r *rpcRuntime) Info() Info {
+	info := r.fakeRuntime.Info()
+	if r.moved.Load() {
+		info.ID = "moved-" + info.ID
+	}
+	return info
+}
+
+func TestExtensionsOnlyForClientsThatAsk(t *testing.T) {
+	var k *harnessKit
+	k = startServer(t, slowReply("a reply in chunks", time.Millisecond), func(o *Options) {
+		open := o.Open
+		o.Open = func(ctx context.Context, req OpenRequest) (Runtime, error) {
+			rt, err := open(ctx, req)
+			return &rpcRuntime{fakeRuntime: rt.(*fakeRuntime)}, err
+		}
+	})
+	pi := k.dial()
+	if !pi.HasPi() {
+		t.Fatalf("the server's hello to a client that asked: %v", pi.Hello)
+	}
+	id := snapshotOf(request(t, pi, map[string]any{"command": "create"}))["id"].(string)
+
+	// A v1 client: its hello gets no capabilities, pi_rpc is refused, and no pi_event comes.
+	v1 := rawHello(t, k.socket)
+	writeRequest(t, v1, "a", map[string]any{"command": "attach", "sessionId": id})
+	readResponse(t, v1, "a")
+	writeRequest(t, v1, "r", map[string]any{"command": cmdRPC, "sessionId": id, "line": `{"type":"get_tree"}`})
+	if r := readResponse(t, v1, "r"); r["ok"] != false || !strings.Contains(errorMessage(r), "capabilities") {
+		t.Errorf("pi_rpc from a v1 client: %v", r)
+	}
+
+	request(t, pi, map[string]any{"command": "prompt", "sessionId": id, "text": "go"})
+	events := sessionEvents(t, pi, 10*time.Second)
+	var lines []string
+	for _, ev := range events {
+		if ev["type"] == evPiEvent {
+			lines = append(lines, ev["line"].(string))
+		}
+	}
+	if len(lines) < 2 || !strings.Contains(lines[0], `"turn_start"`) {
+		t.Errorf("pi events: %v", lines)
+	}
+	writeRequest(t, v1, "d", map[string]any{"command": "detach", "sessionId": id})
+	for {
+		m := readFrame(t, v1)
+		if ev, _ := m["event"].(map[string]any); ev["type"] == evPiEvent {
+			t.Fatalf("a v1 client got %v", ev)
+		}
+		if m["type"] == "response" && m["id"] == "d" {
+			break
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, snap, err := pi.RPC(ctx, id, []byte(`{"type":"get_tree"}`))
+	if err != nil || !strings.Contains(string(resp), `"echo":{"type":"get_tree"}`) || snap["id"] != id {
+		t.Errorf("pi_rpc: %s %v %v", resp, snap["id"], err)
+	}
+	_, snap, err = pi.RPC(ctx, id, []byte(`{"type":"switch"}`))
+	if err != nil || snap["id"] != "moved-"+id {
+		t.Fatalf("pi_rpc that moved the session: %v %v", snap["id"], err)
+	}
+	res := request(t, pi, map[string]any{"command": "abort", "sessionId": "moved-" + id})
+	if snapshotOf(res)["id"] != "moved-"+id {
+		t.Errorf("the moved session answers under its new id: %v", res)
+	}
+}
+
+func TestModelsListComesFromOptions(t *testing.T) {
+	asked := make(chan struct{}, 8)
+	k := startServer(t, slowReply("x", 0), func(o *Options) {
+		o.Models = func(context.Context) []config.ProviderModels {
+			asked <- struct{}{}
+			return []config.ProviderModels{{Provider: "ollama", Models: []provider.Model{{ID: "qwen3:8b", ContextWindow: 40960}}}}
+		}
+	})
+	<-asked
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c := k.dial()
+		snap := c.Hello["snapshot"].(map[string]any)
+		models := snap["models"].([]any)
+		if len(models) == 1 {
+			m := models[0].(map[string]any)
+			if m["provider"] != "ollama" || m["id"] != "qwen3:8b" || m["contextWindow"] != int64(40960) {
+				t.Errorf("model: %v", m)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("models in the hello: %v", models)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c := k.dial()
+	id := snapshotOf(request(t, c, map[string]any{"command": "create"}))["id"].(string)
+	_ = id
+	for ev := range c.Events() { // the live session's model joins the list
+		if ev["type"] == "server_snapshot" && len(snapshotOfEvent(ev)["models"].([]any)) == 2 {
+			break
+		}
+	}
+	if len(asked) > 0 {
+		t.Errorf("the list was asked for again within a minute")
+	}
+}
+
+// readResponse reads frames until the response to id.
+func readResponse(t testing.TB, nc net.Conn, id string) map[string]any {
+	t.Helper()
+	for {
+		m := readFrame(t, nc)
+		if m["type"] == "response" && m["id"] == id {
+			return m
+		}
+	}
+}
+
+func errorMessage(r map[string]any) string {
+	e, _ := r["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	return msg
+}
