@@ -30,7 +30,7 @@ func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripte
 			}
 			go h.Send(h.life, in) //nolint:errcheck // a parent that has closed needs no notice
 		}})
-	on := p.cfg.Subagents.Enabled || slices.ContainsFunc(append(splitList(o.toolList), p.cfg.Tools...), subagent.IsTool)
+	on := p.cfg.Subagents.On() || slices.ContainsFunc(append(splitList(o.toolList), p.cfg.Tools...), subagent.IsTool)
 	return subagent.Scripted{M: m, On: on, Of: o.child}
 }
 

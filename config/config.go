@@ -259,6 +259,7 @@ func (c *Config) mergeFile(path string, project, untrusted bool) error {
 		c.mergeProvider(path, name, p, project)
 	}
 	c.mergeMCP(path, &file.MCP, project)
+	c.mergeSubagents(&file)
 	return nil
 }
 

@@ -117,6 +117,7 @@ type entry struct {
 	start   chan struct{} // closed when the queue lets a background child run
 	done    chan struct{}
 	fetched bool
+	steers  []string // sent before the child was built; delivered once it is
 }
 
 // Manager is the registry of one session's children.
@@ -252,7 +253,14 @@ func (m *Manager) run(ctx context.Context, e *entry) {
 		defer child.Close()
 		m.mu.Lock()
 		e.child = child
+		steers := e.steers
+		e.steers = nil
 		m.mu.Unlock()
+		for _, text := range steers {
+			if err := child.Steer(text); err != nil {
+				return Outcome{}, err
+			}
+		}
 		return child.Run(ctx)
 	}()
 	if wt != nil {
@@ -362,12 +370,17 @@ func (m *Manager) Steer(id, text string) error {
 	var status Status
 	if ok {
 		child, status = e.child, e.res.Status
+		if child == nil && (status == Queued || status == Running) {
+			e.steers = append(e.steers, text) // it reads them when it starts
+			m.mu.Unlock()
+			return nil
+		}
 	}
 	m.mu.Unlock()
 	switch {
 	case !ok:
 		return fmt.Errorf("no agent %q in this session", id)
-	case status != Running || child == nil:
+	case status != Running:
 		return fmt.Errorf("agent %s is %s, not running", id, status)
 	}
 	return child.Steer(text)
