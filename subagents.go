@@ -7,6 +7,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +19,11 @@ import (
 
 func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripted {
 	types, problems := subagent.LoadTypes(p.piHome, p.cwd, projectTrusted(o.trust, p.piHome, p.cwd))
-	p.cfg.Warnings = append(p.cfg.Warnings, problems...)
+	for _, w := range problems {
+		if o.child == nil { // the children read the same files
+			fmt.Fprintln(p.stderr, "pi: warning:", w)
+		}
+	}
 	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent,
 		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
 			return startChild(ctx, *o, p, live(), l)

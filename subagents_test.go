@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -43,8 +44,8 @@ func subagentSessionIn(t *testing.T, home, cwd string, o cliOptions, r router) *
 	reply := func(req *provider.Request) provider.Message {
 		who := ""
 		for _, m := range req.Messages {
-			if m.Role == provider.RoleUser {
-				who = m.TextContent()
+			if m.Role == provider.RoleUser && len(m.Content) > 0 { // the text after the context block
+				who = m.Content[len(m.Content)-1].Text
 				break
 			}
 		}
@@ -198,5 +199,242 @@ func TestSubagentMaxTurnsStopsALoopingChild(t *testing.T) {
 	}
 	if n := childCalls.Load(); n != 3 {
 		t.Errorf("the child made %d model calls, want 3", n)
+	}
+}
+
+// waitFor polls until ok or fails after 15 s.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+var agentIDIn = regexp.MustCompile(`agent-\d+`)
+
+func TestSubagentBackgroundChildrenRunTogether(t *testing.T) {
+	var inside, most atomic.Int32
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		if strings.Contains(who, "JOB") { // both children: wait until the other is in its call too
+			n := inside.Add(1)
+			for most.Load() < n {
+				most.CompareAndSwap(most.Load(), n)
+			}
+			for end := time.Now().Add(3 * time.Second); inside.Load() < 2 && time.Now().Before(end); {
+				time.Sleep(5 * time.Millisecond)
+			}
+			return faux.Text("result of " + strings.Fields(who)[1])
+		}
+		switch text := last.TextContent(); {
+		case last.Role == provider.RoleUser && strings.Contains(text, "Background agent"):
+			return subCall("get_subagent_result", map[string]any{"agent_id": agentIDIn.FindString(text)})
+		case last.Role == provider.RoleUser:
+			return faux.Blocks(faux.Call("a", "Agent", map[string]any{"prompt": "JOB alpha", "description": "a", "run_in_background": true}),
+				faux.Call("b", "Agent", map[string]any{"prompt": "JOB beta", "description": "b", "run_in_background": true}))
+		}
+		return faux.Text("noted")
+	})
+	send(t, h, "go")
+	fetched := func(name string) bool {
+		return slices.ContainsFunc(toolResultTexts(h), func(s string) bool { return strings.Contains(s, "result of "+name) })
+	}
+	waitFor(t, "both results fetched after the notices", func() bool { return !h.Busy() && fetched("alpha") && fetched("beta") })
+	if most.Load() != 2 {
+		t.Errorf("at most %d children were in a model call at once, want 2", most.Load())
+	}
+}
+
+func TestSubagentQueueHoldsChildrenPastTheLimit(t *testing.T) {
+	var inside, most atomic.Int32
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\nmax_concurrent = 1\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		if strings.Contains(who, "JOB") {
+			n := inside.Add(1)
+			defer inside.Add(-1)
+			if n > most.Load() {
+				most.Store(n)
+			}
+			time.Sleep(200 * time.Millisecond)
+			return faux.Text("result of " + strings.Fields(who)[1])
+		}
+		if last.Role == provider.RoleUser && !strings.Contains(last.TextContent(), "Background agent") {
+			return faux.Blocks(faux.Call("a", "Agent", map[string]any{"prompt": "JOB alpha", "description": "a", "run_in_background": true}),
+				faux.Call("b", "Agent", map[string]any{"prompt": "JOB beta", "description": "b", "run_in_background": true}))
+		}
+		return faux.Text("noted")
+	})
+	send(t, h, "go")
+	waitFor(t, "two notices", func() bool {
+		n := 0
+		for _, m := range h.agent.MessagesView() {
+			if m.Role == provider.RoleUser && strings.Contains(m.TextContent(), "Background agent") {
+				n++
+			}
+		}
+		return n == 2 && !h.Busy()
+	})
+	if most.Load() != 1 {
+		t.Errorf("%d children ran at once, want 1 (max_concurrent = 1)", most.Load())
+	}
+}
+
+func TestSubagentSteerReachesARunningChild(t *testing.T) {
+	release := make(chan struct{})
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		if strings.Contains(who, "WORK") {
+			if last.Role == provider.RoleUser && strings.Contains(last.TextContent(), "STEER-MSG") {
+				return faux.Text("child heard: " + last.TextContent())
+			}
+			if last.Role == provider.RoleUser {
+				<-release // keeps the child running until the parent has steered
+				return subCall("ls", map[string]any{})
+			}
+			return faux.Text("child never heard the steer")
+		}
+		switch {
+		case last.Role == provider.RoleUser && strings.Contains(last.TextContent(), "Background agent"):
+			return faux.Text("noted")
+		case last.Role == provider.RoleUser:
+			return subCall("Agent", map[string]any{"prompt": "WORK slowly", "description": "w", "run_in_background": true})
+		case strings.Contains(last.TextContent(), "started in the background"):
+			return subCall("steer_subagent", map[string]any{"agent_id": "agent-1", "message": "STEER-MSG"})
+		case strings.Contains(last.TextContent(), "delivered"):
+			close(release)
+			return subCall("get_subagent_result", map[string]any{"agent_id": "agent-1", "wait": true})
+		}
+		return faux.Text("final: " + last.TextContent())
+	})
+	send(t, h, "go")
+	res := toolResultTexts(h)
+	if last := res[len(res)-1]; !strings.Contains(last, "child heard: STEER-MSG") {
+		t.Fatalf("the child's answer %q should show the steer arrived", last)
+	}
+}
+
+func TestSubagentNestingOnlyWhenTheTypeAllowsIt(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(home, "pi.toml"), []byte("[subagents]\nenabled = true\n"), 0o644)
+	os.MkdirAll(filepath.Join(home, "agents"), 0o755)
+	os.WriteFile(filepath.Join(home, "agents", "lead.md"), []byte("---\nname: lead\ndescription: leads others\ntools: read, Agent\n---\nYou lead.\n"), 0o644)
+	var mu sync.Mutex
+	tools := map[string][]string{}
+	h := subagentSessionIn(t, home, cwd, cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		if strings.HasPrefix(who, "CHILD") {
+			mu.Lock()
+			tools[who] = toolNamesOf(req)
+			mu.Unlock()
+			return faux.Text("ok")
+		}
+		if last.Role == provider.RoleUser {
+			return faux.Blocks(faux.Call("a", "Agent", map[string]any{"prompt": "CHILD gp", "description": "g"}),
+				faux.Call("b", "Agent", map[string]any{"prompt": "CHILD lead", "description": "l", "subagent_type": "lead"}))
+		}
+		return faux.Text("done")
+	})
+	send(t, h, "go")
+	if slices.Contains(tools["CHILD gp"], "Agent") {
+		t.Errorf("a general-purpose child was offered Agent: %v", tools["CHILD gp"])
+	}
+	if !slices.Contains(tools["CHILD lead"], "Agent") || slices.Contains(tools["CHILD lead"], "resume") {
+		t.Errorf("a lead child (tools: read, Agent) should be offered Agent: %v", tools["CHILD lead"])
+	}
+}
+
+func TestSubagentResumeContinuesAFinishedChild(t *testing.T) {
+	fileIn := regexp.MustCompile(`session_file: (\S+)`)
+	var sawEarlier atomic.Bool
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		if strings.Contains(who, "REMEMBER") {
+			if strings.Contains(last.TextContent(), "AGAIN") {
+				for _, m := range req.Messages {
+					sawEarlier.Store(sawEarlier.Load() || strings.Contains(m.TextContent(), "the word is plum"))
+				}
+				return faux.Text("still plum")
+			}
+			return faux.Text("the word is plum")
+		}
+		if last.Role == provider.RoleUser && strings.Contains(last.TextContent(), "first") {
+			return subCall("Agent", map[string]any{"prompt": "REMEMBER a word", "description": "r"})
+		}
+		if last.Role == provider.RoleUser {
+			var file string
+			for _, m := range req.Messages {
+				if f := fileIn.FindStringSubmatch(m.TextContent()); f != nil {
+					file = f[1]
+				}
+			}
+			return subCall("Agent", map[string]any{"prompt": "AGAIN: which word?", "description": "r", "resume": file})
+		}
+		return faux.Text("parent: " + last.TextContent())
+	})
+	send(t, h, "first")
+	send(t, h, "second")
+	res := toolResultTexts(h)
+	if len(res) != 2 || !strings.Contains(res[1], "still plum") || !sawEarlier.Load() {
+		t.Fatalf("the resumed child should see its earlier turn: saw %v, results %q", sawEarlier.Load(), res)
+	}
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestSubagentWorktreeIsolation(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	cases := []struct {
+		name   string
+		writes bool
+	}{{"changes kept on a branch", true}, {"unchanged worktree removed", false}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			home, cwd := t.TempDir(), t.TempDir()
+			os.WriteFile(filepath.Join(home, "pi.toml"), []byte("[subagents]\nenabled = true\n"), 0o644)
+			gitIn(t, cwd, "init", "-q")
+			os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("one\n"), 0o644)
+			gitIn(t, cwd, "add", "a.txt")
+			gitIn(t, cwd, "commit", "-qm", "first")
+			h := subagentSessionIn(t, home, cwd, cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+				if strings.Contains(who, "EDIT") {
+					if last.Role == provider.RoleUser && tc.writes {
+						return subCall("write", map[string]any{"path": "b.txt", "content": "new\n"})
+					}
+					return faux.Text("child done")
+				}
+				if last.Role == provider.RoleUser {
+					return subCall("Agent", map[string]any{"prompt": "EDIT things", "description": "e", "isolation": "worktree"})
+				}
+				return faux.Text("parent done")
+			})
+			send(t, h, "go")
+			res := toolResultTexts(h)[0]
+			if st := gitIn(t, cwd, "status", "--porcelain"); st != "" {
+				t.Errorf("the parent's checkout changed: %q", st)
+			}
+			branches := gitIn(t, cwd, "branch", "--list", "pi/*")
+			if !tc.writes {
+				if branches != "" || strings.Contains(res, "branch:") {
+					t.Errorf("an unchanged worktree should go with its branch: %q, result %q", branches, res)
+				}
+				return
+			}
+			branch := regexp.MustCompile(`branch: (\S+)`).FindStringSubmatch(res)
+			if branch == nil || !strings.Contains(res, "b.txt") {
+				t.Fatalf("result %q should name the branch and b.txt", res)
+			}
+			if got := gitIn(t, cwd, "show", branch[1]+":b.txt"); got != "new" {
+				t.Errorf("branch %s holds b.txt = %q", branch[1], got)
+			}
+			wt := regexp.MustCompile(`worktree: (\S+)`).FindStringSubmatch(res)
+			gitIn(t, cwd, "worktree", "remove", "--force", wt[1])
+		})
 	}
 }
