@@ -438,3 +438,36 @@ func TestSubagentWorktreeIsolation(t *testing.T) {
 		})
 	}
 }
+
+func TestSubagentParentAbortStopsAForegroundChild(t *testing.T) {
+	inCall := make(chan struct{})
+	var once sync.Once
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		if strings.Contains(who, "HANG") {
+			once.Do(func() { close(inCall) })
+			return subCall("bash", map[string]any{"command": "sleep 30"})
+		}
+		if last.Role == provider.RoleUser {
+			return subCall("Agent", map[string]any{"prompt": "HANG around", "description": "h"})
+		}
+		return faux.Text("after: " + last.TextContent())
+	})
+	done := make(chan error, 1)
+	go func() { done <- h.Send(context.Background(), Input{Text: "go", Source: sourceRPC}) }()
+	select {
+	case <-inCall:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the child never started")
+	}
+	time.Sleep(200 * time.Millisecond) // into its sleep
+	start := time.Now()
+	h.Abort()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the parent's run did not end after the abort")
+	}
+	if time.Since(start) > 5*time.Second { // the child's sleep 30 would hold it otherwise
+		t.Errorf("the abort took %v", time.Since(start))
+	}
+}
