@@ -19,10 +19,8 @@ import (
 
 func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripted {
 	types, problems := subagent.LoadTypes(p.piHome, p.cwd, projectTrusted(o.trust, p.piHome, p.cwd))
-	for _, w := range problems {
-		if o.child == nil { // the children read the same files
-			fmt.Fprintln(p.stderr, "pi: warning:", w)
-		}
+	for i := 0; o.child == nil && i < len(problems); i++ { // the children read the same files
+		fmt.Fprintln(p.stderr, "pi: warning:", problems[i])
 	}
 	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent,
 		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
@@ -40,25 +38,16 @@ func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripte
 }
 
 func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l subagent.Launch) (subagent.Child, error) {
-	m, sess, depth := parent.agent.Model(), parent.rec.session(), 1
-	if o.child != nil {
-		depth = o.child.Depth + 1
-	}
-	o.cwd, o.messages, o.continueLast, o.sessionRef, o.forkRef = l.Cwd, nil, false, l.SessionFile, ""
+	m, sess := parent.agent.Model(), parent.rec.session()
+	c := subagent.NewSessionChild(l, parent.agent.MessagesView(), m.ContextWindow)
+	o.cwd, o.messages, o.continueLast, o.sessionRef, o.forkRef, o.child = l.Cwd, nil, false, l.SessionFile, "", c.Self(o.child)
 	o.model, o.thinking = cmp.Or(l.Model, m.Provider+"/"+m.ID), cmp.Or(l.Thinking, parent.agent.Thinking())
 	o.parentSession, o.sessionDir, o.noSession = sess.Path(), filepath.Dir(sess.Path()), sess.Path() == ""
 	o.systemPrompt, o.noTools = cmp.Or(l.Type.Prompt, o.systemPrompt), false
 	o.toolList = strings.Join(subagent.ChildTools(l.Type, toolNames(parent.agent.State().Tools)), ",")
 	o.noContextFiles, o.noExtensions = o.noContextFiles || l.Isolated, o.noExtensions || l.Isolated
-	o.child = &subagent.Self{ID: l.ID, Type: l.Type.Name, Depth: depth, Nesting: l.Type.Nesting()}
-	prompt := l.Prompt
-	if l.InheritContext {
-		prompt = subagent.WithContext(l.Prompt, parent.agent.MessagesView(), m.ContextWindow)
-	}
-	c := subagent.NewSessionChild(l, prompt)
-	o.stopAfterTurn = func(context.Context, *provider.Message, []provider.Message) bool { return c.StopAfterTurn() }
+	p.stopAfter = func(context.Context, *provider.Message, []provider.Message) bool { return c.StopAfterTurn() }
 	var err error
-	p.stopAfter = o.stopAfterTurn
 	if p.cwd, p.provider, p.model, p.thinking = l.Cwd, parent.agent.Provider(), m, o.thinking; l.Model != "" && m.Provider != "faux" {
 		if p.provider, p.model, err = resolveProvider(ctx, &o, p.cfg); err != nil {
 			return nil, err
@@ -70,11 +59,11 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 	}
 	h.agent.Subscribe(func(_ context.Context, ev agent.Event) { c.Event(ev.Type, ev.ToolName) })
 	c.Attach(subagent.Session{Close: h.close, Messages: h.agent.MessagesView, Path: h.rec.session().Path,
-		Send: func(ctx context.Context, text string) error {
+		Send: func(ctx context.Context, text string, steer bool) error {
+			if steer {
+				return h.Send(h.life, Input{Text: text, Source: sourceExtension, Deliver: deliverSteer, Queue: true})
+			}
 			return h.Send(ctx, Input{Text: text, Source: sourceExtension})
-		},
-		Steer: func(text string) error {
-			return h.Send(h.life, Input{Text: text, Source: sourceExtension, Deliver: deliverSteer, Queue: true})
 		}})
 	return c, nil
 }

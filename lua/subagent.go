@@ -125,3 +125,9 @@ func (v *vm) subagentGet(L *lua.LState) int {
 		return func(*lua.LState) []lua.LValue { return []lua.LValue{v.toLua(r)} }
 	})
 }
+
+// subagentsOn reports whether the subagents script has anything to do; without, it is not
+// even compiled (a few milliseconds of every start).
+func (r *Runtime) subagentsOn() bool {
+	return r.opts.Host.Subagents != nil && r.opts.Host.Subagents.Enabled()
+}

@@ -78,8 +78,9 @@ func WithContext(task string, parent []provider.Message, budget int) string {
 
 // Session is a child session the host built, as the functions a Child needs.
 type Session struct {
-	Send     func(ctx context.Context, text string) error // a prompt; returns when the run ends
-	Steer    func(text string) error
+	// Send delivers text: a prompt (returns when the run ends), or with steer a steering
+	// message for the run going on (returns once queued).
+	Send     func(ctx context.Context, text string, steer bool) error
 	Close    func()
 	Messages func() []provider.Message // only read between turns and after the run
 	Path     func() string             // the session file
@@ -95,22 +96,36 @@ type SessionChild struct {
 	stopped atomic.Bool
 }
 
-// NewSessionChild makes the child for l; prompt is what it is sent first.
-func NewSessionChild(l Launch, prompt string) *SessionChild {
-	return &SessionChild{launch: l, prompt: prompt}
+// NewSessionChild makes the child for l. With InheritContext, its first prompt carries the
+// parent's conversation (see WithContext) fitted to window tokens.
+func NewSessionChild(l Launch, parent []provider.Message, window int) *SessionChild {
+	c := &SessionChild{launch: l, prompt: l.Prompt}
+	if l.InheritContext {
+		c.prompt = WithContext(l.Prompt, parent, window)
+	}
+	return c
+}
+
+// Self is who the child is, for its own session (of is the parent's Self, nil at the top).
+func (c *SessionChild) Self(of *Self) *Self {
+	s := &Self{ID: c.launch.ID, Type: c.launch.Type.Name, Depth: 1, Nesting: c.launch.Type.Nesting()}
+	if of != nil {
+		s.Depth = of.Depth + 1
+	}
+	return s
 }
 
 // Attach sets the session once the host has built it.
 func (c *SessionChild) Attach(s Session) { c.s = s }
 
 func (c *SessionChild) Run(ctx context.Context) (Outcome, error) {
-	err := c.s.Send(ctx, c.prompt)
+	err := c.s.Send(ctx, c.prompt, false)
 	answer, tokens := Summarize(c.s.Messages())
 	return Outcome{Answer: answer, Turns: int(c.turns.Load()), Tokens: tokens, SessionFile: c.s.Path(),
 		MaxTurnsHit: c.stopped.Load()}, err
 }
 
-func (c *SessionChild) Steer(text string) error { return c.s.Steer(text) }
+func (c *SessionChild) Steer(text string) error { return c.s.Send(context.Background(), text, true) }
 func (c *SessionChild) Close()                  { c.s.Close() }
 
 // StopAfterTurn counts a turn and says whether max_turns is reached.
