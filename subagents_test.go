@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/agent"
 	"pi/config"
 	"pi/provider"
 	"pi/provider/faux"
@@ -469,5 +470,39 @@ func TestSubagentParentAbortStopsAForegroundChild(t *testing.T) {
 	}
 	if time.Since(start) > 5*time.Second { // the child's sleep 30 would hold it otherwise
 		t.Errorf("the abort took %v", time.Since(start))
+	}
+}
+
+func TestSubagentProgressReachesTheToolCall(t *testing.T) {
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		if strings.Contains(who, "SLOW") {
+			if last.Role == provider.RoleUser {
+				return subCall("bash", map[string]any{"command": "sleep 1.5"})
+			}
+			return faux.Text("slow answer")
+		}
+		if last.Role == provider.RoleUser {
+			return subCall("Agent", map[string]any{"prompt": "SLOW job", "description": "slowpoke"})
+		}
+		return faux.Text("ok")
+	})
+	var mu sync.Mutex
+	var updates []string
+	h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+		if ev.Type == agent.EvToolExecutionUpdate && ev.ToolName == "Agent" && ev.Result != nil {
+			mu.Lock()
+			for _, b := range ev.Result.Content {
+				updates = append(updates, b.Text)
+			}
+			mu.Unlock()
+		}
+	})
+	send(t, h, "go")
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.ContainsFunc(updates, func(s string) bool {
+		return strings.Contains(s, "agent-1 general-purpose · slowpoke · bash")
+	}) {
+		t.Fatalf("partial results %q should show the child running bash", updates)
 	}
 }

@@ -105,11 +105,13 @@ func (v *vm) subagentStart(L *lua.LState) int {
 	return 1
 }
 
-// subagentGet is pi.subagent.get(id, {wait?}) → the child's result table, or nil and a
-// message. Waiting yields, and does not count against the call's deadline.
+// subagentGet is pi.subagent.get(id, {wait?, timeout?}) → the child's result table, or nil
+// and a message. Waiting yields, and does not count against the call's deadline; after
+// timeout seconds it returns the child as it is then.
 func (v *vm) subagentGet(L *lua.LState) int {
 	id := L.CheckString(1)
-	wait := lua.LVAsBool(L.OptTable(2, L.NewTable()).RawGetString("wait"))
+	opts := L.OptTable(2, L.NewTable())
+	wait, limit := lua.LVAsBool(opts.RawGetString("wait")), optSeconds(L, opts, "timeout")
 	s := v.r.opts.Host.Subagents
 	if s == nil {
 		return v.ok(L, errNoSubagents)
@@ -118,6 +120,11 @@ func (v *vm) subagentGet(L *lua.LState) int {
 		L.RaiseError("pi.subagent.get with wait cannot wait inside pcall, a coroutine the script made or a callback from Go")
 	}
 	return v.awaitUser(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
+		if limit > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, limit)
+			defer cancel()
+		}
 		r, err := s.Get(ctx, id, wait)
 		if err != nil {
 			return errorResult(err)

@@ -37,6 +37,13 @@ local function report(r)
   return table.concat(out, "\n")
 end
 
+-- progress_line is a running child in one line: type, description, its tool, turns, tokens.
+local function progress_line(r)
+  local tool = (r.tool and r.tool ~= "") and (" · " .. r.tool) or ""
+  return string.format("%s %s · %s%s · %d turns · %d tokens", r.id, r.type, r.description or "", tool,
+    r.turns or 0, r.tokens or 0)
+end
+
 local agent_params = {
   type = "object",
   properties = {
@@ -75,8 +82,16 @@ pi.register_tool {
         "get_subagent_result fetches its answer."
     end
     ctx.on_abort(function() sub.abort(id) end)
-    local r, gerr = sub.get(id, { wait = true })
-    if not r then error(gerr, 0) end
+    local r, gerr, shown
+    repeat -- one line under the tool call while the child works (RPC: details.id names it)
+      r, gerr = sub.get(id, { wait = true, timeout = 1 })
+      if not r then error(gerr, 0) end
+      local line = progress_line(r)
+      if (r.status == "running" or r.status == "queued") and line ~= shown then
+        ctx.update({ content = line, details = r })
+        shown = line
+      end
+    until r.status ~= "running" and r.status ~= "queued"
     r.isolation = args.isolation
     return { content = report(r), details = r, is_error = r.status == "failed" }
   end,
@@ -129,10 +144,8 @@ pi.register_command {
     end
     local lines = {}
     for _, r in ipairs(sub.list()) do
-      local tool = (r.tool and r.tool ~= "") and (" · " .. r.tool) or ""
-      lines[#lines + 1] = string.format("%s  %s  %s  %s · %d turns · %d tokens%s%s", r.id, r.status, r.type,
-        r.description or "", r.turns or 0, r.tokens or 0, tool,
-        (r.session_file and r.session_file ~= "") and ("\n    " .. r.session_file) or "")
+      lines[#lines + 1] = r.status .. "  " .. progress_line(r) ..
+        ((r.session_file and r.session_file ~= "") and ("\n    " .. r.session_file) or "")
     end
     if #lines == 0 then lines[1] = "no agents in this session" end
     lines[#lines + 1] = "Types:\n" .. type_lines()
