@@ -7,9 +7,8 @@ package main
 import (
 	"cmp"
 	"context"
-	"fmt"
+	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"pi/agent"
@@ -18,10 +17,11 @@ import (
 )
 
 func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripted {
-	types, problems := subagent.LoadTypes(p.piHome, p.cwd, projectTrusted(o.trust, p.piHome, p.cwd))
-	for i := 0; o.child == nil && i < len(problems); i++ { // the children read the same files
-		fmt.Fprintln(p.stderr, "pi: warning:", problems[i])
+	var warn io.Writer // a child's warnings would repeat the parent's
+	if o.child == nil {
+		warn = p.stderr
 	}
+	types, _ := subagent.LoadTypes(p.piHome, p.cwd, projectTrusted(o.trust, p.piHome, p.cwd), warn)
 	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent,
 		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
 			return startChild(ctx, *o, p, live(), l)
@@ -33,8 +33,7 @@ func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripte
 			}
 			go h.Send(h.life, in) //nolint:errcheck // a parent that has closed needs no notice
 		}})
-	on := p.cfg.Subagents.On() || slices.ContainsFunc(append(splitList(o.toolList), p.cfg.Tools...), subagent.IsTool)
-	return subagent.Scripted{M: m, On: on, Of: o.child}
+	return subagent.NewScripted(m, p.cfg.Subagents.On(), append(splitList(o.toolList), p.cfg.Tools...), o.child)
 }
 
 func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l subagent.Launch) (subagent.Child, error) {
@@ -59,11 +58,11 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 	}
 	h.agent.Subscribe(func(_ context.Context, ev agent.Event) { c.Event(ev.Type, ev.ToolName) })
 	c.Attach(subagent.Session{Close: h.close, Messages: h.agent.MessagesView, Path: h.rec.session().Path,
-		Send: func(ctx context.Context, text string, steer bool) error {
-			if steer {
-				return h.Send(h.life, Input{Text: text, Source: sourceExtension, Deliver: deliverSteer, Queue: true})
-			}
+		Send: func(ctx context.Context, text string) error {
 			return h.Send(ctx, Input{Text: text, Source: sourceExtension})
+		},
+		Steer: func(text string) error {
+			return h.Send(h.life, Input{Text: text, Source: sourceExtension, Deliver: deliverSteer, Queue: true})
 		}})
 	return c, nil
 }

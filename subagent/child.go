@@ -78,9 +78,8 @@ func WithContext(task string, parent []provider.Message, budget int) string {
 
 // Session is a child session the host built, as the functions a Child needs.
 type Session struct {
-	// Send delivers text: a prompt (returns when the run ends), or with steer a steering
-	// message for the run going on (returns once queued).
-	Send     func(ctx context.Context, text string, steer bool) error
+	Send     func(ctx context.Context, text string) error // a prompt; returns when the run ends
+	Steer    func(text string) error                      // queued for the run going on
 	Close    func()
 	Messages func() []provider.Message // only read between turns and after the run
 	Path     func() string             // the session file
@@ -119,13 +118,13 @@ func (c *SessionChild) Self(of *Self) *Self {
 func (c *SessionChild) Attach(s Session) { c.s = s }
 
 func (c *SessionChild) Run(ctx context.Context) (Outcome, error) {
-	err := c.s.Send(ctx, c.prompt, false)
+	err := c.s.Send(ctx, c.prompt)
 	answer, tokens := Summarize(c.s.Messages())
 	return Outcome{Answer: answer, Turns: int(c.turns.Load()), Tokens: tokens, SessionFile: c.s.Path(),
 		MaxTurnsHit: c.stopped.Load()}, err
 }
 
-func (c *SessionChild) Steer(text string) error { return c.s.Send(context.Background(), text, true) }
+func (c *SessionChild) Steer(text string) error { return c.s.Steer(text) }
 func (c *SessionChild) Close()                  { c.s.Close() }
 
 // StopAfterTurn counts a turn and says whether max_turns is reached.

@@ -3,6 +3,7 @@ package subagent
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Self is who a child session is, for its own tools: nesting says whether it may start
@@ -19,6 +20,11 @@ type Scripted struct {
 	M  *Manager
 	On bool  // the tools are offered in this session
 	Of *Self // nil in a top-level session
+}
+
+// NewScripted offers m's tools when on (pi.toml says so) or when named lists one of them.
+func NewScripted(m *Manager, on bool, named []string, of *Self) Scripted {
+	return Scripted{M: m, On: on || slices.ContainsFunc(named, IsTool), Of: of}
 }
 
 func (s Scripted) Enabled() bool { return s.On && (s.Of == nil || s.Of.Nesting) }

@@ -66,11 +66,11 @@ func TestLoadTypesProjectNeedsTrust(t *testing.T) {
 		}
 		return m
 	}
-	untrusted, _ := LoadTypes(home, cwd, false)
+	untrusted, _ := LoadTypes(home, cwd, false, nil)
 	if n := names(untrusted); n["theirs"] != "" || n["mine"] != "user's" || n["explore"] == "replaced" {
 		t.Errorf("untrusted project: %v", n)
 	}
-	trusted, _ := LoadTypes(home, cwd, true)
+	trusted, _ := LoadTypes(home, cwd, true, nil)
 	if n := names(trusted); n["theirs"] != "project's" || n["explore"] != "replaced" || n["general-purpose"] == "" {
 		t.Errorf("trusted project: %v", n)
 	}

@@ -3,6 +3,7 @@ package subagent
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,8 +48,8 @@ func Builtins() []Type {
 // LoadTypes reads the agent-type files: the built-ins, then $PI_HOME/agents/*.md, then the
 // project's .pi/agents/*.md when project is true (the directory is trusted); a later type
 // replaces an earlier one of the same name. A file that cannot be used is reported in
-// problems and skipped.
-func LoadTypes(piHome, cwd string, project bool) (types []Type, problems []string) {
+// problems (and on warn, a line each, when it is not nil) and skipped.
+func LoadTypes(piHome, cwd string, project bool, warn io.Writer) (types []Type, problems []string) {
 	byName := map[string]Type{}
 	for _, t := range Builtins() {
 		byName[t.Name] = t
@@ -76,6 +77,9 @@ func LoadTypes(piHome, cwd string, project bool) (types []Type, problems []strin
 		types = append(types, t)
 	}
 	sort.Slice(types, func(i, j int) bool { return types[i].Name < types[j].Name })
+	for i := 0; warn != nil && i < len(problems); i++ {
+		fmt.Fprintln(warn, "pi: warning:", problems[i])
+	}
 	return types, problems
 }
 
