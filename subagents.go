@@ -47,7 +47,10 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 	o.noContextFiles, o.noExtensions = o.noContextFiles || l.Isolated, o.noExtensions || l.Isolated
 	p.stopAfter = func(context.Context, *provider.Message, []provider.Message) bool { return c.StopAfterTurn() }
 	var err error
-	if p.cwd, p.provider, p.model, p.thinking = l.Cwd, parent.agent.Provider(), m, o.thinking; l.Model != "" && m.Provider != "faux" {
+	switch p.cwd, p.provider, p.model, p.thinking = l.Cwd, parent.agent.Provider(), m, o.thinking; {
+	case l.Model != "" && m.Provider == "faux": // the scripted model plays every part
+		p.model.ID = strings.TrimPrefix(l.Model, "faux/")
+	case l.Model != "":
 		if p.provider, p.model, err = resolveProvider(ctx, &o, p.cfg); err != nil {
 			return nil, err
 		}

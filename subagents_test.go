@@ -506,3 +506,30 @@ func TestSubagentProgressReachesTheToolCall(t *testing.T) {
 		t.Fatalf("partial results %q should show the child running bash", updates)
 	}
 }
+
+func TestSubagentModelAndContext(t *testing.T) {
+	var mu sync.Mutex
+	models, prompts := map[string]string{}, map[string]string{}
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		if strings.Contains(who, "CHILD") || strings.Contains(who, "Your task:") {
+			mu.Lock()
+			name := strings.Fields(who[strings.Index(who, "CHILD"):])[1]
+			models[name], prompts[name] = req.Model.ID, who
+			mu.Unlock()
+			return faux.Text("ok")
+		}
+		if last.Role == provider.RoleUser {
+			return faux.Blocks(faux.Call("a", "Agent", map[string]any{"prompt": "CHILD plain", "description": "p"}),
+				faux.Call("b", "Agent", map[string]any{"prompt": "CHILD other", "description": "o", "model": "faux/other"}),
+				faux.Call("c", "Agent", map[string]any{"prompt": "CHILD inherits", "description": "i", "inherit_context": true}))
+		}
+		return faux.Text("done")
+	})
+	send(t, h, "the secret word is quince")
+	if models["plain"] != "faux-1" || models["other"] != "other" {
+		t.Errorf("child models %v: want the parent's faux-1 unless the call names one", models)
+	}
+	if !strings.Contains(prompts["inherits"], "the secret word is quince") || strings.Contains(prompts["plain"], "quince") {
+		t.Errorf("only inherit_context should carry the conversation: %q", prompts)
+	}
+}
