@@ -229,9 +229,25 @@ func TestSubagentBackgroundChildrenRunTogether(t *testing.T) {
 			}
 			return faux.Text("result of " + strings.Fields(who)[1])
 		}
-		switch text := last.TextContent(); {
-		case last.Role == provider.RoleUser && strings.Contains(text, "Background agent"):
-			return subCall("get_subagent_result", map[string]any{"agent_id": agentIDIn.FindString(text)})
+		noticed, fetched := map[string]bool{}, map[string]bool{}
+		for _, m := range req.Messages {
+			if m.Role == provider.RoleUser && strings.Contains(m.TextContent(), "Background agent") {
+				noticed[agentIDIn.FindString(m.TextContent())] = true
+			}
+			for _, c := range m.ToolCalls() {
+				if id, _ := c.Arguments["agent_id"].(string); c.Name == "get_subagent_result" {
+					fetched[id] = true
+				}
+			}
+		}
+		for id := range noticed { // every notice, also two that came in one turn
+			if !fetched[id] {
+				return subCall("get_subagent_result", map[string]any{"agent_id": id})
+			}
+		}
+		switch {
+		case last.Role == provider.RoleUser && len(noticed) > 0:
+			return faux.Text("noted")
 		case last.Role == provider.RoleUser:
 			return faux.Blocks(faux.Call("a", "Agent", map[string]any{"prompt": "JOB alpha", "description": "a", "run_in_background": true}),
 				faux.Call("b", "Agent", map[string]any{"prompt": "JOB beta", "description": "b", "run_in_background": true}))
@@ -242,6 +258,15 @@ func TestSubagentBackgroundChildrenRunTogether(t *testing.T) {
 	fetched := func(name string) bool {
 		return slices.ContainsFunc(toolResultTexts(h), func(s string) bool { return strings.Contains(s, "result of "+name) })
 	}
+	defer func() {
+		if t.Failed() {
+			for _, m := range h.agent.MessagesView() {
+				t.Logf("%s: %.120q", m.Role, m.TextContent())
+			}
+			steer, follow := h.agent.QueuedMessages()
+			t.Logf("queued: %d steering, %d follow-up", len(steer), len(follow))
+		}
+	}()
 	waitFor(t, "both results fetched after the notices", func() bool { return !h.Busy() && fetched("alpha") && fetched("beta") })
 	if most.Load() != 2 {
 		t.Errorf("at most %d children were in a model call at once, want 2", most.Load())
