@@ -4,7 +4,8 @@
 // steering, aborts, resumption, and worktree isolation through the git command.
 //
 // It does not build sessions: the host's Factory turns a Launch into a running Child (main
-// builds one more harness in the same process). It imports nothing of this module.
+// builds one more harness in the same process). Of this module it imports only provider
+// (a child's messages, for its answer and tokens).
 package subagent
 
 import (
