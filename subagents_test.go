@@ -118,7 +118,7 @@ func TestSubagentForeground(t *testing.T) {
 			parentTools = toolNamesOf(req)
 			for _, tl := range req.Tools {
 				if tl.Name == "Agent" {
-					agentDescription = tl.Description
+					agentDescription = tl.Description + string(tl.Parameters) // resume is offered at the top
 				}
 			}
 			return subCall("Agent", map[string]any{"prompt": "TASK: what does notes.txt say?", "description": "scout", "subagent_type": "explore"})
@@ -137,7 +137,10 @@ func TestSubagentForeground(t *testing.T) {
 	if !slices.Contains(parentTools, "Agent") || !slices.Contains(parentTools, "get_subagent_result") {
 		t.Errorf("parent's tools %v should include the subagent tools", parentTools)
 	}
-	for _, line := range []string{"\n- explore: ", "\n- general-purpose: "} {
+	if cmd, _, ok := h.scripts.command("/agents"); !ok || !cmd.Runnable() {
+		t.Error("/agents should be a command of the top-level session")
+	}
+	for _, line := range []string{"\n- explore: ", "\n- general-purpose: ", `"resume"`} {
 		if !strings.Contains(agentDescription, line) {
 			t.Errorf("Agent description should list %q on its own line:\n%s", line, agentDescription)
 		}

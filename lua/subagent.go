@@ -41,11 +41,15 @@ func (v *vm) subagentModule() *lua.LTable {
 			return 1
 		},
 		"self": func(L *lua.LState) int {
-			if sub() == nil {
-				L.Push(lua.LNil)
-				return 1
+			var self map[string]any
+			if sub() != nil {
+				self = sub().Self()
 			}
-			L.Push(v.toLua(sub().Self()))
+			if self == nil { // a nil map would become an empty table, which is true
+				L.Push(lua.LNil)
+			} else {
+				L.Push(v.toLua(self))
+			}
 			return 1
 		},
 		"types": func(L *lua.LState) int { return v.subagentList(L, func(s Subagents) []any { return s.Types() }) },
