@@ -561,3 +561,33 @@ func TestSubagentModelAndContext(t *testing.T) {
 		t.Errorf("only inherit_context should carry the conversation: %q", prompts)
 	}
 }
+
+func TestSubagentAgentsCommandAbortsABackgroundChild(t *testing.T) {
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		if strings.Contains(who, "HANG") {
+			return subCall("bash", map[string]any{"command": "sleep 30"})
+		}
+		switch {
+		case last.Role == provider.RoleUser && strings.Contains(last.TextContent(), "Background agent"):
+			return faux.Text("noted")
+		case last.Role == provider.RoleUser:
+			return subCall("Agent", map[string]any{"prompt": "HANG around", "description": "h", "run_in_background": true})
+		}
+		return faux.Text("started")
+	})
+	send(t, h, "go")
+	start := time.Now()
+	send(t, h, "/agents abort agent-1")
+	notice := func() string {
+		for _, m := range h.agent.MessagesView() {
+			if m.Role == provider.RoleUser && strings.Contains(m.TextContent(), "Background agent agent-1") {
+				return m.TextContent()
+			}
+		}
+		return ""
+	}
+	waitFor(t, "the notice of the aborted child", func() bool { return notice() != "" })
+	if !strings.Contains(notice(), "is aborted") || time.Since(start) > 10*time.Second {
+		t.Errorf("notice %q after %v", notice(), time.Since(start))
+	}
+}
