@@ -14,6 +14,7 @@ import (
 	"pi/internal/sandbox"
 	"pi/provider"
 	"pi/session"
+	"pi/subagent"
 	"pi/tools"
 	"runtime/debug"
 	"strings"
@@ -54,8 +55,10 @@ type cliOptions struct {
 	version     bool
 	allSessions bool // pi sessions --all
 	// files are the @file arguments; images what they attach to the first prompt.
-	files  []string
-	images []provider.Block
+	files         []string
+	images        []provider.Block
+	parentSession string         // a child session's header names it (subagents.go)
+	child         *subagent.Self // set in a child session: who it is
 	// stopAfterTurn ends a run after a turn (pi eval's turn budget).
 	stopAfterTurn func(context.Context, *provider.Message, []provider.Message) bool
 }

@@ -118,6 +118,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: permission.New(permission.Settings{Mode: cmp.Or(o.permissions, ps.Mode),
 		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.yes}, p.piHome, p.cwd)}
 	var h *harness // the host functions reach the harness once it is assembled
+	subs := newSubagents(o, p, func() *harness { return h })
 	var askTrust func(context.Context, string) (bool, error)
 	if interactive { // the terminal UI asks on its own screen once it is up (trust.go)
 		askTrust = func(context.Context, string) (bool, error) { return false, lua.ErrAskLater }
@@ -126,7 +127,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 	box := p.cfg.Sandbox // as in force: --sandbox replaces its mode
 	box.Mode = cmp.Or(o.sandbox, box.Mode)
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
-		NoProject: o.noExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *harness { return h }),
+		NoProject: o.noExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *harness { return h }, subs),
 		AskTrust: askTrust, Confine: p.sandbox.Confine, HTTPAllowed: box.HTTPAllowed})
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
@@ -141,6 +142,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		return nil, err
 	}
 	h = assemble(p)
+	context.AfterFunc(h.life, subs.M.Close)
 	if err := h.settings.setScoped(splitList(o.models)); err != nil {
 		h.close()
 		return nil, fmt.Errorf("--models: %w", err)
@@ -213,9 +215,9 @@ func loadPromptParts(o *cliOptions, p *parts) error {
 // scriptHost is what scripts can do to the live session; every message they send goes
 // through the front door like the user's. It is built before the harness it reaches (live),
 // and scripts may report problems while they load, before there is one.
-func scriptHost(s *scripts, live func() *harness) lua.Host {
+func scriptHost(s *scripts, live func() *harness, subs lua.Subagents) lua.Host {
 	ui := s.currentUI
-	return lua.Host{
+	return lua.Host{Subagents: subs,
 		SendUserMessage: func(text, deliverAs string) error {
 			h := live()
 			in := Input{Text: text, Source: sourceExtension, Deliver: deliverFollowUp}
@@ -316,7 +318,7 @@ func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session,
 			return session.Open(ctx, path)
 		}
 	}
-	return session.Create(dir, p.cwd), nil
+	return session.CreateChild(dir, p.cwd, o.parentSession), nil
 }
 
 // newSessionAt starts a session in a new file at the user's path, as pi does, but only in a

@@ -50,7 +50,8 @@ type Config struct {
 	Secrets      SecretsConfig     `toml:"secrets"`
 	Images       ImagesConfig      `toml:"images"`
 
-	MCP MCPConfig `toml:"mcp"`
+	MCP       MCPConfig       `toml:"mcp"`
+	Subagents SubagentsConfig `toml:"subagents"`
 	// ProjectIgnored lists the keys of the project's pi.toml that were not applied because
 	// its directory is not trusted (see Load).
 	ProjectIgnored []string `toml:"-"`
@@ -258,6 +259,7 @@ func (c *Config) mergeFile(path string, project, untrusted bool) error {
 		c.mergeProvider(path, name, p, project)
 	}
 	c.mergeMCP(path, &file.MCP, project)
+	c.mergeSubagents(&file)
 	return nil
 }
 

@@ -53,6 +53,7 @@ func (v *vm) piModule() *lua.LTable {
 	} {
 		m.RawSetString(name, L.NewFunction(fn))
 	}
+	m.RawSetString("subagent", v.subagentModule())
 	return m
 }
 

@@ -432,7 +432,7 @@ func TestBundledOverrideAndDisable(t *testing.T) {
 	if got := r2.Input(ctxT(t), "/x 1", nil, "interactive").Text; got != "/x 1" {
 		t.Errorf("disabled: %q", got)
 	}
-	if !reflect.DeepEqual(BundledScripts(), []string{"mcp", "permissions", "skills", "templates"}) {
+	if !reflect.DeepEqual(BundledScripts(), []string{"mcp", "permissions", "skills", "subagents", "templates"}) {
 		t.Errorf("bundled: %v", BundledScripts())
 	}
 }

@@ -2,8 +2,9 @@
 // that scripts program against, the dispatch of pi's extension events to Lua handlers, Lua tools
 // and slash commands, the load order of scripts (bundled, $PI_HOME/init.lua, the project's
 // .pi/init.lua), project trust ($PI_HOME/trust.json), and the bundled scripts themselves
-// (the permission policy, skills, prompt templates and the MCP bridge, written in Lua on the
-// public API and embedded with go:embed; mcp.lua loads only when pi.toml names an MCP server).
+// (the permission policy, skills, prompt templates, the MCP bridge and the Agent tools, written
+// in Lua on the public API and embedded with go:embed; mcp.lua loads only when pi.toml names an
+// MCP server, subagents.lua only when the Agent tools are on).
 //
 // It may import provider, tools and internal/proc (which runs pi.exec's and pi.spawn's
 // processes), and nothing else of this module (its tests also use internal/mcptest). It must not append to the transcript, call a model, or draw on the

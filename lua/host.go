@@ -44,6 +44,8 @@ type Host struct {
 	// AskPermission lets the user decide a tool call the policy asks about; rule is what an
 	// "always" answer remembers; reason is for the model when the answer is no. nil: no.
 	AskPermission func(ctx context.Context, tool, summary, rule string) (ok bool, reason string, err error)
+	// Subagents runs child sessions for pi.subagent (lua/subagent.go). nil: none.
+	Subagents Subagents
 }
 
 // CompleteOptions tune pi.complete.

@@ -94,7 +94,7 @@ func (r *Runtime) collectScripts(ctx context.Context) []script {
 		}
 	}
 	for _, name := range BundledScripts() {
-		if slices.Contains(r.opts.Disabled, name) || (name == "mcp" && !r.mcpConfigured()) {
+		if slices.Contains(r.opts.Disabled, name) || (name == "mcp" && !r.mcpConfigured()) || (name == "subagents" && !r.subagentsOn()) {
 			continue
 		}
 		if s, ok := r.readScript(filepath.Join(r.opts.PiHome, "lua", name+".lua")); ok {

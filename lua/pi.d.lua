@@ -420,3 +420,95 @@ function pi.set_active_tools(names) end
 ---@return string|nil text
 ---@return string? err
 function pi.complete(prompt, opts) end
+
+-- ── subagents ────────────────────────────────────────────────────────────────────────────
+-- Child sessions that run in this process on the current model (the bundled subagents script
+-- builds the Agent tools on these). A child has its own session file, in this session's
+-- folder, with this session named as its parentSession.
+
+---@class pi.AgentType
+---@field name string
+---@field description string
+---@field tools? string[] nil: the default tools
+---@field model string "" is the parent's
+---@field thinking string
+---@field max_turns integer 0: no limit
+---@field source string "built-in" or the file
+
+---@class pi.SubagentSpec
+---@field prompt string
+---@field description? string
+---@field type? string an agent type; default general-purpose
+---@field model? string
+---@field thinking? string
+---@field max_turns? integer
+---@field background? boolean run under the session, queued past [subagents] max_concurrent; a notice reaches the session when it ends
+---@field resume? string an agent id or a session file to continue
+---@field isolated? boolean no context files, no extensions
+---@field inherit_context? boolean the first prompt carries this conversation so far
+---@field isolation? "worktree" a fresh git worktree on a new branch
+
+---@class pi.SubagentResult
+---@field id string
+---@field type string
+---@field description string
+---@field status "queued"|"running"|"done"|"failed"|"aborted"
+---@field background boolean
+---@field answer string the child's last assistant text
+---@field turns integer
+---@field tokens integer
+---@field tool string the tool it runs now
+---@field session_file string
+---@field max_turns_hit boolean
+---@field branch string the worktree's branch, when it changed files
+---@field worktree string
+---@field files string[] changed in the worktree
+---@field error string
+
+---@class pi.SubagentSelf
+---@field id string
+---@field type string
+---@field depth integer 1 for a child of a top-level session
+---@field nesting boolean whether this child may start children
+
+pi.subagent = {}
+
+--- Whether this session offers the Agent tools ([subagents] enabled, or a tool list naming them; in a child, only when its type's tools name Agent).
+---@return boolean
+function pi.subagent.enabled() end
+
+--- nil in a top-level session.
+---@return pi.SubagentSelf|nil
+function pi.subagent.self() end
+
+---@return pi.AgentType[]
+function pi.subagent.types() end
+
+--- Start a child and return its id at once. A foreground child (no background) runs under the calling tool call: aborting it aborts the child.
+---@param spec pi.SubagentSpec
+---@return string|nil id
+---@return string? err
+function pi.subagent.start(spec) end
+
+--- A child's state; with wait, once it has ended (yields; not inside pcall).
+---@param id string
+---@param opts? {wait?: boolean}
+---@return pi.SubagentResult|nil
+---@return string? err
+function pi.subagent.get(id, opts) end
+
+--- Queue a steering message for a running (or not yet started) child.
+---@param id string
+---@param message string
+---@return true|nil ok
+---@return string? err
+function pi.subagent.steer(id, message) end
+
+---@param id string
+---@return true|nil ok
+---@return string? err
+function pi.subagent.abort(id) end
+
+--- Every child of this session, oldest first.
+---@return pi.SubagentResult[]
+function pi.subagent.list() end

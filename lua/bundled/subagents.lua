@@ -1,0 +1,154 @@
+-- subagents.lua: the Agent, get_subagent_result and steer_subagent tools and /agents, written
+-- on pi.subagent (child sessions that run in this process; see the README's Subagents section).
+--
+-- The tools exist only where pi.subagent.enabled() says so: [subagents] enabled = true in
+-- pi.toml, or a tool list naming them; inside a child, only when its agent type's tools name
+-- Agent (by default a child cannot start children).
+
+local sub = pi.subagent
+if not sub.enabled() then return end
+local self = sub.self()
+
+local function type_lines()
+  local lines = {}
+  for _, t in ipairs(sub.types()) do
+    local extra = ""
+    if t.tools then extra = " (tools: " .. table.concat(t.tools, ", ") .. ")" end
+    lines[#lines + 1] = "- " .. t.name .. ": " .. (t.description or "") .. extra
+  end
+  return table.concat(lines, "\n")
+end
+
+-- report is what the model reads about a child.
+local function report(r)
+  local out = {}
+  local function add(s) out[#out + 1] = s end
+  add("agent_id: " .. r.id .. "\nstatus: " .. r.status)
+  if r.turns then add("turns: " .. r.turns .. ", tokens: " .. (r.tokens or 0)) end
+  if r.max_turns_hit then add("stopped at its turn limit; this is what it had so far") end
+  if r.branch and r.branch ~= "" then
+    add("worktree: " .. r.worktree .. "\nbranch: " .. r.branch .. "\nfiles changed:\n" .. table.concat(r.files or {}, "\n"))
+  elseif r.status == "done" and r.isolation == "worktree" then
+    add("files changed: none (the worktree was removed)")
+  end
+  if r.error and r.error ~= "" then add("error: " .. r.error) end
+  if r.session_file and r.session_file ~= "" then add("session_file: " .. r.session_file) end
+  if r.answer and r.answer ~= "" then add("\n" .. r.answer) end
+  return table.concat(out, "\n")
+end
+
+-- progress_line is a running child in one line: type, description, its tool, turns, tokens.
+local function progress_line(r)
+  local tool = (r.tool and r.tool ~= "") and (" · " .. r.tool) or ""
+  return string.format("%s %s · %s%s · %d turns · %d tokens", r.id, r.type, r.description or "", tool,
+    r.turns or 0, r.tokens or 0)
+end
+
+local agent_params = {
+  type = "object",
+  properties = {
+    prompt = { type = "string", description = "The task, complete: the agent sees nothing else of this conversation" },
+    description = { type = "string", description = "A few words saying what the agent does" },
+    subagent_type = { type = "string", description = "The agent type (see the list above); default general-purpose" },
+    model = { type = "string", description = "A model for the agent instead of the current one" },
+    thinking = { type = "string", description = "A thinking level for the agent" },
+    max_turns = { type = "integer", description = "Stop the agent after this many turns" },
+    run_in_background = { type = "boolean", description = "Return an agent_id at once; a notice comes when it is done" },
+    resume = { type = "string", description = "An agent_id or session file to continue" },
+    isolated = { type = "boolean", description = "Give the agent no context files or extensions" },
+    inherit_context = { type = "boolean", description = "Give the agent this conversation so far" },
+    isolation = { type = "string", enum = { "worktree" }, description = "worktree: work in a fresh git worktree on a new branch" },
+  },
+  required = { "prompt", "description" },
+}
+if self then agent_params.properties.resume = nil end -- nested: no resuming other sessions
+
+pi.register_tool {
+  name = "Agent",
+  description = "Hand a self-contained task to a new agent with its own context; you get back only its final answer. " ..
+    "Use it for searches and reading many files, so your own context stays small. Agent types:\n" .. type_lines(),
+  parameters = agent_params,
+  timeout = 24 * 3600,
+  execute = function(args, ctx)
+    local id, err = sub.start {
+      prompt = args.prompt, description = args.description, type = args.subagent_type, model = args.model,
+      thinking = args.thinking, max_turns = args.max_turns, background = args.run_in_background,
+      resume = args.resume, isolated = args.isolated, inherit_context = args.inherit_context,
+      isolation = args.isolation,
+    }
+    if not id then error(err, 0) end
+    if args.run_in_background then
+      return "agent_id: " .. id .. "\nstatus: started in the background. A notice comes when it is done; " ..
+        "get_subagent_result fetches its answer."
+    end
+    ctx.on_abort(function() sub.abort(id) end)
+    local r, gerr, shown
+    repeat -- one line under the tool call while the child works (RPC: details.id names it)
+      r, gerr = sub.get(id, { wait = true, timeout = 1 })
+      if not r then error(gerr, 0) end
+      local line = progress_line(r)
+      if (r.status == "running" or r.status == "queued") and line ~= shown then
+        ctx.update({ content = line, details = r })
+        shown = line
+      end
+    until r.status ~= "running" and r.status ~= "queued"
+    r.isolation = args.isolation
+    return { content = report(r), details = r, is_error = r.status == "failed" }
+  end,
+}
+
+pi.register_tool {
+  name = "get_subagent_result",
+  description = "Status of an agent started with Agent (queued, running, done, failed, aborted), its answer when done, turns and tokens used. wait = true waits until it is done.",
+  parameters = {
+    type = "object",
+    properties = { agent_id = { type = "string" }, wait = { type = "boolean" } },
+    required = { "agent_id" },
+  },
+  read_only = true,
+  timeout = 24 * 3600,
+  execute = function(args)
+    local r, err = sub.get(args.agent_id, { wait = args.wait })
+    if not r then error(err, 0) end
+    return { content = report(r), details = r }
+  end,
+}
+
+pi.register_tool {
+  name = "steer_subagent",
+  description = "Send a message to a running agent; it reads it after its current tool calls.",
+  parameters = {
+    type = "object",
+    properties = { agent_id = { type = "string" }, message = { type = "string" } },
+    required = { "agent_id", "message" },
+  },
+  execute = function(args)
+    local ok, err = sub.steer(args.agent_id, args.message)
+    if not ok then error(err, 0) end
+    return "delivered to " .. args.agent_id
+  end,
+}
+
+if self then return end -- /agents belongs to the top-level session
+
+pi.register_command {
+  name = "agents",
+  description = "List this session's agents; /agents abort ID stops one",
+  argument_hint = "[abort ID]",
+  run = function(args)
+    local id = args:match("^%s*abort%s+(%S+)")
+    if id then
+      local ok, err = sub.abort(id)
+      pi.notify(ok and ("aborting " .. id) or err, ok and "info" or "error")
+      return
+    end
+    local lines = {}
+    for _, r in ipairs(sub.list()) do
+      lines[#lines + 1] = r.status .. "  " .. progress_line(r) ..
+        ((r.session_file and r.session_file ~= "") and ("\n    " .. r.session_file) or "")
+    end
+    if #lines == 0 then lines[1] = "no agents in this session" end
+    lines[#lines + 1] = "Types:\n" .. type_lines()
+    pi.notify(table.concat(lines, "\n"), "info")
+  end,
+}

@@ -1,0 +1,109 @@
+package subagent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// Self is who a child session is, for its own tools: nesting says whether it may start
+// children of its own.
+type Self struct {
+	ID, Type string
+	Depth    int
+	Nesting  bool
+}
+
+// Scripted is a Manager as the Lua module's pi.subagent sees it: specs and results as plain
+// tables (it satisfies lua.Subagents).
+type Scripted struct {
+	M  *Manager
+	On bool  // the tools are offered in this session
+	Of *Self // nil in a top-level session
+}
+
+// NewScripted offers m's tools when on (pi.toml says so) or when named lists one of them.
+func NewScripted(m *Manager, on bool, named []string, of *Self) Scripted {
+	return Scripted{M: m, On: on || slices.ContainsFunc(named, IsTool), Of: of}
+}
+
+func (s Scripted) Enabled() bool { return s.On && (s.Of == nil || s.Of.Nesting) }
+
+func (s Scripted) Self() map[string]any {
+	if s.Of == nil {
+		return nil
+	}
+	return map[string]any{"id": s.Of.ID, "type": s.Of.Type, "depth": s.Of.Depth, "nesting": s.Of.Nesting}
+}
+
+func (s Scripted) Types() []any {
+	var out []any
+	for _, t := range s.M.Types() {
+		m := map[string]any{"name": t.Name, "description": t.Description, "source": t.Source,
+			"model": t.Model, "thinking": t.Thinking, "max_turns": t.MaxTurns}
+		if t.Tools != nil {
+			m["tools"] = t.Tools
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func (s Scripted) Start(ctx context.Context, spec map[string]any) (string, error) {
+	str := func(k string) string { v, _ := spec[k].(string); return v }
+	flag := func(k string) bool { v, _ := spec[k].(bool); return v }
+	sp := Spec{Prompt: str("prompt"), Description: str("description"), Type: str("type"), Model: str("model"),
+		Thinking: str("thinking"), Background: flag("background"), Resume: str("resume"),
+		Isolated: flag("isolated"), InheritContext: flag("inherit_context")}
+	if n, ok := spec["max_turns"].(float64); ok {
+		sp.MaxTurns = int(n)
+	}
+	switch iso := str("isolation"); iso {
+	case "":
+	case "worktree":
+		sp.Worktree = true
+	default:
+		return "", fmt.Errorf("isolation %q: the only isolation is \"worktree\"", iso)
+	}
+	if s.Of != nil && sp.Resume != "" {
+		return "", fmt.Errorf("resume: a child cannot resume sessions")
+	}
+	return s.M.Start(ctx, sp)
+}
+
+func (s Scripted) Get(ctx context.Context, id string, wait bool) (map[string]any, error) {
+	r, err := s.M.Get(ctx, id, wait)
+	if err != nil {
+		return nil, err
+	}
+	return r.Table(), nil
+}
+
+func (s Scripted) Steer(id, text string) error { return s.M.Steer(id, text) }
+func (s Scripted) Abort(id string) error       { return s.M.Abort(id) }
+
+func (s Scripted) List() []any {
+	var out []any
+	for _, r := range s.M.List() {
+		out = append(out, r.Table())
+	}
+	return out
+}
+
+// Table is r with snake_case keys, as scripts and JSON events see it.
+func (r Result) Table() map[string]any {
+	files := make([]any, len(r.Files))
+	for i, f := range r.Files {
+		files[i] = f
+	}
+	return map[string]any{"id": r.ID, "type": r.Type, "description": r.Description, "status": string(r.Status),
+		"background": r.Background, "answer": r.Answer, "turns": r.Turns, "tokens": r.Tokens, "tool": r.Tool,
+		"session_file": r.SessionFile, "max_turns_hit": r.MaxTurnsHit, "branch": r.Branch, "worktree": r.Worktree,
+		"files": files, "error": r.Error}
+}
+
+// Notice is the message the parent gets when a background child has ended.
+func Notice(r Result) string {
+	return fmt.Sprintf("Background agent %s (%s: %s) is %s after %d turns. Call get_subagent_result with agent_id %q for its answer.",
+		r.ID, r.Type, r.Description, r.Status, r.Turns, r.ID)
+}

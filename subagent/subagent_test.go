@@ -1,0 +1,176 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestParseType(t *testing.T) {
+	cases := []struct {
+		name, text string
+		want       Type
+		err        bool
+	}{
+		{"full", "---\nname: scout\ndescription: \"Finds things\"\ntools: read, grep\nmodel: ollama/qwen3\nthinking: low\nmax_turns: 5\n---\nYou scout.\n",
+			Type{Name: "scout", Description: "Finds things", Tools: []string{"read", "grep"}, Model: "ollama/qwen3", Thinking: "low", MaxTurns: 5, Prompt: "You scout."}, false},
+		{"list syntax", "---\ntools: [read, 'ls']\n---\n", Type{Tools: []string{"read", "ls"}}, false},
+		{"empty tools means none", "---\ntools:\n---\nbody", Type{Tools: []string{}, Prompt: "body"}, false},
+		{"no frontmatter", "Just a prompt.", Type{Prompt: "Just a prompt."}, false},
+		{"unclosed frontmatter is body", "---\nname: x\n", Type{Prompt: "---\nname: x"}, false},
+		{"bad max_turns", "---\nmax_turns: lots\n---\n", Type{}, true},
+		{"bad name", "---\nname: a b\n---\n", Type{}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseType(tc.text)
+			if (err != nil) != tc.err {
+				t.Fatalf("err %v, want error %v", err, tc.err)
+			}
+			if err == nil && !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzParseType(f *testing.F) {
+	f.Add("---\nname: scout\ntools: read, grep\nmax_turns: 3\n---\nbody")
+	f.Add("---\n---\n")
+	f.Add("\ufeff---\r\nname: x\r\n---\r\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		ty, err := ParseType(text)
+		if err == nil && ty.MaxTurns < 0 {
+			t.Fatalf("negative max_turns from %q", text)
+		}
+	})
+}
+
+func TestLoadTypesProjectNeedsTrust(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, "agents"), 0o755)
+	os.MkdirAll(filepath.Join(cwd, ".pi", "agents"), 0o755)
+	os.WriteFile(filepath.Join(home, "agents", "mine.md"), []byte("---\ndescription: user's\n---\n"), 0o644)
+	os.WriteFile(filepath.Join(cwd, ".pi", "agents", "theirs.md"), []byte("---\ndescription: project's\n---\n"), 0o644)
+	os.WriteFile(filepath.Join(cwd, ".pi", "agents", "explore.md"), []byte("---\ndescription: replaced\n---\n"), 0o644)
+	names := func(ts []Type) map[string]string {
+		m := map[string]string{}
+		for _, t := range ts {
+			m[t.Name] = t.Description
+		}
+		return m
+	}
+	untrusted, _ := LoadTypes(home, cwd, false, nil)
+	if n := names(untrusted); n["theirs"] != "" || n["mine"] != "user's" || n["explore"] == "replaced" {
+		t.Errorf("untrusted project: %v", n)
+	}
+	trusted, _ := LoadTypes(home, cwd, true, nil)
+	if n := names(trusted); n["theirs"] != "project's" || n["explore"] != "replaced" || n["general-purpose"] == "" {
+		t.Errorf("trusted project: %v", n)
+	}
+}
+
+// fake is a child that runs until released or aborted.
+type fake struct {
+	release chan struct{}
+	steered chan string
+	running *atomic.Int32
+	most    *atomic.Int32
+}
+
+func (f *fake) Run(ctx context.Context) (Outcome, error) {
+	n := f.running.Add(1)
+	defer f.running.Add(-1)
+	for m := f.most.Load(); n > m && !f.most.CompareAndSwap(m, n); m = f.most.Load() {
+	}
+	select {
+	case <-f.release:
+		return Outcome{Answer: "done", Turns: 1}, nil
+	case s := <-f.steered:
+		return Outcome{Answer: "steered: " + s, Turns: 2}, nil
+	case <-ctx.Done():
+		return Outcome{}, ctx.Err()
+	}
+}
+func (f *fake) Steer(s string) error { f.steered <- s; return nil }
+func (f *fake) Close()               {}
+
+func TestManagerQueueSteerAbort(t *testing.T) {
+	var running, most atomic.Int32
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var finished []string
+	m := New(Options{Types: Builtins(), MaxConcurrent: 2, Finished: func(r Result) { mu.Lock(); finished = append(finished, r.ID); mu.Unlock() },
+		Factory: func(ctx context.Context, l Launch) (Child, error) {
+			return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
+		}})
+	defer m.Close()
+	ctx := context.Background()
+	var ids []string
+	for range 3 {
+		id, err := m.Start(ctx, Spec{Prompt: "x", Background: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if r, _ := m.Get(ctx, ids[2], false); r.Status != Queued {
+		t.Errorf("third child is %s, want queued behind the limit of 2", r.Status)
+	}
+	if err := m.Steer(ids[0], "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := m.Get(ctx, ids[0], true); r.Answer != "steered: hello" || r.Status != Done {
+		t.Errorf("steered child: %+v", r)
+	}
+	m.Abort(ids[1])
+	if r, _ := m.Get(ctx, ids[1], true); r.Status != Aborted {
+		t.Errorf("aborted child is %s", r.Status)
+	}
+	close(release)
+	if r, _ := m.Get(ctx, ids[2], true); r.Status != Done {
+		t.Errorf("queued child ended %s", r.Status)
+	}
+	if most.Load() != 2 {
+		t.Errorf("%d ran at once, want 2", most.Load())
+	}
+	mu.Lock()
+	if len(finished) != 3 {
+		t.Errorf("notices for %v, want one per background child (none was fetched before it ended)", finished)
+	}
+	mu.Unlock()
+	if _, err := m.Start(ctx, Spec{Prompt: "x", Type: "nope"}); err == nil {
+		t.Error("an unknown type should be refused")
+	}
+	if _, err := m.Start(ctx, Spec{Prompt: "x", Resume: "agent-99"}); err == nil {
+		t.Error("resuming an unknown id should be refused")
+	}
+}
+
+func TestForegroundChildStopsWithItsCaller(t *testing.T) {
+	var running, most atomic.Int32
+	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
+		return &fake{release: make(chan struct{}), steered: make(chan string, 1), running: &running, most: &most}, nil
+	}})
+	defer m.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	id, err := m.Start(ctx, Spec{Prompt: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel() // the parent's abort
+	r, _ := m.Get(context.Background(), id, true)
+	if r.Status != Aborted {
+		t.Errorf("foreground child is %s after its caller stopped, want aborted", r.Status)
+	}
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatal(ctx.Err())
+	}
+}

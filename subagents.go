@@ -1,0 +1,71 @@
+package main
+
+// subagents.go builds the children of the Agent tools (package subagent): each is one more
+// harness in this process, on the parent's provider and model unless the call names others,
+// with its session file in the parent's folder and the parent named in its header.
+
+import (
+	"cmp"
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"pi/agent"
+	"pi/provider"
+	"pi/subagent"
+)
+
+func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripted {
+	var warn io.Writer // a child's warnings would repeat the parent's
+	if o.child == nil {
+		warn = p.stderr
+	}
+	types, _ := subagent.LoadTypes(p.piHome, p.cwd, projectTrusted(o.trust, p.piHome, p.cwd), warn)
+	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent,
+		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
+			return startChild(ctx, *o, p, live(), l)
+		},
+		Finished: func(r subagent.Result) { // a steer while the parent works, else a follow-up that starts a turn
+			h, in := live(), Input{Text: subagent.Notice(r), Source: sourceExtension, Deliver: deliverFollowUp}
+			if h.Busy() {
+				in.Deliver = deliverSteer
+			}
+			go h.Send(h.life, in) //nolint:errcheck // a parent that has closed needs no notice
+		}})
+	return subagent.NewScripted(m, p.cfg.Subagents.On(), append(splitList(o.toolList), p.cfg.Tools...), o.child)
+}
+
+func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l subagent.Launch) (subagent.Child, error) {
+	m, sess := parent.agent.Model(), parent.rec.session()
+	c := subagent.NewSessionChild(l, parent.agent.MessagesView(), m.ContextWindow)
+	o.cwd, o.messages, o.continueLast, o.sessionRef, o.forkRef, o.child = l.Cwd, nil, false, l.SessionFile, "", c.Self(o.child)
+	o.model, o.thinking = cmp.Or(l.Model, m.Provider+"/"+m.ID), cmp.Or(l.Thinking, parent.agent.Thinking())
+	o.parentSession, o.sessionDir, o.noSession = sess.Path(), filepath.Dir(sess.Path()), sess.Path() == ""
+	o.systemPrompt, o.noTools = cmp.Or(l.Type.Prompt, o.systemPrompt), false
+	o.toolList = strings.Join(subagent.ChildTools(l.Type, toolNames(parent.agent.State().Tools)), ",")
+	o.noContextFiles, o.noExtensions = o.noContextFiles || l.Isolated, o.noExtensions || l.Isolated
+	p.stopAfter = func(context.Context, *provider.Message, []provider.Message) bool { return c.StopAfterTurn() }
+	var err error
+	switch p.cwd, p.provider, p.model, p.thinking = l.Cwd, parent.agent.Provider(), m, o.thinking; {
+	case l.Model != "" && m.Provider == "faux": // the scripted model plays every part
+		p.model.ID = strings.TrimPrefix(l.Model, "faux/")
+	case l.Model != "":
+		if p.provider, p.model, err = resolveProvider(ctx, &o, p.cfg); err != nil {
+			return nil, err
+		}
+	}
+	h, err := setupScripts(ctx, &o, p, false)
+	if err != nil {
+		return nil, err
+	}
+	h.agent.Subscribe(func(_ context.Context, ev agent.Event) { c.Event(ev.Type, ev.ToolName) })
+	c.Attach(subagent.Session{Close: h.close, Messages: h.agent.MessagesView, Path: h.rec.session().Path,
+		Send: func(ctx context.Context, text string) error {
+			return h.Send(ctx, Input{Text: text, Source: sourceExtension})
+		},
+		Steer: func(text string) error {
+			return h.Send(h.life, Input{Text: text, Source: sourceExtension, Deliver: deliverSteer, Queue: true})
+		}})
+	return c, nil
+}
