@@ -131,7 +131,7 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 	if err != nil {
 		return err
 	}
-	defer h.shell.release(end)
+	defer h.endRun(runCtx, end)
 	in.accepted()
 	text, handled := h.scripts.expandInput(runCtx, in.Text, in.Images, in.Source)
 	if handled {
@@ -235,6 +235,17 @@ func (h *harness) compactAlone(ctx context.Context, instructions string) (*sessi
 	return res, nil
 }
 
+// endRun gives up the run's slot. A message queued in the instant after the loop last looked
+// at its queues would wait for the next prompt, so unless the run was aborted it starts a
+// run of its own.
+func (h *harness) endRun(ctx context.Context, end func()) {
+	aborted := ctx.Err() != nil // before end, which cancels ctx
+	h.shell.release(end)
+	if !aborted && h.life.Err() == nil {
+		h.sendQueued()
+	}
+}
+
 // sendQueued starts a run for the messages that were queued while nothing could run (a
 // compaction): all of them, in order, steering first. A run that is going takes them itself.
 func (h *harness) sendQueued() {
@@ -247,7 +258,7 @@ func (h *harness) sendQueued() {
 		if err != nil {
 			return
 		}
-		defer h.shell.release(end)
+		defer h.endRun(ctx, end)
 		queued := h.agent.ClearQueues()
 		h.queueChanged()
 		if err := h.agent.Prompt(ctx, queued...); err != nil {

@@ -195,6 +195,38 @@ func TestPromptRightAfterAgentEnd(t *testing.T) {
 	}
 }
 
+// A follow-up queued right after agent_end, while the run still tidies up, is sent in a run
+// of its own instead of waiting for the next prompt.
+func TestFollowUpQueuedAsTheRunEnds(t *testing.T) {
+	h := newOpsApp(t, fauxModel(false), faux.Text("first"), faux.Text("second"))
+	ended := make(chan struct{})
+	h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+		if ev.Type == agent.EvAgentEnd && h.runEnding.Load() {
+			select {
+			case <-ended:
+			default:
+				close(ended)
+				time.Sleep(200 * time.Millisecond) // the follow-up is queued meanwhile
+			}
+		}
+	})
+	done := make(chan error, 1)
+	go func() { done <- h.Send(context.Background(), Input{Text: "one"}) }()
+	<-ended
+	if err := h.Send(context.Background(), Input{Text: "later", Deliver: deliverFollowUp}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ok := fdWaitUntil(5*time.Second, func() bool {
+		return strings.Contains(transcriptOf(h), "assistant:first | user:later | assistant:second")
+	})
+	if !ok {
+		t.Fatalf("the follow-up was not sent; transcript:\n%s", transcriptOf(h))
+	}
+}
+
 // TestEscapeAbortsManualCompaction presses Escape while /compact waits for its summary: the
 // UI is idle again at once and no compaction is recorded.
 func TestEscapeAbortsManualCompaction(t *testing.T) {
