@@ -282,17 +282,23 @@ func (ic *interactive) updateFooter() {
 	f := tui.FooterInfo{Cwd: h.cwd, Session: h.rec.session().Name(), Model: modelLabel(st.Model), Thinking: st.Thinking,
 		Input: stats.Tokens.Input, Output: stats.Tokens.Output, CacheRead: stats.Tokens.CacheRead,
 		CacheWrite: stats.Tokens.CacheWrite, Cost: stats.Cost, ContextWindow: st.Model.ContextWindow}
-	msgs := h.agent.MessagesView()
+	f.ContextTokens, _ = contextUsage(h.agent)
+	ic.ui.SetFooter(f)
+}
+
+// contextUsage is the size of the last request, as the last reply reported it, and the window.
+func contextUsage(ag *agent.Agent) (tokens, window int) {
+	msgs := ag.MessagesView()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if u := msgs[i].Usage; msgs[i].Role == provider.RoleAssistant && u != nil {
-			f.ContextTokens = u.TotalTokens
-			if f.ContextTokens == 0 {
-				f.ContextTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+			tokens = u.TotalTokens
+			if tokens == 0 {
+				tokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
 			}
 			break
 		}
 	}
-	ic.ui.SetFooter(f)
+	return tokens, ag.Model().ContextWindow
 }
 
 func modelLabel(m provider.Model) string {
@@ -335,3 +341,13 @@ func (ic *interactive) Input(ctx context.Context, title, placeholder string) (st
 }
 
 func (ic *interactive) Notify(msg, level string) { ic.ui.Notify(level, msg) }
+
+// ExtensionUI and Editor are the scripts' screen slots (pi.set_status, pi.set_widget, …).
+func (ic *interactive) ExtensionUI(method string, f map[string]any) { ic.ui.ExtensionUI(method, f) }
+func (ic *interactive) Editor(ctx context.Context, title, prefill string) (string, bool, error) {
+	text, err := ic.ui.Editor(ctx, title, prefill)
+	if errors.Is(err, tui.ErrCancelled) {
+		return "", false, nil
+	}
+	return text, err == nil, err
+}

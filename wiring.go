@@ -231,7 +231,8 @@ func scriptHost(s *scripts, live func() *harness) lua.Host {
 			}()
 			return nil
 		},
-		Notify: s.notify,
+		Notify:  s.notify,
+		Session: scriptSession{s, live},
 		Confirm: func(ctx context.Context, title, msg string) (bool, error) {
 			if u := ui(); u != nil {
 				return u.Confirm(ctx, title, msg)

@@ -53,6 +53,11 @@ func (v *vm) piModule() *lua.LTable {
 	} {
 		m.RawSetString(name, L.NewFunction(fn))
 	}
+	for _, more := range []map[string]lua.LGFunction{sessionFuncs(v), uiFuncs(v), extFuncs(v)} {
+		for name, fn := range more {
+			m.RawSetString(name, L.NewFunction(fn))
+		}
+	}
 	return m
 }
 

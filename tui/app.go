@@ -91,6 +91,7 @@ type App struct {
 	steer    []string
 	follow   []string
 	footer   FooterInfo
+	ext      extSlots // scripts' statuses and widgets (extui.go)
 	// the footer's lines as last drawn, for footerDrawn at footerWidth
 	footerLines []string
 	footerDrawn FooterInfo

@@ -1,0 +1,148 @@
+package lua
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeSession records what scripts asked of the session.
+type fakeSession struct {
+	mu      sync.Mutex
+	calls   []string
+	name    string
+	level   string
+	aborted bool
+}
+
+func (f *fakeSession) log(format string, args ...any) {
+	f.mu.Lock()
+	f.calls = append(f.calls, fmt.Sprintf(format, args...))
+	f.mu.Unlock()
+}
+
+func (f *fakeSession) Abort()                   { f.log("abort") }
+func (f *fakeSession) Idle() bool               { return false }
+func (f *fakeSession) ContextUsage() (int, int) { return 5000, 20000 }
+func (f *fakeSession) Compact(focus string, done func(error)) {
+	f.log("compact %s", focus)
+	go done(nil)
+}
+func (f *fakeSession) AppendEntry(t string, d any) (string, error) {
+	b, _ := json.Marshal(d)
+	f.log("entry %s %s", t, b)
+	return "e1", nil
+}
+func (f *fakeSession) SetLabel(id, l string) error { f.log("label %s %s", id, l); return nil }
+func (f *fakeSession) Name() string                { return f.name }
+func (f *fakeSession) SetName(n string) error      { f.name = n; return nil }
+func (f *fakeSession) ThinkingLevel() string       { return f.level }
+func (f *fakeSession) SetThinkingLevel(l string) (string, error) {
+	if l == "bogus" {
+		return "", fmt.Errorf("no such level")
+	}
+	f.level = l
+	return l, nil
+}
+func (f *fakeSession) AllTools() []ToolInfo {
+	return []ToolInfo{{Name: "read", Description: "Read a file", Active: true}, {Name: "grep", Description: "Search"}}
+}
+func (f *fakeSession) UI(method string, fields map[string]any) {
+	b, _ := json.Marshal(fields)
+	f.log("ui %s %s", method, b)
+}
+func (f *fakeSession) Editor(ctx context.Context, title, prefill string) (string, bool, error) {
+	return prefill + "!", true, nil
+}
+
+func TestSessionFunctions(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      string // what the script returns, as text
+		calls     []string
+	}{
+		{"idle", `return tostring(pi.is_idle())`, "false", nil},
+		{"abort", `pi.abort() return "ok"`, "ok", []string{"abort"}},
+		{"usage", `local u = pi.context_usage() return u.tokens .. " " .. u.context_window .. " " .. u.percent`, "5000 20000 25", nil},
+		{"append entry", `return pi.append_entry("todo", {items = {"a"}})`, "e1", []string{`entry todo {"items":["a"]}`}},
+		{"label", `return tostring(pi.set_label("e1", "start"))`, "true", []string{"label e1 start"}},
+		{"name", `local before = tostring(pi.session_name()) pi.set_session_name("work") return before .. " " .. pi.session_name()`, "nil work", nil},
+		{"thinking", `local a = pi.thinking_level() pi.set_thinking_level("high") local ok, err = pi.set_thinking_level("bogus")
+			return a .. " " .. pi.thinking_level() .. " " .. tostring(ok) .. " " .. err`, `off high nil pi.set_thinking_level("bogus"): no such level`, nil},
+		{"all tools", `local out = {} for _, t in ipairs(pi.all_tools()) do out[#out+1] = t.name .. "=" .. tostring(t.active) end
+			return table.concat(out, ",")`, "read=true,grep=false", nil},
+		{"commands", `pi.register_command{name = "x", description = "an x", run = function() end}
+			for _, c in ipairs(pi.commands()) do if c.name == "x" then return c.source .. " " .. c.description end end`, "extension an x", nil},
+		{"status", `pi.set_status("plan", "⏸ plan") pi.set_status("plan") return ""`, "",
+			[]string{`ui setStatus {"statusKey":"plan","statusText":"⏸ plan"}`, `ui setStatus {"statusKey":"plan"}`}},
+		{"widget", `pi.set_widget("todo", {"☐ a", "☑ b"}) pi.set_widget("w", "one", {placement = "below"}) pi.set_widget("todo", nil) return ""`, "",
+			[]string{`ui setWidget {"widgetKey":"todo","widgetLines":["☐ a","☑ b"],"widgetPlacement":"aboveEditor"}`,
+				`ui setWidget {"widgetKey":"w","widgetLines":["one"],"widgetPlacement":"belowEditor"}`,
+				`ui setWidget {"widgetKey":"todo","widgetPlacement":"aboveEditor"}`}},
+		{"title and editor text", `pi.set_title("pi: work") pi.set_editor_text("draft") return ""`, "",
+			[]string{`ui setTitle {"title":"pi: work"}`, `ui set_editor_text {"text":"draft"}`}},
+		{"editor", `return pi.editor("Edit", "text")`, "text!", nil},
+		{"bad placement", `return tostring(pcall(pi.set_widget, "k", {}, {placement = "left"}))`, "false", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			fs := &fakeSession{}
+			e.opts.Host.Session = fs
+			r := e.start(t, `pi.register_command{name = "t", run = function() _G.result = (function() `+tc.src+` end)() end}
+pi.register_tool{name = "get", description = "d", execute = function() return {content = tostring(_G.result)} end}`)
+			got := runAndRead(t, r)
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			fs.mu.Lock()
+			defer fs.mu.Unlock()
+			if strings.Join(fs.calls, "\n") != strings.Join(tc.calls, "\n") {
+				t.Errorf("calls\n%s\nwant\n%s", strings.Join(fs.calls, "\n"), strings.Join(tc.calls, "\n"))
+			}
+			e.noErrors(t)
+		})
+	}
+}
+
+// runAndRead runs /t and returns the text the tool "get" gives back.
+func runAndRead(t *testing.T, r *Runtime) string {
+	t.Helper()
+	for _, c := range r.Commands() {
+		if c.Name == "t" {
+			if err := c.Run(ctxT(t), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tool := range r.Tools() {
+		if tool.Info().Name == "get" {
+			res, err := tool.Execute(ctxT(t), "id", map[string]any{}, nil)
+			if err != nil || len(res.Content) == 0 {
+				t.Fatal(err, res)
+			}
+			return res.Content[0].Text
+		}
+	}
+	t.Fatal("no tool get")
+	return ""
+}
+
+// TestSessionFunctionsWithoutSession checks the print-mode defaults.
+func TestSessionFunctionsWithoutSession(t *testing.T) {
+	e := newEnv(t)
+	r := e.start(t, `pi.register_command{name = "t", run = function()
+  pi.set_status("k", "v") pi.set_widget("k", {"x"}) pi.set_title("t") pi.abort()
+  local ok, err = pi.set_session_name("n")
+  _G.result = tostring(pi.is_idle()) .. " " .. pi.thinking_level() .. " " .. tostring(pi.editor("e")) .. " " ..
+    tostring(pi.session_name()) .. " " .. tostring(ok) .. " " .. err .. " " .. #pi.all_tools() .. " " .. tostring(pi.context_usage().tokens)
+end}
+pi.register_tool{name = "get", description = "d", execute = function() return {content = tostring(_G.result)} end}`)
+	want := "true off nil nil nil not available in this mode 0 nil"
+	if got := runAndRead(t, r); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

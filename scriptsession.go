@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"slices"
+
+	"pi/lua"
+)
+
+// scriptSession is lua.Session: what scripts reach of the live session and the screen.
+type scriptSession struct {
+	s    *scripts
+	live func() *harness
+}
+
+// extensionUI is a user interface with the screen's extension slots (the TUI, RPC's client).
+type extensionUI interface {
+	ExtensionUI(method string, fields map[string]any)
+	Editor(ctx context.Context, title, prefill string) (string, bool, error)
+}
+
+func (x scriptSession) Abort()                      { x.live().Abort() }
+func (x scriptSession) Idle() bool                  { return !x.live().Busy() }
+func (x scriptSession) ContextUsage() (int, int)    { return contextUsage(x.live().agent) }
+func (x scriptSession) Name() string                { return x.live().rec.session().Name() }
+func (x scriptSession) SetName(n string) error      { return nameSession(x.live().rec.session(), n) }
+func (x scriptSession) SetLabel(id, l string) error { return labelEntry(x.live().rec.session(), id, l) }
+func (x scriptSession) ThinkingLevel() string       { return orOff(x.live().settings.thinking()) }
+func (x scriptSession) SetThinkingLevel(l string) (string, error) {
+	return x.live().settings.setThinking(l)
+}
+func (x scriptSession) AppendEntry(t string, d any) (string, error) {
+	return x.live().rec.session().AppendCustom(t, d)
+}
+
+func (x scriptSession) Compact(focus string, done func(error)) {
+	h := x.live()
+	go func() { _, err := h.Compact(h.life, focus); done(err) }() // a tool may ask: never wait here
+}
+
+func (x scriptSession) AllTools() []lua.ToolInfo {
+	var out []lua.ToolInfo
+	active := toolNames(x.live().agent.State().Tools)
+	for _, t := range x.s.availableTools() {
+		in := t.Info()
+		out = append(out, lua.ToolInfo{Name: in.Name, Description: in.Description, Active: slices.Contains(active, in.Name)})
+	}
+	return out
+}
+
+func (x scriptSession) UI(method string, fields map[string]any) {
+	if u, ok := x.s.currentUI().(extensionUI); ok {
+		u.ExtensionUI(method, fields)
+	}
+}
+
+func (x scriptSession) Editor(ctx context.Context, title, prefill string) (string, bool, error) {
+	if u, ok := x.s.currentUI().(extensionUI); ok {
+		return u.Editor(ctx, title, prefill)
+	}
+	return "", false, nil
+}

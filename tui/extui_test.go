@@ -1,0 +1,47 @@
+package tui
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+// Scripts' widgets sit above (or below) the editor and their statuses make a footer line, in
+// key order; clearing one removes it, and a title reaches the terminal as OSC 0.
+func TestExtensionSlots(t *testing.T) {
+	term := newVT(60, 20)
+	var raw bytes.Buffer
+	app := NewApp(io.MultiWriter(term, &raw), 60, 20, Callbacks{}, Options{ManualFrames: true, Cwd: t.TempDir()})
+	app.SetFooter(FooterInfo{Cwd: "/p", Model: "faux-1"})
+	app.ExtensionUI("setWidget", map[string]any{"widgetKey": "todo", "widgetLines": []string{"☐ write tests", "☑ plan"}, "widgetPlacement": "aboveEditor"})
+	app.ExtensionUI("setWidget", map[string]any{"widgetKey": "hint", "widgetLines": []string{"below the editor"}, "widgetPlacement": "belowEditor"})
+	app.ExtensionUI("setStatus", map[string]any{"statusKey": "b-plan", "statusText": "⏸ plan"})
+	app.ExtensionUI("setStatus", map[string]any{"statusKey": "a-lint", "statusText": "lint ok"})
+	app.ExtensionUI("set_editor_text", map[string]any{"text": "draft"})
+	app.Flush()
+	rows := screenRows(term)
+	find := func(s string) int {
+		for i, r := range rows {
+			if strings.Contains(r, s) {
+				return i
+			}
+		}
+		return -1
+	}
+	todo, editor, below, footer, status := find("☐ write tests"), find("draft"), find("below the editor"), find("faux-1"), find("lint ok · ⏸ plan")
+	if todo < 0 || editor < 0 || below < 0 || footer < 0 || status < 0 || !(todo < editor && editor < below && below < footer && footer < status) {
+		t.Fatalf("rows todo=%d editor=%d below=%d footer=%d status=%d:\n%s", todo, editor, below, footer, status, strings.Join(rows, "\n"))
+	}
+	app.ExtensionUI("setWidget", map[string]any{"widgetKey": "todo"})
+	app.ExtensionUI("setStatus", map[string]any{"statusKey": "a-lint"})
+	app.ExtensionUI("setTitle", map[string]any{"title": "pi: work\x07"})
+	app.Flush()
+	rows = screenRows(term)
+	if find("write tests") >= 0 || find("lint ok") >= 0 || find("⏸ plan") < 0 {
+		t.Fatalf("after clearing:\n%s", strings.Join(rows, "\n"))
+	}
+	if !strings.Contains(raw.String(), "\x1b]0;pi: work\a") {
+		t.Fatalf("no title sequence")
+	}
+}
