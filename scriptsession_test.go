@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"pi/lua"
+)
+
+// startScripts loads src as the user's init.lua into a's runtime, with the host pi gives it.
+func startScripts(t *testing.T, a *harness, src string) *lua.Runtime {
+	t.Helper()
+	os.MkdirAll(a.piHome, 0o755)
+	os.WriteFile(filepath.Join(a.piHome, "init.lua"), []byte(src), 0o644)
+	rt, err := lua.New(context.Background(), lua.Options{PiHome: a.piHome, Cwd: a.cwd, NoProject: true,
+		Host: scriptHost(a.scripts, func() *harness { return a })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	a.scripts.rt = rt
+	return rt
+}
+
+// A script command's calls to the screen functions reach an RPC client as pi's extension UI
+// requests, and its session functions change what get_state reports.
+func TestRPCScriptSessionFunctions(t *testing.T) {
+	a := newOpsApp(t, fauxModel(true))
+	startScripts(t, a, `pi.register_command{name = "setup", run = function()
+  pi.set_status("plan", "⏸ plan")
+  pi.set_widget("todo", {"☐ a"}, {placement = "below"})
+  pi.set_title("pi: setup")
+  pi.set_editor_text("next")
+  pi.set_session_name("planning")
+  pi.set_thinking_level("high")
+  local id = pi.append_entry("todo-state", {n = 1})
+  pi.set_label(id, "state")
+  pi.notify(tostring(pi.is_idle()) .. " " .. pi.session_name() .. " " .. pi.thinking_level() .. " " .. pi.context_usage().context_window, "info")
+end}`)
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	from := c.mark()
+	c.mustCall(map[string]any{"type": "prompt", "message": "/setup"})
+	want := map[string]func(rpcLine) bool{
+		"setStatus":       func(l rpcLine) bool { return l["statusKey"] == "plan" && l["statusText"] == "⏸ plan" },
+		"setWidget":       func(l rpcLine) bool { return l["widgetKey"] == "todo" && l["widgetPlacement"] == "belowEditor" },
+		"setTitle":        func(l rpcLine) bool { return l["title"] == "pi: setup" },
+		"set_editor_text": func(l rpcLine) bool { return l["text"] == "next" },
+		"notify":          func(l rpcLine) bool { return l["message"] == "true planning high 128000" },
+	}
+	for method, ok := range want {
+		l := c.await(from, method, func(l rpcLine) bool { return l["method"] == method })
+		if !ok(l) {
+			t.Errorf("%s: %v", method, l)
+		}
+	}
+	st := c.state()
+	if st["sessionName"] != "planning" || st["thinkingLevel"] != "high" {
+		t.Fatalf("state %v", st)
+	}
+	var found bool
+	entries, _ := a.rec.session().Entries()
+	for _, e := range entries {
+		found = found || (e.Type == "custom" && e.CustomType == "todo-state" && a.rec.session().Label(e.ID) == "state")
+	}
+	if !found {
+		t.Fatal("the custom entry is not in the session with its label")
+	}
+}
