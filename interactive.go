@@ -342,12 +342,8 @@ func (ic *interactive) Input(ctx context.Context, title, placeholder string) (st
 
 func (ic *interactive) Notify(msg, level string) { ic.ui.Notify(level, msg) }
 
-// ExtensionUI and Editor are the scripts' screen slots (pi.set_status, pi.set_widget, …).
-func (ic *interactive) ExtensionUI(method string, f map[string]any) { ic.ui.ExtensionUI(method, f) }
+// ExtensionUI and Editor are the scripts' places on the screen (pi.set_status, pi.editor, …).
+func (ic *interactive) ExtensionUI(m string, f map[string]any) { ic.ui.ExtensionUI(m, f) }
 func (ic *interactive) Editor(ctx context.Context, title, prefill string) (string, bool, error) {
-	text, err := ic.ui.Editor(ctx, title, prefill)
-	if errors.Is(err, tui.ErrCancelled) {
-		return "", false, nil
-	}
-	return text, err == nil, err
+	return ic.ui.Editor(ctx, title, prefill)
 }

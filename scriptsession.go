@@ -13,7 +13,7 @@ type scriptSession struct {
 	live func() *harness
 }
 
-// extensionUI is a user interface with the screen's extension slots (the TUI, RPC's client).
+// extensionUI is the screen's extension slots (the TUI's, RPC's client's).
 type extensionUI interface {
 	ExtensionUI(method string, fields map[string]any)
 	Editor(ctx context.Context, title, prefill string) (string, bool, error)

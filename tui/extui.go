@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -117,10 +118,13 @@ func noControl(r rune) rune {
 }
 
 // Editor asks for a longer text in the editor's place, starting from prefill (shift+enter
-// makes a new line, enter submits); escape returns ErrCancelled.
-func (a *App) Editor(ctx context.Context, title, prefill string) (string, error) {
+// makes a new line, enter submits); ok is false when escape dismissed it.
+func (a *App) Editor(ctx context.Context, title, prefill string) (text string, ok bool, err error) {
 	ed := NewEditor()
 	ed.SetText(prefill)
 	r, err := a.ask(ctx, &modal{kind: "input", title: title, input: ed})
-	return r.text, err
+	if errors.Is(err, ErrCancelled) {
+		return "", false, nil
+	}
+	return r.text, err == nil, err
 }
