@@ -1,8 +1,136 @@
 package lua
 
-import lua "github.com/yuin/gopher-lua"
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Shortcut is a key a script bound with pi.register_shortcut.
+type Shortcut struct {
+	Key         string // as the script wrote it, e.g. "ctrl+alt+p"
+	Description string
+	Source      string // the script that registered it
+	r           *Runtime
+}
+
+// Run calls the shortcut's run function, as Command.Run calls a command's.
+func (s Shortcut) Run(ctx context.Context) error {
+	return Command{Name: shortcutCommand(s.Key), r: s.r, runnable: true}.Run(ctx, "")
+}
+
+// shortcutCommand is the hidden command a shortcut's function is kept under.
+func shortcutCommand(key string) string { return "\x00shortcut " + key }
+
+// Shortcuts lists the keys scripts bound, sorted by key.
+func (r *Runtime) Shortcuts() []Shortcut {
+	r.waitReady()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Shortcut(nil), r.shortcuts...)
+}
+
+// extState is one state's flags and shortcuts.
+type extState struct {
+	flags     map[string]flagDef
+	shortcuts map[string]Shortcut
+}
+
+type flagDef struct {
+	typ string // "boolean" or "string"
+	def lua.LValue
+}
 
 // extFuncs are the registrations beyond tools and commands: shortcuts and flags.
 func extFuncs(v *vm) map[string]lua.LGFunction {
-	return map[string]lua.LGFunction{}
+	return map[string]lua.LGFunction{"register_shortcut": v.registerShortcut, "register_flag": v.registerFlag, "flag": v.flagFn}
+}
+
+func (v *vm) registerShortcut(L *lua.LState) int {
+	def := L.CheckTable(1)
+	key := strings.ToLower(optString(L, def, "key"))
+	run, ok := def.RawGetString("run").(*lua.LFunction)
+	if key == "" || !ok {
+		L.ArgError(1, "a shortcut needs key and run")
+	}
+	if v.ext.shortcuts == nil {
+		v.ext.shortcuts = map[string]Shortcut{}
+	}
+	v.ext.shortcuts[key] = Shortcut{Key: key, Description: optString(L, def, "description"), Source: v.script}
+	v.cmdFns[shortcutCommand(key)] = commandFns{run: run}
+	v.r.publish(v)
+	return 0
+}
+
+// registerFlag is pi.register_flag{name, type = "boolean"|"string", description, default}.
+func (v *vm) registerFlag(L *lua.LState) int {
+	def := L.CheckTable(1)
+	name := strings.TrimLeft(optString(L, def, "name"), "-")
+	typ := optString(L, def, "type")
+	if typ == "" {
+		typ = "boolean"
+	}
+	if !commandName.MatchString(name) || (typ != "boolean" && typ != "string") {
+		L.ArgError(1, fmt.Sprintf(`flag %q of type %q: want a name of letters, digits, _ - . and type "boolean" or "string"`, name, typ))
+	}
+	if v.ext.flags == nil {
+		v.ext.flags = map[string]flagDef{}
+	}
+	v.ext.flags[name] = flagDef{typ: typ, def: def.RawGetString("default")}
+	return 0
+}
+
+// flagFn is pi.flag(name): the value given on the command line (a boolean flag given bare
+// is true), else the registered default, else nil.
+func (v *vm) flagFn(L *lua.LState) int {
+	name := strings.TrimLeft(L.CheckString(1), "-")
+	d, registered := v.ext.flags[name]
+	raw, given := v.r.opts.Flags[name]
+	switch {
+	case !given && registered:
+		L.Push(d.def)
+	case !given:
+		L.Push(lua.LNil)
+	case registered && d.typ == "boolean":
+		b, err := strconv.ParseBool(raw)
+		L.Push(lua.LBool(b || err != nil && raw != ""))
+	default:
+		L.Push(lua.LString(raw))
+	}
+	return 1
+}
+
+// SplitFlags takes from args the long flags known does not know, for the scripts' pi.flag:
+// "--name=value" gives value, a bare "--name" gives "true". Arguments after "--" stay.
+func SplitFlags(args []string, known func(name string) bool) (rest []string, flags map[string]string) {
+	flags = map[string]string{}
+	for i, a := range args {
+		if a == "--" {
+			return append(rest, args[i:]...), flags
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !strings.HasPrefix(a, "--") || len(a) == 2 || known(name) {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasValue {
+			value = "true"
+		}
+		flags[name] = value
+	}
+	return rest, flags
+}
+
+func (v *vm) shortcutList() []Shortcut {
+	list := make([]Shortcut, 0, len(v.ext.shortcuts))
+	for _, s := range v.ext.shortcuts {
+		s.r = v.r
+		list = append(list, s)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Key < list[j].Key })
+	return list
 }

@@ -86,8 +86,7 @@ func BundledScripts() []string {
 // collectScripts lists the scripts in load order: bundled (or their $PI_HOME/lua/ replacement),
 // $PI_HOME/init.lua, then the project's .pi/init.lua when the directory is trusted. Problems
 // become notices; a missing file is simply not there.
-func (r *Runtime) collectScripts(ctx context.Context) []script {
-	var out []script
+func (r *Runtime) collectScripts(ctx context.Context) (out []script) {
 	for _, name := range r.opts.Disabled {
 		if !slices.Contains(BundledScripts(), name) {
 			r.notify("warning", "lua: cannot switch off %q: the bundled scripts are %s", name, strings.Join(BundledScripts(), ", "))
@@ -107,6 +106,7 @@ func (r *Runtime) collectScripts(ctx context.Context) []script {
 	if s, ok := r.readScript(filepath.Join(r.opts.PiHome, "init.lua")); ok {
 		out = append(out, s)
 	}
+	defer func() { out = append(out, r.extensionScripts()...) }()
 	if r.opts.NoProject || r.opts.Cwd == "" {
 		return out
 	}
@@ -212,4 +212,17 @@ func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func(
 	})
 	t.loading = true
 	return t
+}
+
+// extensionScripts are the -e scripts, which load last: the user named them for this run.
+func (r *Runtime) extensionScripts() []script {
+	var out []script
+	for _, p := range r.opts.Extensions {
+		if s, ok := r.readScript(p); ok {
+			out = append(out, s)
+		} else {
+			r.notify("error", "lua: -e %s: no such script", p)
+		}
+	}
+	return out
 }

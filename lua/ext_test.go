@@ -1,0 +1,70 @@
+package lua
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSplitFlags(t *testing.T) {
+	known := func(n string) bool { return n == "model" || n == "trust" }
+	cases := []struct {
+		args  []string
+		rest  []string
+		flags map[string]string
+	}{
+		{[]string{"--plan", "hi"}, []string{"hi"}, map[string]string{"plan": "true"}},
+		{[]string{"--model", "x", "--depth=3", "go"}, []string{"--model", "x", "go"}, map[string]string{"depth": "3"}},
+		{[]string{"-p", "--trust", "--", "--plan"}, []string{"-p", "--trust", "--", "--plan"}, map[string]string{}},
+		{[]string{"--model=y"}, []string{"--model=y"}, map[string]string{}},
+	}
+	for _, tc := range cases {
+		rest, flags := SplitFlags(tc.args, known)
+		if !reflect.DeepEqual(rest, tc.rest) || !reflect.DeepEqual(flags, tc.flags) {
+			t.Errorf("%q: rest %q flags %v", tc.args, rest, flags)
+		}
+	}
+}
+
+func FuzzSplitFlags(f *testing.F) {
+	f.Add("--plan", "--x=1")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		rest, flags := SplitFlags([]string{a, b}, func(string) bool { return false })
+		if len(rest)+len(flags) > 2 {
+			t.Fatalf("%q %q → %q %v", a, b, rest, flags)
+		}
+	})
+}
+
+func TestFlagsShortcutsAndExtensions(t *testing.T) {
+	e := newEnv(t)
+	extra := e.write(t, "extra.lua", `pi.register_command{name = "extra", run = function() end}`)
+	e.opts.Extensions = []string{extra}
+	e.opts.Flags = map[string]string{"plan": "true", "depth": "3", "raw": "x"}
+	r := e.start(t, `
+pi.register_flag{name = "plan", type = "boolean", description = "start in plan mode", default = false}
+pi.register_flag{name = "depth", type = "string", default = "1"}
+pi.register_flag{name = "quiet", type = "boolean", default = false}
+pi.register_shortcut{key = "Ctrl+Alt+P", description = "toggle plan mode", run = function() _G.result = "pressed" end}
+pi.register_command{name = "t", run = function() end}
+pi.register_tool{name = "get", description = "d", execute = function()
+  return {content = tostring(pi.flag("plan")) .. " " .. pi.flag("depth") .. " " .. tostring(pi.flag("quiet")) .. " " ..
+    pi.flag("raw") .. " " .. tostring(pi.flag("none")) .. " " .. tostring(_G.result)} end}`)
+	scs := r.Shortcuts()
+	if len(scs) != 1 || scs[0].Key != "ctrl+alt+p" || scs[0].Description != "toggle plan mode" {
+		t.Fatalf("shortcuts %+v", scs)
+	}
+	if err := scs[0].Run(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := runAndRead(t, r), "true 3 false x nil pressed"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var names []string
+	for _, c := range r.Commands() {
+		names = append(names, c.Name)
+	}
+	if !reflect.DeepEqual(names, []string{"extra", "t"}) {
+		t.Errorf("commands %q: the -e script did not load, or a shortcut shows as a command", names)
+	}
+	e.noErrors(t)
+}
