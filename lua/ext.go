@@ -104,17 +104,24 @@ func (v *vm) flagFn(L *lua.LState) int {
 	return 1
 }
 
-// SplitFlags takes from args the long flags known does not know, for the scripts' pi.flag:
-// "--name=value" gives value, a bare "--name" gives "true". Arguments after "--" stay.
-func SplitFlags(args []string, known func(name string) bool) (rest []string, flags map[string]string) {
+// SplitFlags takes from args the long flags pi does not know, for the scripts' pi.flag:
+// "--name=value" gives value, a bare "--name" gives "true". known says whether pi has a flag
+// and whether it takes a value (whose next argument then stays too). After "--" all stays.
+func SplitFlags(args []string, known func(name string) (ok, takesValue bool)) (rest []string, flags map[string]string) {
 	flags = map[string]string{}
-	for i, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
 			return append(rest, args[i:]...), flags
 		}
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !strings.HasPrefix(a, "--") || len(a) == 2 || known(name) {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		ok, takesValue := known(name)
+		if !strings.HasPrefix(a, "-") || len(a) == 2 && a[1] == '-' || ok || !strings.HasPrefix(a, "--") {
 			rest = append(rest, a)
+			if ok && takesValue && !hasValue && i+1 < len(args) {
+				i++
+				rest = append(rest, args[i])
+			}
 			continue
 		}
 		if !hasValue {

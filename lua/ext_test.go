@@ -6,7 +6,7 @@ import (
 )
 
 func TestSplitFlags(t *testing.T) {
-	known := func(n string) bool { return n == "model" || n == "trust" }
+	known := func(n string) (bool, bool) { return n == "model" || n == "trust", n == "model" }
 	cases := []struct {
 		args  []string
 		rest  []string
@@ -16,6 +16,7 @@ func TestSplitFlags(t *testing.T) {
 		{[]string{"--model", "x", "--depth=3", "go"}, []string{"--model", "x", "go"}, map[string]string{"depth": "3"}},
 		{[]string{"-p", "--trust", "--", "--plan"}, []string{"-p", "--trust", "--", "--plan"}, map[string]string{}},
 		{[]string{"--model=y"}, []string{"--model=y"}, map[string]string{}},
+		{[]string{"--model", "--plan", "-x"}, []string{"--model", "--plan", "-x"}, map[string]string{}},
 	}
 	for _, tc := range cases {
 		rest, flags := SplitFlags(tc.args, known)
@@ -28,7 +29,7 @@ func TestSplitFlags(t *testing.T) {
 func FuzzSplitFlags(f *testing.F) {
 	f.Add("--plan", "--x=1")
 	f.Fuzz(func(t *testing.T, a, b string) {
-		rest, flags := SplitFlags([]string{a, b}, func(string) bool { return false })
+		rest, flags := SplitFlags([]string{a, b}, func(string) (bool, bool) { return false, false })
 		if len(rest)+len(flags) > 2 {
 			t.Fatalf("%q %q → %q %v", a, b, rest, flags)
 		}
