@@ -108,9 +108,10 @@ func (ic *interactive) callbacks() tui.Callbacks {
 			ic.h.ClearQueues() // the TUI has put the queued text back into the editor
 			ic.h.Abort()       // the run, a compaction, a !cmd, a branch summary
 		},
-		OnCommand: func(name, args string) { ic.async(func() { ic.command(name, args) }) },
-		OnBash:    func(cmd string, keep bool) { ic.async(func() { tuiBang(ic, cmd, keep) }) },
-		OnQuit:    ic.cancel,
+		OnCommand:  func(name, args string) { ic.async(func() { ic.command(name, args) }) },
+		OnBash:     func(cmd string, keep bool) { ic.async(func() { tuiBang(ic, cmd, keep) }) },
+		OnQuit:     ic.cancel,
+		OnShortcut: func(key string) { ic.async(func() { ic.runShortcut(key) }) },
 		OnKey: func(name string) bool {
 			switch name {
 			case "thinking":

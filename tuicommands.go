@@ -115,7 +115,7 @@ func builtins() []builtin {
 		{tui.Command{Name: "copy", Description: "copy the last reply to the clipboard"}, tuiCopyLast},
 		{tui.Command{Name: "reload", Description: "load the Lua scripts again"}, tuiReload},
 		{tui.Command{Name: "trust", Description: "let this project's .pi/init.lua run, or not", ArgHint: "[on|off]"}, tuiTrust},
-		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(ic *interactive, _ string) { ic.ui.Notify(tui.LevelInfo, ic.keys.Help()) }},
+		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(ic *interactive, _ string) { ic.ui.Notify(tui.LevelInfo, ic.keys.Help()+ic.ui.ShortcutHelp()) }},
 		{tui.Command{Name: "quit", Description: "leave pi"}, func(ic *interactive, _ string) { ic.cancel() }},
 	}
 }
@@ -139,6 +139,7 @@ func (ic *interactive) commandList() []tui.Command {
 			select {
 			case <-ic.uiReady:
 				ic.ui.SetCommands(all)
+				ic.ui.SetShortcuts(scriptShortcuts(rt))
 			case <-ic.ctx.Done():
 			}
 		})
@@ -530,4 +531,20 @@ func tuiNavigate(ic *interactive, targetID string, summarize bool, focus string)
 	}
 	ic.updateQueue()
 	ic.updateFooter()
+}
+
+// scriptShortcuts are the keys scripts bound; runShortcut runs one, as a command runs.
+func scriptShortcuts(rt *lua.Runtime) (out []tui.Shortcut) {
+	for _, s := range rt.Shortcuts() {
+		out = append(out, tui.Shortcut{Key: s.Key, Description: s.Description})
+	}
+	return out
+}
+
+func (ic *interactive) runShortcut(key string) {
+	for _, s := range ic.h.scripts.rt.Shortcuts() {
+		if s.Key == key {
+			ic.report(s.Run(ic.ctx))
+		}
+	}
 }

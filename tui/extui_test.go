@@ -3,6 +3,8 @@ package tui
 import (
 	"bytes"
 	"io"
+
+	"github.com/gdamore/tcell/v2"
 	"strings"
 	"testing"
 )
@@ -43,5 +45,30 @@ func TestExtensionSlots(t *testing.T) {
 	}
 	if !strings.Contains(raw.String(), "\x1b]0;pi: work\a") {
 		t.Fatalf("no title sequence")
+	}
+}
+
+// A script's shortcut runs on its key when no action has that key, and /hotkeys lists it,
+// saying when an action holds the key.
+func TestScriptShortcuts(t *testing.T) {
+	got := make(chan string, 2)
+	app, _, _ := newTestApp(t, 60, 20, Callbacks{OnShortcut: func(k string) { got <- k }})
+	app.SetShortcuts([]Shortcut{{Key: "Ctrl+Alt+P", Description: "toggle plan mode"}, {Key: "ctrl+l", Description: "clash"}})
+	app.HandleEvent(key(tcell.KeyRune, 'p', tcell.ModCtrl|tcell.ModAlt))
+	app.HandleEvent(key(tcell.KeyCtrlL, 0, tcell.ModCtrl))
+	select {
+	case k := <-got:
+		if k != "Ctrl+Alt+P" {
+			t.Fatalf("shortcut %q", k)
+		}
+	default:
+		t.Fatal("the shortcut did not run")
+	}
+	if len(got) != 0 {
+		t.Fatalf("a key an action holds ran a shortcut: %q", <-got)
+	}
+	help := app.ShortcutHelp()
+	if !strings.Contains(help, "toggle plan mode") || !strings.Contains(help, "clash (taken by model)") {
+		t.Fatalf("help %q", help)
 	}
 }
