@@ -111,7 +111,7 @@ func (ic *interactive) callbacks() tui.Callbacks {
 		OnCommand:  func(name, args string) { ic.async(func() { ic.command(name, args) }) },
 		OnBash:     func(cmd string, keep bool) { ic.async(func() { tuiBang(ic, cmd, keep) }) },
 		OnQuit:     ic.cancel,
-		OnShortcut: func(key string) { ic.async(func() { ic.runShortcut(key) }) },
+		OnShortcut: func(key string) { ic.async(func() { ic.report(ic.h.scripts.rt.RunShortcut(ic.ctx, key)) }) },
 		OnKey: func(name string) bool {
 			switch name {
 			case "thinking":
@@ -283,23 +283,8 @@ func (ic *interactive) updateFooter() {
 	f := tui.FooterInfo{Cwd: h.cwd, Session: h.rec.session().Name(), Model: modelLabel(st.Model), Thinking: st.Thinking,
 		Input: stats.Tokens.Input, Output: stats.Tokens.Output, CacheRead: stats.Tokens.CacheRead,
 		CacheWrite: stats.Tokens.CacheWrite, Cost: stats.Cost, ContextWindow: st.Model.ContextWindow}
-	f.ContextTokens, _ = contextUsage(h.agent)
+	f.ContextTokens = provider.ContextTokens(h.agent.MessagesView())
 	ic.ui.SetFooter(f)
-}
-
-// contextUsage is the size of the last request, as the last reply reported it, and the window.
-func contextUsage(ag *agent.Agent) (tokens, window int) {
-	msgs := ag.MessagesView()
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if u := msgs[i].Usage; msgs[i].Role == provider.RoleAssistant && u != nil {
-			tokens = u.TotalTokens
-			if tokens == 0 {
-				tokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
-			}
-			break
-		}
-	}
-	return tokens, ag.Model().ContextWindow
 }
 
 func modelLabel(m provider.Model) string {

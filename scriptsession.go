@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"slices"
 
-	"pi/lua"
+	"pi/provider"
+	"pi/tools"
 )
 
 // scriptSession is lua.Session: what scripts reach of the live session and the screen.
@@ -19,9 +19,12 @@ type extensionUI interface {
 	Editor(ctx context.Context, title, prefill string) (string, bool, error)
 }
 
-func (x scriptSession) Abort()                      { x.live().Abort() }
-func (x scriptSession) Idle() bool                  { return !x.live().Busy() }
-func (x scriptSession) ContextUsage() (int, int)    { return contextUsage(x.live().agent) }
+func (x scriptSession) Abort()     { x.live().Abort() }
+func (x scriptSession) Idle() bool { return !x.live().Busy() }
+func (x scriptSession) ContextUsage() (int, int) {
+	ag := x.live().agent
+	return provider.ContextTokens(ag.MessagesView()), ag.Model().ContextWindow
+}
 func (x scriptSession) Name() string                { return x.live().rec.session().Name() }
 func (x scriptSession) SetName(n string) error      { return nameSession(x.live().rec.session(), n) }
 func (x scriptSession) SetLabel(id, l string) error { return labelEntry(x.live().rec.session(), id, l) }
@@ -38,15 +41,7 @@ func (x scriptSession) Compact(focus string, done func(error)) {
 	go func() { _, err := h.Compact(h.life, focus); done(err) }() // a tool may ask: never wait here
 }
 
-func (x scriptSession) AllTools() []lua.ToolInfo {
-	var out []lua.ToolInfo
-	active := toolNames(x.live().agent.State().Tools)
-	for _, t := range x.s.availableTools() {
-		in := t.Info()
-		out = append(out, lua.ToolInfo{Name: in.Name, Description: in.Description, Active: slices.Contains(active, in.Name)})
-	}
-	return out
-}
+func (x scriptSession) AllTools() []tools.Tool { return x.s.availableTools() }
 
 func (x scriptSession) UI(method string, fields map[string]any) {
 	if u, ok := x.s.currentUI().(extensionUI); ok {

@@ -533,18 +533,10 @@ func tuiNavigate(ic *interactive, targetID string, summarize bool, focus string)
 	ic.updateFooter()
 }
 
-// scriptShortcuts are the keys scripts bound; runShortcut runs one, as a command runs.
+// scriptShortcuts are the keys scripts bound.
 func scriptShortcuts(rt *lua.Runtime) (out []tui.Shortcut) {
 	for _, s := range rt.Shortcuts() {
 		out = append(out, tui.Shortcut{Key: s.Key, Description: s.Description})
 	}
 	return out
-}
-
-func (ic *interactive) runShortcut(key string) {
-	for _, s := range ic.h.scripts.rt.Shortcuts() {
-		if s.Key == key {
-			ic.report(s.Run(ic.ctx))
-		}
-	}
 }

@@ -23,6 +23,16 @@ func (s Shortcut) Run(ctx context.Context) error {
 	return Command{Name: shortcutCommand(s.Key), r: s.r, runnable: true}.Run(ctx, "")
 }
 
+// RunShortcut runs the shortcut scripts bound to key; an unknown key is an error.
+func (r *Runtime) RunShortcut(ctx context.Context, key string) error {
+	for _, s := range r.Shortcuts() {
+		if s.Key == key {
+			return s.Run(ctx)
+		}
+	}
+	return fmt.Errorf("no script shortcut on %s", key)
+}
+
 // shortcutCommand is the hidden command a shortcut's function is kept under.
 func shortcutCommand(key string) string { return "\x00shortcut " + key }
 

@@ -3,7 +3,10 @@ package lua
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+
+	"pi/tools"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -27,19 +30,12 @@ type Session interface {
 	SetName(name string) error
 	ThinkingLevel() string
 	SetThinkingLevel(level string) (string, error)
-	AllTools() []ToolInfo
+	AllTools() []tools.Tool // every tool that can be activated
 	// UI sends a fire-and-forget request of the extension UI sub-protocol, with pi's method
 	// and field names (setStatus, setWidget, setTitle, set_editor_text); print mode drops it.
 	UI(method string, fields map[string]any)
 	// Editor asks for a longer text starting from prefill; ok is false when dismissed.
 	Editor(ctx context.Context, title, prefill string) (text string, ok bool, err error)
-}
-
-// ToolInfo describes one tool for pi.all_tools.
-type ToolInfo struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Active      bool   `json:"active"`
 }
 
 func sessionFuncs(v *vm) map[string]lua.LGFunction {
@@ -185,16 +181,19 @@ func (v *vm) setThinkingLevel(L *lua.LState) int {
 
 // allTools is pi.all_tools(): every tool that can be activated, {name, description, active}.
 func (v *vm) allTools(L *lua.LState) int {
-	var infos []ToolInfo
-	if s := v.sess(); s != nil {
-		infos = s.AllTools()
-	}
 	t := L.NewTable()
-	for _, in := range infos {
+	s := v.sess()
+	if s == nil {
+		L.Push(t)
+		return 1
+	}
+	active := v.r.opts.Host.activeTools()
+	for _, tool := range s.AllTools() {
+		in := tool.Info()
 		e := L.NewTable()
 		e.RawSetString("name", lua.LString(in.Name))
 		e.RawSetString("description", lua.LString(in.Description))
-		e.RawSetString("active", lua.LBool(in.Active))
+		e.RawSetString("active", lua.LBool(slices.Contains(active, in.Name)))
 		t.Append(e)
 	}
 	L.Push(t)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"pi/tools"
 )
 
 // fakeSession records what scripts asked of the session.
@@ -47,8 +49,9 @@ func (f *fakeSession) SetThinkingLevel(l string) (string, error) {
 	f.level = l
 	return l, nil
 }
-func (f *fakeSession) AllTools() []ToolInfo {
-	return []ToolInfo{{Name: "read", Description: "Read a file", Active: true}, {Name: "grep", Description: "Search"}}
+func (f *fakeSession) AllTools() []tools.Tool {
+	return []tools.Tool{&tools.Func{Spec: tools.Info{Name: "read", Description: "Read a file"}},
+		&tools.Func{Spec: tools.Info{Name: "grep", Description: "Search"}}}
 }
 func (f *fakeSession) UI(method string, fields map[string]any) {
 	b, _ := json.Marshal(fields)
@@ -92,6 +95,7 @@ func TestSessionFunctions(t *testing.T) {
 			e := newEnv(t)
 			fs := &fakeSession{}
 			e.opts.Host.Session = fs
+			e.opts.Host.ActiveTools = func() []string { return []string{"read"} }
 			r := e.start(t, `pi.register_command{name = "t", run = function() _G.result = (function() `+tc.src+` end)() end}
 pi.register_tool{name = "get", description = "d", execute = function() return {content = tostring(_G.result)} end}`)
 			got := runAndRead(t, r)
