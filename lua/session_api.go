@@ -179,7 +179,8 @@ func (v *vm) setThinkingLevel(L *lua.LState) int {
 	return 1
 }
 
-// allTools is pi.all_tools(): every tool that can be activated, {name, description, active}.
+// allTools is pi.all_tools(): every tool that can be activated, {name, description, active,
+// read_only}.
 func (v *vm) allTools(L *lua.LState) int {
 	t := L.NewTable()
 	s := v.sess()
@@ -194,6 +195,7 @@ func (v *vm) allTools(L *lua.LState) int {
 		e.RawSetString("name", lua.LString(in.Name))
 		e.RawSetString("description", lua.LString(in.Description))
 		e.RawSetString("active", lua.LBool(slices.Contains(active, in.Name)))
+		e.RawSetString("read_only", lua.LBool(in.ReadOnly))
 		t.Append(e)
 	}
 	L.Push(t)

@@ -50,8 +50,9 @@ func (f *fakeSession) SetThinkingLevel(l string) (string, error) {
 	return l, nil
 }
 func (f *fakeSession) AllTools() []tools.Tool {
-	return []tools.Tool{&tools.Func{Spec: tools.Info{Name: "read", Description: "Read a file"}},
-		&tools.Func{Spec: tools.Info{Name: "grep", Description: "Search"}}}
+	return []tools.Tool{&tools.Func{Spec: tools.Info{Name: "read", Description: "Read a file", ReadOnly: true}},
+		&tools.Func{Spec: tools.Info{Name: "bash", Description: "Run"}},
+		&tools.Func{Spec: tools.Info{Name: "grep", Description: "Search", ReadOnly: true}}}
 }
 func (f *fakeSession) UI(method string, fields map[string]any) {
 	b, _ := json.Marshal(fields)
@@ -76,7 +77,7 @@ func TestSessionFunctions(t *testing.T) {
 		{"thinking", `local a = pi.thinking_level() pi.set_thinking_level("high") local ok, err = pi.set_thinking_level("bogus")
 			return a .. " " .. pi.thinking_level() .. " " .. tostring(ok) .. " " .. err`, `off high nil pi.set_thinking_level("bogus"): no such level`, nil},
 		{"all tools", `local out = {} for _, t in ipairs(pi.all_tools()) do out[#out+1] = t.name .. "=" .. tostring(t.active) end
-			return table.concat(out, ",")`, "read=true,grep=false", nil},
+			return table.concat(out, ",")`, "read=true,bash=false,grep=false", nil},
 		{"commands", `pi.register_command{name = "x", description = "an x", run = function() end}
 			for _, c in ipairs(pi.commands()) do if c.name == "x" then return c.source .. " " .. c.description end end`, "extension an x", nil},
 		{"status", `pi.set_status("plan", "⏸ plan") pi.set_status("plan") return ""`, "",
