@@ -46,6 +46,7 @@ func (r *Runtime) Shortcuts() []Shortcut {
 
 // extState is one state's flags and shortcuts.
 type extState struct {
+	tools     map[string]toolExtras // by tool name (toolextras.go)
 	flags     map[string]flagDef
 	shortcuts map[string]Shortcut
 }

@@ -151,3 +151,36 @@ pi.register_tool{name = "get", description = "d", execute = function() return {c
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// prepare_arguments rewrites the arguments before the schema sees them; render_call and
+// render_result put their texts in the result's details next to the script's own.
+func TestToolExtras(t *testing.T) {
+	e := newEnv(t)
+	r := e.start(t, `pi.register_tool{name = "greet", label = "Greeter", description = "d",
+  parameters = {type = "object", properties = {name = {type = "string"}}, required = {"name"}},
+  prepare_arguments = function(args) if args.who then return {name = args.who} end end,
+  render_call = function(args) return "greet " .. args.name end,
+  render_result = function(res) return "said " .. #res.content[1].text .. " chars" end,
+  execute = function(args) return {content = "hello " .. args.name, details = {n = 1}} end}`)
+	tool := r.Tools()[0]
+	if tool.Info().Label != "Greeter" {
+		t.Errorf("label %q", tool.Info().Label)
+	}
+	p, ok := tool.(tools.ArgumentPreparer)
+	if !ok {
+		t.Fatal("a Lua tool is not an ArgumentPreparer")
+	}
+	args := p.PrepareArguments(ctxT(t), map[string]any{"who": "Ada"})
+	if args["name"] != "Ada" {
+		t.Fatalf("prepared %v", args)
+	}
+	if same := p.PrepareArguments(ctxT(t), map[string]any{"name": "Bo"}); same["name"] != "Bo" {
+		t.Fatalf("nil from prepare_arguments changed the arguments: %v", same)
+	}
+	res, err := tool.Execute(ctxT(t), "1", args, nil)
+	d, _ := res.Details.(map[string]any)
+	if err != nil || d[tools.RenderCallKey] != "greet Ada" || d[tools.RenderResultKey] != "said 9 chars" || d["n"] != float64(1) {
+		t.Fatalf("result %v %+v", err, res)
+	}
+	e.noErrors(t)
+}

@@ -5,8 +5,11 @@ import (
 	"io"
 
 	"github.com/gdamore/tcell/v2"
+
+	"pi/provider"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Scripts' widgets sit above (or below) the editor and their statuses make a footer line, in
@@ -70,5 +73,23 @@ func TestScriptShortcuts(t *testing.T) {
 	help := app.ShortcutHelp()
 	if !strings.Contains(help, "toggle plan mode") || !strings.Contains(help, "clash (taken by model)") {
 		t.Fatalf("help %q", help)
+	}
+}
+
+// A script tool's render_call and render_result texts replace the box's summary and output;
+// ctrl+o (expanded) still shows the whole output.
+func TestToolRenderTexts(t *testing.T) {
+	collapsed, expanded := false, true
+	for _, exp := range []*bool{&collapsed, &expanded} {
+		tv := &toolView{name: "todo", args: map[string]any{"action": "add"}, state: toolDone, expanded: exp, now: time.Now}
+		tv.setOutput([]provider.Block{provider.Text("1. [ ] a\n2. [ ] b")})
+		tv.setDetails(map[string]any{"pi_render_call": "add “b”", "pi_render_result": "2 items"})
+		got := strings.Join(tv.Render(60), "\n")
+		if !strings.Contains(got, "add “b”") || strings.Contains(got, "action=") {
+			t.Fatalf("header: %q", got)
+		}
+		if *exp != strings.Contains(got, "2. [ ] b") || *exp == strings.Contains(got, "2 items") {
+			t.Fatalf("expanded=%v: %q", *exp, got)
+		}
 	}
 }
