@@ -58,7 +58,8 @@ type flagDef struct {
 
 // extFuncs are the registrations beyond tools and commands: shortcuts and flags.
 func extFuncs(v *vm) map[string]lua.LGFunction {
-	return map[string]lua.LGFunction{"register_shortcut": v.registerShortcut, "register_flag": v.registerFlag, "flag": v.flagFn}
+	return map[string]lua.LGFunction{"register_shortcut": v.registerShortcut, "register_flag": v.registerFlag, "flag": v.flagFn,
+		"package_dirs": v.packageDirs}
 }
 
 func (v *vm) registerShortcut(L *lua.LState) int {
@@ -151,4 +152,14 @@ func (v *vm) shortcutList() []Shortcut {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Key < list[j].Key })
 	return list
+}
+
+// packageDirs is pi.package_dirs(): the folders of the packages loaded, in load order (the
+// bundled skills and templates scripts look in their skills/ and prompts/).
+func (v *vm) packageDirs(L *lua.LState) int {
+	v.r.mu.Lock()
+	dirs := append([]string(nil), v.r.packages...)
+	v.r.mu.Unlock()
+	L.Push(v.toLua(dirs))
+	return 1
 }

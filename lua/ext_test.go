@@ -1,7 +1,9 @@
 package lua
 
 import (
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -68,4 +70,38 @@ pi.register_tool{name = "get", description = "d", execute = function()
 		t.Errorf("commands %q: the -e script did not load, or a shortcut shows as a command", names)
 	}
 	e.noErrors(t)
+}
+
+// Packages load after the user's scripts, in the order given, each init.lua then lua/*.lua;
+// their skills and prompts join the commands; a failing package is named and the rest load;
+// the project's packages wait for trust.
+func TestPackagesLoad(t *testing.T) {
+	e := newEnv(t)
+	pkgs := filepath.Join(e.home, "packages")
+	e.write(t, filepath.Join(pkgs, "a-broken", "init.lua"), `error("boom")`)
+	e.write(t, filepath.Join(pkgs, "hello", "init.lua"), `pi.register_command{name = "hello", run = function() end}`)
+	e.write(t, filepath.Join(pkgs, "hello", "lua", "extra.lua"), `pi.register_command{name = "extra", run = function() end}`)
+	e.write(t, filepath.Join(pkgs, "hello", "skills", "wave", "SKILL.md"), "---\nname: wave\ndescription: Wave at the user.\n---\nWave.\n")
+	e.write(t, filepath.Join(pkgs, "hello", "prompts", "greet.md"), "---\ndescription: greet someone\n---\nSay hello to $1.\n")
+	project := e.write(t, filepath.Join(e.cwd, ".pi", "packages", "local", "init.lua"), `pi.register_command{name = "local", run = function() end}`)
+	e.write(t, filepath.Join(e.home, "init.lua"), `pi.register_command{name = "user", run = function() end}`)
+	e.opts.Packages = []string{filepath.Join(pkgs, "a-broken"), filepath.Join(pkgs, "hello")}
+	e.opts.ProjectPackages = []string{filepath.Dir(project)}
+	e.opts.Trust = false
+	r := e.start(t, "")
+	names := map[string]string{}
+	for _, c := range r.Commands() {
+		names[c.Name] = c.Description
+	}
+	for _, want := range []string{"hello", "extra", "skill:wave", "greet", "user"} {
+		if _, ok := names[want]; !ok {
+			t.Errorf("no /%s in %v", want, names)
+		}
+	}
+	if _, ok := names["local"]; ok {
+		t.Error("an untrusted project's package loaded")
+	}
+	if n, ok := e.noticeContaining("boom"); !ok || !strings.Contains(n.Message, "package a-broken (init.lua)") {
+		t.Errorf("the failing package is not named: %+v", e.notices())
+	}
 }

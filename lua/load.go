@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -106,7 +107,7 @@ func (r *Runtime) collectScripts(ctx context.Context) (out []script) {
 	if s, ok := r.readScript(filepath.Join(r.opts.PiHome, "init.lua")); ok {
 		out = append(out, s)
 	}
-	defer func() { out = append(out, r.extensionScripts()...) }()
+	defer func() { out = append(append(out, r.packageScripts(ctx)...), r.extensionScripts()...) }()
 	if r.opts.NoProject || r.opts.Cwd == "" {
 		return out
 	}
@@ -196,7 +197,7 @@ func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func(
 			return nil // pi is stopping: the rest is not loaded, and that is no news
 		}
 		if i >= 0 && err != nil {
-			r.notify("error", "lua: error while loading %s; pi goes on without the rest of it: %s", filepath.Base(scripts[i].name), cleanError(err))
+			r.notify("error", "lua: error while loading %s; pi goes on without the rest of it: %s", scriptLabel(scripts[i].name), cleanError(err))
 		}
 		for i++; i < len(scripts); i++ {
 			s := scripts[i]
@@ -225,4 +226,39 @@ func (r *Runtime) extensionScripts() []script {
 		}
 	}
 	return out
+}
+
+// packageScripts are the packages' scripts: the user's packages, then the project's when it is
+// trusted, each package's init.lua first and then its lua/*.lua in name order.
+func (r *Runtime) packageScripts(ctx context.Context) []script {
+	dirs := append([]string(nil), r.opts.Packages...)
+	if len(r.opts.ProjectPackages) > 0 && !r.opts.NoProject && r.projectTrusted(ctx, filepath.Join(r.opts.Cwd, ".pi", "packages")) {
+		dirs = append(dirs, r.opts.ProjectPackages...)
+	}
+	r.mu.Lock()
+	r.packages = dirs
+	r.mu.Unlock()
+	var out []script
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "lua", "*.lua"))
+		sort.Strings(files)
+		for _, f := range append([]string{filepath.Join(dir, "init.lua")}, files...) {
+			if s, ok := r.readScript(f); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// scriptLabel names a script in messages: a package's by the package.
+func scriptLabel(name string) string {
+	dir := filepath.Dir(name)
+	if filepath.Base(dir) == "lua" {
+		dir = filepath.Dir(dir)
+	}
+	if filepath.Base(filepath.Dir(dir)) == "packages" {
+		return "package " + filepath.Base(dir) + " (" + filepath.Base(name) + ")"
+	}
+	return filepath.Base(name)
 }

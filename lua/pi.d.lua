@@ -46,6 +46,10 @@ pi = {}
 ---@field prompt_guidelines? string[] bullets added to the system prompt while the tool is active
 ---@field timeout? number seconds before the call is stopped (default 600)
 ---@field constrained_sampling? boolean false: never ask the server to constrain this tool's arguments to its schema
+---@field label? string a name for people
+---@field prepare_arguments? fun(args: table): table|nil rewrites the model's arguments before the schema check (nil keeps them)
+---@field render_call? fun(args: table): string the short text the terminal shows for the call
+---@field render_result? fun(result: pi.ToolResult): string the short text the terminal shows for the output (ctrl+o shows all)
 
 --- Register a tool the model can call. Registering a name again replaces the earlier tool.
 ---@param def pi.ToolDef
@@ -420,3 +424,135 @@ function pi.set_active_tools(names) end
 ---@return string|nil text
 ---@return string? err
 function pi.complete(prompt, opts) end
+
+-- ── the session ──────────────────────────────────────────────────────────────────────────
+
+--- Stop the run in flight (it does not wait).
+function pi.abort() end
+
+---@return boolean idle no run in flight (always true without a session)
+function pi.is_idle() end
+
+---@class pi.CompactOptions
+---@field on_done? fun(err: string|nil) called when the compaction ends
+
+--- Start a compaction (focus: what the summary should keep) and return at once.
+---@param focus? string
+---@param opts? pi.CompactOptions
+---@return true|nil ok
+---@return string? err
+function pi.compact(focus, opts) end
+
+---@class pi.ContextUsage
+---@field tokens? integer the context's size as the last reply reported it (nil before one)
+---@field context_window? integer the model's window, when known
+---@field percent? number
+
+---@return pi.ContextUsage
+function pi.context_usage() end
+
+--- Record state in the session (a custom entry; it never reaches the model).
+---@param custom_type string
+---@param data any
+---@return string|nil entry_id
+---@return string? err
+function pi.append_entry(custom_type, data) end
+
+--- Label an entry (a bookmark in /tree); an empty label clears it.
+---@param entry_id string
+---@param label? string
+---@return true|nil ok
+---@return string? err
+function pi.set_label(entry_id, label) end
+
+---@return string|nil
+function pi.session_name() end
+
+---@param name string
+---@return true|nil ok
+---@return string? err
+function pi.set_session_name(name) end
+
+---@return string level off, minimal, low, medium, high or xhigh
+function pi.thinking_level() end
+
+--- Returns the level in force: a model without reasoning stays off.
+---@param level string
+---@return string|nil level
+---@return string? err
+function pi.set_thinking_level(level) end
+
+---@class pi.ToolInfo
+---@field name string
+---@field description string
+---@field active boolean
+---@field read_only boolean
+
+---@return pi.ToolInfo[] every tool that can be activated
+function pi.all_tools() end
+
+---@class pi.CommandInfo
+---@field name string
+---@field description string
+---@field source "extension"|"skill"|"prompt"
+---@field path string the script that registered it
+
+---@return pi.CommandInfo[]
+function pi.commands() end
+
+-- ── the screen ───────────────────────────────────────────────────────────────────────────
+-- In the terminal UI these draw; over RPC they are extension_ui_request lines (setStatus,
+-- setWidget, setTitle, set_editor_text); in print and JSON mode they do nothing.
+
+--- A footer segment under key; nil or "" removes it. Segments show in key order.
+---@param key string
+---@param text? string
+function pi.set_status(key, text) end
+
+---@class pi.WidgetOptions
+---@field placement? "above"|"below" above (default) or below the editor
+
+--- Lines above or below the editor under key (at most 10 show); nil removes them.
+---@param key string
+---@param lines string[]|string|nil
+---@param opts? pi.WidgetOptions
+function pi.set_widget(key, lines, opts) end
+
+---@param title string the terminal window's title
+function pi.set_title(title) end
+
+---@param text string replaces what the editor holds
+function pi.set_editor_text(text) end
+
+--- Ask for a longer text, starting from prefill: the text, or nil when dismissed or without a UI.
+---@param title string
+---@param prefill? string
+---@return string|nil
+function pi.editor(title, prefill) end
+
+-- ── shortcuts, flags, packages ───────────────────────────────────────────────────────────
+
+---@class pi.ShortcutDef
+---@field key string e.g. "ctrl+alt+p"; a key the keymap gives an action stays the action's
+---@field description? string listed by /hotkeys
+---@field run fun()
+
+---@param def pi.ShortcutDef
+function pi.register_shortcut(def) end
+
+---@class pi.FlagDef
+---@field name string `pi --name` (boolean) or `pi --name=value` (string)
+---@field type? "boolean"|"string" default boolean
+---@field description? string
+---@field default? any
+
+---@param def pi.FlagDef
+function pi.register_flag(def) end
+
+--- The flag's value from the command line, else its default, else nil.
+---@param name string
+---@return any
+function pi.flag(name) end
+
+---@return string[] the folders of the packages loaded, in load order
+function pi.package_dirs() end

@@ -43,6 +43,10 @@ type Options struct {
 	// means this process's.
 	Environ func() []string
 
+	// Packages are the folders of the user's packages and ProjectPackages the project's (which
+	// load only when the project is trusted), in load order: each one's init.lua, then its
+	// lua/*.lua, after the user's and the project's own scripts.
+	Packages, ProjectPackages []string
 	// Extensions are scripts to load after the others for this run (-e FILE).
 	Extensions []string
 	// Flags are the command line's flags pi does not know, for pi.flag (SplitFlags).
@@ -79,6 +83,7 @@ type Runtime struct {
 	tools     []tools.Tool
 	cmds      []Command
 	shortcuts []Shortcut
+	packages  []string       // the package folders loaded, for pi.package_dirs
 	events    map[string]int // handler count per event, so callers skip work nobody listens to
 	guards    int            // guard tool_call handlers, which fail closed
 	notices   []Notice
