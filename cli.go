@@ -68,6 +68,9 @@ func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
 	o := &cliOptions{}
 	fs := parseFlags(o, stderr)
 	args, o.scriptFlags = lua.SplitFlags(args, func(name string) (bool, bool) { // pi.register_flag's
+		if name == "help" || name == "h" {
+			return true, false
+		}
 		if f := fs.Lookup(name); f != nil {
 			b, isBool := f.Value.(interface{ IsBoolFlag() bool })
 			return true, !isBool || !b.IsBoolFlag()
