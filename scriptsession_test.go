@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"io"
+	"strings"
 	"os"
 	"path/filepath"
 	"testing"
@@ -67,5 +69,17 @@ end}`)
 	}
 	if !found {
 		t.Fatal("the custom entry is not in the session with its label")
+	}
+}
+
+// Long flags pi does not know go to the scripts; a value of pi's own flag stays its value.
+func TestParseArgsScriptFlags(t *testing.T) {
+	o, err := parseArgs([]string{"--plan", "-e", "a.lua", "--extension", "b.lua", "--system-prompt", "--not-a-flag", "--depth=3", "hi"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.scriptFlags["plan"] != "true" || o.scriptFlags["depth"] != "3" || len(o.scriptFlags) != 2 ||
+		strings.Join(o.extensions, ",") != "a.lua,b.lua" || o.systemPrompt != "--not-a-flag" || strings.Join(o.messages, ",") != "hi" {
+		t.Fatalf("%+v", o)
 	}
 }
