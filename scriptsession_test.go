@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"io"
-	"strings"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"pi/lua"
