@@ -67,16 +67,7 @@ type cliOptions struct {
 func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
 	o := &cliOptions{}
 	fs := parseFlags(o, stderr)
-	args, o.scriptFlags = lua.SplitFlags(args, func(name string) (bool, bool) { // pi.register_flag's
-		if name == "help" || name == "h" {
-			return true, false
-		}
-		if f := fs.Lookup(name); f != nil {
-			b, isBool := f.Value.(interface{ IsBoolFlag() bool })
-			return true, !isBool || !b.IsBoolFlag()
-		}
-		return false, false
-	})
+	args, o.scriptFlags = lua.SplitFlags(args, fs) // for pi.register_flag's flags
 	// Flags and prompts may be interleaved, as in pi: parse, take one prompt, go on.
 	for {
 		if err := fs.Parse(args); err != nil {

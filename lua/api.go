@@ -24,7 +24,7 @@ func Events() []string {
 }
 
 func knownEvent(name string) bool {
-	for _, e := range Events() {
+	for _, e := range append(Events(), moreEvents()...) {
 		if e == name {
 			return true
 		}

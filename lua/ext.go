@@ -2,6 +2,7 @@ package lua
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"sort"
 	"strconv"
@@ -116,10 +117,10 @@ func (v *vm) flagFn(L *lua.LState) int {
 	return 1
 }
 
-// SplitFlags takes from args the long flags pi does not know, for the scripts' pi.flag:
-// "--name=value" gives value, a bare "--name" gives "true". known says whether pi has a flag
-// and whether it takes a value (whose next argument then stays too). After "--" all stays.
-func SplitFlags(args []string, known func(name string) (ok, takesValue bool)) (rest []string, flags map[string]string) {
+// SplitFlags takes from args the long flags fs does not define, for the scripts' pi.flag:
+// "--name=value" gives value, a bare "--name" gives "true". The value of a flag of fs that
+// takes one stays with it; -h and --help stay pi's; after "--" everything stays.
+func SplitFlags(args []string, fs *flag.FlagSet) (rest []string, flags map[string]string) {
 	flags = map[string]string{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -127,10 +128,10 @@ func SplitFlags(args []string, known func(name string) (ok, takesValue bool)) (r
 			return append(rest, args[i:]...), flags
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		ok, takesValue := known(name)
-		if !strings.HasPrefix(a, "-") || len(a) == 2 && a[1] == '-' || ok || !strings.HasPrefix(a, "--") {
+		f := fs.Lookup(name)
+		if !strings.HasPrefix(a, "--") || len(a) == 2 || f != nil || name == "help" {
 			rest = append(rest, a)
-			if ok && takesValue && !hasValue && i+1 < len(args) {
+			if b, isBool := flagValue(f).(interface{ IsBoolFlag() bool }); f != nil && !(isBool && b.IsBoolFlag()) && !hasValue && i+1 < len(args) {
 				i++
 				rest = append(rest, args[i])
 			}
@@ -142,6 +143,13 @@ func SplitFlags(args []string, known func(name string) (ok, takesValue bool)) (r
 		flags[name] = value
 	}
 	return rest, flags
+}
+
+func flagValue(f *flag.Flag) flag.Value {
+	if f == nil {
+		return nil
+	}
+	return f.Value
 }
 
 func (v *vm) shortcutList() []Shortcut {

@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"flag"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -8,7 +9,9 @@ import (
 )
 
 func TestSplitFlags(t *testing.T) {
-	known := func(n string) (bool, bool) { return n == "model" || n == "trust", n == "model" }
+	known := flag.NewFlagSet("pi", flag.ContinueOnError)
+	known.String("model", "", "")
+	known.Bool("trust", false, "")
 	cases := []struct {
 		args  []string
 		rest  []string
@@ -31,7 +34,7 @@ func TestSplitFlags(t *testing.T) {
 func FuzzSplitFlags(f *testing.F) {
 	f.Add("--plan", "--x=1")
 	f.Fuzz(func(t *testing.T, a, b string) {
-		rest, flags := SplitFlags([]string{a, b}, func(string) (bool, bool) { return false, false })
+		rest, flags := SplitFlags([]string{a, b}, flag.NewFlagSet("pi", flag.ContinueOnError))
 		if len(rest)+len(flags) > 2 {
 			t.Fatalf("%q %q → %q %v", a, b, rest, flags)
 		}
