@@ -270,6 +270,11 @@ func (s *scripts) emit(event string, payload map[string]any) {
 	}
 }
 
+// cancelled asks the handlers of a session_before_* event whether to stop the move.
+func (s *scripts) cancelled(event string, payload map[string]any) bool {
+	return s.rt != nil && s.rt.BeforeSession(context.Background(), event, payload)
+}
+
 // onEvent forwards agent events to the scripts' observers.
 func (s *scripts) onEvent(ctx context.Context, ev agent.Event) {
 	if ev.Type == agent.EvAgentStart {

@@ -83,3 +83,34 @@ func TestParseArgsScriptFlags(t *testing.T) {
 		t.Fatalf("%+v", o)
 	}
 }
+
+// The session's moves reach the scripts over RPC: session_before_tree and
+// session_before_switch may cancel them, session_tree and thinking_level_select report them.
+func TestRPCScriptSessionEvents(t *testing.T) {
+	a, ids := treeApp(t)
+	a.agent.SetModel(fauxModel(true))
+	startScripts(t, a, `local allow = false
+pi.register_command{name = "allow", run = function() allow = true end}
+pi.on("session_before_tree", function(ev) if not allow then pi.notify("no tree to " .. ev.target_id, "info") return {cancel = true} end end)
+pi.on("session_tree", function(ev) pi.notify("tree " .. ev.old_leaf_id .. " -> " .. ev.new_leaf_id, "info") end)
+pi.on("session_before_switch", function(ev) pi.notify("no " .. ev.reason, "info") return {cancel = true} end)
+pi.on("thinking_level_select", function(ev) pi.notify("thinking " .. ev.previous_level .. " -> " .. ev.level, "info") end)`)
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	from := c.mark()
+	leaf := a.rec.session().Leaf()
+	if r := c.call(map[string]any{"type": "navigate_tree", "targetId": ids["u2"]}); r["success"] != false || a.rec.session().Leaf() != leaf {
+		t.Fatalf("a cancelled move went ahead: %v", r)
+	}
+	c.await(from, "the tree notice", func(l rpcLine) bool { return l["message"] == "no tree to "+ids["u2"] })
+	c.mustCall(map[string]any{"type": "prompt", "message": "/allow"})
+	c.mustCall(map[string]any{"type": "navigate_tree", "targetId": ids["a3"]})
+	c.await(from, "session_tree", func(l rpcLine) bool { return l["message"] == "tree "+leaf+" -> "+ids["a3"] })
+	id := a.rec.session().ID()
+	if r := c.call(map[string]any{"type": "new_session"}); r["success"] != false || a.rec.session().ID() != id {
+		t.Fatalf("a cancelled new session went ahead: %v", r)
+	}
+	c.await(from, "the switch notice", func(l rpcLine) bool { return l["message"] == "no new" })
+	c.mustCall(map[string]any{"type": "set_thinking_level", "level": "high"})
+	c.await(from, "thinking_level_select", func(l rpcLine) bool { return l["message"] == "thinking off -> high" })
+}

@@ -184,10 +184,12 @@ func (s *settings) setThinking(level string) (string, error) {
 	if !s.agent.Model().Reasoning {
 		level = "off"
 	}
-	if level == orOff(s.thinking()) {
+	previous := orOff(s.thinking())
+	if level == previous {
 		return level, nil
 	}
 	s.agent.SetThinking(level)
+	s.scripts.emit("thinking_level_select", map[string]any{"level": level, "previous_level": previous})
 	if _, err := s.rec.session().AppendThinkingLevel(level); err != nil {
 		return level, fmt.Errorf("recording thinking level %s: %w", level, err)
 	}
