@@ -60,7 +60,7 @@ type flagDef struct {
 // extFuncs are the registrations beyond tools and commands: shortcuts and flags.
 func extFuncs(v *vm) map[string]lua.LGFunction {
 	return map[string]lua.LGFunction{"register_shortcut": v.registerShortcut, "register_flag": v.registerFlag, "flag": v.flagFn,
-		"package_dirs": v.packageDirs}
+		"package_dirs": v.packageDirs, "send_message": v.sendMessage}
 }
 
 func (v *vm) registerShortcut(L *lua.LState) int {

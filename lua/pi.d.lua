@@ -500,6 +500,22 @@ function pi.all_tools() end
 ---@return pi.CommandInfo[]
 function pi.commands() end
 
+---@class pi.CustomMessage
+---@field content string|pi.TextBlock[]
+---@field custom_type? string accepted for pi's scripts; the model sees the text as a user message
+---@field display? boolean
+---@field details? any
+
+---@class pi.SendMessageOptions
+---@field deliver_as? "steer"|"follow_up"|"next_turn" next_turn (the default without trigger_turn): in front of the user's next prompt
+---@field trigger_turn? boolean send it now (after the run when one is going)
+
+---@param msg pi.CustomMessage
+---@param opts? pi.SendMessageOptions
+---@return true|nil ok
+---@return string? err
+function pi.send_message(msg, opts) end
+
 -- ── the screen ───────────────────────────────────────────────────────────────────────────
 -- In the terminal UI these draw; over RPC they are extension_ui_request lines (setStatus,
 -- setWidget, setTitle, set_editor_text); in print and JSON mode they do nothing.

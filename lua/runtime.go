@@ -84,6 +84,7 @@ type Runtime struct {
 	cmds      []Command
 	shortcuts []Shortcut
 	packages  []string       // the package folders loaded, for pi.package_dirs
+	nextTurn  []string       // pi.send_message texts for the user's next prompt
 	events    map[string]int // handler count per event, so callers skip work nobody listens to
 	guards    int            // guard tool_call handlers, which fail closed
 	notices   []Notice

@@ -184,3 +184,45 @@ func TestToolExtras(t *testing.T) {
 	}
 	e.noErrors(t)
 }
+
+// pi.send_message: steer and follow_up queue at once, trigger_turn sends now, next_turn (and
+// no option) waits for the user's next prompt and goes in front of it.
+func TestSendMessage(t *testing.T) {
+	e := newEnv(t)
+	var sent []string
+	e.opts.Host.SendUserMessage = func(text, as string) error { sent = append(sent, as+":"+text); return nil }
+	r := e.start(t, `pi.register_command{name = "t", run = function()
+  pi.send_message({content = "steer me"}, {deliver_as = "steer"})
+  pi.send_message({custom_type = "note", content = {{type = "text", text = "now"}}}, {trigger_turn = true})
+  pi.send_message({content = "remember A"}, {deliver_as = "next_turn"})
+  pi.send_message({content = "remember B"})
+  assert(not pcall(pi.send_message, {content = "x"}, {deliver_as = "later"}))
+end}`)
+	runAndReadCommand(t, r, "t")
+	if strings.Join(sent, "|") != "steer:steer me|:now" {
+		t.Fatalf("sent %q", sent)
+	}
+	if got := r.Input(ctxT(t), "from a script", nil, "extension").Text; got != "from a script" {
+		t.Fatalf("a script's own message took the next-turn ones: %q", got)
+	}
+	if got := r.Input(ctxT(t), "question", nil, "interactive").Text; got != "remember A\n\nremember B\n\nquestion" {
+		t.Fatalf("next prompt %q", got)
+	}
+	if got := r.Input(ctxT(t), "again", nil, "interactive").Text; got != "again" {
+		t.Fatalf("the next-turn messages came twice: %q", got)
+	}
+	e.noErrors(t)
+}
+
+func runAndReadCommand(t *testing.T, r *Runtime, name string) {
+	t.Helper()
+	for _, c := range r.Commands() {
+		if c.Name == name {
+			if err := c.Run(ctxT(t), ""); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no /%s", name)
+}
