@@ -65,6 +65,11 @@ func (s *scripts) setUI(ui userInterface) {
 	s.mu.Lock()
 	s.ui = ui
 	s.mu.Unlock()
+	if u, ok := ui.(extensionUI); ok && s.rt != nil { // what scripts drew before it was up
+		for _, r := range s.rt.Screen() {
+			u.ExtensionUI(r.Method, r.Fields)
+		}
+	}
 }
 
 func (s *scripts) currentUI() userInterface {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,4 +114,27 @@ pi.on("thinking_level_select", function(ev) pi.notify("thinking " .. ev.previous
 	c.await(from, "the switch notice", func(l rpcLine) bool { return l["message"] == "no new" })
 	c.mustCall(map[string]any{"type": "set_thinking_level", "level": "high"})
 	c.await(from, "thinking_level_select", func(l rpcLine) bool { return l["message"] == "thinking off -> high" })
+}
+
+// The plan-mode port from the command line: -e loads it, --plan turns it on at start (its
+// footer status reaches the RPC client even though the client attaches after session_start),
+// and /plan turns it off.
+func TestBinaryPlanModeFlag(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	script, _ := filepath.Abs("testdata/faux/lua_tools.json")
+	plan, _ := filepath.Abs("testdata/lua/plan-mode.lua")
+	cmd := exec.Command(bin, "--faux-script", script, "--mode", "rpc", "--no-session", "-e", plan, "--plan")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "PI_HOME="+filepath.Join(dir, ".pihome"), "HOME="+dir)
+	cmd.Stdin = strings.NewReader(`{"type":"prompt","message":"/plan","id":"1"}` + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("rpc: %v", err)
+	}
+	s := string(out)
+	on := strings.Index(s, `"statusKey":"plan-mode","statusText":"⏸ plan mode"`)
+	off := strings.Index(s, "Plan mode off: all tools back")
+	if on < 0 || off < on {
+		t.Fatalf("status at %d, off at %d:\n%s", on, off, s)
+	}
 }

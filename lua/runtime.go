@@ -85,6 +85,7 @@ type Runtime struct {
 	shortcuts []Shortcut
 	packages  []string       // the package folders loaded, for pi.package_dirs
 	nextTurn  []string       // pi.send_message texts for the user's next prompt
+	screen    []screenSlot   // the scripts' statuses, widgets and title (ui.go)
 	events    map[string]int // handler count per event, so callers skip work nobody listens to
 	guards    int            // guard tool_call handlers, which fail closed
 	notices   []Notice

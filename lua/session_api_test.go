@@ -226,3 +226,20 @@ func runAndReadCommand(t *testing.T, r *Runtime, name string) {
 	}
 	t.Fatalf("no /%s", name)
 }
+
+// Screen keeps the slots as the scripts left them, for a user interface that attaches later.
+func TestScreenState(t *testing.T) {
+	e := newEnv(t)
+	r := e.start(t, `pi.set_status("a", "one") pi.set_status("b", "two") pi.set_status("a")
+pi.set_widget("w", {"x"}) pi.set_title("t") pi.set_title("t2") pi.set_editor_text("not kept")`)
+	var got []string
+	for _, q := range r.Screen() {
+		b, _ := json.Marshal(q.Fields)
+		got = append(got, q.Method+" "+string(b))
+	}
+	want := []string{`setStatus {"statusKey":"b","statusText":"two"}`,
+		`setWidget {"widgetKey":"w","widgetLines":["x"],"widgetPlacement":"aboveEditor"}`, `setTitle {"title":"t2"}`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("screen\n%s", strings.Join(got, "\n"))
+	}
+}

@@ -3,6 +3,7 @@ package lua
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -19,9 +20,56 @@ func uiFuncs(v *vm) map[string]lua.LGFunction {
 }
 
 func (v *vm) ui(method string, fields map[string]any) {
+	v.r.remember(method, fields)
 	if s := v.sess(); s != nil {
 		s.UI(method, fields)
 	}
+}
+
+// UIRequest is one request of the extension UI sub-protocol.
+type UIRequest struct {
+	Method string
+	Fields map[string]any
+}
+
+// remember keeps the screen's slots as the scripts left them, so that a user interface that
+// attaches later (the TUI once it is up, an RPC client) can be brought up to date.
+func (r *Runtime) remember(method string, fields map[string]any) {
+	var key string
+	set := true
+	switch method {
+	case "setStatus":
+		key, set = method+" "+fmt.Sprint(fields["statusKey"]), fields["statusText"] != nil
+	case "setWidget":
+		key, set = method+" "+fmt.Sprint(fields["widgetKey"]), fields["widgetLines"] != nil
+	case "setTitle":
+		key = method
+	default:
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.screen = slices.DeleteFunc(r.screen, func(s screenSlot) bool { return s.key == key })
+	if set {
+		r.screen = append(r.screen, screenSlot{key, UIRequest{method, fields}})
+	}
+}
+
+type screenSlot struct {
+	key string
+	req UIRequest
+}
+
+// Screen returns the requests that draw the scripts' statuses, widgets and title as they are
+// now, oldest first.
+func (r *Runtime) Screen() []UIRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]UIRequest, len(r.screen))
+	for i, s := range r.screen {
+		out[i] = s.req
+	}
+	return out
 }
 
 // setStatus is pi.set_status(key, text): text (nil or "" clears it) in the footer under key.
