@@ -16,6 +16,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/lua"
 	"pi/provider"
 	"pi/session"
 )
@@ -79,6 +80,7 @@ func (s *settings) scopedModels(ctx context.Context) ([]provider.Model, bool) {
 
 // retrying wraps p so that transient failures are retried as configured, and reported.
 func (s *settings) retrying(p provider.Provider) provider.Provider {
+	p = lua.HookProvider(p, func() *lua.Runtime { return s.scripts.rt }) // before_provider_request
 	return &provider.Retrying{Provider: p, Policy: s.retryPolicy(), Notify: s.retryNotice}
 }
 

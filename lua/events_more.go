@@ -7,10 +7,10 @@ import (
 )
 
 // moreEvents are the events beyond the agent loop's that pi's extensions see: the session's
-// moves (each session_before_* may cancel) and thinking changes.
+// moves (each session_before_* may cancel), thinking changes, and the HTTP calls to the model.
 func moreEvents() []string {
 	return []string{"session_before_switch", "session_before_fork", "session_before_tree", "session_tree",
-		"thinking_level_select", "user_bash"}
+		"thinking_level_select", "before_provider_request", "after_provider_response"}
 }
 
 // BeforeSession runs the handlers of a session_before_* event (switch {reason, target},
