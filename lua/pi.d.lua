@@ -170,6 +170,27 @@ function pi.register_command(def) end
 ---@field previous_model string
 ---@field source "set"|"cycle"|"restore"
 
+---@class pi.ThinkingLevelSelectEvent
+---@field level string
+---@field previous_level string
+
+---@class pi.SessionBeforeEvent
+---@field reason? "new"|"resume"|"fork" switch and fork
+---@field target_session_file? string switch and fork
+---@field target_id? string tree
+---@field old_leaf_id? string tree
+
+---@class pi.SessionTreeEvent
+---@field old_leaf_id string
+---@field new_leaf_id string
+
+---@class pi.ProviderRequestEvent
+---@field payload table the JSON body about to be sent
+
+---@class pi.ProviderResponseEvent
+---@field status integer
+---@field headers table<string, string> names in lower case
+
 ---@class pi.OnOptions
 ---@field late? boolean run after the handlers without it (the bundled skill and template expansion use this)
 ---@field guard? boolean tool_call only: fail closed (raising or timing out blocks the call), and may return {allow = true}
@@ -192,6 +213,11 @@ function pi.register_command(def) end
 ---@overload fun(event: "session_before_compact", fn: fun(ev: pi.BeforeCompactEvent): pi.BeforeCompactResult?, opts?: pi.OnOptions)
 ---@overload fun(event: "session_compact", fn: fun(ev: pi.SessionCompactEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "model_select", fn: fun(ev: pi.ModelSelectEvent), opts?: pi.OnOptions)
+---@overload fun(event: "thinking_level_select", fn: fun(ev: pi.ThinkingLevelSelectEvent), opts?: pi.OnOptions)
+---@overload fun(event: "session_before_switch"|"session_before_fork"|"session_before_tree", fn: fun(ev: pi.SessionBeforeEvent): {cancel: boolean}?, opts?: pi.OnOptions)
+---@overload fun(event: "session_tree", fn: fun(ev: pi.SessionTreeEvent), opts?: pi.OnOptions)
+---@overload fun(event: "before_provider_request", fn: fun(ev: pi.ProviderRequestEvent): table?, opts?: pi.OnOptions)
+---@overload fun(event: "after_provider_response", fn: fun(ev: pi.ProviderResponseEvent), opts?: pi.OnOptions)
 ---@param event string
 ---@param fn function
 ---@param opts? pi.OnOptions
