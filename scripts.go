@@ -31,6 +31,8 @@ type userInterface interface {
 	Select(ctx context.Context, title string, options []string) (string, bool, error)
 	Input(ctx context.Context, title, placeholder string) (string, bool, error)
 	Notify(msg, level string)
+	Editor(ctx context.Context, title, prefill string) (string, bool, error)
+	ExtensionUI(method string, fields map[string]any) // setStatus, setWidget, setTitle, set_editor_text
 }
 
 // extensionErrorReporter is a user interface that reports failing scripts separately.
@@ -65,9 +67,9 @@ func (s *scripts) setUI(ui userInterface) {
 	s.mu.Lock()
 	s.ui = ui
 	s.mu.Unlock()
-	if u, ok := ui.(extensionUI); ok && s.rt != nil { // what scripts drew before it was up
+	if ui != nil && s.rt != nil { // what scripts drew before it was up
 		for _, r := range s.rt.Screen() {
-			u.ExtensionUI(r.Method, r.Fields)
+			ui.ExtensionUI(r.Method, r.Fields)
 		}
 	}
 }

@@ -13,12 +13,6 @@ type scriptSession struct {
 	live func() *harness
 }
 
-// extensionUI is the screen's extension slots (the TUI's, RPC's client's).
-type extensionUI interface {
-	ExtensionUI(method string, fields map[string]any)
-	Editor(ctx context.Context, title, prefill string) (string, bool, error)
-}
-
 func (x scriptSession) Abort()     { x.live().Abort() }
 func (x scriptSession) Idle() bool { return !x.live().Busy() }
 func (x scriptSession) ContextUsage() (int, int) {
@@ -44,13 +38,13 @@ func (x scriptSession) Compact(focus string, done func(error)) {
 func (x scriptSession) AllTools() []tools.Tool { return x.s.availableTools() }
 
 func (x scriptSession) UI(method string, fields map[string]any) {
-	if u, ok := x.s.currentUI().(extensionUI); ok {
+	if u := x.s.currentUI(); u != nil {
 		u.ExtensionUI(method, fields)
 	}
 }
 
 func (x scriptSession) Editor(ctx context.Context, title, prefill string) (string, bool, error) {
-	if u, ok := x.s.currentUI().(extensionUI); ok {
+	if u := x.s.currentUI(); u != nil {
 		return u.Editor(ctx, title, prefill)
 	}
 	return "", false, nil
