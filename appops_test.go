@@ -232,7 +232,7 @@ func TestOpsSessionLifecycle(t *testing.T) {
 	promptText(t, a, "second question")
 	original := a.rec.session().Path()
 
-	forks, err := forkMessages(a.rec.session())
+	forks, err := session.ForkPoints(a.rec.session())
 	if err != nil || len(forks) != 2 || forks[1].Text != "second question" {
 		t.Fatalf("forkMessages = %+v, %v", forks, err)
 	}
@@ -243,7 +243,7 @@ func TestOpsSessionLifecycle(t *testing.T) {
 	if a.rec.session().Path() == original || a.rec.session().Header().ParentSession != original {
 		t.Fatalf("fork went to %s with parent %q", a.rec.session().Path(), a.rec.session().Header().ParentSession)
 	}
-	if got, _ := lastAssistantText(a.agent); got != "first answer" {
+	if got, _ := session.LastAssistantText(a.agent.MessagesView()); got != "first answer" {
 		t.Fatalf("after the fork the last answer is %q", got)
 	}
 	promptText(t, a, "another second question")
@@ -261,7 +261,7 @@ func TestOpsSessionLifecycle(t *testing.T) {
 	if err := a.SwitchSession(context.Background(), original); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := lastAssistantText(a.agent); got != "second answer" || a.rec.session().Path() != original {
+	if got, _ := session.LastAssistantText(a.agent.MessagesView()); got != "second answer" || a.rec.session().Path() != original {
 		t.Fatalf("switched back to %s, last answer %q", a.rec.session().Path(), got)
 	}
 }
@@ -272,25 +272,25 @@ func TestOpsStatsNameAndExport(t *testing.T) {
 	model := fauxModel(false)
 	model.Cost = provider.ModelCost{Input: 5000} // $0.50 for the first reply's 100 input tokens
 	a := newOpsApp(t, model, reply, faux.Text("done & dusted"))
-	if _, ok := lastAssistantText(a.agent); ok {
+	if _, ok := session.LastAssistantText(a.agent.MessagesView()); ok {
 		t.Fatal("an empty conversation has a last assistant text")
 	}
 	promptText(t, a, "run it")
-	st := statsOf(a.rec.session(), a.agent)
-	want := sessionStats{SessionFile: a.rec.session().Path(), SessionID: a.rec.session().ID(), UserMessages: 1, AssistantMessages: 2,
+	st := session.StatsOf(a.rec.session(), a.agent.MessagesView())
+	want := session.Stats{SessionFile: a.rec.session().Path(), SessionID: a.rec.session().ID(), UserMessages: 1, AssistantMessages: 2,
 		ToolCalls: 1, ToolResults: 1, TotalMessages: 4}
 	got := st
-	got.Tokens, got.Cost = statsTokens{}, 0
+	got.Tokens, got.Cost = session.StatsTokens{}, 0
 	if got != want || st.Tokens.Input < 100 || st.Tokens.CacheRead != 5 || st.Cost < 0.5 {
 		t.Fatalf("stats = %+v", st)
 	}
-	if text, _ := lastAssistantText(a.agent); text != "done & dusted" {
+	if text, _ := session.LastAssistantText(a.agent.MessagesView()); text != "done & dusted" {
 		t.Fatalf("last text %q", text)
 	}
-	if err := nameSession(a.rec.session(), "  "); err == nil {
+	if err := session.Rename(a.rec.session(), "  "); err == nil {
 		t.Fatal("an empty name was accepted")
 	}
-	if err := nameSession(a.rec.session(), "Export test"); err != nil || a.rec.session().Name() != "Export test" {
+	if err := session.Rename(a.rec.session(), "Export test"); err != nil || a.rec.session().Name() != "Export test" {
 		t.Fatalf("setSessionName: %v, name %q", err, a.rec.session().Name())
 	}
 	path, err := export.File(a.rec.session(), export.Options{Model: "faux/faux-1"}, a.cwd, filepath.Join(t.TempDir(), "out.html"))
@@ -350,7 +350,7 @@ func TestForkKeepsTheModelInUse(t *testing.T) {
 	if _, err := a.settings.setModel(ctx, "local/two", "set"); err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := forkMessages(a.rec.session())
+	msgs, err := session.ForkPoints(a.rec.session())
 	if err != nil || len(msgs) != 2 {
 		t.Fatalf("fork points %v, %v", msgs, err)
 	}

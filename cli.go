@@ -12,6 +12,7 @@ import (
 	"os"
 	"pi/config"
 	"pi/internal/sandbox"
+	"pi/lua"
 	"pi/provider"
 	"pi/session"
 	"pi/subagent"
@@ -36,9 +37,11 @@ type cliOptions struct {
 	fauxScript     string
 	trust          bool
 	noExtensions   bool
-	sandbox        string // --sandbox: replaces [sandbox] mode
-	permissions    string // --permissions: auto, ask or read-only over [permissions] mode
-	yes            bool   // --yes: permission questions nobody can be asked are answered yes
+	extensions     []string          // -e FILE
+	scriptFlags    map[string]string // flags pi does not know, for pi.flag
+	sandbox        string            // --sandbox: replaces [sandbox] mode
+	permissions    string            // --permissions: auto, ask or read-only over [permissions] mode
+	yes            bool              // --yes: permission questions nobody can be asked are answered yes
 	listModels     bool
 	continueLast   bool
 	resume         bool
@@ -67,6 +70,7 @@ type cliOptions struct {
 func parseArgs(args []string, stderr io.Writer) (*cliOptions, error) {
 	o := &cliOptions{}
 	fs := parseFlags(o, stderr)
+	args, o.scriptFlags = lua.SplitFlags(args, fs) // for pi.register_flag's flags
 	// Flags and prompts may be interleaved, as in pi: parse, take one prompt, go on.
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -115,6 +119,9 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.listModels, "list-models", false, "list the models of every configured and local provider")
 	fs.BoolVar(&o.trust, "trust", false, "run this project's .pi/init.lua for this run (otherwise only in trusted directories)")
 	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua")
+	for _, n := range []string{"e", "extension"} {
+		fs.Func(n, "load a Lua script for this run (repeatable)", func(p string) error { o.extensions = append(o.extensions, p); return nil })
+	}
 	fs.Func("sandbox", "off, or workspace: commands write only in the project, temp and allow_write",
 		func(v string) error { o.sandbox = v; return sandbox.CheckMode(v) })
 	fs.StringVar(&o.permissions, "permissions", "", "auto, ask (before calls that can change something) or read-only")

@@ -108,9 +108,10 @@ func (ic *interactive) callbacks() tui.Callbacks {
 			ic.h.ClearQueues() // the TUI has put the queued text back into the editor
 			ic.h.Abort()       // the run, a compaction, a !cmd, a branch summary
 		},
-		OnCommand: func(name, args string) { ic.async(func() { ic.command(name, args) }) },
-		OnBash:    func(cmd string, keep bool) { ic.async(func() { tuiBang(ic, cmd, keep) }) },
-		OnQuit:    ic.cancel,
+		OnCommand:  func(name, args string) { ic.async(func() { ic.command(name, args) }) },
+		OnBash:     func(cmd string, keep bool) { ic.async(func() { tuiBang(ic, cmd, keep) }) },
+		OnQuit:     ic.cancel,
+		OnShortcut: func(key string) { ic.async(func() { ic.report(ic.h.scripts.rt.RunShortcut(ic.ctx, key)) }) },
 		OnKey: func(name string) bool {
 			switch name {
 			case "thinking":
@@ -278,20 +279,11 @@ func (ic *interactive) replay(msgs []provider.Message) {
 func (ic *interactive) updateFooter() {
 	h := ic.h
 	st := h.agent.State()
-	stats := statsOf(h.rec.session(), h.agent)
+	stats := session.StatsOf(h.rec.session(), h.agent.MessagesView())
 	f := tui.FooterInfo{Cwd: h.cwd, Session: h.rec.session().Name(), Model: modelLabel(st.Model), Thinking: st.Thinking,
 		Input: stats.Tokens.Input, Output: stats.Tokens.Output, CacheRead: stats.Tokens.CacheRead,
 		CacheWrite: stats.Tokens.CacheWrite, Cost: stats.Cost, ContextWindow: st.Model.ContextWindow}
-	msgs := h.agent.MessagesView()
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if u := msgs[i].Usage; msgs[i].Role == provider.RoleAssistant && u != nil {
-			f.ContextTokens = u.TotalTokens
-			if f.ContextTokens == 0 {
-				f.ContextTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
-			}
-			break
-		}
-	}
+	f.ContextTokens = provider.ContextTokens(h.agent.MessagesView())
 	ic.ui.SetFooter(f)
 }
 
@@ -335,3 +327,9 @@ func (ic *interactive) Input(ctx context.Context, title, placeholder string) (st
 }
 
 func (ic *interactive) Notify(msg, level string) { ic.ui.Notify(level, msg) }
+
+// ExtensionUI and Editor are the scripts' places on the screen (pi.set_status, pi.editor, …).
+func (ic *interactive) ExtensionUI(m string, f map[string]any) { ic.ui.ExtensionUI(m, f) }
+func (ic *interactive) Editor(ctx context.Context, title, prefill string) (string, bool, error) {
+	return ic.ui.Editor(ctx, title, prefill)
+}

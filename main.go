@@ -27,6 +27,7 @@ import (
 	"pi/config"
 	"pi/eval"
 	"pi/internal/sandbox"
+	"pi/packages"
 	"pi/remote"
 
 	"golang.org/x/term"
@@ -65,6 +66,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(args) > 0 && args[0] == "serve" {
 		return runServe(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && packages.IsCommand(args[0]) {
+		cwd, _ := os.Getwd()
+		return packages.Main(ctx, args, piHomeDir(), cwd, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "attach" {
 		return remote.Attach(ctx, args[1:], piHomeDir(), stderr)

@@ -118,6 +118,11 @@ func orOff(level string) string {
 // session is closed. Scripts see session_shutdown and session_start with the reason (new,
 // resume or fork), as in pi.
 func (h *harness) replaceSession(s *session.Session, reason string) error {
+	if ev := map[bool]string{true: "session_before_fork", false: "session_before_switch"}[reason == "fork"]; h.scripts.cancelled(ev,
+		map[string]any{"reason": reason, "target_session_file": s.Path()}) {
+		s.Close()
+		return fmt.Errorf("%s session: a script's %s handler cancelled it", reason, ev)
+	}
 	h.Quiesce()
 	_, end, err := h.work.begin(context.Background(), workSession)
 	if err != nil {

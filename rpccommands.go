@@ -167,7 +167,7 @@ func cmdCompact(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return compactionJSON(s.h.rec.session(), res), nil
+		return session.CompactionJSON(s.h.rec.session(), res), nil
 	}), nil
 }
 
@@ -217,7 +217,7 @@ func cmdAbortBash(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 }
 
 func cmdSessionStats(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	return statsOf(s.h.rec.session(), s.h.agent), nil
+	return session.StatsOf(s.h.rec.session(), s.h.agent.MessagesView()), nil
 }
 
 func cmdExportHTML(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
@@ -243,12 +243,12 @@ func cmdClone(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 }
 
 func cmdForkMessages(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	msgs, err := forkMessages(s.h.rec.session())
+	msgs, err := session.ForkPoints(s.h.rec.session())
 	return map[string]any{"messages": msgs}, err
 }
 
 func cmdLastAssistantText(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	text, ok := lastAssistantText(s.h.agent)
+	text, ok := session.LastAssistantText(s.h.agent.MessagesView())
 	if !ok {
 		return map[string]any{"text": nil}, nil
 	}
@@ -256,7 +256,7 @@ func cmdLastAssistantText(_ context.Context, s *rpcServer, _ *rpcCommand) (any, 
 }
 
 func cmdSetSessionName(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-	return nil, nameSession(s.h.rec.session(), c.Name)
+	return nil, session.Rename(s.h.rec.session(), c.Name)
 }
 
 // cmdGetCommands lists the scripts' commands; skills come from the bundled skills script as
@@ -312,5 +312,5 @@ func cmdSetLabel(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.EntryID == "" {
 		return nil, errors.New(`set_label needs "entryId"`)
 	}
-	return nil, labelEntry(s.h.rec.session(), c.EntryID, c.Label)
+	return nil, session.Label(s.h.rec.session(), c.EntryID, c.Label)
 }

@@ -152,6 +152,9 @@ func (s *rpcServer) SetStatus(key, text string) {
 	s.uiNotice("setStatus", f)
 }
 
+// ExtensionUI sends one of the requests that expect no answer (setWidget, setTitle, …).
+func (s *rpcServer) ExtensionUI(method string, f map[string]any) { s.uiNotice(method, f) }
+
 // ExtensionError reports a script's failure as pi's extension_error event.
 func (s *rpcServer) ExtensionError(path, event, message string) {
 	s.write(fields{{"type", "extension_error"}, {"extensionPath", path}, {"event", event}, {"error", message}})

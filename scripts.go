@@ -31,6 +31,8 @@ type userInterface interface {
 	Select(ctx context.Context, title string, options []string) (string, bool, error)
 	Input(ctx context.Context, title, placeholder string) (string, bool, error)
 	Notify(msg, level string)
+	Editor(ctx context.Context, title, prefill string) (string, bool, error)
+	ExtensionUI(method string, fields map[string]any) // setStatus, setWidget, setTitle, set_editor_text
 }
 
 // extensionErrorReporter is a user interface that reports failing scripts separately.
@@ -65,6 +67,11 @@ func (s *scripts) setUI(ui userInterface) {
 	s.mu.Lock()
 	s.ui = ui
 	s.mu.Unlock()
+	if ui != nil && s.rt != nil { // what scripts drew before it was up
+		for _, r := range s.rt.Screen() {
+			ui.ExtensionUI(r.Method, r.Fields)
+		}
+	}
 }
 
 func (s *scripts) currentUI() userInterface {
@@ -268,6 +275,11 @@ func (s *scripts) emit(event string, payload map[string]any) {
 	if s.rt != nil {
 		s.rt.Emit(context.Background(), event, payload)
 	}
+}
+
+// cancelled asks the handlers of a session_before_* event whether to stop the move.
+func (s *scripts) cancelled(event string, payload map[string]any) bool {
+	return s.rt != nil && s.rt.BeforeSession(context.Background(), event, payload)
 }
 
 // onEvent forwards agent events to the scripts' observers.

@@ -12,6 +12,7 @@ import (
 	"pi/agent"
 	"pi/config"
 	"pi/server"
+	"pi/session"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -53,7 +54,7 @@ func openServed(ctx context.Context, o cliOptions, req server.OpenRequest, stder
 		return nil, err
 	}
 	if req.Name != "" {
-		nameSession(h.rec.session(), req.Name) // a name that cannot be saved leaves the session unnamed
+		session.Rename(h.rec.session(), req.Name) // a name that cannot be saved leaves the session unnamed
 	}
 	return served{h}, nil
 }

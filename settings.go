@@ -16,6 +16,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/lua"
 	"pi/provider"
 	"pi/session"
 )
@@ -79,6 +80,7 @@ func (s *settings) scopedModels(ctx context.Context) ([]provider.Model, bool) {
 
 // retrying wraps p so that transient failures are retried as configured, and reported.
 func (s *settings) retrying(p provider.Provider) provider.Provider {
+	p = lua.HookProvider(p, func() *lua.Runtime { return s.scripts.rt }) // before_provider_request
 	return &provider.Retrying{Provider: p, Policy: s.retryPolicy(), Notify: s.retryNotice}
 }
 
@@ -184,10 +186,12 @@ func (s *settings) setThinking(level string) (string, error) {
 	if !s.agent.Model().Reasoning {
 		level = "off"
 	}
-	if level == orOff(s.thinking()) {
+	previous := orOff(s.thinking())
+	if level == previous {
 		return level, nil
 	}
 	s.agent.SetThinking(level)
+	s.scripts.emit("thinking_level_select", map[string]any{"level": level, "previous_level": previous})
 	if _, err := s.rec.session().AppendThinkingLevel(level); err != nil {
 		return level, fmt.Errorf("recording thinking level %s: %w", level, err)
 	}

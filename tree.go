@@ -36,10 +36,14 @@ func (h *harness) NavigateTree(ctx context.Context, targetID string, summarize b
 	if targetID == oldLeaf {
 		return "", nil // already there: nothing is left behind and nothing to edit
 	}
+	if h.scripts.cancelled("session_before_tree", map[string]any{"target_id": targetID, "old_leaf_id": oldLeaf}) {
+		return "", errors.New("tree: a script's session_before_tree handler cancelled the move")
+	}
 	newLeaf, text := treeLandingPoint(&target)
 	if err := h.moveLeaf(ctx, oldLeaf, targetID, newLeaf, summarize, focus); err != nil {
 		return "", err
 	}
+	h.scripts.emit("session_tree", map[string]any{"new_leaf_id": sess.Leaf(), "old_leaf_id": oldLeaf})
 	restored, err := sess.Context()
 	if err != nil {
 		return "", fmt.Errorf("tree: rebuilding the conversation at %q: %w", targetID, err)

@@ -115,7 +115,7 @@ func builtins() []builtin {
 		{tui.Command{Name: "copy", Description: "copy the last reply to the clipboard"}, tuiCopyLast},
 		{tui.Command{Name: "reload", Description: "load the Lua scripts again"}, tuiReload},
 		{tui.Command{Name: "trust", Description: "let this project's .pi/init.lua run, or not", ArgHint: "[on|off]"}, tuiTrust},
-		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(ic *interactive, _ string) { ic.ui.Notify(tui.LevelInfo, ic.keys.Help()) }},
+		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(ic *interactive, _ string) { ic.ui.Notify(tui.LevelInfo, ic.keys.Help()+ic.ui.ShortcutHelp()) }},
 		{tui.Command{Name: "quit", Description: "leave pi"}, func(ic *interactive, _ string) { ic.cancel() }},
 	}
 }
@@ -139,6 +139,7 @@ func (ic *interactive) commandList() []tui.Command {
 			select {
 			case <-ic.uiReady:
 				ic.ui.SetCommands(all)
+				ic.ui.SetShortcuts(scriptShortcuts(rt))
 			case <-ic.ctx.Done():
 			}
 		})
@@ -207,7 +208,7 @@ func tuiReplaced(ic *interactive, what string, err error) {
 }
 
 func tuiFork(ic *interactive, _ string) {
-	msgs, err := forkMessages(ic.h.rec.session())
+	msgs, err := session.ForkPoints(ic.h.rec.session())
 	if err != nil || len(msgs) == 0 {
 		ic.ui.Notify(tui.LevelWarning, "nothing to fork from yet")
 		return
@@ -253,7 +254,7 @@ func tuiResume(ic *interactive, _ string) {
 }
 
 func tuiName(ic *interactive, args string) {
-	if err := nameSession(ic.h.rec.session(), args); err != nil {
+	if err := session.Rename(ic.h.rec.session(), args); err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
@@ -261,7 +262,7 @@ func tuiName(ic *interactive, args string) {
 }
 
 func tuiSessionInfo(ic *interactive, _ string) {
-	s := statsOf(ic.h.rec.session(), ic.h.agent)
+	s := session.StatsOf(ic.h.rec.session(), ic.h.agent.MessagesView())
 	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("session %s\nfile %s\n%d messages (%d user, %d assistant, %d tool calls)\n"+
 		"tokens: %d in, %d out, %d cache read, %d cache write · cost $%.4f", s.SessionID, s.SessionFile,
 		s.TotalMessages, s.UserMessages, s.AssistantMessages, s.ToolCalls, s.Tokens.Input, s.Tokens.Output,
@@ -292,7 +293,7 @@ func tuiExport(ic *interactive, path string) {
 }
 
 func tuiCopyLast(ic *interactive, _ string) {
-	text, ok := lastAssistantText(ic.h.agent)
+	text, ok := session.LastAssistantText(ic.h.agent.MessagesView())
 	if !ok {
 		ic.ui.Notify(tui.LevelWarning, "no reply to copy yet")
 		return
@@ -476,7 +477,7 @@ func tuiLabel(ic *interactive, _ string) {
 	if err != nil {
 		return
 	}
-	if err := labelEntry(ic.h.rec.session(), rows[i].ID, label); err != nil {
+	if err := session.Label(ic.h.rec.session(), rows[i].ID, label); err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
@@ -530,4 +531,12 @@ func tuiNavigate(ic *interactive, targetID string, summarize bool, focus string)
 	}
 	ic.updateQueue()
 	ic.updateFooter()
+}
+
+// scriptShortcuts are the keys scripts bound.
+func scriptShortcuts(rt *lua.Runtime) (out []tui.Shortcut) {
+	for _, s := range rt.Shortcuts() {
+		out = append(out, tui.Shortcut{Key: s.Key, Description: s.Description})
+	}
+	return out
 }

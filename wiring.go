@@ -21,6 +21,7 @@ import (
 	"pi/internal/proc"
 	"pi/internal/sandbox"
 	"pi/lua"
+	"pi/packages"
 	"pi/permission"
 	"pi/prompt"
 	"pi/provider"
@@ -128,7 +129,8 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 	box.Mode = cmp.Or(o.sandbox, box.Mode)
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
 		NoProject: o.noExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *harness { return h }, subs),
-		AskTrust: askTrust, Confine: p.sandbox.Confine, HTTPAllowed: box.HTTPAllowed})
+		AskTrust: askTrust, Confine: p.sandbox.Confine, HTTPAllowed: box.HTTPAllowed, Extensions: o.extensions, Flags: o.scriptFlags,
+		Packages: packages.Dirs(packages.Root(p.piHome, p.cwd, false)), ProjectPackages: packages.Dirs(packages.Root(p.piHome, p.cwd, true))})
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
@@ -233,7 +235,8 @@ func scriptHost(s *scripts, live func() *harness, subs lua.Subagents) lua.Host {
 			}()
 			return nil
 		},
-		Notify: s.notify,
+		Notify:  s.notify,
+		Session: scriptSession{s, live},
 		Confirm: func(ctx context.Context, title, msg string) (bool, error) {
 			if u := ui(); u != nil {
 				return u.Confirm(ctx, title, msg)

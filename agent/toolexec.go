@@ -131,7 +131,11 @@ func (a *Agent) preflight(ctx context.Context, block *provider.Block, c *callSta
 		fail(fmt.Sprintf("Tool %q cannot be called: its parameter schema is broken: %v", c.call.Name, err))
 		return
 	}
-	args, err := schema.Prepare(c.call.Args)
+	in := c.call.Args
+	if p, ok := c.tool.(tools.ArgumentPreparer); ok && in != nil {
+		in = p.PrepareArguments(ctx, copyValue(in).(map[string]any))
+	}
+	args, err := schema.Prepare(in)
 	if err != nil {
 		fail(tools.FormatValidationError(c.call.Name, err, c.call.Args))
 		return

@@ -24,7 +24,7 @@ func Events() []string {
 }
 
 func knownEvent(name string) bool {
-	for _, e := range Events() {
+	for _, e := range append(Events(), moreEvents()...) {
 		if e == name {
 			return true
 		}
@@ -54,6 +54,11 @@ func (v *vm) piModule() *lua.LTable {
 		m.RawSetString(name, L.NewFunction(fn))
 	}
 	m.RawSetString("subagent", v.subagentModule())
+	for _, more := range []map[string]lua.LGFunction{sessionFuncs(v), uiFuncs(v), extFuncs(v)} {
+		for name, fn := range more {
+			m.RawSetString(name, L.NewFunction(fn))
+		}
+	}
 	return m
 }
 

@@ -452,7 +452,7 @@ func TestDefinitionsCoverAPI(t *testing.T) {
 			t.Errorf("pi.%s missing from pi.d.lua", name)
 		}
 	}
-	for _, ev := range Events() {
+	for _, ev := range append(Events(), moreEvents()...) {
 		if !strings.Contains(defs, `"`+ev+`"`) {
 			t.Errorf("event %s missing from pi.d.lua", ev)
 		}

@@ -229,8 +229,13 @@ type InputResult struct {
 // {handled = true} (stop; nothing is sent). Skill and template expansion are late input
 // handlers of the bundled scripts, so user scripts see what was typed. Call it for every
 // prompt, before the agent sees it, after running a runnable /command.
-func (r *Runtime) Input(ctx context.Context, text string, images []provider.Block, source string) InputResult {
-	res := InputResult{Text: text}
+func (r *Runtime) Input(ctx context.Context, text string, images []provider.Block, source string) (res InputResult) {
+	res = InputResult{Text: text}
+	defer func() {
+		if !res.Handled && source != "extension" {
+			res.Text = r.withNextTurn(res.Text) // pi.send_message's next_turn messages
+		}
+	}()
 	if !r.HasHandlers("input") {
 		return res
 	}

@@ -165,3 +165,73 @@ func TestExampleCompactionHook(t *testing.T) {
 		t.Errorf("disabled: %+v", d)
 	}
 }
+
+// The plan-mode port: --plan turns it on at session_start (read-only tools and a footer
+// status), a mutating call is refused, and its shortcut turns it off again.
+func TestExamplePlanMode(t *testing.T) {
+	e := newEnv(t)
+	fs := &fakeSession{}
+	active := []string{"read", "bash", "grep"}
+	e.opts.Host.Session = fs
+	e.opts.Host.ActiveTools = func() []string { return active }
+	e.opts.Host.SetActiveTools = func(names []string) error { active = names; return nil }
+	e.opts.Flags = map[string]string{"plan": "true"}
+	r := example(t, e, "plan-mode.lua")
+	r.Emit(ctxT(t), "session_start", map[string]any{"reason": "startup"})
+	r.Flush(ctxT(t))
+	if strings.Join(active, ",") != "read,grep" {
+		t.Fatalf("plan mode tools %q", active)
+	}
+	if block, _ := r.ToolCall(ctxT(t), "bash", "1", map[string]any{"command": "rm x"}); !block {
+		t.Fatal("bash ran in plan mode")
+	}
+	if sp := r.BeforeAgentStart(ctxT(t), "hi", nil, "base"); !strings.Contains(sp, "plan mode") {
+		t.Fatalf("system prompt %q", sp)
+	}
+	if err := r.RunShortcut(ctxT(t), "ctrl+alt+p"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(active, ",") != "read,bash,grep" {
+		t.Fatalf("after leaving %q", active)
+	}
+	want := `ui setStatus {"statusKey":"plan-mode","statusText":"⏸ plan mode"}` + "\n" + `ui setStatus {"statusKey":"plan-mode"}`
+	if got := strings.Join(fs.calls, "\n"); got != want {
+		t.Fatalf("calls\n%s", got)
+	}
+}
+
+// The todo-widget port: each call of the tool redraws the widget above the editor and saves
+// the list in the session.
+func TestExampleTodoWidget(t *testing.T) {
+	e := newEnv(t)
+	fs := &fakeSession{}
+	e.opts.Host.Session = fs
+	r := example(t, e, "todo-widget.lua")
+	var todo tools.Tool
+	for _, tl := range r.Tools() {
+		if tl.Info().Name == "todo" {
+			todo = tl
+		}
+	}
+	for _, args := range []map[string]any{{"action": "add", "text": "write tests"}, {"action": "add", "text": "ship"},
+		{"action": "done", "index": 1}, {"action": "clear"}} {
+		if res, err := todo.Execute(ctxT(t), "id", args, nil); err != nil || res.IsError {
+			t.Fatalf("%v: %v %v", args, err, res)
+		}
+	}
+	var widgets []string
+	for _, c := range fs.calls {
+		if strings.HasPrefix(c, "ui setWidget") {
+			widgets = append(widgets, c)
+		}
+	}
+	want := []string{
+		`ui setWidget {"widgetKey":"todo","widgetLines":["☐ 1. write tests"],"widgetPlacement":"aboveEditor"}`,
+		`ui setWidget {"widgetKey":"todo","widgetLines":["☐ 1. write tests","☐ 2. ship"],"widgetPlacement":"aboveEditor"}`,
+		`ui setWidget {"widgetKey":"todo","widgetLines":["☑ 1. write tests","☐ 2. ship"],"widgetPlacement":"aboveEditor"}`,
+		`ui setWidget {"widgetKey":"todo","widgetPlacement":"aboveEditor"}`,
+	}
+	if strings.Join(widgets, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("widgets\n%s", strings.Join(widgets, "\n"))
+	}
+}

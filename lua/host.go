@@ -19,6 +19,9 @@ type Host struct {
 	// Notify shows a message; level is info, warning or error. nil: notices are only kept for
 	// Runtime.Notices.
 	Notify func(msg, level string)
+	// Session reaches the live session and the screen's extension slots (session_api.go).
+	// nil: pi.is_idle is true, the screen functions do nothing, the others fail.
+	Session Session
 	// Confirm asks a yes/no question. nil: false.
 	Confirm func(ctx context.Context, title, msg string) (bool, error)
 	// Select asks to pick one of options; ok is false when the user dismissed it. nil: none.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -86,8 +87,7 @@ func BundledScripts() []string {
 // collectScripts lists the scripts in load order: bundled (or their $PI_HOME/lua/ replacement),
 // $PI_HOME/init.lua, then the project's .pi/init.lua when the directory is trusted. Problems
 // become notices; a missing file is simply not there.
-func (r *Runtime) collectScripts(ctx context.Context) []script {
-	var out []script
+func (r *Runtime) collectScripts(ctx context.Context) (out []script) {
 	for _, name := range r.opts.Disabled {
 		if !slices.Contains(BundledScripts(), name) {
 			r.notify("warning", "lua: cannot switch off %q: the bundled scripts are %s", name, strings.Join(BundledScripts(), ", "))
@@ -107,6 +107,7 @@ func (r *Runtime) collectScripts(ctx context.Context) []script {
 	if s, ok := r.readScript(filepath.Join(r.opts.PiHome, "init.lua")); ok {
 		out = append(out, s)
 	}
+	defer func() { out = append(append(out, r.packageScripts(ctx)...), r.extensionScripts()...) }()
 	if r.opts.NoProject || r.opts.Cwd == "" {
 		return out
 	}
@@ -196,7 +197,7 @@ func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func(
 			return nil // pi is stopping: the rest is not loaded, and that is no news
 		}
 		if i >= 0 && err != nil {
-			r.notify("error", "lua: error while loading %s; pi goes on without the rest of it: %s", filepath.Base(scripts[i].name), cleanError(err))
+			r.notify("error", "lua: error while loading %s; pi goes on without the rest of it: %s", scriptLabel(scripts[i].name), cleanError(err))
 		}
 		for i++; i < len(scripts); i++ {
 			s := scripts[i]
@@ -212,4 +213,52 @@ func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func(
 	})
 	t.loading = true
 	return t
+}
+
+// extensionScripts are the -e scripts, which load last: the user named them for this run.
+func (r *Runtime) extensionScripts() []script {
+	var out []script
+	for _, p := range r.opts.Extensions {
+		if s, ok := r.readScript(p); ok {
+			out = append(out, s)
+		} else {
+			r.notify("error", "lua: -e %s: no such script", p)
+		}
+	}
+	return out
+}
+
+// packageScripts are the packages' scripts: the user's packages, then the project's when it is
+// trusted, each package's init.lua first and then its lua/*.lua in name order.
+func (r *Runtime) packageScripts(ctx context.Context) []script {
+	dirs := append([]string(nil), r.opts.Packages...)
+	if len(r.opts.ProjectPackages) > 0 && !r.opts.NoProject && r.projectTrusted(ctx, filepath.Join(r.opts.Cwd, ".pi", "packages")) {
+		dirs = append(dirs, r.opts.ProjectPackages...)
+	}
+	r.mu.Lock()
+	r.packages = dirs
+	r.mu.Unlock()
+	var out []script
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "lua", "*.lua"))
+		sort.Strings(files)
+		for _, f := range append([]string{filepath.Join(dir, "init.lua")}, files...) {
+			if s, ok := r.readScript(f); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// scriptLabel names a script in messages: a package's by the package.
+func scriptLabel(name string) string {
+	dir := filepath.Dir(name)
+	if filepath.Base(dir) == "lua" {
+		dir = filepath.Dir(dir)
+	}
+	if filepath.Base(filepath.Dir(dir)) == "packages" {
+		return "package " + filepath.Base(dir) + " (" + filepath.Base(name) + ")"
+	}
+	return filepath.Base(name)
 }

@@ -46,6 +46,10 @@ pi = {}
 ---@field prompt_guidelines? string[] bullets added to the system prompt while the tool is active
 ---@field timeout? number seconds before the call is stopped (default 600)
 ---@field constrained_sampling? boolean false: never ask the server to constrain this tool's arguments to its schema
+---@field label? string a name for people
+---@field prepare_arguments? fun(args: table): table|nil rewrites the model's arguments before the schema check (nil keeps them)
+---@field render_call? fun(args: table): string the short text the terminal shows for the call
+---@field render_result? fun(result: pi.ToolResult): string the short text the terminal shows for the output (ctrl+o shows all)
 
 --- Register a tool the model can call. Registering a name again replaces the earlier tool.
 ---@param def pi.ToolDef
@@ -166,6 +170,27 @@ function pi.register_command(def) end
 ---@field previous_model string
 ---@field source "set"|"cycle"|"restore"
 
+---@class pi.ThinkingLevelSelectEvent
+---@field level string
+---@field previous_level string
+
+---@class pi.SessionBeforeEvent
+---@field reason? "new"|"resume"|"fork" switch and fork
+---@field target_session_file? string switch and fork
+---@field target_id? string tree
+---@field old_leaf_id? string tree
+
+---@class pi.SessionTreeEvent
+---@field old_leaf_id string
+---@field new_leaf_id string
+
+---@class pi.ProviderRequestEvent
+---@field payload table the JSON body about to be sent
+
+---@class pi.ProviderResponseEvent
+---@field status integer
+---@field headers table<string, string> names in lower case
+
 ---@class pi.OnOptions
 ---@field late? boolean run after the handlers without it (the bundled skill and template expansion use this)
 ---@field guard? boolean tool_call only: fail closed (raising or timing out blocks the call), and may return {allow = true}
@@ -188,6 +213,11 @@ function pi.register_command(def) end
 ---@overload fun(event: "session_before_compact", fn: fun(ev: pi.BeforeCompactEvent): pi.BeforeCompactResult?, opts?: pi.OnOptions)
 ---@overload fun(event: "session_compact", fn: fun(ev: pi.SessionCompactEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "model_select", fn: fun(ev: pi.ModelSelectEvent), opts?: pi.OnOptions)
+---@overload fun(event: "thinking_level_select", fn: fun(ev: pi.ThinkingLevelSelectEvent), opts?: pi.OnOptions)
+---@overload fun(event: "session_before_switch"|"session_before_fork"|"session_before_tree", fn: fun(ev: pi.SessionBeforeEvent): {cancel: boolean}?, opts?: pi.OnOptions)
+---@overload fun(event: "session_tree", fn: fun(ev: pi.SessionTreeEvent), opts?: pi.OnOptions)
+---@overload fun(event: "before_provider_request", fn: fun(ev: pi.ProviderRequestEvent): table?, opts?: pi.OnOptions)
+---@overload fun(event: "after_provider_response", fn: fun(ev: pi.ProviderResponseEvent), opts?: pi.OnOptions)
 ---@param event string
 ---@param fn function
 ---@param opts? pi.OnOptions
@@ -512,3 +542,151 @@ function pi.subagent.abort(id) end
 --- Every child of this session, oldest first.
 ---@return pi.SubagentResult[]
 function pi.subagent.list() end
+
+-- ── the session ──────────────────────────────────────────────────────────────────────────
+
+--- Stop the run in flight (it does not wait).
+function pi.abort() end
+
+---@return boolean idle no run in flight (always true without a session)
+function pi.is_idle() end
+
+---@class pi.CompactOptions
+---@field on_done? fun(err: string|nil) called when the compaction ends
+
+--- Start a compaction (focus: what the summary should keep) and return at once.
+---@param focus? string
+---@param opts? pi.CompactOptions
+---@return true|nil ok
+---@return string? err
+function pi.compact(focus, opts) end
+
+---@class pi.ContextUsage
+---@field tokens? integer the context's size as the last reply reported it (nil before one)
+---@field context_window? integer the model's window, when known
+---@field percent? number
+
+---@return pi.ContextUsage
+function pi.context_usage() end
+
+--- Record state in the session (a custom entry; it never reaches the model).
+---@param custom_type string
+---@param data any
+---@return string|nil entry_id
+---@return string? err
+function pi.append_entry(custom_type, data) end
+
+--- Label an entry (a bookmark in /tree); an empty label clears it.
+---@param entry_id string
+---@param label? string
+---@return true|nil ok
+---@return string? err
+function pi.set_label(entry_id, label) end
+
+---@return string|nil
+function pi.session_name() end
+
+---@param name string
+---@return true|nil ok
+---@return string? err
+function pi.set_session_name(name) end
+
+---@return string level off, minimal, low, medium, high or xhigh
+function pi.thinking_level() end
+
+--- Returns the level in force: a model without reasoning stays off.
+---@param level string
+---@return string|nil level
+---@return string? err
+function pi.set_thinking_level(level) end
+
+---@class pi.ToolInfo
+---@field name string
+---@field description string
+---@field active boolean
+---@field read_only boolean
+
+---@return pi.ToolInfo[] every tool that can be activated
+function pi.all_tools() end
+
+---@class pi.CommandInfo
+---@field name string
+---@field description string
+---@field source "extension"|"skill"|"prompt"
+---@field path string the script that registered it
+
+---@return pi.CommandInfo[]
+function pi.commands() end
+
+---@class pi.CustomMessage
+---@field content string|pi.TextBlock[]
+---@field custom_type? string accepted for pi's scripts; the model sees the text as a user message
+---@field display? boolean
+---@field details? any
+
+---@class pi.SendMessageOptions
+---@field deliver_as? "steer"|"follow_up"|"next_turn" next_turn (the default without trigger_turn): in front of the user's next prompt
+---@field trigger_turn? boolean send it now (after the run when one is going)
+
+---@param msg pi.CustomMessage
+---@param opts? pi.SendMessageOptions
+---@return true|nil ok
+---@return string? err
+function pi.send_message(msg, opts) end
+
+-- ── the screen ───────────────────────────────────────────────────────────────────────────
+-- In the terminal UI these draw; over RPC they are extension_ui_request lines (setStatus,
+-- setWidget, setTitle, set_editor_text); in print and JSON mode they do nothing.
+
+--- A footer segment under key; nil or "" removes it. Segments show in key order.
+---@param key string
+---@param text? string
+function pi.set_status(key, text) end
+
+---@class pi.WidgetOptions
+---@field placement? "above"|"below" above (default) or below the editor
+
+--- Lines above or below the editor under key (at most 10 show); nil removes them.
+---@param key string
+---@param lines string[]|string|nil
+---@param opts? pi.WidgetOptions
+function pi.set_widget(key, lines, opts) end
+
+---@param title string the terminal window's title
+function pi.set_title(title) end
+
+---@param text string replaces what the editor holds
+function pi.set_editor_text(text) end
+
+--- Ask for a longer text, starting from prefill: the text, or nil when dismissed or without a UI.
+---@param title string
+---@param prefill? string
+---@return string|nil
+function pi.editor(title, prefill) end
+
+-- ── shortcuts, flags, packages ───────────────────────────────────────────────────────────
+
+---@class pi.ShortcutDef
+---@field key string e.g. "ctrl+alt+p"; a key the keymap gives an action stays the action's
+---@field description? string listed by /hotkeys
+---@field run fun()
+
+---@param def pi.ShortcutDef
+function pi.register_shortcut(def) end
+
+---@class pi.FlagDef
+---@field name string `pi --name` (boolean) or `pi --name=value` (string)
+---@field type? "boolean"|"string" default boolean
+---@field description? string
+---@field default? any
+
+---@param def pi.FlagDef
+function pi.register_flag(def) end
+
+--- The flag's value from the command line, else its default, else nil.
+---@param name string
+---@return any
+function pi.flag(name) end
+
+---@return string[] the folders of the packages loaded, in load order
+function pi.package_dirs() end

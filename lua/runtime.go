@@ -43,6 +43,15 @@ type Options struct {
 	// means this process's.
 	Environ func() []string
 
+	// Packages are the folders of the user's packages and ProjectPackages the project's (which
+	// load only when the project is trusted), in load order: each one's init.lua, then its
+	// lua/*.lua, after the user's and the project's own scripts.
+	Packages, ProjectPackages []string
+	// Extensions are scripts to load after the others for this run (-e FILE).
+	Extensions []string
+	// Flags are the command line's flags pi does not know, for pi.flag (SplitFlags).
+	Flags map[string]string
+
 	HookTimeout    time.Duration // per handler; 0: DefaultHookTimeout
 	ToolTimeout    time.Duration // Lua tools without their own timeout; 0: DefaultToolTimeout
 	CommandTimeout time.Duration // 0: DefaultCommandTimeout
@@ -69,17 +78,21 @@ type Notice struct {
 type Runtime struct {
 	opts Options
 
-	mu      sync.Mutex // guards the fields below and queue
-	queue   []*task
-	tools   []tools.Tool
-	cmds    []Command
-	events  map[string]int // handler count per event, so callers skip work nobody listens to
-	guards  int            // guard tool_call handlers, which fail closed
-	notices []Notice
-	async   int             // observe-only tasks not finished yet
-	idle    []chan struct{} // Flush waiters, closed when async reaches 0
-	closed  bool
-	runKill context.CancelCauseFunc // stops the call the owner is running, nil between calls
+	mu        sync.Mutex // guards the fields below and queue
+	queue     []*task
+	tools     []tools.Tool
+	cmds      []Command
+	shortcuts []Shortcut
+	packages  []string       // the package folders loaded, for pi.package_dirs
+	nextTurn  []string       // pi.send_message texts for the user's next prompt
+	screen    []screenSlot   // the scripts' statuses, widgets and title (ui.go)
+	events    map[string]int // handler count per event, so callers skip work nobody listens to
+	guards    int            // guard tool_call handlers, which fail closed
+	notices   []Notice
+	async     int             // observe-only tasks not finished yet
+	idle      []chan struct{} // Flush waiters, closed when async reaches 0
+	closed    bool
+	runKill   context.CancelCauseFunc // stops the call the owner is running, nil between calls
 
 	memBase  uint64      // the heap at New, what MemoryLimit adds to (set before any call)
 	memTimer *time.Timer // samples the heap while a call runs (checkMemory)

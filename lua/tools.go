@@ -23,6 +23,8 @@ type luaTool struct {
 	r       *Runtime
 	info    tools.Info
 	timeout time.Duration
+	// which of the optional functions the script gave (toolextras.go)
+	prepare, renderCall, renderResult bool
 }
 
 func (t *luaTool) Info() *tools.Info { return &t.info }
@@ -54,6 +56,9 @@ func (t *luaTool) Execute(ctx context.Context, callID string, args map[string]an
 	})
 	if err := t.r.submit(ctx, tk); err != nil {
 		return tools.ErrorResult(fmt.Sprintf("Tool %q could not run: %v", t.info.Name, err)), nil
+	}
+	if t.renderCall || t.renderResult {
+		t.render(ctx, args, &res)
 	}
 	return res, nil
 }
@@ -175,14 +180,20 @@ func (v *vm) registerTool(L *lua.LState) int {
 	if timeout == 0 {
 		timeout = v.r.opts.ToolTimeout
 	}
-	t := &luaTool{r: v.r, timeout: timeout, info: tools.Info{Name: name, Description: optString(L, def, "description"),
-		Parameters: params, Sequential: lua.LVAsBool(def.RawGetString("sequential")), ReadOnly: lua.LVAsBool(def.RawGetString("read_only")),
-		Snippet: optString(L, def, "prompt_snippet"), Guidelines: guidelines,
-		NoConstrainedSampling: def.RawGetString("constrained_sampling") == lua.LFalse}}
+	extras := v.readToolExtras(L, name, def)
+	t := &luaTool{r: v.r, timeout: timeout, prepare: extras.prepare != nil, renderCall: extras.renderCall != nil,
+		renderResult: extras.renderResult != nil, info: tools.Info{Name: name, Label: optString(L, def, "label"), Description: optString(L, def, "description"),
+			Parameters: params, Sequential: lua.LVAsBool(def.RawGetString("sequential")), ReadOnly: lua.LVAsBool(def.RawGetString("read_only")),
+			Snippet: optString(L, def, "prompt_snippet"), Guidelines: guidelines,
+			NoConstrainedSampling: def.RawGetString("constrained_sampling") == lua.LFalse}}
 	if _, dup := v.toolFns[name]; dup {
 		v.r.notify("warning", "lua: %s: tool %q registered again; the later one wins", v.script, name)
 	}
 	v.toolFns[name] = execute
+	if v.ext.tools == nil {
+		v.ext.tools = map[string]toolExtras{}
+	}
+	v.ext.tools[name] = extras
 	v.tools = append(removeTool(v.tools, name), t)
 	v.r.publish(v)
 	return 0
@@ -310,6 +321,7 @@ func (r *Runtime) publish(v *vm) {
 	}
 	r.mu.Lock()
 	r.tools, r.cmds, r.events, r.guards = ts, cmds, events, guards
+	r.shortcuts = v.shortcutList()
 	r.mu.Unlock()
 }
 

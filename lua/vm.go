@@ -21,6 +21,7 @@ type vm struct {
 	cmdFns   map[string]commandFns
 	tools    []*luaTool
 	commands map[string]Command
+	ext      extState              // flags and shortcuts (ext.go)
 	tasks    map[*lua.LState]*task // suspended coroutines
 	running  *lua.LState           // the coroutine being resumed right now
 	current  *task                 // its task

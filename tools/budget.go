@@ -117,6 +117,14 @@ func (b *budgeted) Execute(ctx context.Context, callID string, args map[string]a
 	return Fit(res, b.limits()), nil
 }
 
+// PrepareArguments passes the wrapped tool's shim on (ArgumentPreparer).
+func (b *budgeted) PrepareArguments(ctx context.Context, args map[string]any) map[string]any {
+	if p, ok := b.Tool.(ArgumentPreparer); ok {
+		return p.PrepareArguments(ctx, args)
+	}
+	return args
+}
+
 // BudgetAll wraps each tool of ts with Budgeted, in place, and returns ts.
 func BudgetAll(ts []Tool, limits func() Limits) []Tool {
 	for i, t := range ts {

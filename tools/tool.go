@@ -17,6 +17,7 @@ import (
 // Info describes a tool to the model and to the loop.
 type Info struct {
 	Name        string
+	Label       string // a name for people (pi's label); "" shows Name
 	Description string
 	Parameters  json.RawMessage // a JSON Schema object
 	// Sequential tools never run alongside others: a batch with one runs one call at a time.
@@ -48,6 +49,21 @@ type Result struct {
 	// when every result of the batch asks for it.
 	Terminate bool
 }
+
+// ArgumentPreparer is a tool that rewrites the model's arguments before they are checked
+// against Parameters (pi's prepareArguments): a shim for an older or sloppier shape. It gets
+// a copy and returns what is checked and run.
+type ArgumentPreparer interface {
+	PrepareArguments(ctx context.Context, args map[string]any) map[string]any
+}
+
+// RenderCallKey and RenderResultKey, in a result's Details map, carry the short text a
+// script's render_call and render_result made: the terminal UI shows it in place of its own
+// summary of the arguments and of the output.
+const (
+	RenderCallKey   = "pi_render_call"
+	RenderResultKey = "pi_render_result"
+)
 
 // TextResult is a result holding one text block.
 func TextResult(text string) Result {

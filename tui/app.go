@@ -33,6 +33,7 @@ type Callbacks struct {
 	OnBash     func(cmd string, keep bool)      // "!cmd" (keep: add output to context), "!!cmd"
 	OnQuit     func()                           // Ctrl+C twice, Ctrl+D on an empty editor
 	OnKey      func(name string) (handled bool) // Ctrl+L "model", Ctrl+P "cycle-model", Shift+Tab "thinking"
+	OnShortcut func(key string)                 // a script's shortcut, by the key it registered
 }
 
 // Options configure an App.
@@ -105,6 +106,10 @@ type App struct {
 	steer        []string
 	follow       []string
 	footer       FooterInfo
+	ext          extSlots // scripts' statuses and widgets (extui.go)
+	// scripts' shortcuts (shortcuts.go), and their keys by canonical name
+	shortcuts    []Shortcut
+	shortcutKeys map[string]string
 	// the footer's lines as last drawn, for footerDrawn at footerWidth
 	footerLines []string
 	footerDrawn FooterInfo

@@ -217,7 +217,8 @@ func (a *App) chrome(width, height int) []string {
 	if len(a.live) > 0 || a.anyOutput {
 		sep = []string{""}
 	}
-	parts := []chromePart{{sep, 1}, {renderQueue(a.theme, a.steer, a.follow, width), 3}, {status, 4}}
+	parts := []chromePart{{sep, 1}, {renderQueue(a.theme, a.steer, a.follow, width), 3}, {status, 4},
+		{widgetLines(a.ext.above, width), 3}}
 	if a.modal != nil {
 		parts = append(parts, chromePart{a.modal.render(a.theme, width), 6})
 	} else {
@@ -227,7 +228,8 @@ func (a *App) chrome(width, height int) []string {
 		parts = append(parts, chromePart{ed[:1], 5}, chromePart{ed[1 : len(ed)-1], 7},
 			chromePart{ed[len(ed)-1:], 5}, chromePart{popup, 2})
 	}
-	parts = append(parts, chromePart{footer[:1], 6}, chromePart{footer[1:], 8})
+	parts = append(parts, chromePart{widgetLines(a.ext.below, width), 3}, chromePart{footer[:1], 6},
+		chromePart{footer[1:], 8}, chromePart{statusSegments(a.theme, a.ext.status, width), 4})
 	return fitChrome(parts, budget)
 }
 

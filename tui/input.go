@@ -105,6 +105,9 @@ func (a *App) key(ev *tcell.EventKey) func() {
 	if f, handled := a.appAction(action); handled {
 		return f
 	}
+	if f, ok := a.shortcutKey(KeyName(ev), action); ok {
+		return f
+	}
 	width, _ := a.r.Size()
 	typeKey(a.editor, ev, action, width)
 	return nil

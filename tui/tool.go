@@ -31,10 +31,13 @@ type toolView struct {
 	state    toolState
 	output   []string // sanitized output lines
 	diff     string   // edit: the diff from the result details
-	started  time.Time
-	ended    time.Time
-	expanded *bool // shared with the App
-	now      func() time.Time
+	// a script tool's own text for the call and for its output (render_call, render_result);
+	// ctrl+o still shows the whole output
+	renderCall, renderResult string
+	started                  time.Time
+	ended                    time.Time
+	expanded                 *bool // shared with the App
+	now                      func() time.Time
 }
 
 func (t *toolView) final() bool { return t.state != toolRunning }
@@ -75,10 +78,13 @@ func (t *toolView) setDetails(details any) {
 		return
 	}
 	var d struct {
-		Diff string `json:"diff"`
+		Diff         string `json:"diff"`
+		RenderCall   string `json:"pi_render_call"`
+		RenderResult string `json:"pi_render_result"`
 	}
 	if json.Unmarshal(data, &d) == nil {
 		t.diff = sanitize(d.Diff)
+		t.renderCall, t.renderResult = oneLine(d.RenderCall), strings.TrimRight(sanitize(d.RenderResult), "\n")
 	}
 }
 
@@ -122,7 +128,9 @@ func (t *toolView) elapsed() string {
 // lines (the end of a build is what matters), everything else the first ones.
 func (t *toolView) preview() ([]string, int) {
 	lines := t.output
-	if t.diff != "" && t.state == toolDone {
+	if t.renderResult != "" && !*t.expanded {
+		lines = strings.Split(t.renderResult, "\n")
+	} else if t.diff != "" && t.state == toolDone {
 		lines = colourDiff(t.th, t.diff)
 	} else if t.name == "write" && len(lines) <= 1 {
 		if c, ok := t.args["content"].(string); ok {
@@ -163,6 +171,9 @@ func colourDiff(th *theme.Theme, diff string) []string {
 // summary is the one-line form of the call's arguments.
 func (t *toolView) summary() string {
 	str := func(k string) string { s, _ := t.args[k].(string); return sanitize(s) }
+	if t.renderCall != "" {
+		return t.renderCall
+	}
 	switch t.name {
 	case "bash":
 		return strings.ReplaceAll(str("command"), "\n", " ⏎ ")

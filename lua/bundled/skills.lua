@@ -143,6 +143,7 @@ local function skill_roots()
   local home = os.getenv("HOME")
   if pi.pi_home() ~= "" then add(pi.pi_home() .. "/skills", true) end
   if home then add(home .. "/.agents/skills", false) end
+  for _, pkg in ipairs(pi.package_dirs()) do add(pkg .. "/skills", true) end
   local dir = pi.cwd()
   while dir and dir ~= "" do
     add(dir .. "/.pi/skills", dir == pi.cwd())

@@ -109,6 +109,7 @@ end
 
 if pi.pi_home() ~= "" then load_dir(pi.pi_home() .. "/prompts") end
 load_dir(pi.cwd() .. "/.pi/prompts")
+for _, pkg in ipairs(pi.package_dirs()) do load_dir(pkg .. "/prompts") end
 
 pi.on("input", function(ev)
   local name, rest = ev.text:match("^/([^%s]+)[ \t]?(.*)$")

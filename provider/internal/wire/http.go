@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"pi/provider"
 )
 
 // HTTPError is a non-2xx answer from a model server.
@@ -34,7 +36,14 @@ func (e *HTTPError) Error() string {
 // on a silent server returns at once instead of waiting for the transport to notice.
 // Any other status becomes an *HTTPError; a transport failure is returned without the URL's
 // query, which is where some users put keys.
+//
+// The request hooks ctx carries (provider.WithRequestHooks) see the body first and may
+// replace it, and see the answer's status and headers.
 func Post(ctx context.Context, client *http.Client, target string, header http.Header, body []byte) (*http.Response, error) {
+	hooks := provider.HooksFrom(ctx)
+	if hooks.BeforeRequest != nil {
+		body = hooks.BeforeRequest(ctx, body)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("building request for %s: %w", redactURL(target), err)
@@ -43,7 +52,18 @@ func Post(ctx context.Context, client *http.Client, target string, header http.H
 		req.Header[k] = vs
 	}
 	req.Header.Set("Content-Type", "application/json")
-	return do(ctx, client, req)
+	if hooks.AfterResponse == nil {
+		return do(ctx, client, req)
+	}
+	resp, err := do(ctx, client, req)
+	var herr *HTTPError
+	switch {
+	case err == nil:
+		hooks.AfterResponse(ctx, resp.StatusCode, resp.Header)
+	case errors.As(err, &herr):
+		hooks.AfterResponse(ctx, herr.Status, nil)
+	}
+	return resp, err
 }
 
 // Get fetches target with header, like Post.

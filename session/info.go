@@ -1,42 +1,39 @@
-package main
+package session
 
-// sessioninfo.go answers the questions front ends ask about a live session: statistics, the
-// last reply, the messages a fork can start from, its name, and the session listing of a
-// directory.
+// info.go answers the questions front ends ask about a live session: statistics, the last
+// reply, the messages a fork can start from, its name and labels.
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 
-	"pi/agent"
 	"pi/provider"
-	"pi/session"
 )
 
-// forkMessage is a user message a fork can start from.
-type forkMessage struct {
+// ForkPoint is a user message a fork can start from (pi's get_fork_messages rows).
+type ForkPoint struct {
 	EntryID string `json:"entryId"`
 	Text    string `json:"text"`
 }
 
-// forkMessages lists the user messages of the session, oldest first.
-func forkMessages(sess *session.Session) ([]forkMessage, error) {
+// ForkPoints lists the user messages of the session, oldest first.
+func ForkPoints(sess *Session) ([]ForkPoint, error) {
 	entries, err := sess.Entries()
 	if err != nil {
 		return nil, fmt.Errorf("listing the messages of session %s: %w", sess.ID(), err)
 	}
-	out := []forkMessage{}
+	out := []ForkPoint{}
 	for _, e := range entries {
-		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == provider.RoleUser {
-			out = append(out, forkMessage{EntryID: e.ID, Text: session.WithoutContextBlock(e.Message.TextContent())})
+		if e.Type == TypeMessage && e.Message != nil && e.Message.Role == provider.RoleUser {
+			out = append(out, ForkPoint{EntryID: e.ID, Text: WithoutContextBlock(e.Message.TextContent())})
 		}
 	}
 	return out, nil
 }
 
-// sessionStats counts the messages and tokens of the conversation the agent holds.
-type sessionStats struct {
+// Stats counts the messages and tokens of a conversation (pi's get_session_stats).
+type Stats struct {
 	SessionFile       string      `json:"sessionFile,omitempty"`
 	SessionID         string      `json:"sessionId"`
 	UserMessages      int         `json:"userMessages"`
@@ -44,11 +41,12 @@ type sessionStats struct {
 	ToolCalls         int         `json:"toolCalls"`
 	ToolResults       int         `json:"toolResults"`
 	TotalMessages     int         `json:"totalMessages"`
-	Tokens            statsTokens `json:"tokens"`
+	Tokens            StatsTokens `json:"tokens"`
 	Cost              float64     `json:"cost"`
 }
 
-type statsTokens struct {
+// StatsTokens are a conversation's tokens by kind.
+type StatsTokens struct {
 	Input      int `json:"input"`
 	Output     int `json:"output"`
 	CacheRead  int `json:"cacheRead"`
@@ -56,9 +54,9 @@ type statsTokens struct {
 	Total      int `json:"total"`
 }
 
-func statsOf(sess *session.Session, ag *agent.Agent) sessionStats {
-	st := sessionStats{SessionFile: sess.Path(), SessionID: sess.ID()}
-	msgs := ag.MessagesView()
+// StatsOf counts msgs, the conversation held for sess.
+func StatsOf(sess *Session, msgs []provider.Message) Stats {
+	st := Stats{SessionFile: sess.Path(), SessionID: sess.ID()}
 	st.TotalMessages = len(msgs)
 	for i := range msgs {
 		m := &msgs[i]
@@ -84,10 +82,10 @@ func statsOf(sess *session.Session, ag *agent.Agent) sessionStats {
 	return st
 }
 
-// lastAssistantText is the text of the newest assistant reply; ok is false when there is none.
+// LastAssistantText is the text of the newest assistant reply in msgs; ok is false when there
+// is none.
 // An aborted reply with nothing in it does not count.
-func lastAssistantText(ag *agent.Agent) (text string, ok bool) {
-	msgs := ag.MessagesView()
+func LastAssistantText(msgs []provider.Message) (text string, ok bool) {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := &msgs[i]
 		if m.Role != provider.RoleAssistant || m.StopReason == provider.StopAborted && len(m.Content) == 0 {
@@ -98,8 +96,8 @@ func lastAssistantText(ag *agent.Agent) (text string, ok bool) {
 	return "", false
 }
 
-// setSessionName names the session for listings; empty names are refused.
-func nameSession(sess *session.Session, name string) error {
+// Rename names the session for listings; empty names are refused.
+func Rename(sess *Session, name string) error {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return errors.New("session name is empty")
@@ -110,8 +108,8 @@ func nameSession(sess *session.Session, name string) error {
 	return nil
 }
 
-// compactionJSON is pi's CompactionResult, with the details stored in the session entry.
-func compactionJSON(sess *session.Session, r *session.Result) map[string]any {
+// CompactionJSON is pi's CompactionResult, with the details stored in the session entry.
+func CompactionJSON(sess *Session, r *Result) map[string]any {
 	var details any = map[string]any{}
 	if e, err := sess.Entry(r.EntryID); err == nil && len(e.Details) > 0 {
 		details = e.Details
@@ -120,8 +118,8 @@ func compactionJSON(sess *session.Session, r *session.Result) map[string]any {
 		"tokensBefore": r.TokensBefore, "tokensAfter": r.TokensAfter, "details": details}
 }
 
-// labelEntry sets the label of entryID (pi's setLabel); an empty label clears it.
-func labelEntry(sess *session.Session, entryID, label string) error {
+// Label sets the label of entryID (pi's setLabel); an empty label clears it.
+func Label(sess *Session, entryID, label string) error {
 	if _, err := sess.SetLabel(entryID, strings.TrimSpace(label)); err != nil {
 		return fmt.Errorf("labelling %q in session %s: %w", entryID, sess.ID(), err)
 	}

@@ -1,0 +1,173 @@
+package lua
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Shortcut is a key a script bound with pi.register_shortcut.
+type Shortcut struct {
+	Key         string // as the script wrote it, e.g. "ctrl+alt+p"
+	Description string
+	Source      string // the script that registered it
+	r           *Runtime
+}
+
+// Run calls the shortcut's run function, as Command.Run calls a command's.
+func (s Shortcut) Run(ctx context.Context) error {
+	return Command{Name: shortcutCommand(s.Key), r: s.r, runnable: true}.Run(ctx, "")
+}
+
+// RunShortcut runs the shortcut scripts bound to key; an unknown key is an error.
+func (r *Runtime) RunShortcut(ctx context.Context, key string) error {
+	for _, s := range r.Shortcuts() {
+		if s.Key == key {
+			return s.Run(ctx)
+		}
+	}
+	return fmt.Errorf("no script shortcut on %s", key)
+}
+
+// shortcutCommand is the hidden command a shortcut's function is kept under.
+func shortcutCommand(key string) string { return "\x00shortcut " + key }
+
+// Shortcuts lists the keys scripts bound, sorted by key.
+func (r *Runtime) Shortcuts() []Shortcut {
+	r.waitReady()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Shortcut(nil), r.shortcuts...)
+}
+
+// extState is one state's flags and shortcuts.
+type extState struct {
+	tools     map[string]toolExtras // by tool name (toolextras.go)
+	flags     map[string]flagDef
+	shortcuts map[string]Shortcut
+}
+
+type flagDef struct {
+	typ string // "boolean" or "string"
+	def lua.LValue
+}
+
+// extFuncs are the registrations beyond tools and commands: shortcuts and flags.
+func extFuncs(v *vm) map[string]lua.LGFunction {
+	return map[string]lua.LGFunction{"register_shortcut": v.registerShortcut, "register_flag": v.registerFlag, "flag": v.flagFn,
+		"package_dirs": v.packageDirs, "send_message": v.sendMessage}
+}
+
+func (v *vm) registerShortcut(L *lua.LState) int {
+	def := L.CheckTable(1)
+	key := strings.ToLower(optString(L, def, "key"))
+	run, ok := def.RawGetString("run").(*lua.LFunction)
+	if key == "" || !ok {
+		L.ArgError(1, "a shortcut needs key and run")
+	}
+	if v.ext.shortcuts == nil {
+		v.ext.shortcuts = map[string]Shortcut{}
+	}
+	v.ext.shortcuts[key] = Shortcut{Key: key, Description: optString(L, def, "description"), Source: v.script}
+	v.cmdFns[shortcutCommand(key)] = commandFns{run: run}
+	v.r.publish(v)
+	return 0
+}
+
+// registerFlag is pi.register_flag{name, type = "boolean"|"string", description, default}.
+func (v *vm) registerFlag(L *lua.LState) int {
+	def := L.CheckTable(1)
+	name := strings.TrimLeft(optString(L, def, "name"), "-")
+	typ := optString(L, def, "type")
+	if typ == "" {
+		typ = "boolean"
+	}
+	if !commandName.MatchString(name) || (typ != "boolean" && typ != "string") {
+		L.ArgError(1, fmt.Sprintf(`flag %q of type %q: want a name of letters, digits, _ - . and type "boolean" or "string"`, name, typ))
+	}
+	if v.ext.flags == nil {
+		v.ext.flags = map[string]flagDef{}
+	}
+	v.ext.flags[name] = flagDef{typ: typ, def: def.RawGetString("default")}
+	return 0
+}
+
+// flagFn is pi.flag(name): the value given on the command line (a boolean flag given bare
+// is true), else the registered default, else nil.
+func (v *vm) flagFn(L *lua.LState) int {
+	name := strings.TrimLeft(L.CheckString(1), "-")
+	d, registered := v.ext.flags[name]
+	raw, given := v.r.opts.Flags[name]
+	switch {
+	case !given && registered:
+		L.Push(d.def)
+	case !given:
+		L.Push(lua.LNil)
+	case registered && d.typ == "boolean":
+		b, err := strconv.ParseBool(raw)
+		L.Push(lua.LBool(b || err != nil && raw != ""))
+	default:
+		L.Push(lua.LString(raw))
+	}
+	return 1
+}
+
+// SplitFlags takes from args the long flags fs does not define, for the scripts' pi.flag:
+// "--name=value" gives value, a bare "--name" gives "true". The value of a flag of fs that
+// takes one stays with it; -h and --help stay pi's; after "--" everything stays.
+func SplitFlags(args []string, fs *flag.FlagSet) (rest []string, flags map[string]string) {
+	flags = map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...), flags
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if !strings.HasPrefix(a, "--") || len(a) == 2 || f != nil || name == "help" {
+			rest = append(rest, a)
+			if b, isBool := flagValue(f).(interface{ IsBoolFlag() bool }); f != nil && !(isBool && b.IsBoolFlag()) && !hasValue && i+1 < len(args) {
+				i++
+				rest = append(rest, args[i])
+			}
+			continue
+		}
+		if !hasValue {
+			value = "true"
+		}
+		flags[name] = value
+	}
+	return rest, flags
+}
+
+func flagValue(f *flag.Flag) flag.Value {
+	if f == nil {
+		return nil
+	}
+	return f.Value
+}
+
+func (v *vm) shortcutList() []Shortcut {
+	list := make([]Shortcut, 0, len(v.ext.shortcuts))
+	for _, s := range v.ext.shortcuts {
+		s.r = v.r
+		list = append(list, s)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Key < list[j].Key })
+	return list
+}
+
+// packageDirs is pi.package_dirs(): the folders of the packages loaded, in load order (the
+// bundled skills and templates scripts look in their skills/ and prompts/).
+func (v *vm) packageDirs(L *lua.LState) int {
+	v.r.mu.Lock()
+	dirs := append([]string(nil), v.r.packages...)
+	v.r.mu.Unlock()
+	L.Push(v.toLua(dirs))
+	return 1
+}

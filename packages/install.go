@@ -1,0 +1,176 @@
+package packages
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Install puts source (a folder or a git URL, optionally @ref) under root and returns the
+// package. A package of the same name is replaced only once the new one is complete.
+func Install(ctx context.Context, root, spec string) (Package, error) {
+	source, ref := ParseSource(spec)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return Package{}, fmt.Errorf("install %s: %w", spec, err)
+	}
+	tmp, err := os.MkdirTemp(root, ".installing-")
+	if err != nil {
+		return Package{}, fmt.Errorf("install %s: %w", spec, err)
+	}
+	defer os.RemoveAll(tmp)
+	staged := filepath.Join(tmp, "pkg")
+	if err := fetch(ctx, source, ref, staged); err != nil {
+		return Package{}, fmt.Errorf("install %s: %w", spec, err)
+	}
+	m, err := readManifest(staged)
+	if err != nil && !os.IsNotExist(err) {
+		return Package{}, fmt.Errorf("install %s: %w", spec, err)
+	}
+	name := m.Name
+	if name == "" {
+		name = nameFor(source)
+	}
+	if !validName.MatchString(name) {
+		return Package{}, fmt.Errorf("install %s: %q is not a usable package name (letters, digits, _ . -)", spec, name)
+	}
+	if err := os.WriteFile(filepath.Join(staged, sourceFile), []byte(sourceOf(source)+"\n"+ref+"\n"), 0o644); err != nil {
+		return Package{}, fmt.Errorf("install %s: %w", spec, err)
+	}
+	dest := filepath.Join(root, name)
+	if err := os.RemoveAll(dest); err != nil {
+		return Package{}, fmt.Errorf("install %s: replacing %s: %w", spec, dest, err)
+	}
+	if err := os.Rename(staged, dest); err != nil {
+		return Package{}, fmt.Errorf("install %s: %w", spec, err)
+	}
+	return read(dest), nil
+}
+
+// sourceOf makes a local folder absolute, so that update finds it from anywhere.
+func sourceOf(source string) string {
+	if isGit(source) {
+		return source
+	}
+	if abs, err := filepath.Abs(source); err == nil {
+		return abs
+	}
+	return source
+}
+
+// fetch copies a folder or clones a repository (at ref) into dest.
+func fetch(ctx context.Context, source, ref, dest string) error {
+	if !isGit(source) {
+		if st, err := os.Stat(source); err == nil && st.IsDir() {
+			if _, err := os.Stat(filepath.Join(source, ".git")); err == nil && ref != "" {
+				return clone(ctx, source, ref, dest) // a local repository pinned to a ref
+			}
+			return copyTree(source, dest)
+		}
+		return fmt.Errorf("%s is neither a folder nor a git URL", source)
+	}
+	return clone(ctx, source, ref, dest)
+}
+
+// clone runs git clone, then checks out ref. Hooks are off: nothing of the package runs.
+func clone(ctx context.Context, source, ref, dest string) error {
+	if err := git(ctx, "", "clone", "--quiet", "--", source, dest); err != nil {
+		return err
+	}
+	if ref != "" {
+		if err := git(ctx, dest, "checkout", "--quiet", "--detach", ref); err != nil {
+			return fmt.Errorf("ref %s: %w", ref, err)
+		}
+	}
+	return nil
+}
+
+func git(ctx context.Context, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_LFS_SKIP_SMUDGE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// copyTree copies regular files and folders of src into dest, leaving out .git and links.
+func copyTree(src, dest string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		target := filepath.Join(dest, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, 0o644)
+		}
+		return nil // links and devices stay behind
+	})
+}
+
+// Remove deletes the package called name under root.
+func Remove(root, name string) error {
+	for _, p := range mustList(root) {
+		if p.Name == name || filepath.Base(p.Dir) == name {
+			if err := os.RemoveAll(p.Dir); err != nil {
+				return fmt.Errorf("remove %s: %w", name, err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("remove %s: no such package in %s", name, root)
+}
+
+// Update installs each named package (all when names is empty) again from its source. A
+// package pinned to a ref stays as it is, as in pi; it reports what it did, one line each.
+func Update(ctx context.Context, root string, names []string) ([]string, error) {
+	var report []string
+	for _, p := range mustList(root) {
+		if len(names) > 0 && !contains(names, p.Name) && !contains(names, filepath.Base(p.Dir)) {
+			continue
+		}
+		switch {
+		case p.Source == "":
+			report = append(report, p.Name+": no recorded source, left as it is")
+		case p.Ref != "":
+			report = append(report, p.Name+": pinned to "+p.Ref+", left as it is")
+		default:
+			np, err := Install(ctx, root, p.Source)
+			if err != nil {
+				return report, err
+			}
+			report = append(report, np.Name+": updated from "+p.Source)
+		}
+	}
+	return report, nil
+}
+
+func mustList(root string) []Package {
+	pkgs, _ := List(root)
+	return pkgs
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,57 @@
+package main
+
+// scriptsession.go is what scripts reach of the live session and the screen (lua.Session):
+// abort, compaction, names, labels, entries, the thinking level, the UI's statuses and widgets.
+
+import (
+	"context"
+
+	"pi/provider"
+	"pi/session"
+	"pi/tools"
+)
+
+// scriptSession is lua.Session: what scripts reach of the live session and the screen.
+type scriptSession struct {
+	s    *scripts
+	live func() *harness
+}
+
+func (x scriptSession) Abort()     { x.live().Abort() }
+func (x scriptSession) Idle() bool { return !x.live().Busy() }
+func (x scriptSession) ContextUsage() (int, int) {
+	ag := x.live().agent
+	return provider.ContextTokens(ag.MessagesView()), ag.Model().ContextWindow
+}
+func (x scriptSession) Name() string           { return x.live().rec.session().Name() }
+func (x scriptSession) SetName(n string) error { return session.Rename(x.live().rec.session(), n) }
+func (x scriptSession) SetLabel(id, l string) error {
+	return session.Label(x.live().rec.session(), id, l)
+}
+func (x scriptSession) ThinkingLevel() string { return orOff(x.live().settings.thinking()) }
+func (x scriptSession) SetThinkingLevel(l string) (string, error) {
+	return x.live().settings.setThinking(l)
+}
+func (x scriptSession) AppendEntry(t string, d any) (string, error) {
+	return x.live().rec.session().AppendCustom(t, d)
+}
+
+func (x scriptSession) Compact(focus string, done func(error)) {
+	h := x.live()
+	go func() { _, err := h.Compact(h.life, focus); done(err) }() // a tool may ask: never wait here
+}
+
+func (x scriptSession) AllTools() []tools.Tool { return x.s.availableTools() }
+
+func (x scriptSession) UI(method string, fields map[string]any) {
+	if u := x.s.currentUI(); u != nil {
+		u.ExtensionUI(method, fields)
+	}
+}
+
+func (x scriptSession) Editor(ctx context.Context, title, prefill string) (string, bool, error) {
+	if u := x.s.currentUI(); u != nil {
+		return u.Editor(ctx, title, prefill)
+	}
+	return "", false, nil
+}
