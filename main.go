@@ -61,18 +61,8 @@ func exitSoonAfter(ctx context.Context, grace time.Duration) {
 
 // run is pi without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "eval" {
-		return eval.Main(ctx, args[1:], stdout, stderr, eval.Options{Drive: driveEval, CheckModel: checkEvalModel})
-	}
-	if len(args) > 0 && args[0] == "serve" {
-		return runServe(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && packages.IsCommand(args[0]) {
-		cwd, _ := os.Getwd()
-		return packages.Main(ctx, args, piHomeDir(), cwd, stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "attach" {
-		return remote.Attach(ctx, args[1:], piHomeDir(), stderr)
+	if code, ok := runWord(ctx, args, stdout, stderr); ok {
+		return code
 	}
 	opts, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -128,6 +118,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	return runPrintMode(ctx, h, opts.messages, opts.images, stdout, stderr)
+}
+
+// runWord runs the subcommands that read their own arguments (eval, serve, attach and the
+// package commands); ok is false when args starts with none of them.
+func runWord(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	switch {
+	case len(args) == 0:
+		return 0, false
+	case args[0] == "eval":
+		return eval.Main(ctx, args[1:], stdout, stderr, eval.Options{Drive: driveEval, CheckModel: checkEvalModel}), true
+	case args[0] == "serve":
+		return runServe(ctx, args[1:], stdout, stderr), true
+	case args[0] == "attach":
+		return remote.Attach(ctx, args[1:], piHomeDir(), stderr), true
+	case packages.IsCommand(args[0]):
+		cwd, _ := os.Getwd()
+		return packages.Main(ctx, args, piHomeDir(), cwd, stdout, stderr), true
+	}
+	return 0, false
 }
 
 // checkOptions refuses flag values pi cannot use; it returns the exit code, 0 when all is well.
