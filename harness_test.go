@@ -137,9 +137,9 @@ func TestHarnessesSideBySide(t *testing.T) {
 // prompt is refused, a steer or follow-up joins its queue, and every queued message reaches
 // the model in the same run.
 func TestSendWhileBusy(t *testing.T) {
-	release := make(chan struct{})
+	release, calling := make(chan struct{}), make(chan struct{})
 	h := newOpsApp(t, fauxModel(false),
-		faux.Reply(func(*provider.Request) provider.Message { <-release; return faux.Text("first") }),
+		faux.Reply(func(*provider.Request) provider.Message { close(calling); <-release; return faux.Text("first") }),
 		faux.Text("after steer"), faux.Text("after follow-up"))
 	done := make(chan error, 1)
 	accepted := make(chan struct{})
@@ -151,6 +151,7 @@ func TestSendWhileBusy(t *testing.T) {
 	if err := h.Send(context.Background(), Input{Text: "again"}); !errors.As(err, &busy) {
 		t.Fatalf("a prompt during a run: %v, want a busy error", err)
 	}
+	<-calling // queued while the model answers, not before the loop's first look at the queues
 	for _, in := range []Input{{Text: "steered", Deliver: deliverSteer}, {Text: "followed", Deliver: deliverFollowUp}} {
 		if err := h.Send(context.Background(), in); err != nil {
 			t.Fatal(err)
