@@ -196,8 +196,9 @@ func TestPromptRightAfterAgentEnd(t *testing.T) {
 	}
 }
 
-// A follow-up queued right after agent_end, while the run still tidies up, is sent in a run
-// of its own instead of waiting for the next prompt.
+// A follow-up queued (RPC follow_up, a subagent's notice) right after agent_end, while the run
+// still tidies up, is sent in a run of its own instead of waiting for the next prompt. A
+// follow-up through Send without Queue waits for the run (beginRun) and needs none of this.
 func TestFollowUpQueuedAsTheRunEnds(t *testing.T) {
 	h := newOpsApp(t, fauxModel(false), faux.Text("first"), faux.Text("second"))
 	ended := make(chan struct{})
@@ -214,7 +215,7 @@ func TestFollowUpQueuedAsTheRunEnds(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- h.Send(context.Background(), Input{Text: "one"}) }()
 	<-ended
-	if err := h.Send(context.Background(), Input{Text: "later", Deliver: deliverFollowUp}); err != nil {
+	if err := h.Send(context.Background(), Input{Text: "later", Deliver: deliverFollowUp, Queue: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
