@@ -166,66 +166,40 @@ func TestSendWhileBusy(t *testing.T) {
 	}
 }
 
-// A prompt sent right after agent_end, while the run still tidies up, waits for the run to
-// end and runs; it is not refused as if the agent were working (an RPC client that sends the
-// next prompt on agent_end was refused now and then).
-func TestPromptRightAfterAgentEnd(t *testing.T) {
-	h := newOpsApp(t, fauxModel(false), faux.Text("first"), faux.Text("second"))
-	ended := make(chan struct{})
-	h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
-		if ev.Type == agent.EvAgentEnd && h.runEnding.Load() {
-			select {
-			case <-ended:
-			default:
-				close(ended)
-				time.Sleep(200 * time.Millisecond) // the run is still registered meanwhile
+// Input that arrives right after agent_end, while the run still tidies up (a !cmd joining, an
+// automatic compaction), is neither refused nor left waiting for the next prompt: a prompt
+// waits for the run and runs (beginRun; an RPC client that sent its next prompt on agent_end
+// was refused now and then), and a follow-up queued the way RPC follow_up and a subagent's
+// notice queue it starts a run of its own (endRun).
+func TestInputRightAfterAgentEnd(t *testing.T) {
+	for _, in := range []Input{{Text: "later"}, {Text: "later", Deliver: deliverFollowUp, Queue: true}} {
+		h := newOpsApp(t, fauxModel(false), faux.Text("first"), faux.Text("second"))
+		ended := make(chan struct{})
+		h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+			if ev.Type == agent.EvAgentEnd && h.runEnding.Load() {
+				select {
+				case <-ended:
+				default:
+					close(ended)
+					time.Sleep(200 * time.Millisecond) // the run is still registered meanwhile
+				}
 			}
+		})
+		done := make(chan error, 1)
+		go func() { done <- h.Send(context.Background(), Input{Text: "one"}) }()
+		<-ended
+		if err := h.Send(context.Background(), in); err != nil {
+			t.Fatalf("%+v right after agent_end: %v", in, err)
 		}
-	})
-	done := make(chan error, 1)
-	go func() { done <- h.Send(context.Background(), Input{Text: "one"}) }()
-	<-ended
-	if err := h.Send(context.Background(), Input{Text: "two"}); err != nil {
-		t.Fatalf("a prompt right after agent_end: %v", err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if got := transcriptOf(h); !strings.Contains(got, "assistant:first | user:two | assistant:second") {
-		t.Fatalf("transcript:\n%s", got)
-	}
-}
-
-// A follow-up queued (RPC follow_up, a subagent's notice) right after agent_end, while the run
-// still tidies up, is sent in a run of its own instead of waiting for the next prompt. A
-// follow-up through Send without Queue waits for the run (beginRun) and needs none of this.
-func TestFollowUpQueuedAsTheRunEnds(t *testing.T) {
-	h := newOpsApp(t, fauxModel(false), faux.Text("first"), faux.Text("second"))
-	ended := make(chan struct{})
-	h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
-		if ev.Type == agent.EvAgentEnd && h.runEnding.Load() {
-			select {
-			case <-ended:
-			default:
-				close(ended)
-				time.Sleep(200 * time.Millisecond) // the follow-up is queued meanwhile
-			}
+		if err := <-done; err != nil {
+			t.Fatal(err)
 		}
-	})
-	done := make(chan error, 1)
-	go func() { done <- h.Send(context.Background(), Input{Text: "one"}) }()
-	<-ended
-	if err := h.Send(context.Background(), Input{Text: "later", Deliver: deliverFollowUp, Queue: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	ok := fdWaitUntil(5*time.Second, func() bool {
-		return strings.Contains(transcriptOf(h), "assistant:first | user:later | assistant:second")
-	})
-	if !ok {
-		t.Fatalf("the follow-up was not sent; transcript:\n%s", transcriptOf(h))
+		ok := fdWaitUntil(5*time.Second, func() bool {
+			return strings.Contains(transcriptOf(h), "assistant:first | user:later | assistant:second")
+		})
+		if !ok {
+			t.Fatalf("%+v was not sent; transcript:\n%s", in, transcriptOf(h))
+		}
 	}
 }
 
