@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"pi/internal/realpath"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -19,18 +20,6 @@ var ErrAskLater = errors.New("the trust question is asked later")
 func TrustFile(piHome string) string { return trustFile(piHome) }
 
 func trustFile(piHome string) string { return filepath.Join(piHome, "trust.json") }
-
-// canonicalDir makes trust decisions stable across symlinks and relative paths.
-func canonicalDir(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return filepath.Clean(dir)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
-	}
-	return abs
-}
 
 func readTrust(piHome string) (map[string]bool, error) {
 	m := map[string]bool{}
@@ -52,7 +41,7 @@ func readTrust(piHome string) (map[string]bool, error) {
 // of them overrides that). decided is false when no entry applies.
 func TrustDecision(piHome, dir string) (trusted, decided bool, err error) {
 	m, err := readTrust(piHome)
-	for d := canonicalDir(dir); ; {
+	for d := realpath.Dir(dir); ; {
 		if t, ok := m[d]; ok {
 			return t, true, err
 		}
@@ -71,7 +60,7 @@ func SaveTrust(piHome, dir string, trusted bool) error {
 	if err != nil {
 		return err
 	}
-	m[canonicalDir(dir)] = trusted
+	m[realpath.Dir(dir)] = trusted
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("saving trust for %s: %w", dir, err)

@@ -5,7 +5,7 @@
 // approved it. The policy itself (which call is allowed, asked about or refused) is the
 // bundled Lua script lua/bundled/permissions.lua.
 //
-// It imports nothing of this module and has no package-level mutable state.
+// It imports only the leaf internal/realpath of this module and has no package-level mutable state.
 package permission
 
 import (
@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"pi/internal/realpath"
 	"slices"
 	"sync"
 )
@@ -60,7 +61,7 @@ func New(s Settings, piHome, dir string) *Gate {
 	if s.Mode == "" {
 		s.Mode = ModeAuto
 	}
-	return &Gate{settings: s, piHome: piHome, dir: canonicalDir(dir)}
+	return &Gate{settings: s, piHome: piHome, dir: realpath.Dir(dir)}
 }
 
 // On reports whether permissions do anything: a mode other than auto, or a rule.
@@ -213,16 +214,4 @@ func (g *Gate) rememberForProject(rule string) error {
 		return fmt.Errorf("saving the permission %q in %s: %w", rule, File(g.piHome), err)
 	}
 	return nil
-}
-
-// canonicalDir makes remembered answers stable across symlinks and relative paths.
-func canonicalDir(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return filepath.Clean(dir)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
-	}
-	return abs
 }
