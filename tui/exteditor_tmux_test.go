@@ -14,17 +14,7 @@ import (
 // TestTmuxExternalEditor presses Ctrl+G on a draft: $EDITOR (a script here) changes the file,
 // and the editor holds the changed text afterwards.
 func TestTmuxExternalEditor(t *testing.T) {
-	if testing.Short() {
-		t.Skip("tmux test: skipped in -short mode")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux test: tmux is not installed")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "pi")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Skipf("tmux test: pi does not build: %v\n%s", err, out)
-	}
+	dir, bin := tmuxPi(t)
 	editor := filepath.Join(dir, "editor.sh")
 	os.WriteFile(editor, []byte("#!/bin/sh\nprintf '%s and more from the editor\\n' \"$(cat \"$1\")\" > \"$1\"\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "script.json"), []byte(`[{"content":[{"type":"text","text":"ok"}]}]`), 0o644)

@@ -16,17 +16,7 @@ import (
 // shows the picture's marker in the editor, and the prompt sent carries the image (the
 // session file holds the user message as the model was sent it).
 func TestTmuxPastesAnImageFromTheClipboard(t *testing.T) {
-	if testing.Short() {
-		t.Skip("tmux test: skipped in -short mode")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux test: tmux is not installed")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "pi")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Skipf("tmux test: pi does not build: %v\n%s", err, out)
-	}
+	dir, bin := tmuxPi(t)
 	fakeBin := filepath.Join(dir, "bin")
 	os.Mkdir(fakeBin, 0o755)
 	os.WriteFile(filepath.Join(dir, "clip.png"), pngOf(t, 1280, 720), 0o644)

@@ -66,23 +66,31 @@ func startTmux(t *testing.T) *tmux {
 	return startTmuxWith(t, fmt.Sprintf(tmuxScript, long, "ABORT-ME "+long), "", 100, 30)
 }
 
-// startTmuxWith builds pi and starts it in a w×h tmux session on script, with toml as
-// $PI_HOME/pi.toml when it is not empty and args after the script.
-func startTmuxWith(t *testing.T, script, toml string, w, h int, args ...string) *tmux {
+// tmuxPi skips where a tmux test cannot run (-short, no tmux, pi does not build) and returns
+// a temp folder and the pi binary in it ($PI_TEST_BINARY instead, when set).
+func tmuxPi(t *testing.T) (dir, bin string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("tmux test: skipped in -short mode")
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux test: tmux is not installed")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "pi")
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "pi")
 	if prebuilt := os.Getenv("PI_TEST_BINARY"); prebuilt != "" {
 		bin = prebuilt // a binary built elsewhere, e.g. with a work-in-progress main
 	} else if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
 		// The root package's own tests report a broken build; this test is about the UI.
 		t.Skipf("tmux test: pi does not build: %v\n%s", err, out)
 	}
+	return dir, bin
+}
+
+// startTmuxWith builds pi and starts it in a w×h tmux session on script, with toml as
+// $PI_HOME/pi.toml when it is not empty and args after the script.
+func startTmuxWith(t *testing.T, script, toml string, w, h int, args ...string) *tmux {
+	dir, bin := tmuxPi(t)
 	files := map[string]string{"script.json": script, "pi.toml": toml}
 	for name, text := range files {
 		if text == "" {
