@@ -75,7 +75,7 @@ func tuiBang(ic *interactive, cmd string, keep bool) {
 		}()
 	}
 	ic.ui.ToolStart(id, "bash", map[string]any{"command": cmd})
-	res, err := ic.h.shell.run(ic.ctx, cmd, !keep, func(r bashResult) {
+	res, err := ic.h.shell.run(ic.ctx, cmd, !keep, func(r session.BashResult) {
 		ic.ui.ToolUpdate(id, []provider.Block{provider.Text(r.Output)})
 	})
 	text := res.Output
