@@ -134,30 +134,6 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// readPipedStdin reads standard input when it is not a terminal.
-func readPipedStdin(stdin io.Reader) (string, error) {
-	f, ok := stdin.(*os.File)
-	if !ok || f == nil {
-		return "", nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice != 0 {
-		return "", nil
-	}
-	data, err := io.ReadAll(f)
-	return strings.TrimRight(string(data), "\n"), err
-}
-
-// mergePiped puts piped input in front of the first prompt, as pi does.
-func mergePiped(piped string, messages []string) []string {
-	if len(messages) == 0 {
-		return []string{piped}
-	}
-	out := append([]string(nil), messages...)
-	out[0] = piped + "\n\n" + out[0]
-	return out
-}
-
 // attachArgs puts the @file arguments in front of the first prompt (a prompt of their own
 // when there is none).
 func attachArgs(o *cliOptions) error {

@@ -243,6 +243,19 @@ func (ic *interactive) messageStart(m *provider.Message) {
 		ic.updateQueue() // a queued message has just been delivered
 	case provider.RoleAssistant:
 		ic.ui.StartAssistant()
+	case session.RoleCustom:
+		ic.customMessage(*m)
+	}
+}
+
+// customMessage shows a script's custom message that asks to be shown, through the renderer a
+// script registered for its type.
+func (ic *interactive) customMessage(m provider.Message) {
+	if session.Displayed(&m) {
+		ic.ui.AddCustomMessage(session.CustomType(&m), m.TextContent(), func() []string {
+			lines, _ := ic.h.scripts.rt.RenderMessage(ic.ctx, &m, false)
+			return lines
+		})
 	}
 }
 
@@ -266,6 +279,8 @@ func (ic *interactive) replay(msgs []provider.Message) {
 				details = json.RawMessage(m.Details)
 			}
 			ic.ui.ToolEnd(m.ToolCallID, m.Content, details, m.IsError)
+		case session.RoleCustom:
+			ic.customMessage(*m)
 		default:
 			if t := m.TextContent(); t != "" {
 				ic.ui.Notify(tui.LevelInfo, t)

@@ -47,7 +47,8 @@ func (r *Runtime) Shortcuts() []Shortcut {
 
 // extState is one state's flags and shortcuts.
 type extState struct {
-	tools     map[string]toolExtras // by tool name (toolextras.go)
+	tools     map[string]toolExtras     // by tool name (toolextras.go)
+	renderers map[string]*lua.LFunction // message renderers by custom type (sendmessage.go)
 	flags     map[string]flagDef
 	shortcuts map[string]Shortcut
 }
@@ -60,7 +61,8 @@ type flagDef struct {
 // extFuncs are the registrations beyond tools and commands: shortcuts and flags.
 func extFuncs(v *vm) map[string]lua.LGFunction {
 	return map[string]lua.LGFunction{"register_shortcut": v.registerShortcut, "register_flag": v.registerFlag, "flag": v.flagFn,
-		"package_dirs": v.packageDirs, "send_message": v.sendMessage}
+		"package_dirs": v.packageDirs, "send_message": v.sendMessage,
+		"register_message_renderer": v.registerMessageRenderer}
 }
 
 func (v *vm) registerShortcut(L *lua.LState) int {
