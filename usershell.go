@@ -30,6 +30,7 @@ type userShell struct {
 	cwd     string
 	spill   *proc.SpillDir // where output past the limits is kept
 	confine proc.Confiner  // the sandbox, if any
+	scripts *scripts       // their user_bash handlers may answer for a command or refuse it
 
 	mu      sync.Mutex // held while pending is flushed, so no message waits unseen
 	pending []provider.Message
@@ -59,6 +60,9 @@ func (u *userShell) start(ctx context.Context, command string, excludeFromContex
 	}
 	return func() (session.BashResult, error) {
 		defer end()
+		if res, done, err := u.scripted(ctx, command, excludeFromContext); done {
+			return res, err
+		}
 		spec := proc.ShellSpec{Shell: u.cfg.Bash.Shell, Command: command, Dir: u.cwd, Timeout: u.timeout(),
 			Spill: u.spill, MaxBytes: tools.DefaultMaxBytes, MaxLines: tools.DefaultMaxLines, Confine: u.confine}
 		if onUpdate != nil {
@@ -73,6 +77,21 @@ func (u *userShell) start(ctx context.Context, command string, excludeFromContex
 		u.record(session.BashMessage(command, res, excludeFromContext, time.Now()))
 		return res, nil
 	}, nil
+}
+
+// scripted runs the scripts' user_bash handlers: done when one supplied the result (recorded
+// as the command's) or refused the command.
+func (u *userShell) scripted(ctx context.Context, command string, exclude bool) (session.BashResult, bool, error) {
+	got := u.scripts.rt.UserBashEvent(ctx, command, exclude)
+	if got.Blocked != "" {
+		return session.BashResult{}, true, fmt.Errorf("bash %q: %s", command, got.Blocked)
+	}
+	res := session.BashResult{Output: got.Output, ExitCode: got.ExitCode, Cancelled: got.Cancelled,
+		Truncated: got.Truncated, FullOutputPath: got.FullOutputPath}
+	if got.Handled {
+		u.record(session.BashMessage(command, res, exclude, time.Now()))
+	}
+	return res, got.Handled, nil
 }
 
 // bashResultOf words the runner's output as pi's BashResult, with the bash tool's limits.

@@ -38,7 +38,8 @@ type Options struct {
 	AskTrust func(ctx context.Context, dir string) (bool, error)
 	// Disabled names bundled scripts (without .lua, e.g. "skills") not to load.
 	Disabled []string
-	// NoProject skips the project script entirely (tests, --no-extensions).
+	// NoProject skips the project script and every package, the user's too (tests,
+	// --no-extensions).
 	NoProject bool
 	// Environ is the environment pi.exec's commands get (pi's without the key variables); nil
 	// means this process's.
@@ -85,6 +86,7 @@ type Runtime struct {
 	cmds      []Command
 	shortcuts []Shortcut
 	packages  []string           // the package folders loaded, for pi.package_dirs
+	themes    []string           // theme folders resources_discover added
 	nextTurn  []provider.Message // pi.send_message's custom messages for the next prompt
 	screen    []screenSlot       // the scripts' statuses, widgets and title (ui.go)
 	events    map[string]int     // handler count per event, so callers skip work nobody listens to
@@ -179,7 +181,11 @@ func (r *Runtime) Reload(ctx context.Context) error {
 	if err := r.submit(ctx, t); err != nil {
 		return err
 	}
-	return r.submit(ctx, r.loadTask(ctx, scripts, compiled))
+	if err := r.submit(ctx, r.loadTask(ctx, scripts, compiled)); err != nil {
+		return err
+	}
+	r.DiscoverResources(ctx, "reload")
+	return nil
 }
 
 // closeWait bounds Close: a library call that does not return (gsub on a huge string) is left

@@ -63,6 +63,9 @@ type Options struct {
 	// warning on screen.
 	Theme  string
 	PiHome string
+	// ThemeDirs are more folders of theme files, after $PI_HOME/themes and .pi/themes:
+	// packages' themes/ and the scripts' resources_discover paths.
+	ThemeDirs []string
 	// darkBackground tells what the terminal's background is, for Theme "auto"; Run asks the
 	// terminal, otherwise it is COLORFGBG's word or dark.
 	darkBackground func() bool
@@ -160,7 +163,7 @@ func NewApp(w io.Writer, width, height int, cb Callbacks, opts Options) *App {
 	if a.opts.darkBackground == nil {
 		a.opts.darkBackground = envBackground
 	}
-	a.themeDirs = theme.Dirs(opts.PiHome, opts.Cwd)
+	a.themeDirs = append(theme.Dirs(opts.PiHome, opts.Cwd), opts.ThemeDirs...)
 	th, err := theme.Resolve(opts.Theme, a.themeDirs, a.opts.darkBackground())
 	a.theme, a.themeSetting = th, opts.Theme
 	a.editor.BorderStyle = th.Border
