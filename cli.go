@@ -118,7 +118,7 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.sessionDir, "session-dir", "", "directory for session files (default $PI_HOME/sessions/<cwd>)")
 	fs.BoolVar(&o.listModels, "list-models", false, "list the models of every configured and local provider")
 	fs.BoolVar(&o.trust, "trust", false, "run this project's .pi/init.lua for this run (otherwise only in trusted directories)")
-	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua")
+	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua nor any package")
 	for _, n := range []string{"e", "extension"} {
 		fs.Func(n, "load a Lua script for this run (repeatable)", func(p string) error { o.extensions = append(o.extensions, p); return nil })
 	}

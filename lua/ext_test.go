@@ -107,4 +107,11 @@ func TestPackagesLoad(t *testing.T) {
 	if n, ok := e.noticeContaining("boom"); !ok || !strings.Contains(n.Message, "package a-broken (init.lua)") {
 		t.Errorf("the failing package is not named: %+v", e.notices())
 	}
+	e.opts.NoProject = true // --no-extensions: no package loads, the user's neither
+	r = e.start(t, "")
+	for _, c := range r.Commands() {
+		if c.Name == "hello" || c.Name == "skill:wave" || c.Name == "greet" {
+			t.Errorf("with --no-extensions a package's /%s is there", c.Name)
+		}
+	}
 }
