@@ -37,11 +37,11 @@ type cliOptions struct {
 	fauxScript     string
 	trust          bool
 	noExtensions   bool
-	extensions     []string          // -e FILE
-	scriptFlags    map[string]string // flags pi does not know, for pi.flag
-	sandbox        string            // --sandbox: replaces [sandbox] mode
-	permissions    string            // --permissions: auto, ask or read-only over [permissions] mode
-	yes            bool              // --yes: permission questions nobody can be asked are answered yes
+	extensions     []string  // -e FILE
+	scriptFlags    lua.Flags // flags pi does not know, for pi.flag
+	sandbox        string    // --sandbox: replaces [sandbox] mode
+	permissions    string    // --permissions: auto, ask or read-only over [permissions] mode
+	yes            bool      // --yes: permission questions nobody can be asked are answered yes
 	listModels     bool
 	continueLast   bool
 	resume         bool

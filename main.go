@@ -99,15 +99,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if subcommand(opts, "sessions") || opts.resume && !interactive {
 		return runListSessions(ctx, opts, stdout, stderr)
 	}
-	if code := gatherPrompts(opts, interactive, stdin, stderr); code != 0 {
-		return code
-	}
-	h, err := setup(ctx, opts, interactive, stderr)
+	h, err := setup(ctx, opts, interactive, stderr) // before the prompts: string flags may take words
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
 	defer h.close()
+	if code := gatherPrompts(opts, interactive, stdin, stderr); code != 0 {
+		return code
+	}
 	switch {
 	case interactive:
 		return runInteractiveMode(ctx, h, opts.messages, opts.images, opts.resume)

@@ -135,6 +135,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
 	p.scripts.rt = rt
+	o.messages = rt.TakeFlagWords(o.messages) // --name value, for the scripts' string flags
 	if err := buildTools(o, &p); err != nil {
 		rt.Close()
 		return nil, err
