@@ -13,6 +13,7 @@ import (
 	"pi/images"
 	"pi/provider"
 	"pi/session"
+	"pi/tools"
 	"pi/tui"
 )
 
@@ -26,7 +27,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
 	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !hideThinking(h.cfg),
 		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome,
-		ThemeDirs: h.scripts.rt.ThemeDirs()}
+		ThemeDirs: h.scripts.rt.ThemeDirs(), ToolLabel: func(name string) string { return tools.LabelOf(h.agent.State().Tools, name) }}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui = ui
 		close(ic.uiReady)

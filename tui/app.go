@@ -63,6 +63,9 @@ type Options struct {
 	// warning on screen.
 	Theme  string
 	PiHome string
+	// ToolLabel gives a tool's label (pi's label), which its call rows show instead of its
+	// name; nil or "": the name.
+	ToolLabel func(name string) string
 	// ThemeDirs are more folders of theme files, after $PI_HOME/themes and .pi/themes:
 	// packages' themes/ and the scripts' resources_discover paths.
 	ThemeDirs []string
@@ -275,6 +278,9 @@ func (a *App) ToolStart(id, name string, args map[string]any) {
 	a.mu.Lock()
 	defer a.unlock()
 	t := &toolView{th: a.theme, id: id, name: name, args: args, started: a.now(), expanded: &a.expandTools, now: a.now}
+	if a.opts.ToolLabel != nil {
+		t.label = a.opts.ToolLabel(name)
+	}
 	a.tools[id] = t
 	a.add(t)
 }
