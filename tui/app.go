@@ -440,11 +440,22 @@ func (a *App) SetEditorText(s string) {
 	a.requestRender()
 }
 
-// editorText is what the editor holds, as typed.
-func (a *App) editorText() string {
+// externalEditor is the editor Ctrl+G hands to $EDITOR: an open pi.editor's, else the main one.
+func (a *App) externalEditor() *Editor {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.editor.RawText()
+	if a.modal != nil && a.modal.kind == "editor" {
+		return a.modal.input
+	}
+	return a.editor
+}
+
+// setEditorTextOf replaces what e holds (Ctrl+G's result).
+func (a *App) setEditorTextOf(e *Editor, s string) {
+	a.mu.Lock()
+	defer a.unlock()
+	e.SetText(s)
+	a.requestRender()
 }
 
 // Resize re-lays out the live region for a new terminal size; scrollback is left alone.
