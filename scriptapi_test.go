@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -124,5 +125,35 @@ end)`)
 	c.prompt("/hello Ada")
 	if got := userTexts(a.agent.MessagesView()); len(got) != 1 || !strings.HasSuffix(got[0], "Say hello to Ada.") {
 		t.Fatalf("the template sent %q", got)
+	}
+}
+
+// A string flag of a script takes the next word as its value in the real binary: that word
+// is no prompt of its own (pi's second pass over the command line).
+func TestBinaryStringFlagTakesNextWord(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	script, _ := filepath.Abs("testdata/faux/hello.json")
+	ext := filepath.Join(dir, "depth.lua")
+	os.WriteFile(ext, []byte(`pi.register_flag{name = "depth", type = "string"}
+pi.on("input", function(ev) return {text = ev.text .. " at depth " .. tostring(pi.flag("depth"))} end)`), 0o644)
+	cmd := exec.Command(bin, "--faux-script", script, "--mode", "json", "--no-session", "-e", ext, "--depth", "3", "hello")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "PI_HOME="+filepath.Join(dir, ".pihome"), "HOME="+dir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("json mode: %v\n%s", err, out)
+	}
+	var users []string
+	for _, line := range strings.Split(string(out), "\n") {
+		var ev struct {
+			Type    string           `json:"type"`
+			Message provider.Message `json:"message"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "message_start" && ev.Message.Role == provider.RoleUser {
+			users = append(users, session.WithoutContextBlock(ev.Message.TextContent()))
+		}
+	}
+	if len(users) != 1 || !strings.HasSuffix(users[0], "hello at depth 3") {
+		t.Fatalf("user messages %q", users)
 	}
 }
