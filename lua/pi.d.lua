@@ -698,7 +698,8 @@ function pi.set_title(title) end
 ---@param text string replaces what the editor holds
 function pi.set_editor_text(text) end
 
---- Ask for a longer text, starting from prefill: the text, or nil when dismissed or without a UI.
+--- Ask for a longer text, starting from prefill (in the terminal UI a multi-line editor: shift+enter
+--- makes a new line, enter submits, ctrl+g opens $EDITOR): the text, or nil when dismissed or without a UI.
 ---@param title string
 ---@param prefill? string
 ---@return string|nil
@@ -715,7 +716,7 @@ function pi.editor(title, prefill) end
 function pi.register_shortcut(def) end
 
 ---@class pi.FlagDef
----@field name string `pi --name` (boolean) or `pi --name=value` (string)
+---@field name string `pi --name` (boolean) or `pi --name=value` / `pi --name value` (string)
 ---@field type? "boolean"|"string" default boolean
 ---@field description? string
 ---@field default? any
