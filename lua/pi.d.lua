@@ -198,7 +198,7 @@ function pi.register_command(def) end
 
 ---@class pi.BashResult
 ---@field output string
----@field exit_code? integer nil: killed
+---@field exit_code? integer default 0; nil with cancelled: killed
 ---@field cancelled? boolean
 ---@field truncated? boolean
 ---@field full_output_path? string

@@ -23,7 +23,7 @@ type UserBash struct {
 
 // UserBashEvent runs the user_bash handlers: ev = {command, exclude_from_context, cwd}, as pi
 // sends it. The first handler that returns {result = {output, exit_code, cancelled, truncated,
-// full_output_path}} supplies the result; {block = true, reason} refuses the command. A nil
+// full_output_path}} supplies the result (exit_code 0 unless given or cancelled); {block = true, reason} refuses the command. A nil
 // Runtime lets every command run.
 func (r *Runtime) UserBashEvent(ctx context.Context, command string, exclude bool) (out UserBash) {
 	if r == nil || !r.HasHandlers("user_bash") {
@@ -47,11 +47,11 @@ func (r *Runtime) UserBashEvent(ctx context.Context, command string, exclude boo
 		if ok {
 			out.Handled = true
 			out.Output = lua.LVAsString(res.RawGetString("output"))
-			if n, ok := res.RawGetString("exit_code").(lua.LNumber); ok {
-				code := int(n)
+			out.Cancelled, out.Truncated = lua.LVAsBool(res.RawGetString("cancelled")), lua.LVAsBool(res.RawGetString("truncated"))
+			if n, ok := res.RawGetString("exit_code").(lua.LNumber); ok || !out.Cancelled {
+				code := int(n) // 0 when not given, unless it was cancelled (killed: no code)
 				out.ExitCode = &code
 			}
-			out.Cancelled, out.Truncated = lua.LVAsBool(res.RawGetString("cancelled")), lua.LVAsBool(res.RawGetString("truncated"))
 			out.FullOutputPath = lua.LVAsString(res.RawGetString("full_output_path"))
 		}
 		return ok

@@ -14,6 +14,7 @@ func TestUserBashEvent(t *testing.T) {
 	r := e.start(t, `pi.on("user_bash", function(ev) if ev.command == "quiet" then return nil end end)
 pi.on("user_bash", function(ev)
   if ev.command == "rm -rf /" then return {block = true, reason = "not that one"} end
+  if ev.command == "fake-ok" then return {result = {output = "ok"}} end
   if ev.command:match("^fake") then
     return {result = {output = "faked in " .. ev.cwd .. " " .. tostring(ev.exclude_from_context), exit_code = 3, truncated = true}}
   end
@@ -27,12 +28,14 @@ pi.on("user_bash", function(ev) return {block = true} end)`)
 		{"rm -rf /", false, UserBash{Blocked: "not that one"}},
 		{"fake ls", true, UserBash{Handled: true, Output: "faked in " + e.cwd + " true", Truncated: true}},
 		{"quiet", false, UserBash{Blocked: "blocked by a script"}},
+		{"fake-ok", false, UserBash{Handled: true, Output: "ok"}},
 	}
 	for _, c := range cases {
 		got := r.UserBashEvent(ctxT(t), c.command, c.exclude)
 		code := got.ExitCode
 		got.ExitCode = nil
-		if got != c.want || (c.want.Handled && (code == nil || *code != 3)) {
+		wantCode := map[string]int{"fake ls": 3}[c.command]
+		if got != c.want || (c.want.Handled && (code == nil || *code != wantCode)) {
 			t.Errorf("%q: %+v (exit %v), want %+v", c.command, got, code, c.want)
 		}
 	}
