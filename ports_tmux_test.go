@@ -70,3 +70,40 @@ func TestTmuxPlanModeAndTodoWidget(t *testing.T) {
 	step("/plan's status segment", "⏸ plan mode")
 	m.quit()
 }
+
+// A script's custom message and its renderer, and its answer to the user's !cmd, in the real
+// terminal UI: the rendered lines show (not the default label), a message without a renderer
+// shows as its label and text, and !weather shows the script's output without running.
+func TestTmuxCustomMessageAndUserBash(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	p := &fdProject{dir: dir, home: filepath.Join(dir, ".pihome"), sessions: filepath.Join(dir, "sessions"),
+		script: filepath.Join(dir, "script.json")}
+	os.MkdirAll(p.home, 0o755)
+	os.WriteFile(p.script, []byte(`[{"content": [{"type": "text", "text": "NOTED-REPLY"}]}]`), 0o644)
+	ext := filepath.Join(dir, "notes.lua")
+	os.WriteFile(ext, []byte(`pi.register_message_renderer("note", function(m) return {"NOTE ▸ " .. m.content, "  (" .. m.details.who .. ")"} end)
+pi.register_command{name = "note", run = function()
+  pi.send_message{custom_type = "note", content = "buy milk", display = true, details = {who = "ada"}}
+  pi.send_message{custom_type = "plain", content = "PLAIN-TEXT", display = true}
+  pi.send_message{custom_type = "hidden", content = "HIDDEN-TEXT"}
+end}
+pi.on("user_bash", function(ev) if ev.command == "weather" then return {result = {output = "SUNNY-OUTPUT"}} end end)`), 0o644)
+	m := startFDTmux(t, bin, p, "-e", ext)
+	m.typeText("/note")
+	m.keys("Enter")
+	for _, want := range []string{"NOTE ▸ buy milk", "(ada)", "[plain]", "PLAIN-TEXT"} {
+		if !m.sees(want, 10*time.Second) {
+			t.Fatalf("never saw %q; pane:\n%s", want, m.screen())
+		}
+	}
+	if s := m.screen(); strings.Contains(s, "[note]") || strings.Contains(s, "HIDDEN-TEXT") {
+		t.Fatalf("a rendered or hidden message drawn by default:\n%s", s)
+	}
+	m.typeText("!weather")
+	m.keys("Enter")
+	if !m.sees("SUNNY-OUTPUT", 10*time.Second) {
+		t.Fatalf("the script's !weather output never showed; pane:\n%s", m.screen())
+	}
+	m.quit()
+}
