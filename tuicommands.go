@@ -317,6 +317,7 @@ func tuiReload(ic *interactive, _ string) {
 	}
 	ic.h.scripts.refreshTools()
 	ic.commandList()
+	ic.ui.SetThemeDirs(rt.ThemeDirs()) // resources_discover ran again
 	ic.ui.Notify(tui.LevelInfo, "scripts reloaded")
 }
 

@@ -200,7 +200,7 @@ func (a *App) SetTheme(th *theme.Theme) {
 
 // UseTheme switches to the theme a [ui] theme setting names (see Options.Theme).
 func (a *App) UseTheme(setting string) error {
-	th, err := theme.Resolve(setting, a.themeDirs, a.opts.darkBackground())
+	th, err := theme.Resolve(setting, a.dirsOfThemes(), a.opts.darkBackground())
 	if err != nil {
 		return err
 	}
@@ -221,8 +221,22 @@ func (a *App) ThemeSetting() string {
 	return a.themeSetting
 }
 
+// SetThemeDirs replaces the folders of theme files beyond $PI_HOME/themes and .pi/themes
+// (Options.ThemeDirs), after the scripts reloaded.
+func (a *App) SetThemeDirs(dirs []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.themeDirs = append(theme.Dirs(a.opts.PiHome, a.opts.Cwd), dirs...)
+}
+
 // Themes lists the theme settings to choose from: auto, dark, light and the theme files found.
-func (a *App) Themes() []string { return theme.Names(a.themeDirs) }
+func (a *App) Themes() []string { return theme.Names(a.dirsOfThemes()) }
+
+func (a *App) dirsOfThemes() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.themeDirs
+}
 
 // add appends an entry to the live region.
 func (a *App) add(e entry) {

@@ -215,6 +215,10 @@ func TestThemeFromSettings(t *testing.T) {
 	if got := strings.Join(app.Themes(), " "); got != "auto dark light bad mine shared" || app.theme.Name != "shared" {
 		t.Errorf("with a package's themes: Themes() = %q, theme %q", got, app.theme.Name)
 	}
+	app.SetThemeDirs(nil) // a reload whose scripts add no folder
+	if got := strings.Join(app.Themes(), " "); got != "auto dark light bad mine" {
+		t.Errorf("after SetThemeDirs(nil): Themes() = %q", got)
+	}
 }
 
 // The background probe: the terminal's OSC 11 answer decides "auto", keys typed around it are
