@@ -31,15 +31,8 @@ func BashMessage(command string, r BashResult, exclude bool, now time.Time) prov
 	return provider.Message{Role: RoleBashExecution, Timestamp: now.UnixMilli(), Extra: extra}
 }
 
-// CustomMessage is pi's custom message (role "custom"): an extension's message that enters
-// the context as the user's and is recorded as a custom_message entry. display says whether
-// the terminal UI shows it.
-func CustomMessage(customType string, content []provider.Block, display bool, details json.RawMessage, now time.Time) provider.Message {
-	return provider.Message{Role: RoleCustom, Content: content, Details: details, Timestamp: now.UnixMilli(),
-		Extra: map[string]json.RawMessage{"customType": mustJSON(customType), "display": mustJSON(display)}}
-}
-
-// CustomType and Displayed read a custom message's customType and display fields.
+// CustomType is the customType of pi's custom message (role "custom": what scripts send, and
+// what a custom_message entry records).
 func CustomType(m *provider.Message) string { return extraString(m, "customType") }
 
 // Displayed says whether a custom message is to be shown (its display field).
