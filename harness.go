@@ -140,7 +140,8 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 	h.scripts.prepareRun(runCtx, text, in.Images)
 	h.shell.flush()
 	opens := len(h.agent.MessagesView()) == 0
-	return h.compactor.prompt(runCtx, prompt.FirstUserMessage(text, in.Images, opens, h.cwd, time.Now()))
+	user := prompt.FirstUserMessage(text, in.Images, opens, h.cwd, time.Now())
+	return h.compactor.prompt(runCtx, append([]provider.Message{user}, h.scripts.rt.TakeNextTurn()...)...)
 }
 
 // beginRun reserves the run. A run that has emitted agent_end is only tidying up (a !cmd's

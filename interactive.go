@@ -13,6 +13,7 @@ import (
 	"pi/images"
 	"pi/provider"
 	"pi/session"
+	"pi/tools"
 	"pi/tui"
 )
 
@@ -25,7 +26,8 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 	keys, keysProblem := tuiKeymap(h.cfg)
 	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
 	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !hideThinking(h.cfg),
-		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome}
+		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome,
+		ThemeDirs: h.scripts.rt.ThemeDirs(), ToolLabel: func(name string) string { return tools.LabelOf(h.agent.State().Tools, name) }}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui = ui
 		close(ic.uiReady)
@@ -243,6 +245,19 @@ func (ic *interactive) messageStart(m *provider.Message) {
 		ic.updateQueue() // a queued message has just been delivered
 	case provider.RoleAssistant:
 		ic.ui.StartAssistant()
+	case session.RoleCustom:
+		ic.customMessage(*m)
+	}
+}
+
+// customMessage shows a script's custom message that asks to be shown, through the renderer a
+// script registered for its type.
+func (ic *interactive) customMessage(m provider.Message) {
+	if session.Displayed(&m) {
+		ic.ui.AddCustomMessage(session.CustomType(&m), m.TextContent(), func() []string {
+			lines, _ := ic.h.scripts.rt.RenderMessage(ic.ctx, &m, false)
+			return lines
+		})
 	}
 }
 
@@ -266,6 +281,8 @@ func (ic *interactive) replay(msgs []provider.Message) {
 				details = json.RawMessage(m.Details)
 			}
 			ic.ui.ToolEnd(m.ToolCallID, m.Content, details, m.IsError)
+		case session.RoleCustom:
+			ic.customMessage(*m)
 		default:
 			if t := m.TextContent(); t != "" {
 				ic.ui.Notify(tui.LevelInfo, t)

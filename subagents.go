@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"pi/agent"
+	"pi/packages"
 	"pi/provider"
 	"pi/subagent"
 )
@@ -21,7 +22,8 @@ func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripte
 	if o.child == nil {
 		warn = p.stderr
 	}
-	types, _ := subagent.LoadTypes(p.piHome, p.cwd, projectTrusted(o.trust, p.piHome, p.cwd), warn)
+	trusted := projectTrusted(o.trust, p.piHome, p.cwd)
+	types, _ := subagent.LoadTypes(p.piHome, p.cwd, trusted, packages.Enabled(p.piHome, p.cwd, trusted, o.noExtensions), warn)
 	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent,
 		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
 			return startChild(ctx, *o, p, live(), l)

@@ -75,7 +75,7 @@ func tuiBang(ic *interactive, cmd string, keep bool) {
 		}()
 	}
 	ic.ui.ToolStart(id, "bash", map[string]any{"command": cmd})
-	res, err := ic.h.shell.run(ic.ctx, cmd, !keep, func(r bashResult) {
+	res, err := ic.h.shell.run(ic.ctx, cmd, !keep, func(r session.BashResult) {
 		ic.ui.ToolUpdate(id, []provider.Block{provider.Text(r.Output)})
 	})
 	text := res.Output
@@ -317,6 +317,7 @@ func tuiReload(ic *interactive, _ string) {
 	}
 	ic.h.scripts.refreshTools()
 	ic.commandList()
+	ic.ui.SetThemeDirs(rt.ThemeDirs()) // resources_discover ran again
 	ic.ui.Notify(tui.LevelInfo, "scripts reloaded")
 }
 

@@ -71,7 +71,7 @@ func assemble(p parts) *harness {
 	h.settings = &settings{agent: h.agent, cfg: p.cfg, rec: h.rec, scripts: s, stderr: p.stderr}
 	h.compactor.agent, h.compactor.rec, h.compactor.settings = h.agent, h.rec, h.settings
 	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill,
-		confine: p.sandbox.Confine}
+		confine: p.sandbox.Confine, scripts: s}
 	if r, ok := p.provider.(*provider.Retrying); ok {
 		r.Notify = h.settings.retryNotice
 	}
@@ -135,6 +135,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
 	p.scripts.rt = rt
+	o.messages = rt.TakeFlagWords(o.messages) // --name value, for the scripts' string flags
 	if err := buildTools(o, &p); err != nil {
 		rt.Close()
 		return nil, err
@@ -157,7 +158,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		h.close()
 		return nil, err
 	}
-	rt.Emit(ctx, "session_start", map[string]any{"reason": "startup"})
+	rt.SessionStarted(ctx) // session_start, then resources_discover
 	return h, nil
 }
 

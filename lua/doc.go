@@ -21,8 +21,10 @@
 // Beyond events, tools and commands, scripts reach the live session and the screen through
 // Host.Session (session_api.go, ui.go: statuses, widgets, the title, the editor; the screen's
 // state is kept for a user interface that attaches later), bind keys and command-line flags
-// (ext.go), send messages for the next turn (sendmessage.go), and see the HTTP bodies sent to
-// the model (providerhooks.go). Packages' scripts (Options.Packages) load after the user's.
+// (ext.go), send pi's custom messages and draw them in the terminal UI (sendmessage.go), answer
+// the user's shell commands and add skills, templates and themes (userevents.go), and see the
+// HTTP bodies sent to the model (providerhooks.go). Packages' scripts (Options.Packages) load
+// after the user's.
 //
 // Callbacks (spawn.go, http.go, callback.go): what pi.spawn's children print and pi.http's
 // streamed bodies reach Lua as tasks queued from the reading goroutine, which waits for each

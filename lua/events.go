@@ -231,11 +231,6 @@ type InputResult struct {
 // prompt, before the agent sees it, after running a runnable /command.
 func (r *Runtime) Input(ctx context.Context, text string, images []provider.Block, source string) (res InputResult) {
 	res = InputResult{Text: text}
-	defer func() {
-		if !res.Handled && source != "extension" {
-			res.Text = r.withNextTurn(res.Text) // pi.send_message's next_turn messages
-		}
-	}()
 	if !r.HasHandlers("input") {
 		return res
 	}

@@ -322,6 +322,13 @@ func (r *Runtime) publish(v *vm) {
 	r.mu.Lock()
 	r.tools, r.cmds, r.events, r.guards = ts, cmds, events, guards
 	r.shortcuts = v.shortcutList()
+	r.stringFlags = nil
+	for name, f := range v.ext.flags {
+		if f.typ == "string" {
+			r.stringFlags = append(r.stringFlags, name)
+		}
+	}
+	sort.Strings(r.stringFlags)
 	r.mu.Unlock()
 }
 

@@ -232,6 +232,9 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		}
 	}
 	w.Extra(m.Extra)
+	if len(m.Details) > 0 && m.Role != RoleToolResult && m.Role != RoleAssistant { // pi's custom messages
+		w.Raw("details", m.Details)
+	}
 	if m.Timestamp != 0 || m.Role == RoleUser || m.Role == RoleAssistant || m.Role == RoleToolResult {
 		w.Field("timestamp", m.Timestamp)
 	}

@@ -126,7 +126,7 @@ func compactionSummaryMessage(e *Entry) provider.Message {
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(fmt.Sprintf("session: marshal %T: %v", v, err)) // only strings, bools and ints come here
+		panic(fmt.Sprintf("session: marshal %T: %v", v, err)) // only strings, bools, ints and int pointers come here
 	}
 	return b
 }

@@ -125,3 +125,13 @@ func (r Result) Redacted(redact func(string) (string, bool)) Result {
 	}
 	return out
 }
+
+// LabelOf is the label of the tool called name among ts, "" when it has none or is not there.
+func LabelOf(ts []Tool, name string) string {
+	for _, t := range ts {
+		if info := t.Info(); info.Name == name {
+			return info.Label
+		}
+	}
+	return ""
+}
