@@ -41,6 +41,7 @@ type parts struct {
 	scripts      *scripts // tools, prompt parts and runtime, already set up
 	stopAfter    func(context.Context, *provider.Message, []provider.Message) bool
 	modelProblem string
+	unknownModel bool // no configured provider has the model: perhaps one the scripts register
 	spill        *proc.SpillDir // the tools' folder for bash output, which the user's !cmd shares
 	sandbox      *sandbox.Sandbox
 }
@@ -100,7 +101,7 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	for _, w := range p.cfg.Warnings { // the file's, the sandbox's, then the model's (a smaller window)
 		fmt.Fprintln(stderr, "pi: warning:", w)
 	}
-	if err != nil && (!interactive || p.provider == nil) {
+	if p.unknownModel = errors.Is(err, config.ErrNotConfigured); err != nil && !p.unknownModel && (!interactive || p.provider == nil) {
 		return nil, err
 	}
 	if err != nil {
@@ -134,7 +135,11 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
-	p.scripts.rt = rt
+	p.scripts.rt, p.cfg = rt, p.cfg.WithDefinitions(rt.Providers)
+	if err := p.resolveLater(ctx, o, interactive); err != nil {
+		rt.Close()
+		return nil, err
+	}
 	if err := buildTools(o, &p); err != nil {
 		rt.Close()
 		return nil, err
@@ -350,6 +355,24 @@ func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (pr
 		return provider.Unavailable(err), provider.Model{ID: "none", Provider: "none"}, err
 	}
 	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
+}
+
+// resolveLater resolves a model no configured provider has once the scripts, which may
+// register its provider, are loaded.
+func (p *parts) resolveLater(ctx context.Context, o *cliOptions, interactive bool) error {
+	if !p.unknownModel {
+		return nil
+	}
+	if err := p.scripts.rt.Ready(ctx); err != nil {
+		return err
+	}
+	pr, m, err := resolveProvider(ctx, o, p.cfg)
+	if err == nil {
+		p.provider, p.model, p.modelProblem = pr, m, ""
+	} else if !interactive {
+		return err
+	}
+	return nil
 }
 
 func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {

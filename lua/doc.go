@@ -7,7 +7,7 @@
 // MCP server, subagents.lua only when the Agent tools are on).
 //
 // It may import provider, tools and internal/proc (which runs pi.exec's and pi.spawn's
-// processes), and nothing else of this module (its tests also use internal/mcptest). It must not append to the transcript, call a model, or draw on the
+// processes), and nothing else of this module (its tests also use internal/mcptest and internal/chattest). It must not append to the transcript, call a model, or draw on the
 // terminal itself: everything that needs the agent, the model or the user goes through the Host
 // functions that main supplies, so the same scripts run in the TUI, in print/JSON mode and
 // under RPC.

@@ -12,6 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"pi/internal/proc"
+	"pi/provider"
 	"pi/tools"
 )
 
@@ -83,11 +84,12 @@ type Runtime struct {
 	tools     []tools.Tool
 	cmds      []Command
 	shortcuts []Shortcut
-	packages  []string       // the package folders loaded, for pi.package_dirs
-	nextTurn  []string       // pi.send_message texts for the user's next prompt
-	screen    []screenSlot   // the scripts' statuses, widgets and title (ui.go)
-	events    map[string]int // handler count per event, so callers skip work nobody listens to
-	guards    int            // guard tool_call handlers, which fail closed
+	providers []provider.Definition // pi.register_provider (provider.go)
+	packages  []string              // the package folders loaded, for pi.package_dirs
+	nextTurn  []string              // pi.send_message texts for the user's next prompt
+	screen    []screenSlot          // the scripts' statuses, widgets and title (ui.go)
+	events    map[string]int        // handler count per event, so callers skip work nobody listens to
+	guards    int                   // guard tool_call handlers, which fail closed
 	notices   []Notice
 	async     int             // observe-only tasks not finished yet
 	idle      []chan struct{} // Flush waiters, closed when async reaches 0

@@ -322,6 +322,7 @@ func (r *Runtime) publish(v *vm) {
 	r.mu.Lock()
 	r.tools, r.cmds, r.events, r.guards = ts, cmds, events, guards
 	r.shortcuts = v.shortcutList()
+	r.providers = v.provs.definitions(r)
 	r.mu.Unlock()
 }
 
