@@ -141,53 +141,21 @@ func (s *scripts) availableTools() []tools.Tool {
 	return lua.MergeTools(s.builtins, tools.BudgetAll(s.rt.Tools(), s.limits))
 }
 
-// selectActive picks the active tools: the allow-list when one was given, else the default
-// built-ins plus every tool the scripts registered. strict reports names nothing provides.
+// selectActive picks the active tools (tools.Select); strict reports names nothing provides.
 func (s *scripts) selectActive(strict bool) ([]tools.Tool, error) {
 	if s.noTools {
 		return nil, nil
 	}
-	available := s.availableTools()
-	byName := make(map[string]tools.Tool, len(available))
-	for _, t := range available {
-		byName[t.Info().Name] = t
-	}
-	var active []tools.Tool
-	if len(s.allowlist) > 0 {
-		for _, n := range s.allowlist {
-			if t, ok := byName[n]; ok {
-				active = append(active, t)
-			} else if strict {
-				return nil, fmt.Errorf("tool %q: no built-in or script provides it (built in: %s)", n, strings.Join(tools.AllNames(), ", "))
-			}
-		}
-		return active, nil
-	}
-	for _, t := range available {
-		n := t.Info().Name
-		if !slices.Contains(tools.AllNames(), n) || slices.Contains(tools.DefaultNames(), n) {
-			active = append(active, t)
-		}
-	}
-	return active, nil
+	return tools.Select(s.availableTools(), s.allowlist, strict)
 }
 
 // setActiveTools activates the named tools and rebuilds the system prompt that lists them.
 func (s *scripts) setActiveTools(names []string) error {
-	byName := map[string]tools.Tool{}
-	for _, t := range s.availableTools() {
-		byName[t.Info().Name] = t
+	active, err := tools.Pick(s.availableTools(), names)
+	if err == nil {
+		s.applyTools(active)
 	}
-	var active []tools.Tool
-	for _, n := range names {
-		t, ok := byName[n]
-		if !ok {
-			return fmt.Errorf("no tool named %q", n)
-		}
-		active = append(active, t)
-	}
-	s.applyTools(active)
-	return nil
+	return err
 }
 
 func (s *scripts) applyTools(active []tools.Tool) {

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -41,7 +40,7 @@ type parts struct {
 	scripts      *scripts // tools, prompt parts and runtime, already set up
 	stopAfter    func(context.Context, *provider.Message, []provider.Message) bool
 	modelProblem string
-	unknownModel bool // no configured provider has the model: perhaps one the scripts register
+	unknownModel bool           // no configured provider has the model: perhaps one the scripts register
 	spill        *proc.SpillDir // the tools' folder for bash output, which the user's !cmd shares
 	sandbox      *sandbox.Sandbox
 }
@@ -282,61 +281,10 @@ func scriptHost(s *scripts, live func() *harness, subs lua.Subagents) lua.Host {
 	}
 }
 
-// openSession picks the session the flags ask for. A new session touches the disk only once
-// the first reply arrives.
+// openSession picks the session the flags ask for (session.Choose).
 func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session, error) {
-	dir := o.sessionDir
-	if dir == "" {
-		dir = p.cfg.SessionDir
-	}
-	if dir == "" {
-		dir = session.Dir(p.piHome, p.cwd)
-	}
-	root := session.SessionsRoot(p.piHome)
-	switch {
-	case o.noSession:
-		return session.InMemory(p.cwd), nil
-	case o.forkRef != "":
-		src, err := session.Resolve(o.forkRef, dir, root)
-		if err != nil {
-			return nil, fmt.Errorf("--fork: %w", err)
-		}
-		return session.ForkFile(ctx, src, dir, p.cwd)
-	case o.sessionRef != "":
-		path, err := session.Resolve(o.sessionRef, dir, root)
-		if errors.Is(err, os.ErrNotExist) && strings.ContainsAny(o.sessionRef, `/\`) {
-			return newSessionAt(o.sessionRef, p.cwd)
-		}
-		if err != nil { // perhaps one of the TypeScript pi's sessions, which -r lists too
-			agent := session.PiAgentDir()
-			if found, err2 := session.Resolve(o.sessionRef, session.Dir(agent, p.cwd), session.SessionsRoot(agent)); err2 == nil {
-				path, err = found, nil
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--session: %w", err)
-		}
-		return session.Open(ctx, path)
-	case o.continueLast:
-		path, err := session.FindNewest(dir)
-		if err != nil {
-			return nil, fmt.Errorf("-c: %w", err)
-		}
-		if path != "" {
-			return session.Open(ctx, path)
-		}
-	}
-	return session.CreateChild(dir, p.cwd, o.parentSession), nil
-}
-
-// newSessionAt starts a session in a new file at the user's path, as pi does, but only in a
-// folder that exists: a mistyped path must not quietly start a new conversation somewhere.
-func newSessionAt(path, cwd string) (*session.Session, error) {
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("--session %s: no such session, and there is no folder %s to start one in", path, dir)
-	}
-	return session.CreateAt(path, cwd), nil
+	return session.Choose(ctx, session.Choice{Dir: cmp.Or(o.sessionDir, p.cfg.SessionDir), Home: p.piHome, Cwd: p.cwd,
+		InMemory: o.noSession, Fork: o.forkRef, Ref: o.sessionRef, Continue: o.continueLast, Parent: o.parentSession})
 }
 
 // resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that
@@ -355,6 +303,21 @@ func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (pr
 		return provider.Unavailable(err), provider.Model{ID: "none", Provider: "none"}, err
 	}
 	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
+}
+
+// withScriptProviders is cfg with the providers the user's scripts register, for listing
+// models without a session; stop ends the scripts.
+func withScriptProviders(ctx context.Context, cfg *config.Config, trust bool, cwd string) (_ *config.Config, stop func()) {
+	rt, err := lua.New(ctx, lua.Options{PiHome: piHomeDir(), Cwd: cwd, Trust: trust, Disabled: append(cfg.Lua.Disable, "mcp"),
+		Host: lua.Host{Config: cfg.ScriptConfig}, Packages: packages.Dirs(packages.Root(piHomeDir(), cwd, false))})
+	if err != nil {
+		return cfg, func() {}
+	}
+	if rt.Ready(ctx) != nil {
+		rt.Close()
+		return cfg, func() {}
+	}
+	return cfg.WithDefinitions(rt.Providers), rt.Close
 }
 
 // resolveLater resolves a model no configured provider has once the scripts, which may

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"pi/internal/chattest"
+)
+
+// setupLuaProvider wires a harness as pi does for --model model, with the Lua provider port
+// as the user's script pointed at srv.
+func setupLuaProvider(t *testing.T, srv *chattest.Server, model string) *harness {
+	t.Helper()
+	dir, home := t.TempDir(), t.TempDir()
+	t.Setenv("PI_HOME", home)
+	src, err := os.ReadFile(filepath.Join("testdata", "lua", "ollama-chat-provider.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(home, "init.lua"), src, 0o644)
+	toml := "[extensions.ollama-lua]\nbase_url = \"" + srv.URL + "\"\n\n[providers.ollama]\nbase_url = \"http://127.0.0.1:9\"\n"
+	os.WriteFile(filepath.Join(home, "pi.toml"), []byte(toml), 0o644)
+	var stderr bytes.Buffer
+	h, err := setup(context.Background(), &cliOptions{cwd: dir, model: model, noSession: true, noExtensions: true}, false, &stderr)
+	if err != nil {
+		t.Fatalf("setup: %v (%s)", err, stderr.String())
+	}
+	t.Cleanup(h.close)
+	return h
+}
+
+// --model selects a provider a script registers; its computed models are among the
+// available ones, and a prompt streams through the script to the server and back.
+func TestLuaProviderSelectedByModel(t *testing.T) {
+	srv := chattest.Start(t, []string{"m1", "m2"}, chattest.Reply{Lines: []string{chattest.Text("Hello ", ""), chattest.Done("from Lua", 9, 4)}})
+	h := setupLuaProvider(t, srv, "ollama-lua/m2")
+	if m := h.agent.Model(); m.Provider != "ollama-lua" || m.ID != "m2" || m.API != "ollama-lua" || m.ContextWindow != 32768 {
+		t.Fatalf("model %+v", m)
+	}
+	var listed []string
+	for _, m := range h.settings.availableModels(context.Background()) {
+		listed = append(listed, m.Provider+"/"+m.ID)
+	}
+	if !slices.Contains(listed, "ollama-lua/m1") || !slices.Contains(listed, "ollama-lua/m2") {
+		t.Fatalf("available models %v", listed)
+	}
+	if err := h.Send(context.Background(), Input{Text: "hi", Source: sourceRPC}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.agent.MessagesView()
+	last := msgs[len(msgs)-1]
+	if last.TextContent() != "Hello from Lua" || last.Provider != "ollama-lua" || last.Usage.Input != 9 || last.Usage.Output != 4 {
+		t.Fatalf("reply %+v", last)
+	}
+	if b := srv.Bodies(); len(b) != 1 || b[0]["model"] != "m2" {
+		t.Fatalf("requests %v", b)
+	}
+}
+
+// Over RPC: the script's models are in get_available_models, set_model moves to one, and the
+// next prompt goes to it.
+func TestRPCLuaProvider(t *testing.T) {
+	srv := chattest.Start(t, []string{"m1", "m2"}, chattest.Reply{Lines: []string{chattest.Done("via m1", 3, 2)}})
+	h := setupLuaProvider(t, srv, "ollama-lua/m2")
+	c, _, stop := startInProcess(t, context.Background(), h)
+	defer stop()
+	var listed []string
+	for _, m := range c.mustCall(map[string]any{"type": "get_available_models"}).data()["models"].([]any) {
+		m := m.(map[string]any)
+		listed = append(listed, m["provider"].(string)+"/"+m["id"].(string))
+	}
+	if !slices.Contains(listed, "ollama-lua/m1") {
+		t.Fatalf("available models %v", listed)
+	}
+	c.mustCall(map[string]any{"type": "set_model", "provider": "ollama-lua", "modelId": "m1"})
+	c.prompt("hi")
+	if got := c.lastText(); got != "via m1" {
+		t.Fatalf("last text %v", got)
+	}
+	if b := srv.Bodies(); len(b) != 1 || b[0]["model"] != "m1" || !strings.Contains(c.state()["model"].(map[string]any)["id"].(string), "m1") {
+		t.Fatalf("requests %v", b)
+	}
+}
+
+// pi --list-models lists the models of the providers the user's scripts register.
+func TestListModelsHasLuaProviders(t *testing.T) {
+	srv := chattest.Start(t, []string{"m1", "m2"})
+	setupLuaProvider(t, srv, "ollama-lua/m1")
+	t.Chdir(t.TempDir())
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"--list-models"}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "ollama-lua/m1\tcontext 32768\nollama-lua/m2\tcontext 32768\n") {
+		t.Fatalf("listing:\n%s", out.String())
+	}
+}
