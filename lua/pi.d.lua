@@ -690,3 +690,51 @@ function pi.flag(name) end
 
 ---@return string[] the folders of the packages loaded, in load order
 function pi.package_dirs() end
+
+-- ── providers ────────────────────────────────────────────────────────────────────────────
+
+---@class pi.ProviderModel
+---@field id string
+---@field name? string
+---@field context_window? integer
+---@field max_tokens? integer
+---@field reasoning? boolean
+---@field input? ("text"|"image")[] default {"text"}
+---@field cost? {input?: number, output?: number, cache_read?: number, cache_write?: number} dollars per million tokens
+
+---@class pi.ProviderRequest
+---@field model {id: string, name: string, provider: string, api: string, base_url: string, context_window: integer, max_tokens: integer, reasoning: boolean}
+---@field system_prompt string
+---@field messages table[] pi's message shapes (role user, assistant, toolResult)
+---@field tools {name: string, description: string, parameters: table}[]
+---@field options {thinking: string, max_tokens: integer, temperature?: number, session_id: string}
+
+---@class pi.ProviderOut
+---@field text fun(delta: string)
+---@field thinking fun(delta: string)
+---@field tool_call fun(call: {id?: string, name: string, arguments?: table}) a whole call
+---@field tool_call_start fun(id: string, name: string)
+---@field tool_call_delta fun(json: string) a piece of the open call's argument JSON
+---@field tool_call_end fun()
+---@field usage fun(u: {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer})
+---@field aborted fun(): boolean
+
+---@class pi.ProviderDef
+---@field api? string "ollama", "openai" or "anthropic"; with stream, any name (default "lua")
+---@field base_url? string
+---@field api_key? string a literal key
+---@field api_key_env? string the variable that holds the key
+---@field headers? table<string, string>
+---@field models? pi.ProviderModel[]|fun(): pi.ProviderModel[] a function is asked whenever models are listed
+--- Makes one model call: hand back what the model says through out; return nothing, "length",
+--- or nil and a message on failure.
+---@field stream? fun(request: pi.ProviderRequest, out: pi.ProviderOut): (string|nil, string?)
+
+--- A model provider: an existing kind with a computed configuration (laid over pi.toml's
+--- provider of that name), or a kind of the script's own (stream).
+---@param name string
+---@param def pi.ProviderDef
+function pi.register_provider(name, def) end
+
+---@param name string
+function pi.unregister_provider(name) end
