@@ -137,10 +137,10 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 	if handled {
 		return nil
 	}
-	h.scripts.prepareRun(runCtx, text, in.Images)
+	added := h.scripts.prepareRun(runCtx, text, in.Images)
 	h.shell.flush()
 	opens := len(h.agent.MessagesView()) == 0
-	return h.compactor.prompt(runCtx, prompt.FirstUserMessage(text, in.Images, opens, h.cwd, time.Now()))
+	return h.compactor.prompt(runCtx, append([]provider.Message{prompt.FirstUserMessage(text, in.Images, opens, h.cwd, time.Now())}, added...)...)
 }
 
 // beginRun reserves the run. A run that has emitted agent_end is only tidying up (a !cmd's

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,8 +14,8 @@ import (
 )
 
 // setupLuaProvider wires a harness as pi does for --model model, with the Lua provider port
-// as the user's script pointed at srv.
-func setupLuaProvider(t *testing.T, srv *chattest.Server, model string) *harness {
+// as the user's script pointed at srv, and more after it.
+func setupLuaProvider(t *testing.T, srv *chattest.Server, model string, more ...string) *harness {
 	t.Helper()
 	dir, home := t.TempDir(), t.TempDir()
 	t.Setenv("PI_HOME", home)
@@ -22,7 +23,7 @@ func setupLuaProvider(t *testing.T, srv *chattest.Server, model string) *harness
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(home, "init.lua"), src, 0o644)
+	os.WriteFile(filepath.Join(home, "init.lua"), append(src, strings.Join(more, "\n")...), 0o644)
 	toml := "[extensions.ollama-lua]\nbase_url = \"" + srv.URL + "\"\n\n[providers.ollama]\nbase_url = \"http://127.0.0.1:9\"\n"
 	os.WriteFile(filepath.Join(home, "pi.toml"), []byte(toml), 0o644)
 	var stderr bytes.Buffer
@@ -98,5 +99,63 @@ func TestListModelsHasLuaProviders(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "ollama-lua/m1\tcontext 32768\nollama-lua/m2\tcontext 32768\n") {
 		t.Fatalf("listing:\n%s", out.String())
+	}
+}
+
+// runEventsScript adds a message at before_agent_start and upper-cases the model's reply at
+// message_end.
+const runEventsScript = `
+pi.on("before_agent_start", function(ev) return {message = {content = "Today is a holiday.", custom_type = "calendar"}} end)
+pi.on("message_end", function(ev)
+  if ev.message.role ~= "assistant" then return end
+  local m = ev.message
+  m.content = {{type = "text", text = string.upper(m.content[1].text)}}
+  return {message = m}
+end)`
+
+// before_agent_start's message follows the prompt to the model and into the session;
+// message_end's replacement is what the transcript and the session keep.
+func TestRunEventsAddAndReplaceMessages(t *testing.T) {
+	srv := chattest.Start(t, []string{"m1"}, chattest.Reply{Lines: []string{chattest.Done("hello", 1, 1)}})
+	h := setupLuaProvider(t, srv, "ollama-lua/m1", runEventsScript)
+	if err := h.Send(context.Background(), Input{Text: "hi", Source: sourceRPC}); err != nil {
+		t.Fatal(err)
+	}
+	var roles, texts []string
+	for _, m := range h.agent.MessagesView() {
+		roles, texts = append(roles, string(m.Role)), append(texts, m.TextContent())
+	}
+	if strings.Join(roles, " ") != "user custom assistant" || texts[1] != "Today is a holiday." || texts[2] != "HELLO" {
+		t.Fatalf("transcript %v %q", roles, texts)
+	}
+	sent, _ := json.Marshal(srv.Bodies()[0]["messages"].([]any)[2:])
+	if string(sent) != `[{"content":"Today is a holiday.","role":"user"}]` {
+		t.Fatalf("sent after the prompt %s", sent)
+	}
+	entries, _ := h.rec.session().Entries()
+	last := entries[len(entries)-1]
+	if last.Message == nil || last.Message.TextContent() != "HELLO" || string(entries[len(entries)-2].Message.Extra["customType"]) != `"calendar"` {
+		t.Fatalf("session %+v", entries)
+	}
+}
+
+// Over RPC the client sees the added message and the replaced reply, in the events and in
+// get_messages.
+func TestRPCRunEventsAddAndReplaceMessages(t *testing.T) {
+	srv := chattest.Start(t, []string{"m1"}, chattest.Reply{Lines: []string{chattest.Done("hello", 1, 1)}})
+	h := setupLuaProvider(t, srv, "ollama-lua/m1", runEventsScript)
+	c, _, stop := startInProcess(t, context.Background(), h)
+	defer stop()
+	from := c.mark()
+	c.prompt("hi")
+	end := c.await(from, "the assistant's message_end", func(l rpcLine) bool {
+		m, _ := l["message"].(map[string]any)
+		return l["type"] == "message_end" && m["role"] == "assistant"
+	})
+	if got, _ := json.Marshal(end["message"].(map[string]any)["content"]); string(got) != `[{"text":"HELLO","type":"text"}]` {
+		t.Fatalf("message_end %s", got)
+	}
+	if roles := messageRoles(c.messages()); strings.Join(roles, " ") != "user custom assistant" || c.lastText() != "HELLO" {
+		t.Fatalf("get_messages roles %v, last text %v", roles, c.lastText())
 	}
 }

@@ -100,6 +100,7 @@ func (s *scripts) hooks(h *agent.Hooks) {
 		o, _ := rt.ToolResult(ctx, c.Name, c.ID, c.Args, res)
 		return agent.ResultOverride{Content: o.Content, Details: o.Details, IsError: o.IsError, Terminate: o.Terminate}, nil
 	}
+	h.MessageEnd = rt.MessageEnd // message_end, which may replace the message
 	h.TransformContext = func(ctx context.Context, msgs []provider.Message) ([]provider.Message, error) {
 		if !rt.HasHandlers("context") {
 			return msgs, nil
@@ -180,20 +181,18 @@ func (s *scripts) refreshTools() {
 	}
 }
 
-// prepareRun readies a run for text: new script tools, and the system prompt as the
-// scripts' before_agent_start handlers want it.
-func (s *scripts) prepareRun(ctx context.Context, text string, images []provider.Block) {
+// prepareRun readies a run for text: new script tools, the system prompt as the scripts'
+// before_agent_start handlers want it, and the messages they add after the prompt.
+func (s *scripts) prepareRun(ctx context.Context, text string, images []provider.Block) []provider.Message {
 	if s.rt == nil {
-		return
+		return nil
 	}
 	s.refreshTools()
-	st := s.agent.State()
-	base := prompt.Build(withTools(s.parts, st.Tools))
-	if s.rt.HasHandlers("before_agent_start") {
-		s.agent.SetSystemPrompt(s.rt.BeforeAgentStart(ctx, text, images, base))
-	} else if st.SystemPrompt != base {
-		s.agent.SetSystemPrompt(base)
+	start := s.rt.StartRun(ctx, text, images, prompt.Build(withTools(s.parts, s.agent.State().Tools)))
+	if s.agent.State().SystemPrompt != start.SystemPrompt {
+		s.agent.SetSystemPrompt(start.SystemPrompt)
 	}
+	return start.Messages
 }
 
 // completeOnce is pi.complete: one model call outside the conversation.
@@ -257,8 +256,8 @@ func (s *scripts) onEvent(ctx context.Context, ev agent.Event) {
 		s.turnIndex = 0
 		s.mu.Unlock()
 	}
-	if s.rt == nil || !s.rt.HasHandlers(ev.Type) {
-		return
+	if s.rt == nil || ev.Type == agent.EvMessageEnd || !s.rt.HasHandlers(ev.Type) {
+		return // message_end's handlers run as Hooks.MessageEnd
 	}
 	s.rt.Emit(ctx, ev.Type, s.eventPayload(ev))
 }

@@ -48,6 +48,10 @@ type Hooks struct {
 	PrepareNextTurn func(ctx context.Context, a *Agent) error
 	// ShouldStopAfterTurn ends the run after a turn when it returns true.
 	ShouldStopAfterTurn func(ctx context.Context, assistant *provider.Message, results []provider.Message) bool
+	// MessageEnd sees each finished message before the transcript takes it and message_end
+	// reports it, and may replace it (pi's message_end result): a replacement of another role
+	// is ignored. An assistant message's replacement is the one whose tool calls run.
+	MessageEnd func(ctx context.Context, m provider.Message) (provider.Message, bool)
 }
 
 // ToolCall is a call the model made, as hooks see it.
@@ -308,9 +312,8 @@ func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteerin
 			for i := range pending {
 				m := pending[i]
 				a.emit(ctx, Event{Type: EvMessageStart, Message: &m})
-				a.appendMessage(m)
+				a.endMessage(ctx, &m)
 				created = append(created, m)
-				a.emit(ctx, Event{Type: EvMessageEnd, Message: &m})
 			}
 			pending = nil
 			var stop bool
@@ -389,8 +392,7 @@ func (a *Agent) failure(err error) provider.Message {
 		msg.StopReason = provider.StopAborted
 	}
 	a.emit(context.Background(), Event{Type: EvMessageStart, Message: &msg})
-	a.appendMessage(msg)
-	a.emit(context.Background(), Event{Type: EvMessageEnd, Message: &msg})
+	a.endMessage(context.Background(), &msg)
 	return msg
 }
 
@@ -421,9 +423,20 @@ func (a *Agent) streamAssistant(ctx context.Context) provider.Message {
 	if !started {
 		a.emit(ctx, Event{Type: EvMessageStart, Message: &final})
 	}
-	a.appendMessage(final)
-	a.emit(ctx, Event{Type: EvMessageEnd, Message: &final})
+	a.endMessage(ctx, &final)
 	return final
+}
+
+// endMessage lets Hooks.MessageEnd replace m, appends m to the transcript and emits
+// message_end.
+func (a *Agent) endMessage(ctx context.Context, m *provider.Message) {
+	if h := a.hooks.MessageEnd; h != nil {
+		if r, ok := h(ctx, *m); ok && r.Role == m.Role {
+			*m = r
+		}
+	}
+	a.appendMessage(*m)
+	a.emit(ctx, Event{Type: EvMessageEnd, Message: m})
 }
 
 func (a *Agent) buildRequest(ctx context.Context) (*provider.Request, error) {

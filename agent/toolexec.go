@@ -250,8 +250,7 @@ func (a *Agent) resultMessages(ctx context.Context, calls []*callState) []provid
 	for i, c := range calls {
 		out[i] = toolResultMessage(c)
 		a.emit(ctx, Event{Type: EvMessageStart, Message: &out[i]})
-		a.appendMessage(out[i])
-		a.emit(ctx, Event{Type: EvMessageEnd, Message: &out[i]})
+		a.endMessage(ctx, &out[i])
 	}
 	return out
 }

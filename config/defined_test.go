@@ -22,7 +22,9 @@ func TestConfigDefinitions(t *testing.T) {
 	defs := []provider.Definition{
 		{Name: "work", BaseURL: "http://proxy.example/v1", APIKey: "sk-literal-9876"},
 		{Name: "mine", Kind: "lua", Stream: stream, Models: []provider.Model{{ID: "m1", ContextWindow: 4096}},
-			ListModels: func(context.Context) ([]provider.Model, error) { return []provider.Model{{ID: "m9", MaxTokens: 77}}, nil }},
+			ListModels: func(context.Context) ([]provider.Model, error) {
+				return []provider.Model{{ID: "m9", MaxTokens: 77}}, nil
+			}},
 	}
 	d := c.WithDefinitions(func() []provider.Definition { return defs })
 	_, m, err := d.ResolveModel(context.Background(), "work/big")
