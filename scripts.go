@@ -58,6 +58,7 @@ type scripts struct {
 	askTrust bool
 	gate     *permission.Gate // once permissions are on, a call runs only if the policy approved
 
+	seen      []string // the tools available when the active ones were last picked (tools.Keys)
 	mu        sync.Mutex
 	ui        userInterface
 	turnIndex int
@@ -97,6 +98,7 @@ func (s *scripts) hooks(h *agent.Hooks) {
 		return
 	}
 	h.AfterToolCall = func(ctx context.Context, c *agent.ToolCall, res tools.Result) (agent.ResultOverride, error) {
+		s.addTools(res.AddedTools)
 		o, _ := rt.ToolResult(ctx, c.Name, c.ID, c.Args, res)
 		return agent.ResultOverride{Content: o.Content, Details: o.Details, IsError: o.IsError, Terminate: o.Terminate}, nil
 	}
@@ -147,7 +149,9 @@ func (s *scripts) selectActive(strict bool) ([]tools.Tool, error) {
 	if s.noTools {
 		return nil, nil
 	}
-	return tools.Select(s.availableTools(), s.allowlist, strict)
+	available := s.availableTools()
+	s.seen = tools.Keys(available)
+	return tools.Select(available, s.allowlist, strict)
 }
 
 // setActiveTools activates the named tools and rebuilds the system prompt that lists them.
@@ -157,6 +161,16 @@ func (s *scripts) setActiveTools(names []string) error {
 		s.applyTools(active)
 	}
 	return err
+}
+
+// addTools activates the tools a result names (added_tools) that a script or a built-in
+// provides; the loop tells the model before its next call.
+func (s *scripts) addTools(names []string) {
+	if cur := s.agent.State().Tools; len(names) > 0 {
+		if active := tools.With(cur, s.availableTools(), names); len(active) > len(cur) {
+			s.applyTools(active)
+		}
+	}
 }
 
 func (s *scripts) applyTools(active []tools.Tool) {
@@ -170,8 +184,12 @@ func withTools(p prompt.Parts, ts []tools.Tool) prompt.Parts {
 }
 
 // refreshTools picks up tools scripts registered since the last prompt. The active set
-// changes only when the scripts' tools did, so the prompt prefix stays cacheable.
+// changes only when the scripts' tools did, so the prompt prefix stays cacheable and a choice
+// made since (pi.set_active_tools, added_tools) stands.
 func (s *scripts) refreshTools() {
+	if s.noTools || slices.Equal(tools.Keys(s.availableTools()), s.seen) {
+		return
+	}
 	active, err := s.selectActive(false)
 	if err != nil {
 		return

@@ -292,7 +292,7 @@ func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session,
 // unavailable provider, so the terminal UI can still start and say what to do.
 func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (provider.Provider, provider.Model, error) {
 	if o.fauxScript != "" || o.providerName == "faux" {
-		return fauxProvider(o)
+		return faux.FromCommandLine(o.fauxScript, o.model)
 	}
 	spec := o.model
 	if o.providerName != "" && !strings.Contains(spec, "/") {
@@ -336,22 +336,6 @@ func (p *parts) resolveLater(ctx context.Context, o *cliOptions, interactive boo
 		return err
 	}
 	return nil
-}
-
-func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {
-	if o.fauxScript == "" {
-		return nil, provider.Model{}, errors.New("--provider faux needs --faux-script <file.json>")
-	}
-	p, err := faux.LoadScript(o.fauxScript)
-	if err != nil {
-		return nil, provider.Model{}, err
-	}
-	id := strings.TrimPrefix(o.model, "faux/")
-	if id == "" {
-		id = "faux-1"
-	}
-	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
-		Input: p.ModelInput()}, nil
 }
 
 func splitList(s string) []string {

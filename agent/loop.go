@@ -111,6 +111,9 @@ type Agent struct {
 	toolDefs     []provider.ToolDef
 	toolDefsFrom []tools.Tool
 	sessionID    string
+	// declared names the tools the conversation was last offered (declareToolChanges); nil
+	// before its first model call.
+	declared []string
 	// foreign counts transcript messages a model does not take (custom roles), so that the
 	// common case of none needs no scan of a long transcript per request.
 	foreign int
@@ -309,6 +312,11 @@ func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteerin
 				a.emit(ctx, Event{Type: EvTurnStart})
 			}
 			first = false
+			if len(pending) > 0 { // a change of tools is declared before the new messages, as pi does
+				if d := a.declareToolChanges(ctx); d != nil {
+					created = append(created, *d)
+				}
+			}
 			for i := range pending {
 				m := pending[i]
 				a.emit(ctx, Event{Type: EvMessageStart, Message: &m})
@@ -337,10 +345,13 @@ func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteerin
 // turn makes one model call and runs its tool calls. It reports whether the model should be
 // called again for tool results, whether the run must stop, and the messages it added.
 func (a *Agent) turn(ctx context.Context) (more, stop bool, created []provider.Message) {
+	if d := a.declareToolChanges(ctx); d != nil {
+		created = append(created, *d)
+	}
 	if a.hooks.PrepareNextTurn != nil {
 		if err := a.hooks.PrepareNextTurn(ctx, a); err != nil {
-			failed := a.failure(err)
-			return a.endWithError(ctx, failed)
+			more, stop, failed := a.endWithError(ctx, a.failure(err))
+			return more, stop, append(created, failed...)
 		}
 	}
 	assistant := a.streamAssistant(ctx)

@@ -110,7 +110,7 @@ func (a *Agent) SetTools(ts []tools.Tool) {
 func (a *Agent) ReplaceMessages(msgs []provider.Message) {
 	a.mu.Lock()
 	a.state.Messages = append([]provider.Message(nil), msgs...)
-	a.foreign = 0
+	a.foreign, a.declared = 0, nil
 	for i := range msgs {
 		if !isLLMRole(msgs[i].Role) {
 			a.foreign++

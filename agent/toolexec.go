@@ -257,7 +257,7 @@ func (a *Agent) resultMessages(ctx context.Context, calls []*callState) []provid
 
 func toolResultMessage(c *callState) provider.Message {
 	m := provider.Message{Role: provider.RoleToolResult, ToolCallID: c.call.ID, ToolName: c.call.Name,
-		Content: c.result.Content, IsError: c.result.IsError, Timestamp: time.Now().UnixMilli()}
+		Content: c.result.Content, IsError: c.result.IsError, Usage: c.result.Usage, Timestamp: time.Now().UnixMilli()}
 	if m.Content == nil {
 		m.Content = []provider.Block{}
 	}

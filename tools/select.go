@@ -43,3 +43,25 @@ func Pick(available []Tool, names []string) ([]Tool, error) {
 	}
 	return out, nil
 }
+
+// With is active with the tools of available that names names added at its end, in
+// available's order; names already active or that nothing provides are left out.
+func With(active, available []Tool, names []string) []Tool {
+	out := slices.Clip(active)
+	for _, t := range available {
+		n := t.Info().Name
+		if slices.Contains(names, n) && !slices.ContainsFunc(out, func(a Tool) bool { return a.Info().Name == n }) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Keys tell tools apart as the model sees them: each one's name and description.
+func Keys(ts []Tool) []string {
+	keys := make([]string, len(ts))
+	for i, t := range ts {
+		keys[i] = t.Info().Name + "\x00" + t.Info().Description
+	}
+	return keys
+}
