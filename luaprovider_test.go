@@ -17,6 +17,12 @@ import (
 // as the user's script pointed at srv, and more after it.
 func setupLuaProvider(t *testing.T, srv *chattest.Server, model string, more ...string) *harness {
 	t.Helper()
+	return setupLuaProviderWith(t, srv, cliOptions{model: model}, more...)
+}
+
+// setupLuaProviderWith is setupLuaProvider with more of the command line.
+func setupLuaProviderWith(t *testing.T, srv *chattest.Server, o cliOptions, more ...string) *harness {
+	t.Helper()
 	dir, home := t.TempDir(), t.TempDir()
 	t.Setenv("PI_HOME", home)
 	src, err := os.ReadFile(filepath.Join("testdata", "lua", "ollama-chat-provider.lua"))
@@ -27,7 +33,8 @@ func setupLuaProvider(t *testing.T, srv *chattest.Server, model string, more ...
 	toml := "[extensions.ollama-lua]\nbase_url = \"" + srv.URL + "\"\n\n[providers.ollama]\nbase_url = \"http://127.0.0.1:9\"\n"
 	os.WriteFile(filepath.Join(home, "pi.toml"), []byte(toml), 0o644)
 	var stderr bytes.Buffer
-	h, err := setup(context.Background(), &cliOptions{cwd: dir, model: model, noSession: true, noExtensions: true}, false, &stderr)
+	o.cwd, o.noSession, o.noExtensions = dir, true, true
+	h, err := setup(context.Background(), &o, false, &stderr)
 	if err != nil {
 		t.Fatalf("setup: %v (%s)", err, stderr.String())
 	}
