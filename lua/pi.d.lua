@@ -25,6 +25,8 @@ pi = {}
 ---@field details? any shown to the user interface, never to the model
 ---@field is_error? boolean
 ---@field terminate? boolean ask pi not to call the model again after this batch (only when every result of the batch asks)
+---@field usage? {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer, cost?: number} the tool's own model usage (cost in dollars): in the session's cost, not the context
+---@field added_tools? string[] tools to activate from the next model call (the model is told)
 
 -- ── tools ────────────────────────────────────────────────────────────────────────────────
 
@@ -200,12 +202,13 @@ function pi.register_command(def) end
 ---@overload fun(event: "session_start", fn: fun(ev: pi.SessionStartEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "session_shutdown", fn: fun(ev: pi.SessionShutdownEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "input", fn: fun(ev: pi.InputEvent): pi.InputResult?, opts?: pi.OnOptions)
----@overload fun(event: "before_agent_start", fn: fun(ev: pi.BeforeAgentStartEvent): {system_prompt: string}?, opts?: pi.OnOptions)
+---@overload fun(event: "before_agent_start", fn: fun(ev: pi.BeforeAgentStartEvent): {system_prompt?: string, message?: {content: string|pi.Block[], custom_type?: string, display?: boolean, details?: any}}?, opts?: pi.OnOptions)
 ---@overload fun(event: "agent_start", fn: fun(ev: table), opts?: pi.OnOptions)
 ---@overload fun(event: "agent_end", fn: fun(ev: pi.AgentEndEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "turn_start", fn: fun(ev: pi.TurnStartEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "turn_end", fn: fun(ev: pi.TurnEndEvent), opts?: pi.OnOptions)
----@overload fun(event: "message_start"|"message_update"|"message_end", fn: fun(ev: pi.MessageEvent), opts?: pi.OnOptions)
+---@overload fun(event: "message_start"|"message_update", fn: fun(ev: pi.MessageEvent), opts?: pi.OnOptions)
+---@overload fun(event: "message_end", fn: fun(ev: pi.MessageEvent): {message: pi.Message}?, opts?: pi.OnOptions)
 ---@overload fun(event: "context", fn: fun(ev: pi.ContextEvent): {messages: pi.Message[]}?, opts?: pi.OnOptions)
 ---@overload fun(event: "tool_call", fn: fun(ev: pi.ToolCallEvent): pi.ToolCallResult?, opts?: pi.OnOptions)
 ---@overload fun(event: "tool_result", fn: fun(ev: pi.ToolResultEvent): pi.ToolResult?, opts?: pi.OnOptions)
