@@ -1,6 +1,6 @@
 // Package config owns pi.toml: reading $PI_HOME/pi.toml and the project's .pi/pi.toml,
 // merging them, parsing --model specs, and turning a spec into a ready provider and model
-// description. It does not wire the agent (the root package does) and never writes a key
+// description, over the providers a session's scripts define (defined.go). It does not wire the agent (the root package does) and never writes a key
 // anywhere: keys are read at resolve time and handed only to the adapter. A project's file
 // applies in part only until its directory is trusted (safety.go).
 package config

@@ -21,8 +21,9 @@
 // Beyond events, tools and commands, scripts reach the live session and the screen through
 // Host.Session (session_api.go, ui.go: statuses, widgets, the title, the editor; the screen's
 // state is kept for a user interface that attaches later), bind keys and command-line flags
-// (ext.go), send messages for the next turn (sendmessage.go), and see the HTTP bodies sent to
-// the model (providerhooks.go). Packages' scripts (Options.Packages) load after the user's.
+// (ext.go), send messages for the next turn (sendmessage.go), see the HTTP bodies sent to
+// the model (providerhooks.go), and register model providers (provider.go; one of the script's
+// own kind streams through luastream.go). Packages' scripts (Options.Packages) load after the user's.
 //
 // Callbacks (spawn.go, http.go, callback.go): what pi.spawn's children print and pi.http's
 // streamed bodies reach Lua as tasks queued from the reading goroutine, which waits for each
