@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"pi/internal/chattest"
+	"pi/provider"
 )
 
 // setupLuaProvider wires a harness as pi does for --model model, with the Lua provider port
@@ -164,5 +166,28 @@ func TestRPCRunEventsAddAndReplaceMessages(t *testing.T) {
 	}
 	if roles := messageRoles(c.messages()); strings.Join(roles, " ") != "user custom assistant" || c.lastText() != "HELLO" {
 		t.Fatalf("get_messages roles %v, last text %v", roles, c.lastText())
+	}
+}
+
+// An RPC abort reaches the script's HTTP request: the server sees its client go, and the
+// reply ends as aborted with what had arrived.
+func TestRPCAbortReachesLuaProvider(t *testing.T) {
+	srv := chattest.Start(t, []string{"m1"}, chattest.Reply{Lines: []string{chattest.Text("partial", "")}, Stall: true})
+	h := setupLuaProvider(t, srv, "ollama-lua/m1")
+	c, _, stop := startInProcess(t, context.Background(), h)
+	defer stop()
+	from := c.mark()
+	c.mustCall(map[string]any{"type": "prompt", "message": "hi"})
+	c.awaitEvent(from, "message_update")
+	c.mustCall(map[string]any{"type": "abort"})
+	select {
+	case <-srv.Gone():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the script's request outlived the abort")
+	}
+	c.awaitEvent(from, "agent_end")
+	msgs := h.agent.MessagesView()
+	if last := msgs[len(msgs)-1]; last.StopReason != provider.StopAborted || last.TextContent() != "partial" {
+		t.Fatalf("reply %+v", last)
 	}
 }
