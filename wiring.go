@@ -308,7 +308,7 @@ func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (pr
 // withScriptProviders is cfg with the providers the user's scripts register, for listing
 // models without a session; stop ends the scripts.
 func withScriptProviders(ctx context.Context, cfg *config.Config, trust bool, cwd string) (_ *config.Config, stop func()) {
-	rt, err := lua.New(ctx, lua.Options{PiHome: piHomeDir(), Cwd: cwd, Trust: trust, Disabled: append(cfg.Lua.Disable, "mcp"),
+	rt, err := lua.New(ctx, lua.Options{PiHome: piHomeDir(), Cwd: cwd, Trust: trust, Disabled: append([]string{"mcp"}, cfg.Lua.Disable...),
 		Host: lua.Host{Config: cfg.ScriptConfig}, Packages: packages.Dirs(packages.Root(piHomeDir(), cwd, false))})
 	if err != nil {
 		return cfg, func() {}
