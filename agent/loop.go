@@ -112,7 +112,9 @@ type Agent struct {
 	toolDefsFrom []tools.Tool
 	sessionID    string
 	// declared names the tools the conversation was last offered (declareToolChanges); nil
-	// before its first model call.
+	// before the first model call of a new conversation. A compaction, a shell command's output
+	// joining and a move to another session or branch keep it: what this agent offered last is
+	// what it knows of.
 	declared []string
 	// foreign counts transcript messages a model does not take (custom roles), so that the
 	// common case of none needs no scan of a long transcript per request.

@@ -52,3 +52,24 @@ func TestToolChangesDeclared(t *testing.T) {
 		t.Errorf("offered %v, then %+v", offered, p.Requests()[3].Tools)
 	}
 }
+
+// A replaced transcript (a compaction, a shell command joining) keeps what the conversation
+// was offered, so a change is still declared; a new, empty conversation starts afresh.
+func TestToolChangesAcrossReplacedTranscripts(t *testing.T) {
+	one, two := testTool("one", nil), testTool("two", nil)
+	p := faux.New(faux.Text("a"), faux.Text("b"), faux.Text("c"))
+	a, _ := newTestAgent(t, p, one)
+	prompt(t, a, "first")
+	a.ReplaceMessages(a.State().Messages[1:])
+	a.SetTools([]tools.Tool{one, two})
+	prompt(t, a, "second")
+	if got := strings.Join(roles(a.State().Messages), " "); got != "assistant system user assistant" {
+		t.Fatalf("after a replaced transcript: %s", got)
+	}
+	a.ReplaceMessages(nil)
+	a.SetTools([]tools.Tool{two})
+	prompt(t, a, "third")
+	if got := strings.Join(roles(a.State().Messages), " "); got != "user assistant" {
+		t.Fatalf("a new conversation: %s", got)
+	}
+}
