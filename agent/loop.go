@@ -75,6 +75,7 @@ type ResultOverride struct {
 	Details   any
 	IsError   *bool
 	Terminate *bool
+	Usage     *provider.Usage
 }
 
 // State is a snapshot of what the agent holds.

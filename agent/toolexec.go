@@ -238,6 +238,9 @@ func applyOverride(r *tools.Result, o ResultOverride) {
 	if o.IsError != nil {
 		r.IsError = *o.IsError
 	}
+	if o.Usage != nil {
+		r.Usage = o.Usage
+	}
 	if o.Terminate != nil {
 		r.Terminate = *o.Terminate
 	}

@@ -155,10 +155,11 @@ type ResultOverride struct {
 	Details   any
 	IsError   *bool
 	Terminate *bool
+	Usage     *provider.Usage // the tool's own model usage (pi's tool_result {usage})
 }
 
 // ToolResult runs the tool_result handlers: ev = {tool_name, tool_call_id, input, content,
-// details, is_error}. A handler may return {content?, details?, is_error?, terminate?}; each
+// details, is_error}. A handler may return {content?, details?, is_error?, terminate?, usage?}; each
 // field given replaces the current one, and the next handler sees the result so far. Wire it
 // to Hooks.AfterToolCall.
 func (r *Runtime) ToolResult(ctx context.Context, name, id string, args map[string]any, res tools.Result) (o ResultOverride, changed bool) {
@@ -204,6 +205,9 @@ func (v *vm) applyResultOverride(t, ev *lua.LTable, o *ResultOverride) error {
 		}
 		o.Details = details
 		ev.RawSetString("details", d)
+	}
+	if u := usageFromLua(t.RawGetString("usage")); u != nil {
+		o.Usage = u
 	}
 	for _, f := range []struct {
 		key string
