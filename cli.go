@@ -195,6 +195,8 @@ func runListModels(ctx context.Context, trust bool, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
+	cfg, stop := withScriptProviders(ctx, cfg, trust, cwd)
+	defer stop()
 	listed, silent := 0, []string{}
 	for _, pm := range cfg.ListModels(ctx) {
 		switch {

@@ -25,6 +25,8 @@ pi = {}
 ---@field details? any shown to the user interface, never to the model
 ---@field is_error? boolean
 ---@field terminate? boolean ask pi not to call the model again after this batch (only when every result of the batch asks)
+---@field usage? {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer, cost?: number} the tool's own model usage (cost in dollars): in the session's cost, not the context
+---@field added_tools? string[] tools to activate from the next model call (the model is told)
 
 -- ── tools ────────────────────────────────────────────────────────────────────────────────
 
@@ -229,12 +231,13 @@ function pi.register_command(def) end
 ---@overload fun(event: "session_start", fn: fun(ev: pi.SessionStartEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "session_shutdown", fn: fun(ev: pi.SessionShutdownEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "input", fn: fun(ev: pi.InputEvent): pi.InputResult?, opts?: pi.OnOptions)
----@overload fun(event: "before_agent_start", fn: fun(ev: pi.BeforeAgentStartEvent): {system_prompt: string}?, opts?: pi.OnOptions)
+---@overload fun(event: "before_agent_start", fn: fun(ev: pi.BeforeAgentStartEvent): {system_prompt?: string, message?: {content: string|pi.Block[], custom_type?: string, display?: boolean, details?: any}}?, opts?: pi.OnOptions)
 ---@overload fun(event: "agent_start", fn: fun(ev: table), opts?: pi.OnOptions)
 ---@overload fun(event: "agent_end", fn: fun(ev: pi.AgentEndEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "turn_start", fn: fun(ev: pi.TurnStartEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "turn_end", fn: fun(ev: pi.TurnEndEvent), opts?: pi.OnOptions)
----@overload fun(event: "message_start"|"message_update"|"message_end", fn: fun(ev: pi.MessageEvent), opts?: pi.OnOptions)
+---@overload fun(event: "message_start"|"message_update", fn: fun(ev: pi.MessageEvent), opts?: pi.OnOptions)
+---@overload fun(event: "message_end", fn: fun(ev: pi.MessageEvent): {message: pi.Message}?, opts?: pi.OnOptions)
 ---@overload fun(event: "context", fn: fun(ev: pi.ContextEvent): {messages: pi.Message[]}?, opts?: pi.OnOptions)
 ---@overload fun(event: "tool_call", fn: fun(ev: pi.ToolCallEvent): pi.ToolCallResult?, opts?: pi.OnOptions)
 ---@overload fun(event: "tool_result", fn: fun(ev: pi.ToolResultEvent): pi.ToolResult?, opts?: pi.OnOptions)
@@ -731,3 +734,51 @@ function pi.flag(name) end
 
 ---@return string[] the folders of the packages loaded, in load order
 function pi.package_dirs() end
+
+-- ── providers ────────────────────────────────────────────────────────────────────────────
+
+---@class pi.ProviderModel
+---@field id string
+---@field name? string
+---@field context_window? integer
+---@field max_tokens? integer
+---@field reasoning? boolean
+---@field input? ("text"|"image")[] default {"text"}
+---@field cost? {input?: number, output?: number, cache_read?: number, cache_write?: number} dollars per million tokens
+
+---@class pi.ProviderRequest
+---@field model {id: string, name: string, provider: string, api: string, base_url: string, context_window: integer, max_tokens: integer, reasoning: boolean}
+---@field system_prompt string
+---@field messages table[] pi's message shapes (role user, assistant, toolResult)
+---@field tools {name: string, description: string, parameters: table}[]
+---@field options {thinking: string, max_tokens: integer, temperature?: number, session_id: string}
+
+---@class pi.ProviderOut
+---@field text fun(delta: string)
+---@field thinking fun(delta: string)
+---@field tool_call fun(call: {id?: string, name: string, arguments?: table}) a whole call
+---@field tool_call_start fun(id: string, name: string)
+---@field tool_call_delta fun(json: string) a piece of the open call's argument JSON
+---@field tool_call_end fun()
+---@field usage fun(u: {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer})
+---@field aborted fun(): boolean
+
+---@class pi.ProviderDef
+---@field api? string "ollama", "openai" or "anthropic"; with stream, any name (default "lua")
+---@field base_url? string
+---@field api_key? string a literal key
+---@field api_key_env? string the variable that holds the key
+---@field headers? table<string, string>
+---@field models? pi.ProviderModel[]|fun(): pi.ProviderModel[] a function is asked whenever models are listed
+--- Makes one model call: hand back what the model says through out; return nothing, "length",
+--- or nil and a message on failure.
+---@field stream? fun(request: pi.ProviderRequest, out: pi.ProviderOut): (string|nil, string?)
+
+--- A model provider: an existing kind with a computed configuration (laid over pi.toml's
+--- provider of that name), or a kind of the script's own (stream).
+---@param name string
+---@param def pi.ProviderDef
+function pi.register_provider(name, def) end
+
+---@param name string
+function pi.unregister_provider(name) end

@@ -85,13 +85,14 @@ type Runtime struct {
 	tools       []tools.Tool
 	cmds        []Command
 	shortcuts   []Shortcut
-	packages    []string           // the package folders loaded, for pi.package_dirs
-	themes      []string           // theme folders resources_discover added
-	stringFlags []string           // the flags registered with type "string", sorted
-	nextTurn    []provider.Message // pi.send_message's custom messages for the next prompt
-	screen      []screenSlot       // the scripts' statuses, widgets and title (ui.go)
-	events      map[string]int     // handler count per event, so callers skip work nobody listens to
-	guards      int                // guard tool_call handlers, which fail closed
+	providers   []provider.Definition // pi.register_provider (provider.go)
+	packages    []string              // the package folders loaded, for pi.package_dirs
+	themes      []string              // theme folders resources_discover added
+	stringFlags []string              // the flags registered with type "string", sorted
+	nextTurn    []provider.Message    // pi.send_message's custom messages for the next prompt
+	screen      []screenSlot          // the scripts' statuses, widgets and title (ui.go)
+	events      map[string]int        // handler count per event, so callers skip work nobody listens to
+	guards      int                   // guard tool_call handlers, which fail closed
 	notices     []Notice
 	async       int             // observe-only tasks not finished yet
 	idle        []chan struct{} // Flush waiters, closed when async reaches 0

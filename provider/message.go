@@ -202,6 +202,9 @@ func (m Message) MarshalJSON() ([]byte, error) {
 			w.Raw("details", m.Details)
 		}
 		w.Field("isError", m.IsError)
+		if m.Usage != nil { // the tool's own model usage
+			w.Field("usage", m.Usage)
+		}
 	case RoleAssistant:
 		w.Field("content", nonNilBlocks(m.Content))
 		w.Field("api", m.API)

@@ -48,6 +48,12 @@ type Result struct {
 	// Terminate asks the loop not to call the model again after this batch; it takes effect only
 	// when every result of the batch asks for it.
 	Terminate bool
+	// Usage is the tool's own model usage (a script that asked a model): kept with the result and
+	// counted in the session's cost, never in the context's size.
+	Usage *provider.Usage
+	// AddedTools names tools this result makes available: they are active from the next model
+	// call, which is told of them.
+	AddedTools []string
 }
 
 // ArgumentPreparer is a tool that rewrites the model's arguments before they are checked
