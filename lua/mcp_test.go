@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 // mcpEnv is a runtime whose pi.config("mcp") names one server, fake, with conf.
 type mcpEnv struct {
 	*env
-	r    *Runtime
+	r      *Runtime
 	sentMu sync.Mutex // guards sent (env.mu guards the notices)
 	sent   []string   // pi.send_user_message texts
 }
