@@ -11,6 +11,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/extui"
 	"pi/server"
 	"pi/session"
 )
@@ -106,11 +107,12 @@ func (s served) SetModel(ctx context.Context, provider, id string) error {
 	return err
 }
 
-// RPC runs one RPC command line as --mode rpc does and returns its first response.
-func (s served) RPC(ctx context.Context, line []byte) []byte {
-	out := server.NewLineCatcher()
+// RPC runs one RPC command line as --mode rpc does, writing its responses to out.
+func (s served) RPC(ctx context.Context, line []byte, out io.Writer) {
 	newRPCServer(s.harness, out, io.Discard).handleLine(ctx, line)
-	return out.Wait(ctx)
 }
+
+// SetUI sends the scripts' questions to the server's clients.
+func (s served) SetUI(a *extui.Asker) { s.scripts.setUI(a) }
 
 func (s served) SetThinking(level string) error { _, err := s.settings.setThinking(level); return err }

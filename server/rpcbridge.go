@@ -148,7 +148,9 @@ func (b *bridge) readCommands(ctx context.Context, stdin io.Reader) {
 			defer b.answers.Done()
 			data, err := b.run(ctx, &l)
 			if raw, ok := data.(rawResponse); ok && err == nil {
-				b.writeLine(raw)
+				if len(raw) > 0 { // an extension_ui_response has no response
+					b.writeLine(raw)
+				}
 				return
 			}
 			b.respond(l.ID, l.Type, data, err)
