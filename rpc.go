@@ -219,7 +219,9 @@ type rpcCommand struct {
 	TargetID           string           `json:"targetId"`  // navigate_tree
 	Summarize          bool             `json:"summarize"` // navigate_tree
 	Name               string           `json:"name"`
-	Label              string           `json:"label"` // set_label
+	Label              string           `json:"label"`    // set_label
+	Patterns           []string         `json:"patterns"` // scoped_models
+	Step               int              `json:"step"`     // cycle_model
 }
 
 // decodeCommand reads one command line. When the line is not a JSON object with a "type"

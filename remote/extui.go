@@ -1,0 +1,80 @@
+package remote
+
+import (
+	"encoding/json"
+
+	"pi/tui"
+)
+
+// extui.go shows the served session's scripts' extension UI as the local terminal UI shows
+// it: questions (confirm, select, input, editor) as the same dialogs, whose answers go back
+// through pi_rpc as extension_ui_response; notices, statuses, widgets, the title and editor
+// text as they are. Another client may answer first; this one's answer is then dropped.
+
+// extensionUI handles one extension_ui_request line.
+func (v *view) extensionUI(line string) {
+	var f map[string]any
+	if json.Unmarshal([]byte(line), &f) != nil {
+		return
+	}
+	title := str(f["title"])
+	var answer map[string]any
+	switch method := str(f["method"]); method {
+	case "notify":
+		level := str(f["notifyType"])
+		if level == "" {
+			level = tui.LevelInfo
+		}
+		v.ui.Notify(level, str(f["message"]))
+		return
+	case "confirm":
+		yes, err := v.ui.Confirm(v.ctx, title, str(f["message"]))
+		answer = answered(map[string]any{"confirmed": yes}, err)
+	case "select":
+		var options []string
+		for _, o := range asList(f["options"]) {
+			options = append(options, str(o))
+		}
+		i, err := v.ui.Select(v.ctx, title, options)
+		if err == nil && i >= 0 && i < len(options) {
+			answer = map[string]any{"value": options[i]}
+		}
+		answer = answered(answer, err)
+	case "input":
+		if p := str(f["placeholder"]); p != "" {
+			title += " (" + p + ")"
+		}
+		text, err := v.ui.Input(v.ctx, title)
+		answer = answered(map[string]any{"value": text}, err)
+	case "editor":
+		text, ok, err := v.ui.Editor(v.ctx, title, str(f["prefill"]))
+		if !ok && err == nil {
+			err = tui.ErrCancelled
+		}
+		answer = answered(map[string]any{"value": text}, err)
+	default:
+		if lines := asList(f["widgetLines"]); lines != nil {
+			out := make([]string, len(lines))
+			for i, l := range lines {
+				out[i] = str(l)
+			}
+			f["widgetLines"] = out
+		}
+		v.ui.ExtensionUI(method, f)
+		return
+	}
+	answer["type"], answer["id"] = "extension_ui_response", f["id"]
+	if b, err := json.Marshal(answer); err == nil {
+		v.c.RPC(v.ctx, v.session(), b)
+	}
+}
+
+// answered is the answer, or cancelled when the dialog was dismissed or could not be shown.
+func answered(answer map[string]any, err error) map[string]any {
+	if err != nil || answer == nil { // tui.ErrCancelled, or the screen is closing
+		return map[string]any{"cancelled": true}
+	}
+	return answer
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
