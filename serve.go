@@ -85,8 +85,11 @@ func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, s
 		fmt.Fprintln(stderr, "pi: --connect works with -p and --mode rpc (not with the terminal UI yet)")
 		return 2
 	}
+	if code := gatherPrompts(o, false, stdin, stderr); code != 0 { // piped input and @files, as -p
+		return code
+	}
 	return server.RunPrint(ctx, server.PrintOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd,
-		Prompts: o.messages}, stdout, stderr)
+		Prompts: o.messages, Images: o.images}, stdout, stderr)
 }
 
 func (s served) Info() server.Info {
