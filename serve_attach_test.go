@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// attachKit is `pi attach` in a tmux window against a `pi serve` of its own, both in dir.
+type attachKit struct {
+	*fdTmux
+	dir, bin, sock string
+}
+
+// startAttach starts pi serve with the faux replies and serveArgs, and pi attach in tmux.
+func startAttach(t *testing.T, name string, replies []string, serveArgs ...string) *attachKit {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	var list []any
+	for _, r := range replies {
+		list = append(list, map[string]any{"content": []any{map[string]any{"type": "text", "text": r}}})
+	}
+	script, _ := json.Marshal(map[string]any{"chunkDelayMs": 10, "chunkRunes": 8, "replies": list})
+	os.WriteFile(filepath.Join(dir, "script.json"), script, 0o600)
+	sock := startServe(t, bin, dir, append([]string{"--faux-script", filepath.Join(dir, "script.json")}, serveArgs...)...)
+	sockDir, _ := os.MkdirTemp("", "pi-at-")
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	k := &attachKit{fdTmux: &fdTmux{t: t, sock: filepath.Join(sockDir, "s"), name: name}, dir: dir, bin: bin, sock: sock}
+	t.Cleanup(func() { exec.Command("tmux", "-S", k.fdTmux.sock, "kill-server").Run() }) // this test's own server only
+	run := filepath.Join(dir, "attach.sh")
+	os.WriteFile(run, []byte(fmt.Sprintf("cd %s || exit 1\nPI_HOME=%s %s attach --socket %s\necho PI-EXITED\nsleep 60\n",
+		fdShellQuote(dir), fdShellQuote(filepath.Join(dir, ".pihome")), fdShellQuote(bin), fdShellQuote(sock))), 0o755)
+	k.run("new-session", "-d", "-s", name, "-x", "110", "-y", "40", "bash", "--norc", "--noprofile", run)
+	k.must("start", "ctrl+d detach")
+	return k
+}
+
+func (k *attachKit) must(what, want string) {
+	k.t.Helper()
+	if !k.sees(want, 20*time.Second) {
+		k.t.Fatalf("%s: no %q; pane:\n%s", what, want, k.screen())
+	}
+}
+
+// enter types a line and sends it.
+func (k *attachKit) enter(line string) {
+	k.typeText(line)
+	time.Sleep(50 * time.Millisecond) // the completion popup settles before Enter
+	k.keys("Enter")
+}
+
+// A served session's script: its command is offered and runs on the server, its question is
+// asked on the attached screen and answered there, its notice and status show; a picture goes
+// with a prompt; Shift+Tab and Ctrl+P answer as the local UI does.
+func TestAttachScriptUIInTmux(t *testing.T) {
+	lua := `pi.register_command({name = "ask", description = "a question from the script", run = function(args)
+  local yes = pi.confirm("Proceed with " .. args .. "?", "the script asks")
+  pi.notify("the answer was " .. tostring(yes))
+  pi.set_status("demo", "status-from-script")
+end})`
+	dir := shortTempDir(t)
+	os.WriteFile(filepath.Join(dir, "ask.lua"), []byte(lua), 0o600)
+	k := startAttach(t, "scriptui", []string{"Saw the picture."}, "-e", filepath.Join(dir, "ask.lua"))
+	k.typeText("/as")
+	k.must("the script's command in the popup", "a question from the script")
+	k.keys("C-u")
+	k.enter("/ask now")
+	k.must("the script's question", "Proceed with now?")
+	k.keys("Enter")
+	k.must("the script's notice", "the answer was true")
+	k.must("the script's status", "status-from-script")
+
+	var pic bytes.Buffer
+	png.Encode(&pic, image.NewRGBA(image.Rect(0, 0, 4, 4)))
+	os.WriteFile(filepath.Join(k.dir, "pic.png"), pic.Bytes(), 0o600)
+	k.enter("look at @pic.png")
+	k.must("the reply", "Saw the picture.")
+	k.must("the picture in the transcript", "[image]")
+
+	k.keys("BTab")
+	k.must("Shift+Tab", "this model does not think")
+	k.keys("C-p")
+	k.must("Ctrl+P", "no other model to cycle to")
+	k.keys("C-d")
+	k.must("detach", "detached from")
+}
+
+// The session commands: /settings changes a setting of the served session, /label labels an
+// entry, /scoped-models answers, /new and /resume move between sessions, /clone copies one.
+func TestAttachSessionCommandsInTmux(t *testing.T) {
+	k := startAttach(t, "sesscmds", []string{"First reply."}) // each opening of a session starts the replies again
+	k.enter("hello there")
+	k.must("the first prompt", "First reply.")
+
+	k.enter("/settings")
+	k.must("/settings", "Settings (saved to")
+	k.keys("Down", "Down", "Enter") // steering mode
+	k.must("the steering modes", "all")
+	k.keys("Down", "Enter")
+	k.must("the steering mode set", "steering mode: all (for this session)")
+
+	k.enter("/label")
+	k.must("/label", "Label which entry?")
+	k.keys("Enter")
+	k.must("/label asks", "Label (empty to clear)")
+	k.enter("a-mark")
+	k.must("/label", "labelled")
+
+	k.enter("/scoped-models")
+	k.must("/scoped-models", "ctrl+p cycles through every available model")
+
+	k.enter("/new")
+	k.must("/new", "new session:")
+	k.enter("/resume")
+	k.must("/resume", "Resume which session?")
+	k.keys("Enter")
+	k.must("/resume", "resumed session:")
+	k.must("/resume shows the conversation", "hello there")
+
+	k.enter("/clone")
+	k.must("/clone", "now in session")
+	k.enter("again")
+	k.must("a prompt in the clone", "› again\n\nFirst reply.")
+	k.keys("C-d")
+	k.must("detach", "detached from")
+}
