@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -133,4 +134,37 @@ func TestAttachSessionCommandsInTmux(t *testing.T) {
 	k.must("a prompt in the clone", "› again\n\nFirst reply.")
 	k.keys("C-d")
 	k.must("detach", "detached from")
+}
+
+// `pi -p --connect` takes piped input and @file arguments as `pi -p` does: the text joins the
+// prompt and a picture goes with it, into the served session.
+func TestPrintConnectReadsStdinAndFiles(t *testing.T) {
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	script, _ := filepath.Abs("testdata/server/short.json")
+	sock := startServe(t, bin, dir, "--faux-script", script)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("file-contents-here\n"), 0o600)
+	var pic bytes.Buffer
+	png.Encode(&pic, image.NewRGBA(image.Rect(0, 0, 4, 4)))
+	os.WriteFile(filepath.Join(dir, "pic.png"), pic.Bytes(), 0o600)
+	for _, args := range [][]string{{"@notes.txt", "what is this?"}, {"@pic.png", "and this?"}} {
+		cmd := exec.Command(bin, append([]string{"-p", "--connect", sock}, args...)...)
+		cmd.Dir, cmd.Stdin = dir, strings.NewReader("piped-input-here\n")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if out, err := cmd.Output(); err != nil || !strings.HasPrefix(string(out), "Hello from the scripted model.") {
+			t.Fatalf("pi -p --connect %v: %v, stdout %q, stderr %q", args, err, out, stderr.String())
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".pihome", "sessions", "*", "*.jsonl"))
+	var all []byte
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		all = append(all, b...)
+	}
+	for _, want := range []string{"piped-input-here", "file-contents-here", "what is this?", "and this?", `"type":"image"`} {
+		if !bytes.Contains(all, []byte(want)) {
+			t.Errorf("the served sessions do not hold %q:\n%s", want, all)
+		}
+	}
 }
