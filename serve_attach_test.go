@@ -60,18 +60,23 @@ func (k *attachKit) enter(line string) {
 	k.keys("Enter")
 }
 
-// A served session's script: its command is offered and runs on the server, its question is
-// asked on the attached screen and answered there, its notice and status show; a picture goes
-// with a prompt; Shift+Tab and Ctrl+P answer as the local UI does.
-func TestAttachScriptUIInTmux(t *testing.T) {
+// askLua is a script whose /ask command asks a question and reports the answer.
+func askLua(t *testing.T) string {
 	lua := `pi.register_command({name = "ask", description = "a question from the script", run = function(args)
   local yes = pi.confirm("Proceed with " .. args .. "?", "the script asks")
   pi.notify("the answer was " .. tostring(yes))
   pi.set_status("demo", "status-from-script")
 end})`
-	dir := shortTempDir(t)
-	os.WriteFile(filepath.Join(dir, "ask.lua"), []byte(lua), 0o600)
-	k := startAttach(t, "scriptui", []string{"Saw the picture."}, "-e", filepath.Join(dir, "ask.lua"))
+	path := filepath.Join(shortTempDir(t), "ask.lua")
+	os.WriteFile(path, []byte(lua), 0o600)
+	return path
+}
+
+// A served session's script: its command is offered and runs on the server, its question is
+// asked on the attached screen and answered there, its notice and status show; a picture goes
+// with a prompt; Shift+Tab and Ctrl+P answer as the local UI does.
+func TestAttachScriptUIInTmux(t *testing.T) {
+	k := startAttach(t, "scriptui", []string{"Saw the picture."}, "-e", askLua(t))
 	k.typeText("/as")
 	k.must("the script's command in the popup", "a question from the script")
 	k.keys("C-u")
@@ -167,4 +172,41 @@ func TestPrintConnectReadsStdinAndFiles(t *testing.T) {
 			t.Errorf("the served sessions do not hold %q:\n%s", want, all)
 		}
 	}
+}
+
+// Through `pi --mode rpc --connect`, a served session's script asks its question of the RPC
+// client as RPC mode does (extension_ui_request), and the client's extension_ui_response
+// answers it.
+func TestRPCBridgeCarriesScriptQuestions(t *testing.T) {
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	script, _ := filepath.Abs("testdata/server/short.json")
+	sock := startServe(t, bin, dir, "--faux-script", script, "-e", askLua(t))
+	cmd := exec.Command(bin, "--mode", "rpc", "--connect", sock)
+	cmd.Dir = dir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	p := &rpcPeer{t: t, stdin: stdin, dec: json.NewDecoder(stdout)}
+	p.ok(`{"type":"prompt","id":"a","message":"/ask twice"}`)
+	req := p.until("extension_ui_request")
+	if req["method"] != "confirm" || req["title"] != "Proceed with twice?" {
+		t.Fatalf("the question: %v", req)
+	}
+	answer, _ := json.Marshal(map[string]any{"type": "extension_ui_response", "id": req["id"], "confirmed": true})
+	stdin.Write(append(answer, '\n'))
+	for {
+		m := p.until("extension_ui_request")
+		if m["method"] == "notify" {
+			if m["message"] != "the answer was true" {
+				t.Fatalf("the notice: %v", m)
+			}
+			break
+		}
+	}
+	stdin.Close()
+	cmd.Wait()
 }

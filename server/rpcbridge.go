@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -173,7 +174,10 @@ func (b *bridge) respond(id json.RawMessage, command string, data any, err error
 
 // run bridges one command.
 func (b *bridge) run(ctx context.Context, l *rpcLine) (any, error) {
-	if b.c.HasPi() && (l.Type == "get_state" || l.Type == "prompt" && l.StreamingBehavior != "" || !bridged(l.Type)) {
+	// A "/command" may be a script's, which answers at once (and may ask the client first),
+	// as RPC mode does; v1's prompt would answer only when it ends.
+	slash := l.Type == "prompt" && (l.StreamingBehavior != "" || strings.HasPrefix(l.Message, "/"))
+	if b.c.HasPi() && (l.Type == "get_state" || slash || !bridged(l.Type)) {
 		return b.rpc(ctx, l.raw)
 	}
 	switch l.Type {
