@@ -101,8 +101,8 @@ func TestAttachScriptUIInTmux(t *testing.T) {
 	k.must("detach", "detached from")
 }
 
-// The session commands: /settings changes a setting of the served session, /label labels an
-// entry, /scoped-models answers, /new and /resume move between sessions, /clone copies one.
+// The session commands: /settings changes a setting of the served session, /scoped-models
+// answers, /new and /resume move between sessions, /clone copies one.
 func TestAttachSessionCommandsInTmux(t *testing.T) {
 	k := startAttach(t, "sesscmds", []string{"First reply."}) // each opening of a session starts the replies again
 	k.enter("hello there")
@@ -114,13 +114,6 @@ func TestAttachSessionCommandsInTmux(t *testing.T) {
 	k.must("the steering modes", "all")
 	k.keys("Down", "Enter")
 	k.must("the steering mode set", "steering mode: all (for this session)")
-
-	k.enter("/label")
-	k.must("/label", "Label which entry?")
-	k.keys("Enter")
-	k.must("/label asks", "Label (empty to clear)")
-	k.enter("a-mark")
-	k.must("/label", "labelled")
 
 	k.enter("/scoped-models")
 	k.must("/scoped-models", "ctrl+p cycles through every available model")
@@ -209,4 +202,49 @@ func TestRPCBridgeCarriesScriptQuestions(t *testing.T) {
 	}
 	stdin.Close()
 	cmd.Wait()
+}
+
+// /tree offers a summary only when the move leaves messages behind, as the local UI does;
+// /label labels an entry.
+func TestAttachTreeInTmux(t *testing.T) {
+	k := startAttach(t, "tree", []string{"First reply.", "Second reply."})
+	k.enter("hello there")
+	k.must("the first prompt", "First reply.")
+	k.enter("and more")
+	k.must("the second prompt", "Second reply.")
+
+	k.enter("/tree")
+	k.must("/tree", "Continue from which point?")
+	k.keys("Up", "Up", "Enter") // the first reply: the second exchange is left behind
+	k.must("/tree asks", "Summarise the branch you are leaving?")
+	k.keys("Enter") // no summary
+	k.must("/tree", "moved; the conversation goes on from there")
+
+	k.enter("/tree")
+	k.must("/tree", "Continue from which point?")
+	k.keys("Down", "Enter") // the second prompt, just below: nothing is left behind, so no question
+	for i := 0; i < 200 && strings.Count(k.screen(), "moved; the conversation goes on") < 2; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if screen := k.screen(); strings.Count(screen, "moved; the conversation goes on") != 2 {
+		t.Fatalf("the second move did not happen without a question: pane:\n%s", screen)
+	}
+	k.must("the prompt moved off is back in the editor", "and more\n────")
+	k.keys("C-c")
+
+	k.enter("/label")
+	k.must("/label", "Label which entry?")
+	k.keys("Enter")
+	k.must("/label asks", "Label (empty to clear)")
+	k.enter("a-mark")
+	k.must("/label", "labelled")
+	k.enter("/tree")
+	k.must("the label in /tree", "a-mark")
+	k.keys("Escape")
+	for i := 0; i < 100 && strings.Contains(k.visible(), "Continue from which point?"); i++ {
+		time.Sleep(50 * time.Millisecond) // a key typed right after Escape would read as Alt+key
+	}
+	time.Sleep(100 * time.Millisecond)
+	k.keys("C-d")
+	k.must("detach", "detached from")
 }
