@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pi/server"
 )
 
 // attachKit is `pi attach` in a tmux window against a `pi serve` of its own, both in dir.
@@ -44,6 +46,16 @@ func startAttach(t *testing.T, name string, replies []string, serveArgs ...strin
 	k.run("new-session", "-d", "-s", name, "-x", "110", "-y", "40", "bash", "--norc", "--noprofile", run)
 	k.must("start", "ctrl+d detach")
 	return k
+}
+
+// window starts another pi attach, in its own tmux session, on this folder's latest session.
+func (k *attachKit) window(name string) *fdTmux {
+	m := &fdTmux{t: k.t, sock: k.fdTmux.sock, name: name}
+	m.run("new-session", "-d", "-s", name, "-x", "110", "-y", "40", "bash", "--norc", "--noprofile", filepath.Join(k.dir, "attach.sh"))
+	if !m.sees("ctrl+d detach", 20*time.Second) {
+		k.t.Fatalf("the second pi attach did not start; pane:\n%s", m.screen())
+	}
+	return m
 }
 
 func (k *attachKit) must(what, want string) {
@@ -80,10 +92,20 @@ func TestAttachScriptUIInTmux(t *testing.T) {
 	k.typeText("/as")
 	k.must("the script's command in the popup", "a question from the script")
 	k.keys("C-u")
+	other := k.window("other") // a second screen on the same session
 	k.enter("/ask now")
 	k.must("the script's question", "Proceed with now?")
+	if !other.sees("Proceed with now?", 10*time.Second) {
+		t.Fatalf("the other screen was not asked; pane:\n%s", other.screen())
+	}
 	k.keys("Enter")
 	k.must("the script's notice", "the answer was true")
+	for i := 0; i < 100 && strings.Contains(other.visible(), "Proceed with now?"); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if strings.Contains(other.visible(), "Proceed with now?") {
+		t.Fatalf("the other screen's dialog stayed after the answer; pane:\n%s", other.visible())
+	}
 	k.must("the script's status", "status-from-script")
 
 	var pic bytes.Buffer
@@ -192,7 +214,10 @@ func TestRPCBridgeCarriesScriptQuestions(t *testing.T) {
 	answer, _ := json.Marshal(map[string]any{"type": "extension_ui_response", "id": req["id"], "confirmed": true})
 	stdin.Write(append(answer, '\n'))
 	for {
-		m := p.until("extension_ui_request")
+		m := p.next()
+		if m["type"] == server.UIClosed {
+			t.Fatalf("an RPC client got %v, which RPC mode never sends", m)
+		}
 		if m["method"] == "notify" {
 			if m["message"] != "the answer was true" {
 				t.Fatalf("the notice: %v", m)

@@ -24,6 +24,10 @@ import (
 // Asker asks the questions of one session's scripts over a line transport.
 type Asker struct {
 	send func(line []byte) bool
+	// Settled, when set before the first question, is told each question's id once it has
+	// been answered, has timed out or was cancelled: where several clients were asked, the
+	// others can put their dialogs away.
+	Settled func(id string)
 
 	mu      sync.Mutex
 	waiting map[string]chan map[string]any // request id → its answer
@@ -54,6 +58,9 @@ func (a *Asker) Ask(ctx context.Context, method string, fields map[string]any) (
 	defer a.forget(id)
 	if !a.send(requestLine(id, method, fields)) {
 		return cancelled(), nil
+	}
+	if a.Settled != nil {
+		defer a.Settled(id)
 	}
 	var timeout <-chan time.Time
 	if d := Timeout(fields["timeout"]); d > 0 {

@@ -147,10 +147,11 @@ type view struct {
 	models    []map[string]any  // the server's, from its snapshots
 	foot      tui.FooterInfo
 	steer     []string
-	followUps []string // follow-ups, from queue_update
-	phase     string   // the session's, from its last snapshot
-	cwd       string   // the session's
-	bashing   int      // !commands running
+	followUps []string                      // follow-ups, from queue_update
+	phase     string                        // the session's, from its last snapshot
+	cwd       string                        // the session's
+	dialogs   map[string]context.CancelFunc // the scripts' questions on screen, by id
+	bashing   int                           // !commands running
 }
 
 func (v *view) session() string {

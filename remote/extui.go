@@ -1,15 +1,19 @@
 package remote
 
 import (
+	"context"
 	"encoding/json"
+	"time"
 
+	"pi/extui"
 	"pi/tui"
 )
 
 // extui.go shows the served session's scripts' extension UI as the local terminal UI shows
 // it: questions (confirm, select, input, editor) as the same dialogs, whose answers go back
 // through pi_rpc as extension_ui_response; notices, statuses, widgets, the title and editor
-// text as they are. Another client may answer first; this one's answer is then dropped.
+// text as they are. When another client answers first (or the question times out), the
+// server says the question is closed and the dialog goes.
 
 // extensionUI handles one extension_ui_request line.
 func (v *view) extensionUI(line string) {
@@ -17,6 +21,9 @@ func (v *view) extensionUI(line string) {
 	if json.Unmarshal([]byte(line), &f) != nil {
 		return
 	}
+	id, _ := f["id"].(string)
+	ctx, done := v.dialog(id, extui.Timeout(f["timeout"]))
+	defer done()
 	title := str(f["title"])
 	var answer map[string]any
 	switch method := str(f["method"]); method {
@@ -28,14 +35,14 @@ func (v *view) extensionUI(line string) {
 		v.ui.Notify(level, str(f["message"]))
 		return
 	case "confirm":
-		yes, err := v.ui.Confirm(v.ctx, title, str(f["message"]))
+		yes, err := v.ui.Confirm(ctx, title, str(f["message"]))
 		answer = answered(map[string]any{"confirmed": yes}, err)
 	case "select":
 		var options []string
 		for _, o := range asList(f["options"]) {
 			options = append(options, str(o))
 		}
-		i, err := v.ui.Select(v.ctx, title, options)
+		i, err := v.ui.Select(ctx, title, options)
 		if err == nil && i >= 0 && i < len(options) {
 			answer = map[string]any{"value": options[i]}
 		}
@@ -44,10 +51,10 @@ func (v *view) extensionUI(line string) {
 		if p := str(f["placeholder"]); p != "" {
 			title += " (" + p + ")"
 		}
-		text, err := v.ui.Input(v.ctx, title)
+		text, err := v.ui.Input(ctx, title)
 		answer = answered(map[string]any{"value": text}, err)
 	case "editor":
-		text, ok, err := v.ui.Editor(v.ctx, title, str(f["prefill"]))
+		text, ok, err := v.ui.Editor(ctx, title, str(f["prefill"]))
 		if !ok && err == nil {
 			err = tui.ErrCancelled
 		}
@@ -63,9 +70,44 @@ func (v *view) extensionUI(line string) {
 		v.ui.ExtensionUI(method, f)
 		return
 	}
-	answer["type"], answer["id"] = "extension_ui_response", f["id"]
+	if ctx.Err() != nil {
+		return // settled elsewhere (another client, a timeout), or the screen is closing
+	}
+	answer["type"], answer["id"] = "extension_ui_response", id
 	if b, err := json.Marshal(answer); err == nil {
 		v.c.RPC(v.ctx, v.session(), b)
+	}
+}
+
+// dialog is the context of the dialog for question id: it ends when the question is settled
+// (closeDialog), when its timeout passes, or with the screen.
+func (v *view) dialog(id string, timeout time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(v.ctx)
+	if timeout > 0 {
+		cancel()
+		ctx, cancel = context.WithTimeout(v.ctx, timeout)
+	}
+	v.mu.Lock()
+	if v.dialogs == nil {
+		v.dialogs = map[string]context.CancelFunc{}
+	}
+	v.dialogs[id] = cancel
+	v.mu.Unlock()
+	return ctx, func() {
+		v.mu.Lock()
+		delete(v.dialogs, id)
+		v.mu.Unlock()
+		cancel()
+	}
+}
+
+// closeDialog puts away the dialog of a question that has been settled.
+func (v *view) closeDialog(id string) {
+	v.mu.Lock()
+	cancel := v.dialogs[id]
+	v.mu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
 }
 

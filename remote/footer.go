@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"pi/provider"
+	"pi/server"
 	"pi/tui"
 )
 
@@ -86,6 +87,7 @@ func (v *view) modelList() []map[string]any {
 func (v *view) piEvent(line string) {
 	var ev struct {
 		Type          string   `json:"type"`
+		ID            string   `json:"id"`
 		ToolCallID    string   `json:"toolCallId"`
 		Steering      []string `json:"steering"`
 		FollowUp      []string `json:"followUp"`
@@ -105,6 +107,8 @@ func (v *view) piEvent(line string) {
 	switch ev.Type {
 	case "extension_ui_request":
 		go v.extensionUI(line) // a question waits for the user: never on the events' goroutine
+	case server.UIClosed:
+		v.closeDialog(ev.ID)
 	case "response": // a command's later answer: a prompt that failed after it was taken
 		if !ev.Success {
 			v.ui.Notify(tui.LevelError, ev.Error)

@@ -103,8 +103,8 @@ func (b *bridge) forward() {
 				b.mu.Unlock()
 			}
 		case evPiEvent:
-			if line, _ := ev["line"].(string); ev["sessionId"] == id && line != "" {
-				b.writeLine([]byte(line))
+			if line, _ := ev["line"].(string); ev["sessionId"] == id && line != "" && !strings.HasPrefix(line, `{"type":"`+UIClosed+`"`) {
+				b.writeLine([]byte(line)) // a closed question is news only to pi's own dialogs
 			}
 			continue
 		}

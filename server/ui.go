@@ -15,6 +15,9 @@ import (
 // when the last of them leaves is cancelled then. A client that attaches later is sent the
 // statuses, widgets and title the scripts have set.
 
+// UIClosed is the type of the pi_event line that says a question has been settled.
+const UIClosed = "extension_ui_closed"
+
 // UIUser is a Runtime whose scripts can ask the user: the server hands it the session's
 // Asker when the session goes live.
 type UIUser interface {
@@ -86,9 +89,23 @@ func (s *screen) replay() [][]byte {
 	return out
 }
 
-// newUI makes the session's Asker and gives it to a runtime that takes one.
+// newUI makes the session's Asker and gives it to a runtime that takes one. Once a question
+// is settled, pi's clients are sent {"type":"extension_ui_closed","id"} so that those who did
+// not answer put their dialogs away (the bridge keeps it from RPC clients, which pi never
+// sends it).
 func (l *live) newUI() {
 	l.ui = extui.New(l.sendUI)
+	l.ui.Settled = func(id string) {
+		line, _ := json.Marshal(struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+		}{UIClosed, id})
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if !l.gone {
+			l.sendPiLocked(line)
+		}
+	}
 	if u, ok := l.rt.(UIUser); ok {
 		u.SetUI(l.ui)
 	}

@@ -85,6 +85,9 @@ func TestScriptQuestionsGoToPiClients(t *testing.T) {
 	if yes := <-got; !yes {
 		t.Fatal("the answer did not reach the script")
 	}
+	if closed := piLine(t, pi, UIClosed); closed["id"] != req["id"] {
+		t.Fatalf("closed %v, asked %v", closed, req["id"])
+	}
 
 	// A status set now is shown to a pi client that attaches later.
 	asker.SetStatus("lint", "3 warnings")
