@@ -21,12 +21,8 @@ func (v *view) extensionUI(line string) {
 	if json.Unmarshal([]byte(line), &f) != nil {
 		return
 	}
-	id, _ := f["id"].(string)
-	ctx, done := v.dialog(id, extui.Timeout(f["timeout"]))
-	defer done()
-	title := str(f["title"])
-	var answer map[string]any
 	switch method := str(f["method"]); method {
+	case "confirm", "select", "input", "editor":
 	case "notify":
 		level := str(f["notifyType"])
 		if level == "" {
@@ -34,31 +30,6 @@ func (v *view) extensionUI(line string) {
 		}
 		v.ui.Notify(level, str(f["message"]))
 		return
-	case "confirm":
-		yes, err := v.ui.Confirm(ctx, title, str(f["message"]))
-		answer = answered(map[string]any{"confirmed": yes}, err)
-	case "select":
-		var options []string
-		for _, o := range asList(f["options"]) {
-			options = append(options, str(o))
-		}
-		i, err := v.ui.Select(ctx, title, options)
-		if err == nil && i >= 0 && i < len(options) {
-			answer = map[string]any{"value": options[i]}
-		}
-		answer = answered(answer, err)
-	case "input":
-		if p := str(f["placeholder"]); p != "" {
-			title += " (" + p + ")"
-		}
-		text, err := v.ui.Input(ctx, title)
-		answer = answered(map[string]any{"value": text}, err)
-	case "editor":
-		text, ok, err := v.ui.Editor(ctx, title, str(f["prefill"]))
-		if !ok && err == nil {
-			err = tui.ErrCancelled
-		}
-		answer = answered(map[string]any{"value": text}, err)
 	default:
 		if lines := asList(f["widgetLines"]); lines != nil {
 			out := make([]string, len(lines))
@@ -70,6 +41,10 @@ func (v *view) extensionUI(line string) {
 		v.ui.ExtensionUI(method, f)
 		return
 	}
+	id, _ := f["id"].(string)
+	ctx, done := v.dialog(id, extui.Timeout(f["timeout"]))
+	defer done()
+	answer := v.ask(ctx, f)
 	if ctx.Err() != nil {
 		return // settled elsewhere (another client, a timeout), or the screen is closing
 	}
@@ -78,6 +53,47 @@ func (v *view) extensionUI(line string) {
 		v.c.RPC(v.ctx, v.session(), b)
 	}
 }
+
+// ask opens the dialog a question asks for and returns the answer's fields.
+func (v *view) ask(ctx context.Context, f map[string]any) map[string]any {
+	title := str(f["title"])
+	switch str(f["method"]) {
+	case "confirm":
+		yes, err := v.ui.Confirm(ctx, title, str(f["message"]))
+		return answered(map[string]any{"confirmed": yes}, err)
+	case "select":
+		var options []string
+		for _, o := range asList(f["options"]) {
+			options = append(options, str(o))
+		}
+		i, err := v.ui.Select(ctx, title, options)
+		if err != nil || i < 0 || i >= len(options) {
+			return answered(nil, err)
+		}
+		return map[string]any{"value": options[i]}
+	case "input":
+		if p := str(f["placeholder"]); p != "" {
+			title += " (" + p + ")"
+		}
+		text, err := v.ui.Input(ctx, title)
+		return answered(map[string]any{"value": text}, err)
+	}
+	text, ok, err := v.ui.Editor(ctx, title, str(f["prefill"]))
+	if !ok && err == nil {
+		err = tui.ErrCancelled
+	}
+	return answered(map[string]any{"value": text}, err)
+}
+
+// answered is the answer, or cancelled when the dialog was dismissed or could not be shown.
+func answered(answer map[string]any, err error) map[string]any {
+	if err != nil || answer == nil { // tui.ErrCancelled, or the screen is closing
+		return map[string]any{"cancelled": true}
+	}
+	return answer
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
 
 // dialog is the context of the dialog for question id: it ends when the question is settled
 // (closeDialog), when its timeout passes, or with the screen.
@@ -110,13 +126,3 @@ func (v *view) closeDialog(id string) {
 		cancel()
 	}
 }
-
-// answered is the answer, or cancelled when the dialog was dismissed or could not be shown.
-func answered(answer map[string]any, err error) map[string]any {
-	if err != nil || answer == nil { // tui.ErrCancelled, or the screen is closing
-		return map[string]any{"cancelled": true}
-	}
-	return answer
-}
-
-func asList(v any) []any { l, _ := v.([]any); return l }

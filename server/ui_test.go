@@ -56,6 +56,19 @@ func piLine(t *testing.T, c *Client, want string) map[string]any {
 	}
 }
 
+// answerUI answers the request req of session id through pi_rpc; the answer has no response
+// line of its own.
+func answerUI(t *testing.T, c *Client, id string, req, fields map[string]any) {
+	t.Helper()
+	fields["type"], fields["id"] = "extension_ui_response", req["id"]
+	line, _ := json.Marshal(fields)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if resp, _, err := c.RPC(ctx, id, line); err != nil || len(resp) != 0 {
+		t.Fatalf("answering: %q %v", resp, err)
+	}
+}
+
 func TestScriptQuestionsGoToPiClients(t *testing.T) {
 	k, opened := startRPCServer(t)
 	pi := k.dial()
@@ -78,10 +91,7 @@ func TestScriptQuestionsGoToPiClients(t *testing.T) {
 	if req["title"] != "Delete?" || req["message"] != "for good" {
 		t.Fatalf("request %v", req)
 	}
-	answer, _ := json.Marshal(map[string]any{"type": "extension_ui_response", "id": req["id"], "confirmed": true})
-	if resp, _, err := pi.RPC(ctx, id, answer); err != nil || len(resp) != 0 {
-		t.Fatalf("answering: %q %v", resp, err)
-	}
+	answerUI(t, pi, id, req, map[string]any{"confirmed": true})
 	if yes := <-got; !yes {
 		t.Fatal("the answer did not reach the script")
 	}
