@@ -1,12 +1,16 @@
 package remote
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"pi/provider"
 	"pi/session"
 	"pi/tui"
 )
@@ -130,53 +134,75 @@ func (v *view) label() error {
 	return err
 }
 
-// resume is /resume: attach to another session of pi serve, this folder's first.
+// resume is /resume: attach to another session of pi serve or of the session's folder on
+// this machine (pi serve opens any session file it can find by id), this folder's first.
 func (v *view) resume() error {
 	res, err := v.c.Request(v.ctx, map[string]any{"command": "list"})
 	if err != nil {
 		return err
 	}
 	list, _ := res["sessions"].([]any)
-	here, current := v.sessionCwd(), v.session()
-	var metas []map[string]any
-	for _, s := range list {
-		if m, _ := s.(map[string]any); m != nil && str(m["id"]) != current {
-			metas = append(metas, m)
-		}
-	}
-	if len(metas) == 0 {
+	choices := resumeChoices(v.ctx, list, v.sessionCwd(), v.session(), session.Dir(v.piHome, v.sessionCwd()))
+	if len(choices) == 0 {
 		v.ui.Notify(tui.LevelWarning, "pi serve has no other session")
 		return nil
 	}
-	sort.SliceStable(metas, func(i, j int) bool {
-		hi, hj := str(metas[i]["cwd"]) == here, str(metas[j]["cwd"]) == here
-		if hi != hj {
-			return hi
-		}
-		return integer(metas[i]["updatedAt"]) > integer(metas[j]["updatedAt"])
-	})
-	labels := make([]string, len(metas))
-	for i, m := range metas {
-		labels[i] = sessionLabel(m, here)
+	labels := make([]string, len(choices))
+	for i, c := range choices {
+		labels[i] = c.label
 	}
 	i, err := v.ui.Select(v.ctx, "Resume which session?", labels)
 	if err != nil {
 		return nil
 	}
-	return v.switchTo(map[string]any{"command": "attach", "sessionId": str(metas[i]["id"])}, "resumed session")
+	return v.switchTo(map[string]any{"command": "attach", "sessionId": choices[i].id}, "resumed session")
 }
 
-// sessionLabel is a row of /resume: when, the name (or the id), and the folder if not here.
-func sessionLabel(m map[string]any, here string) string {
-	title := str(m["sessionName"])
-	if title == "" {
-		title = str(m["id"])
+// choice is a row of /resume.
+type choice struct {
+	id, label string
+	here      bool
+	updated   time.Time
+}
+
+// resumeChoices are the server's sessions and the session files in dir, but current, this
+// folder's first, the latest first.
+func resumeChoices(ctx context.Context, list []any, here, current, dir string) []choice {
+	files, _ := session.List(ctx, dir) // a folder that is not there (or the server's elsewhere) adds nothing
+	byID := map[string]session.Info{}
+	for _, in := range files {
+		byID[in.ID] = in
 	}
-	label := time.UnixMilli(int64(integer(m["updatedAt"]))).Format("2006-01-02 15:04") + "  " + title
-	if cwd := str(m["cwd"]); cwd != here {
-		label += " · " + cwd
+	var out []choice
+	add := func(id, name, cwd string, updated time.Time) {
+		if id == current || slices.ContainsFunc(out, func(c choice) bool { return c.id == id }) {
+			return
+		}
+		title, in := cmp.Or(name, id), byID[id]
+		if in.ID != "" {
+			title = cmp.Or(name, provider.OneLine(session.WithoutContextBlock(in.FirstPrompt), 80), id) +
+				fmt.Sprintf(" · %d messages", in.MessageCount)
+		}
+		label := updated.Format("2006-01-02 15:04") + "  " + title
+		if cwd != here {
+			label += " · " + cwd
+		}
+		out = append(out, choice{id: id, label: label, here: cwd == here, updated: updated})
 	}
-	return label
+	for _, s := range list {
+		m, _ := s.(map[string]any)
+		add(str(m["id"]), str(m["sessionName"]), str(m["cwd"]), time.UnixMilli(int64(integer(m["updatedAt"]))))
+	}
+	for _, in := range files {
+		add(in.ID, in.Name, in.Cwd, in.Modified)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].here != out[j].here {
+			return out[i].here
+		}
+		return out[i].updated.After(out[j].updated)
+	})
+	return out
 }
 
 // switchTo attaches to the session cmd (attach or create) gives, detaches from this one
