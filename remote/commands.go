@@ -178,6 +178,10 @@ func (v *view) rpcShown(name string, fields map[string]any, done string) (map[st
 
 // followUp queues text (and pictures) for when the agent has finished.
 func (v *view) followUp(text string, imgs []provider.Block) {
+	if name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " "); strings.HasPrefix(text, "/") && v.builtins()[name] != nil {
+		v.command(name, strings.TrimSpace(args)) // the terminal's own command, as the local UI does
+		return
+	}
 	f := map[string]any{"message": text}
 	if len(imgs) > 0 {
 		f["images"] = imgs
