@@ -315,7 +315,7 @@ func (s *rpcServer) queueUpdate() {
 // shutdown ends the session with the client: pending UI requests are cancelled, the work in
 // flight is stopped, and the responses still owed are written.
 func (s *rpcServer) shutdown() {
-	s.Close()
+	s.Asker.Close() // open questions are cancelled, later ones too
 	s.h.Quiesce()
 	s.answering.Wait()
 }
