@@ -19,17 +19,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 
 	"pi/agent"
+	"pi/extui"
 	"pi/provider"
 )
 
@@ -42,12 +40,13 @@ type rpcServer struct {
 	outMu sync.Mutex
 	out   io.Writer
 
-	mu        sync.Mutex
-	uiWaiting map[string]chan map[string]any // extension UI request id → its answer
-	closed    bool                           // shutting down: UI requests are cancelled
-	queue     queueWatch                     // sends queue_update only on changes
-	answering sync.WaitGroup                 // goroutines that will still write a response
-	maxLine   int                            // longest command line read; longer ones are dropped
+	// The extension UI sub-protocol: the scripts' questions as lines, answered by the client.
+	// Confirm, Select, Input, Editor and Notify are what the scripts' user interface asks for,
+	// so scripts get the same answers in RPC mode as in the terminal UI.
+	*extui.Asker
+	queue     queueWatch     // sends queue_update only on changes
+	answering sync.WaitGroup // goroutines that will still write a response
+	maxLine   int            // longest command line read; longer ones are dropped
 }
 
 // Bounds on what a client can make pi hold or echo: a command line (images travel inline, as
@@ -83,8 +82,8 @@ func runRPCMode(ctx context.Context, h *harness, stdin io.Reader, stdout, stderr
 }
 
 func newRPCServer(h *harness, stdout, stderr io.Writer) *rpcServer {
-	s := &rpcServer{h: h, out: stdout, stderr: stderr, uiWaiting: map[string]chan map[string]any{},
-		maxLine: maxCommandLine}
+	s := &rpcServer{h: h, out: stdout, stderr: stderr, maxLine: maxCommandLine}
+	s.Asker = extui.New(func(line []byte) bool { s.writeLine(line); return true })
 	s.handlers = commandTable()
 	return s
 }
@@ -124,7 +123,7 @@ func (s *rpcServer) readLines(r io.Reader, lines chan<- []byte, stop <-chan stru
 		if tooLong {
 			s.respond(nil, "parse", nil, fmt.Errorf("a command line longer than %d bytes was dropped", s.maxLine))
 		}
-		if line = trimLine(line); len(line) > 0 && !s.routeUIResponse(line) {
+		if line = trimLine(line); len(line) > 0 && !s.Route(line) {
 			select {
 			case lines <- line:
 			case <-stop:
@@ -220,7 +219,9 @@ type rpcCommand struct {
 	TargetID           string           `json:"targetId"`  // navigate_tree
 	Summarize          bool             `json:"summarize"` // navigate_tree
 	Name               string           `json:"name"`
-	Label              string           `json:"label"` // set_label
+	Label              string           `json:"label"`    // set_label
+	Patterns           []string         `json:"patterns"` // scoped_models
+	Step               int              `json:"step"`     // cycle_model
 }
 
 // decodeCommand reads one command line. When the line is not a JSON object with a "type"
@@ -259,6 +260,11 @@ func (s *rpcServer) write(v any) {
 		fmt.Fprintln(s.stderr, "pi: encoding an RPC line:", err)
 		return
 	}
+	s.writeLine(data)
+}
+
+// writeLine sends one line already encoded.
+func (s *rpcServer) writeLine(data []byte) {
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
 	if _, err := s.out.Write(append(data, '\n')); err != nil {
@@ -309,13 +315,7 @@ func (s *rpcServer) queueUpdate() {
 // shutdown ends the session with the client: pending UI requests are cancelled, the work in
 // flight is stopped, and the responses still owed are written.
 func (s *rpcServer) shutdown() {
-	s.mu.Lock()
-	s.closed = true
-	for id, ch := range s.uiWaiting {
-		ch <- map[string]any{"cancelled": true} // buffered, and only this sends once closed
-		delete(s.uiWaiting, id)
-	}
-	s.mu.Unlock()
+	s.Asker.Close() // open questions are cancelled, later ones too
 	s.h.Quiesce()
 	s.answering.Wait()
 }
@@ -367,24 +367,4 @@ func rpcWording(err error) error {
 		return errors.New("the conversation is being compacted: wait for compaction_end")
 	}
 	return err
-}
-
-// newRequestID is a random UUID (version 4), as pi uses for extension UI requests.
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
-// sortedKeys gives extension UI requests a stable field order.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -53,7 +53,7 @@ func FuzzReadLines(f *testing.F) {
 	f.Add([]byte("x\u2028y\u2029z\n\n"))
 	f.Add([]byte("\r\r\n"))
 	f.Fuzz(func(t *testing.T, input []byte) {
-		s := &rpcServer{stderr: io.Discard, uiWaiting: map[string]chan map[string]any{}, maxLine: maxCommandLine}
+		s := newRPCServer(nil, io.Discard, io.Discard)
 		lines := make(chan []byte)
 		go s.readLines(bytes.NewReader(input), lines, make(chan struct{}))
 		var got []string
@@ -63,7 +63,7 @@ func FuzzReadLines(f *testing.F) {
 		var want []string
 		for _, part := range strings.SplitAfter(string(input), "\n") {
 			part = strings.TrimSuffix(strings.TrimSuffix(part, "\n"), "\r")
-			if part != "" && !s.routeUIResponse([]byte(part)) {
+			if part != "" && !s.Route([]byte(part)) {
 				want = append(want, part)
 			}
 		}

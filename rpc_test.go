@@ -573,7 +573,7 @@ func TestRPCExtensionUI(t *testing.T) {
 		},
 			"editor", `"cancelled":true`, " false"},
 		{"timeout", func() (any, error) {
-			r, err := s.uiRequest(ctx, "confirm", map[string]any{"title": "Quick?", "message": "", "timeout": 50})
+			r, err := s.Ask(ctx, "confirm", map[string]any{"title": "Quick?", "message": "", "timeout": 50})
 			return r["cancelled"], err
 		}, "confirm", "", true},
 	}

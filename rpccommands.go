@@ -3,6 +3,7 @@ package main
 // rpccommands.go maps each of pi's RPC commands to one harness call.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -49,7 +50,28 @@ func commandTable() map[string]rpcHandler {
 		"get_tree":                      cmdGetTree,
 		"navigate_tree":                 cmdNavigateTree,
 		"set_label":                     cmdSetLabel,
+		// pi's own, for pi attach: the /scoped-models of the terminal UI, and whether a /tree
+		// move leaves messages behind (then a summary is offered).
+		"scoped_models": cmdScopedModels,
+		"leaves_conversation": func(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+			return map[string]any{"leaves": session.LeavesConversation(s.h.rec.session(), c.TargetID)}, nil
+		},
 	}
+}
+
+// cmdScopedModels is scoped_models{patterns?}: patterns (["all"] clears them) set the models
+// cycle_model steps through; the answer is those models either way.
+func cmdScopedModels(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+	if p := c.Patterns; p != nil {
+		if len(p) == 1 && p[0] == "all" {
+			p = nil
+		}
+		if err := s.h.settings.setScoped(p); err != nil {
+			return nil, err
+		}
+	}
+	models, scoped := s.h.settings.scopedModels(ctx)
+	return map[string]any{"models": models, "scoped": scoped}, nil
 }
 
 // cmdPrompt starts a run, or while one is going queues the message as streamingBehavior says.
@@ -116,8 +138,9 @@ func cmdSetModel(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) 
 	return s.h.settings.setModel(ctx, c.Provider+"/"+c.ModelID, "set")
 }
 
-func cmdCycleModel(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	m, err := s.h.settings.cycleModel(ctx, 1)
+// cmdCycleModel steps to the next model of the scope; pi's own "step": -1 steps back.
+func cmdCycleModel(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+	m, err := s.h.settings.cycleModel(ctx, cmp.Or(c.Step, 1))
 	if err != nil || m == nil {
 		return jsonNull(), err
 	}

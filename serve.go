@@ -11,6 +11,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/extui"
 	"pi/server"
 	"pi/session"
 )
@@ -86,8 +87,11 @@ func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, s
 		fmt.Fprintln(stderr, "pi: --connect works with -p and --mode rpc (not with the terminal UI yet)")
 		return 2
 	}
+	if code := gatherPrompts(o, false, stdin, stderr); code != 0 { // piped input and @files, as -p
+		return code
+	}
 	return server.RunPrint(ctx, server.PrintOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd,
-		Prompts: o.messages}, stdout, stderr)
+		Prompts: o.messages, Images: o.images}, stdout, stderr)
 }
 
 func (s served) Info() server.Info {
@@ -108,11 +112,12 @@ func (s served) SetModel(ctx context.Context, provider, id string) error {
 	return err
 }
 
-// RPC runs one RPC command line as --mode rpc does and returns its first response.
-func (s served) RPC(ctx context.Context, line []byte) []byte {
-	out := server.NewLineCatcher()
+// RPC runs one RPC command line as --mode rpc does, writing its responses to out.
+func (s served) RPC(ctx context.Context, line []byte, out io.Writer) {
 	newRPCServer(s.harness, out, io.Discard).handleLine(ctx, line)
-	return out.Wait(ctx)
 }
+
+// SetUI sends the scripts' questions to the server's clients.
+func (s served) SetUI(a *extui.Asker) { s.scripts.setUI(a) }
 
 func (s served) SetThinking(level string) error { _, err := s.settings.setThinking(level); return err }

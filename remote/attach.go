@@ -44,9 +44,10 @@ func Attach(ctx context.Context, args []string, piHome string, stderr io.Writer)
 		fmt.Fprintln(stderr, "pi attach:", err)
 		return 1
 	}
-	v := &view{c: c, ctx: ctx, id: str(snap["id"]), cancel: cancel}
+	v := &view{c: c, ctx: ctx, id: str(snap["id"]), cancel: cancel, piHome: piHome}
 	v.setModels(c.Hello["snapshot"])
-	opts := tui.Options{Cwd: str(snap["cwd"])}
+	opts, problem := screenOptions(piHome, str(snap["cwd"]))
+	v.keys = opts.Keys
 	if c.HasPi() {
 		opts.Commands = commands()
 	}
@@ -54,7 +55,11 @@ func Attach(ctx context.Context, args []string, piHome string, stderr io.Writer)
 		v.ui = ui
 		v.show(snap)
 		ui.Notify(tui.LevelInfo, "pi attach · session "+v.id+" · enter send · alt+enter follow-up · esc abort · ctrl+d detach (the run goes on)")
+		if problem != "" {
+			ui.Notify(tui.LevelWarning, problem)
+		}
 		go v.follow()
+		go v.loadCommands()
 	})
 	id := v.session()
 	c.Request(context.WithoutCancel(ctx), map[string]any{"command": "detach", "sessionId": id})
@@ -132,6 +137,8 @@ type view struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	ui     *tui.App
+	keys   *tui.Keymap
+	piHome string       // this machine's, for pi.toml
 	bangs  atomic.Int64 // !commands run, for their ids on screen
 
 	mu        sync.Mutex
@@ -140,9 +147,11 @@ type view struct {
 	models    []map[string]any  // the server's, from its snapshots
 	foot      tui.FooterInfo
 	steer     []string
-	followUps []string // follow-ups, from queue_update
-	phase     string   // the session's, from its last snapshot
-	bashing   int      // !commands running
+	followUps []string                      // follow-ups, from queue_update
+	phase     string                        // the session's, from its last snapshot
+	cwd       string                        // the session's
+	dialogs   map[string]context.CancelFunc // the scripts' questions on screen, by id
+	bashing   int                           // !commands running
 }
 
 func (v *view) session() string {
@@ -152,18 +161,10 @@ func (v *view) session() string {
 }
 
 func (v *view) callbacks() tui.Callbacks {
-	send := func(command, text string) {
-		go func() {
-			_, err := v.c.Request(v.ctx, map[string]any{"command": command, "sessionId": v.session(), "text": text})
-			if err != nil && v.ctx.Err() == nil {
-				v.ui.Notify(tui.LevelError, command+": "+err.Error())
-			}
-		}()
-	}
 	return tui.Callbacks{
-		OnSubmit:   func(text string) { send("prompt", text) },
-		OnSteer:    func(text string) { send("steer", text) },
-		OnFollowUp: func(text string) { go v.followUp(text) },
+		OnSubmit:   func(text string) { imgs := v.ui.TakeImages(); go v.send(text, imgs, "") },
+		OnSteer:    func(text string) { imgs := v.ui.TakeImages(); go v.send(text, imgs, "steer") },
+		OnFollowUp: func(text string) { imgs := v.ui.TakeImages(); go v.followUp(text, imgs) },
 		OnAbort: func() {
 			go v.c.Request(v.ctx, map[string]any{"command": "abort", "sessionId": v.session()})
 		},
@@ -176,11 +177,39 @@ func (v *view) callbacks() tui.Callbacks {
 				go v.pickModel()
 			case "tree":
 				go v.tree()
+			case "thinking":
+				go v.cycleThinking()
+			case "cycle-model":
+				go v.cycleModel(1)
+			case "cycle-model-back":
+				go v.cycleModel(-1)
 			default:
 				return false
 			}
 			return true
 		},
+	}
+}
+
+// send is Enter: a prompt, or while the session works (how "steer") a steer. Text with
+// pictures goes as pi's prompt command, which carries them; v1's prompt carries text only.
+func (v *view) send(text string, imgs []provider.Block, how string) {
+	var err error
+	command := "prompt"
+	switch {
+	case len(imgs) > 0 && v.c.HasPi():
+		_, err = v.rpc("prompt", map[string]any{"message": text, "images": imgs, "streamingBehavior": how})
+	case how == "steer":
+		command = "steer"
+		fallthrough
+	default:
+		if len(imgs) > 0 {
+			v.ui.Notify(tui.LevelWarning, "this pi serve takes no pictures: the text goes alone")
+		}
+		_, err = v.c.Request(v.ctx, map[string]any{"command": command, "sessionId": v.session(), "text": text})
+	}
+	if err != nil && v.ctx.Err() == nil {
+		v.ui.Notify(tui.LevelError, command+": "+err.Error())
 	}
 }
 
@@ -220,7 +249,7 @@ func (v *view) state(snap map[string]any) {
 		steer = append(steer, textOf(m))
 	}
 	v.mu.Lock()
-	v.phase = str(snap["phase"])
+	v.phase, v.cwd = str(snap["phase"]), str(snap["cwd"])
 	working := v.phase != "idle" || v.bashing > 0
 	v.steer = steer
 	follow := v.followUps
@@ -242,7 +271,7 @@ func (v *view) show(snap map[string]any) {
 		item, _ := it.(map[string]any)
 		switch str(item["role"]) {
 		case "user":
-			v.ui.AddUserMessage(textOf(item))
+			v.ui.AddUserMessage(userText(item))
 		case "assistant":
 			m := messageOf(item)
 			if str(item["status"]) == "streaming" {

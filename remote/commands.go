@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"pi/provider"
-	"pi/session"
 	"pi/tui"
 )
 
@@ -15,49 +14,118 @@ import (
 // slash commands, follow-ups and !commands, each one of pi's RPC commands run on the
 // session.
 
-// commands are the slash commands an attached terminal offers.
+// commands are the slash commands an attached terminal offers; the session's scripts' own
+// join them once listed (loadCommands).
 func commands() []tui.Command {
 	return []tui.Command{
 		{Name: "model", Description: "pick the model"},
+		{Name: "settings", Description: "change the session's settings and this screen's (saved)"},
+		{Name: "scoped-models", Description: "the models Ctrl+P cycles through", ArgHint: "[patterns]"},
 		{Name: "compact", Description: "summarise the conversation to free context", ArgHint: "[instructions]"},
+		{Name: "new", Description: "start a new session in pi serve and attach to it"},
+		{Name: "clone", Description: "copy this session and go on in the copy"},
 		{Name: "tree", Description: "continue from another point of this session"},
+		{Name: "label", Description: "label an entry of the session tree"},
 		{Name: "fork", Description: "start a new session from an earlier message"},
+		{Name: "resume", Description: "attach to another session of pi serve"},
 		{Name: "name", Description: "name the session", ArgHint: "<name>"},
 		{Name: "export", Description: "write the session as HTML", ArgHint: "[file]"},
 		{Name: "session", Description: "the session's file, messages and tokens"},
+		{Name: "copy", Description: "copy the last reply to the clipboard"},
+		{Name: "hotkeys", Description: "show the keys"},
 		{Name: "detach", Description: "leave the session running in pi serve"},
 	}
 }
 
-// command runs one slash command.
-func (v *view) command(name, args string) {
-	var err error
-	switch name {
-	case "model":
-		v.pickModel()
-	case "compact":
-		_, err = v.rpcShown("compact", map[string]any{"customInstructions": args}, "compacted")
-	case "tree":
-		v.tree()
-	case "fork":
-		v.fork()
-	case "name":
-		_, err = v.rpc("set_session_name", map[string]any{"name": args})
-	case "export":
-		var data map[string]any
-		if data, err = v.rpc("export_html", map[string]any{"outputPath": args}); err == nil {
-			v.ui.Notify(tui.LevelInfo, "exported to "+str(data["path"]))
-		}
-	case "session":
-		v.stats()
-	case "detach", "quit", "exit":
-		v.cancel()
-	default:
-		v.ui.Notify(tui.LevelWarning, "/"+name+" is not available while attached to pi serve")
+// builtins are what the commands do; name is the command, args what follows it.
+func (v *view) builtins() map[string]func(args string) error {
+	return map[string]func(string) error{
+		"model":         func(string) error { v.pickModel(); return nil },
+		"settings":      func(string) error { v.settings(); return nil },
+		"scoped-models": v.scopedModels,
+		"compact": func(args string) error {
+			_, err := v.rpcShown("compact", map[string]any{"customInstructions": args}, "compacted")
+			return err
+		},
+		"new": func(string) error {
+			return v.switchTo(map[string]any{"command": "create", "cwd": v.sessionCwd()}, "new session")
+		},
+		"clone":   func(string) error { _, err := v.rpc("clone", nil); return err },
+		"tree":    func(string) error { v.tree(); return nil },
+		"label":   func(string) error { return v.label() },
+		"fork":    func(string) error { v.fork(); return nil },
+		"resume":  func(string) error { return v.resume() },
+		"name":    func(args string) error { _, err := v.rpc("set_session_name", map[string]any{"name": args}); return err },
+		"export":  v.export,
+		"session": func(string) error { v.stats(); return nil },
+		"copy":    func(string) error { return v.copyLast() },
+		"hotkeys": func(string) error { v.ui.Notify(tui.LevelInfo, v.keys.Help()+v.ui.ShortcutHelp()); return nil },
+		"detach":  func(string) error { v.cancel(); return nil },
 	}
-	if err != nil {
+}
+
+// command runs one slash command. Any other /name goes to the session as typed, where its
+// scripts' commands (and skills) pick it up, steering while the session works, as the local
+// terminal UI does.
+func (v *view) command(name, args string) {
+	if name == "quit" || name == "exit" {
+		name = "detach"
+	}
+	run, ok := v.builtins()[name]
+	if !ok {
+		run = func(args string) error {
+			_, err := v.rpc("prompt", map[string]any{"message": strings.TrimSpace("/" + name + " " + args), "streamingBehavior": "steer"})
+			return err
+		}
+	}
+	if err := run(args); err != nil {
 		v.ui.Notify(tui.LevelError, "/"+name+": "+err.Error())
 	}
+}
+
+// loadCommands offers the session's scripts' commands with the terminal's own.
+func (v *view) loadCommands() {
+	if !v.c.HasPi() {
+		return
+	}
+	data, err := v.rpc("get_commands", nil)
+	if err != nil {
+		return
+	}
+	cmds := commands()
+	list, _ := data["commands"].([]any)
+	for _, c := range list {
+		m, _ := c.(map[string]any)
+		if name := str(m["name"]); name != "" {
+			cmds = append(cmds, tui.Command{Name: name, Description: str(m["description"])})
+		}
+	}
+	v.ui.SetCommands(cmds)
+}
+
+func (v *view) export(path string) error {
+	data, err := v.rpc("export_html", map[string]any{"outputPath": path})
+	if err == nil {
+		v.ui.Notify(tui.LevelInfo, "exported to "+str(data["path"]))
+	}
+	return err
+}
+
+func (v *view) copyLast() error {
+	data, err := v.rpc("get_last_assistant_text", nil)
+	text, ok := data["text"].(string)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		v.ui.Notify(tui.LevelWarning, "no reply to copy yet")
+		return nil
+	}
+	if err := v.ui.SetClipboard(text); err != nil {
+		return err
+	}
+	v.ui.Notify(tui.LevelInfo, "copied the last reply")
+	return nil
 }
 
 // rpc runs one of pi's RPC commands on the session and returns its data. A command that
@@ -108,9 +176,17 @@ func (v *view) rpcShown(name string, fields map[string]any, done string) (map[st
 	return data, err
 }
 
-// followUp queues text for when the agent has finished.
-func (v *view) followUp(text string) {
-	if _, err := v.rpc("follow_up", map[string]any{"message": text}); err != nil {
+// followUp queues text (and pictures) for when the agent has finished.
+func (v *view) followUp(text string, imgs []provider.Block) {
+	if name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " "); strings.HasPrefix(text, "/") && v.builtins()[name] != nil {
+		v.command(name, strings.TrimSpace(args)) // the terminal's own command, as the local UI does
+		return
+	}
+	f := map[string]any{"message": text}
+	if len(imgs) > 0 {
+		f["images"] = imgs
+	}
+	if _, err := v.rpc("follow_up", f); err != nil {
 		v.ui.Notify(tui.LevelError, "follow-up: "+err.Error())
 	}
 }
@@ -145,114 +221,3 @@ func (v *view) setBashing(d int) {
 	v.mu.Unlock()
 	v.ui.SetWorking(working)
 }
-
-// pickModel offers the server's models and sets the one chosen.
-func (v *view) pickModel() {
-	models := v.modelList()
-	if len(models) == 0 {
-		v.ui.Notify(tui.LevelWarning, "pi serve lists no models")
-		return
-	}
-	labels := make([]string, len(models))
-	current := 0
-	for i, m := range models {
-		labels[i] = str(m["provider"]) + "/" + str(m["id"])
-		if labels[i] == v.footer().Model {
-			current = i
-		}
-	}
-	i, err := v.ui.SelectFrom(v.ctx, "Select a model", labels, current)
-	if err != nil || i == current && labels[i] == v.footer().Model {
-		return
-	}
-	_, err = v.c.Request(v.ctx, map[string]any{"command": "set_model", "sessionId": v.session(),
-		"model": map[string]any{"provider": str(models[i]["provider"]), "id": str(models[i]["id"])}})
-	if err != nil {
-		v.ui.Notify(tui.LevelError, "set_model: "+err.Error())
-	}
-}
-
-// fork starts a new session from an earlier user message, which comes back for editing.
-func (v *view) fork() {
-	data, err := v.rpc("get_fork_messages", nil)
-	msgs, _ := data["messages"].([]any)
-	if err != nil || len(msgs) == 0 {
-		v.ui.Notify(tui.LevelWarning, "nothing to fork from yet")
-		return
-	}
-	labels := make([]string, len(msgs))
-	for i, m := range msgs {
-		labels[i] = strings.ReplaceAll(str(m.(map[string]any)["text"]), "\n", " ")
-	}
-	i, err := v.ui.Select(v.ctx, "Fork from which message?", labels)
-	if err != nil {
-		return
-	}
-	data, err = v.rpc("fork", map[string]any{"entryId": str(msgs[i].(map[string]any)["entryId"])})
-	if err != nil {
-		v.ui.Notify(tui.LevelError, "/fork: "+err.Error())
-		return
-	}
-	v.ui.SetEditorText(str(data["text"]))
-}
-
-// tree moves to another point of the session, with a summary of the branch left if asked.
-func (v *view) tree() {
-	data, err := v.rpc("get_tree", nil)
-	if err != nil {
-		v.ui.Notify(tui.LevelError, "/tree: "+err.Error())
-		return
-	}
-	var entries []session.TreeEntry
-	b, _ := json.Marshal(data["entries"])
-	json.Unmarshal(b, &entries)
-	rows := session.TreeRows(entries, str(data["leafId"]))
-	if len(rows) == 0 {
-		v.ui.Notify(tui.LevelWarning, "the session is empty: nothing to pick yet")
-		return
-	}
-	texts := make([]string, len(rows))
-	current := 0
-	for i, r := range rows {
-		texts[i] = r.Text
-		if r.Current {
-			current = i
-		}
-	}
-	i, err := v.ui.SelectFrom(v.ctx, "Continue from which point? (● is where you are)", texts, current)
-	if err != nil || rows[i].Current {
-		return
-	}
-	choice, err := v.ui.Select(v.ctx, "Summarise the branch you are leaving?",
-		[]string{"No summary", "Summarise it", "Summarise it with a focus…"})
-	if err != nil {
-		return
-	}
-	focus := ""
-	if choice == 2 {
-		if focus, err = v.ui.Input(v.ctx, "What should the summary focus on?"); err != nil {
-			return
-		}
-	}
-	data, err = v.rpc("navigate_tree", map[string]any{"targetId": rows[i].ID, "summarize": choice > 0, "customInstructions": focus})
-	if err != nil {
-		v.ui.Notify(tui.LevelError, "/tree: "+err.Error())
-		return
-	}
-	v.ui.Notify(tui.LevelInfo, "moved; the conversation goes on from there")
-	v.ui.SetEditorText(str(data["editorText"]))
-}
-
-// stats shows get_session_stats.
-func (v *view) stats() {
-	data, err := v.rpc("get_session_stats", nil)
-	if err != nil {
-		v.ui.Notify(tui.LevelError, "/session: "+err.Error())
-		return
-	}
-	tokens, _ := data["tokens"].(map[string]any)
-	v.ui.Notify(tui.LevelInfo, fmt.Sprintf("session %s\nfile %s\n%v messages · %v tokens in, %v out · $%.4f",
-		str(data["sessionId"]), str(data["sessionFile"]), data["totalMessages"], tokens["input"], tokens["output"], num(data["cost"])))
-}
-
-func num(v any) float64 { f, _ := v.(float64); return f }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"pi/provider"
+	"pi/server"
 	"pi/tui"
 )
 
@@ -82,10 +83,11 @@ func (v *view) modelList() []map[string]any {
 }
 
 // piEvent applies one of pi's RPC events: a tool's partial output, the follow-up queue, a
-// retry.
+// retry, the scripts' extension UI, a later answer to a command.
 func (v *view) piEvent(line string) {
 	var ev struct {
 		Type          string   `json:"type"`
+		ID            string   `json:"id"`
 		ToolCallID    string   `json:"toolCallId"`
 		Steering      []string `json:"steering"`
 		FollowUp      []string `json:"followUp"`
@@ -96,11 +98,21 @@ func (v *view) piEvent(line string) {
 		MaxAttempts  int    `json:"maxAttempts"`
 		DelayMs      int64  `json:"delayMs"`
 		ErrorMessage string `json:"errorMessage"`
+		Success      bool   `json:"success"`
+		Error        string `json:"error"`
 	}
 	if json.Unmarshal([]byte(line), &ev) != nil {
 		return
 	}
 	switch ev.Type {
+	case "extension_ui_request":
+		go v.extensionUI(line) // a question waits for the user: never on the events' goroutine
+	case server.UIClosed:
+		v.closeDialog(ev.ID)
+	case "response": // a command's later answer: a prompt that failed after it was taken
+		if !ev.Success {
+			v.ui.Notify(tui.LevelError, ev.Error)
+		}
 	case "tool_execution_update":
 		if ev.PartialResult != nil {
 			v.ui.ToolUpdate(ev.ToolCallID, ev.PartialResult.Content)

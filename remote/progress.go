@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"pi/provider"
+	"pi/session"
 )
 
 // progress applies one progress event to the screen.
@@ -13,7 +14,7 @@ func (v *view) progress(p map[string]any) {
 	case "item_started":
 		switch str(item["role"]) {
 		case "user":
-			v.ui.AddUserMessage(textOf(item))
+			v.ui.AddUserMessage(userText(item))
 		case "assistant":
 			m := messageOf(item)
 			v.mu.Lock()
@@ -108,4 +109,11 @@ func str(v any) string { s, _ := v.(string); return s }
 func textOf(item map[string]any) string {
 	m := messageOf(item)
 	return m.TextContent()
+}
+
+// userText is a user item as the local terminal UI shows it: pictures as markers, without the
+// context block that opens a conversation.
+func userText(item map[string]any) string {
+	m := messageOf(item)
+	return session.ShownUserText(&m)
 }

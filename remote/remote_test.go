@@ -1,7 +1,10 @@
 package remote
 
 import (
+	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"pi/provider"
@@ -83,5 +86,38 @@ func TestFooterSumsTheTranscriptsUsage(t *testing.T) {
 			f.ContextWindow != c.window || f.Session != "n" {
 			t.Errorf("%s: %+v", c.name, f)
 		}
+	}
+}
+
+// /resume offers the server's sessions and the session files of the folder it does not list,
+// without the current one, this folder's first and the latest first; a file's first prompt
+// names a session without a name.
+func TestResumeChoices(t *testing.T) {
+	dir := t.TempDir()
+	file := func(id, prompt string) {
+		lines := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/here"}` + "\n" +
+			`{"type":"message","id":"e1","parentId":null,"timestamp":"2026-01-02T03:04:06.000Z","message":{"role":"user","content":[{"type":"text","text":"` + prompt + `"}],"timestamp":1}}` + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "2026-01-02T03-04-05-000Z_"+id+".jsonl"), []byte(lines), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file("only-on-disk", "fix the parser")
+	file("listed", "listed prompt")
+	list := []any{
+		map[string]any{"id": "current", "cwd": "/here", "updatedAt": int64(5e12)},
+		map[string]any{"id": "listed", "cwd": "/here", "updatedAt": int64(4e12), "sessionName": "named"},
+		map[string]any{"id": "far", "cwd": "/elsewhere", "updatedAt": int64(6e12)},
+	}
+	got := resumeChoices(context.Background(), list, "/here", "current", dir)
+	var ids []string
+	for _, c := range got {
+		ids = append(ids, c.id)
+	}
+	if strings.Join(ids, ",") != "listed,only-on-disk,far" {
+		t.Fatalf("choices %v", ids)
+	}
+	if !strings.Contains(got[0].label, "named · 1 messages") || !strings.Contains(got[1].label, "fix the parser") ||
+		!strings.Contains(got[2].label, "far · /elsewhere") {
+		t.Fatalf("labels %q", []string{got[0].label, got[1].label, got[2].label})
 	}
 }

@@ -22,6 +22,9 @@ func (c *conn) handle(ctx context.Context, msg clientMessage) {
 		return
 	}
 	c.send(s.encode(&okResponse{Type: "response", ID: msg.id, OK: true, Result: res}))
+	if res.after != nil {
+		res.after()
+	}
 }
 
 func asProtocolError(err error) *Error {
@@ -127,6 +130,9 @@ func (c *conn) attach(l *live, name string) (*Result, error) {
 	l.conns[c] = true
 	snap := l.snapshotLocked()
 	l.mu.Unlock()
+	if c.hasPi() {
+		l.replayUI(c)
+	}
 	c.srv.serverChanged()
 	return &Result{Command: name, Session: snap}, nil
 }
@@ -141,7 +147,7 @@ func (c *conn) detach(id string) {
 		return
 	}
 	l.mu.Lock()
-	delete(l.conns, c)
+	l.dropConnLocked(c)
 	l.mu.Unlock()
 	c.srv.maybeDispose(l)
 	c.srv.serverChanged()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sync"
 
 	"pi/agent"
@@ -32,25 +33,30 @@ const (
 	maxRPCLine = 16 << 20
 )
 
-// RPCRunner is a Runtime that runs pi's RPC commands: RPC takes one command line and
-// returns its first response line. A command that switches the session (fork, clone,
-// new_session, switch_session) leaves the runtime on another session; the server then
-// serves the live session under its new id.
+// RPCRunner is a Runtime that runs pi's RPC commands: RPC runs one command line and writes
+// each response line it produces to out, one line per Write, the first one before it
+// returns unless ctx ends; a command that answers again later (a prompt that fails after it
+// was accepted) writes again then. A command that switches the session (fork, clone,
+// new_session, switch_session) leaves the runtime on another session; the server then serves
+// the live session under its new id.
 type RPCRunner interface {
-	RPC(ctx context.Context, line []byte) []byte
+	RPC(ctx context.Context, line []byte, out io.Writer)
 }
 
-// runRPC is pi_rpc.
+// runRPC is pi_rpc. The result carries the command's first response line; any later one goes
+// to the same client as a pi_event after the response. An extension_ui_response answers the
+// session's open question and has no response line.
 func (c *conn) runRPC(ctx context.Context, cmd command) (*Result, error) {
-	c.mu.Lock()
-	pi := c.pi
-	c.mu.Unlock()
-	if !pi {
+	if !c.hasPi() {
 		return nil, protoErr(CodeInvalidRequest, cmdRPC+` needs capabilities: ["pi"] in the hello`)
 	}
 	l, err := c.attachedTo(cmd.SessionID)
 	if err != nil {
 		return nil, err
+	}
+	if isUIResponse(cmd.Line) {
+		l.ui.Route([]byte(cmd.Line))
+		return &Result{Command: cmdRPC}, nil
 	}
 	rr, ok := l.rt.(RPCRunner)
 	if !ok {
@@ -59,7 +65,9 @@ func (c *conn) runRPC(ctx context.Context, cmd command) (*Result, error) {
 	l.mu.Lock()
 	l.ops++
 	l.mu.Unlock()
-	line := rr.RPC(ctx, []byte(cmd.Line))
+	lines := newLineCatcher()
+	rr.RPC(ctx, []byte(cmd.Line), lines)
+	line := lines.first(ctx)
 	c.srv.rekey(ctx, l)
 	l.mu.Lock()
 	l.ops--
@@ -70,7 +78,18 @@ func (c *conn) runRPC(ctx context.Context, cmd command) (*Result, error) {
 	if line == nil {
 		return nil, protoErr(CodeInternal, "The RPC command was not answered: "+ctxErr(ctx))
 	}
-	return &Result{Command: cmdRPC, Session: snap, RPC: string(line)}, nil
+	later := func() {
+		lines.follow(func(line []byte) {
+			c.sendEvent(c.srv.encode(&eventEnvelope{Type: "event", Event: &Event{Type: evPiEvent, SessionID: l.sessionID(), Line: string(line)}}), false)
+		})
+	}
+	return &Result{Command: cmdRPC, Session: snap, RPC: string(line), after: later}, nil
+}
+
+func (l *live) sessionID() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.id
 }
 
 func ctxErr(ctx context.Context) string {
@@ -155,8 +174,11 @@ func texts(msgs []provider.Message) []string {
 	return out
 }
 
-func (l *live) sendPiLocked(line []byte) {
+// sendPiLocked sends line as a pi_event to the clients that asked for them and says to how
+// many.
+func (l *live) sendPiLocked(line []byte) int {
 	var frame []byte
+	n := 0
 	for c := range l.conns {
 		c.mu.Lock()
 		pi := c.pi
@@ -168,7 +190,9 @@ func (l *live) sendPiLocked(line []byte) {
 			frame = l.srv.encode(&eventEnvelope{Type: "event", Event: &Event{Type: evPiEvent, SessionID: l.id, Line: string(line)}})
 		}
 		c.sendEvent(frame, false)
+		n++
 	}
+	return n
 }
 
 // RPC runs one of pi's RPC commands on the session (the client must have asked for the "pi"
@@ -186,27 +210,51 @@ func (c *Client) RPC(ctx context.Context, sessionID string, line []byte) (json.R
 	return json.RawMessage(out), snap, nil
 }
 
-// LineCatcher is a writer that keeps the first line written to it, for a runtime that
-// answers RPC with a writer of JSONL (each line in one Write).
-type LineCatcher struct {
-	once sync.Once
-	got  chan []byte
+// lineCatcher is the writer a runtime answers pi_rpc into: the first line is the result,
+// and the later ones are held until follow hands them on, in order.
+type lineCatcher struct {
+	got chan []byte // the first line
+
+	mu      sync.Mutex
+	n       int
+	pending [][]byte
+	then    func([]byte)
 }
 
-// NewLineCatcher makes a LineCatcher.
-func NewLineCatcher() *LineCatcher { return &LineCatcher{got: make(chan []byte, 1)} }
+func newLineCatcher() *lineCatcher { return &lineCatcher{got: make(chan []byte, 1)} }
 
-func (lc *LineCatcher) Write(p []byte) (int, error) {
-	lc.once.Do(func() { lc.got <- bytes.TrimSuffix(append([]byte(nil), p...), []byte{'\n'}) })
+func (lc *lineCatcher) Write(p []byte) (int, error) {
+	line := bytes.TrimSuffix(append([]byte(nil), p...), []byte{'\n'})
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	lc.n++
+	switch {
+	case lc.n == 1:
+		lc.got <- line
+	case lc.then == nil:
+		lc.pending = append(lc.pending, line)
+	default:
+		lc.then(line)
+	}
 	return len(p), nil
 }
 
-// Wait returns the first line, or nil when ctx ends first.
-func (lc *LineCatcher) Wait(ctx context.Context) []byte {
+// first returns the first line, or nil when ctx ends first.
+func (lc *lineCatcher) first(ctx context.Context) []byte {
 	select {
 	case line := <-lc.got:
 		return line
 	case <-ctx.Done():
 		return nil
 	}
+}
+
+// follow sends the later lines to fn: those held so far, then each as it comes.
+func (lc *lineCatcher) follow(fn func([]byte)) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	for _, line := range lc.pending {
+		fn(line)
+	}
+	lc.pending, lc.then = nil, fn
 }

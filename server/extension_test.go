@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -9,21 +10,32 @@ import (
 	"time"
 
 	"pi/config"
+	"pi/extui"
 	"pi/provider"
 )
 
-// rpcRuntime answers pi_rpc by echoing the line and, for "switch", moving to another session.
+// rpcRuntime answers pi_rpc by echoing the line, for "switch" moving to another session and
+// for "twice" answering again a little later; it keeps the Asker the server gives it.
 type rpcRuntime struct {
 	*fakeRuntime
 	moved atomic.Bool
+	ui    atomic.Pointer[extui.Asker]
 }
 
-func (r *rpcRuntime) RPC(_ context.Context, line []byte) []byte {
+func (r *rpcRuntime) RPC(_ context.Context, line []byte, out io.Writer) {
 	if strings.Contains(string(line), "switch") {
 		r.moved.Store(true)
 	}
-	return append([]byte(`{"type":"response","echo":`), append(line, '}')...)
+	out.Write(append([]byte(`{"type":"response","echo":`), append(line, '}', '\n')...))
+	if strings.Contains(string(line), "twice") {
+		go func() {
+			time.Sleep(20 * time.Millisecond)
+			out.Write([]byte(`{"type":"response","again":true}` + "\n"))
+		}()
+	}
 }
+
+func (r *rpcRuntime) SetUI(a *extui.Asker) { r.ui.Store(a) }
 
 func (r *rpcRuntime) Info() Info {
 	info := r.fakeRuntime.Info()

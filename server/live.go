@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"pi/agent"
+	"pi/extui"
 	"pi/provider"
 )
 
@@ -34,6 +35,8 @@ type live struct {
 	gone      bool   // disposed
 	queueLast string // the last queue_update sent to pi's clients
 	unsub     func()
+	ui        *extui.Asker // the scripts' questions, asked of pi's clients (ui.go)
+	screen    screen
 }
 
 // streaming is the reply being streamed: its parts' text so far.
@@ -49,6 +52,7 @@ func newLive(srv *Server, rt Runtime) *live {
 	l := &live{id: info.ID, rt: rt, ag: rt.Agent(), srv: srv, info: info, conns: map[*conn]bool{},
 		phase: "idle", tools: map[string]*Item{}, updatedAt: time.Now().UnixMilli()}
 	l.unsub = l.ag.Subscribe(l.onEvent)
+	l.newUI()
 	return l
 }
 

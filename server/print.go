@@ -1,11 +1,15 @@
 package server
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"pi/provider"
 )
 
 // PrintOptions are `pi -p --connect`'s: the prompts go to a served session, one after the
@@ -15,6 +19,7 @@ type PrintOptions struct {
 	Session string // the session to attach to (its id); empty: a new session in Cwd
 	Cwd     string
 	Prompts []string
+	Images  []provider.Block // go with the first prompt (@file pictures)
 }
 
 // RunPrint is `pi -p --connect SOCKET`: it returns the exit code. While a prompt runs the
@@ -30,11 +35,18 @@ func RunPrint(ctx context.Context, o PrintOptions, stdout, stderr io.Writer) int
 		return 1
 	}
 	defer c.Close()
+	snaps := make(chan map[string]any, 256)
 	go func() {
-		for range c.Events() { // progress is not shown; snapshots come with the responses
+		for ev := range c.Events() { // progress is not shown; snapshots come with the responses
+			if snap, _ := ev["snapshot"].(map[string]any); ev["type"] == "session_snapshot" {
+				select {
+				case snaps <- snap: // for a prompt with pictures, which pi_rpc answers at once
+				default:
+				}
+			}
 		}
 	}()
-	last, err := promptAll(ctx, c, o)
+	last, err := promptAll(ctx, c, o, snaps)
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
@@ -48,7 +60,7 @@ func RunPrint(ctx context.Context, o PrintOptions, stdout, stderr io.Writer) int
 	return 0
 }
 
-func promptAll(ctx context.Context, c *Client, o PrintOptions) (map[string]any, error) {
+func promptAll(ctx context.Context, c *Client, o PrintOptions, snaps <-chan map[string]any) (map[string]any, error) {
 	cmd := map[string]any{"command": "attach", "sessionId": o.Session}
 	if o.Session == "" {
 		cmd = map[string]any{"command": "create", "cwd": cwdOr(o.Cwd)}
@@ -59,12 +71,18 @@ func promptAll(ctx context.Context, c *Client, o PrintOptions) (map[string]any, 
 	}
 	id, _ := res["session"].(map[string]any)["id"].(string)
 	var last map[string]any
-	for _, p := range o.Prompts {
-		res, err := c.Request(ctx, map[string]any{"command": "prompt", "sessionId": id, "text": p})
+	for i, p := range o.Prompts {
+		var snap any
+		if i == 0 && len(o.Images) > 0 {
+			snap, err = promptWithImages(ctx, c, id, p, o.Images, snaps)
+		} else {
+			res, err = c.Request(ctx, map[string]any{"command": "prompt", "sessionId": id, "text": p})
+			snap = res["session"]
+		}
 		if err != nil {
 			return nil, err
 		}
-		if last = lastAssistant(res["session"]); last == nil {
+		if last = lastAssistant(snap); last == nil {
 			return nil, errors.New("the session has no reply")
 		}
 		if last["status"] != "complete" {
@@ -73,6 +91,49 @@ func promptAll(ctx context.Context, c *Client, o PrintOptions) (map[string]any, 
 	}
 	c.Request(ctx, map[string]any{"command": "detach", "sessionId": id})
 	return last, nil
+}
+
+// promptWithImages sends a prompt with pictures as pi's prompt command (v1's carries text
+// only), which answers once the prompt is taken, and waits for the run it starts to end: a
+// snapshot of the session at work, then one at rest, which it returns.
+func promptWithImages(ctx context.Context, c *Client, id, text string, imgs []provider.Block, snaps <-chan map[string]any) (any, error) {
+	if !c.HasPi() {
+		return nil, errors.New("this pi serve takes no pictures with a prompt (it is too old, or not pi)")
+	}
+	for len(snaps) > 0 {
+		<-snaps // from before this prompt
+	}
+	line, err := json.Marshal(map[string]any{"type": "prompt", "message": text, "images": imgs})
+	if err != nil {
+		return nil, err
+	}
+	raw, _, err := c.RPC(ctx, id, line)
+	if err != nil {
+		return nil, err
+	}
+	var resp struct {
+		Success bool   `json:"success"`
+		Error   string `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &resp); err != nil || !resp.Success {
+		return nil, fmt.Errorf("prompt: %s", cmp.Or(resp.Error, string(raw)))
+	}
+	working := false
+	for {
+		select {
+		case snap := <-snaps:
+			if snap["id"] != id {
+				continue
+			}
+			if snap["phase"] != "idle" {
+				working = true
+			} else if working {
+				return snap, nil
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 func lastAssistant(snap any) map[string]any {

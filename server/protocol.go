@@ -173,6 +173,7 @@ type Result struct {
 	Live    *[]LiveStatus `cbor:"live,omitempty"`
 	Clients int           `cbor:"clients,omitempty"`
 	RPC     string        `cbor:"rpc,omitempty"` // pi_rpc's response line
+	after   func()        // runs once the response is queued (pi_rpc's later lines)
 }
 
 // Server → client envelopes.

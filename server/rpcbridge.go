@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -102,8 +103,8 @@ func (b *bridge) forward() {
 				b.mu.Unlock()
 			}
 		case evPiEvent:
-			if line, _ := ev["line"].(string); ev["sessionId"] == id && line != "" {
-				b.writeLine([]byte(line))
+			if line, _ := ev["line"].(string); ev["sessionId"] == id && line != "" && !strings.HasPrefix(line, `{"type":"`+UIClosed+`"`) {
+				b.writeLine([]byte(line)) // a closed question is news only to pi's own dialogs
 			}
 			continue
 		}
@@ -148,7 +149,9 @@ func (b *bridge) readCommands(ctx context.Context, stdin io.Reader) {
 			defer b.answers.Done()
 			data, err := b.run(ctx, &l)
 			if raw, ok := data.(rawResponse); ok && err == nil {
-				b.writeLine(raw)
+				if len(raw) > 0 { // an extension_ui_response has no response
+					b.writeLine(raw)
+				}
 				return
 			}
 			b.respond(l.ID, l.Type, data, err)
@@ -171,7 +174,10 @@ func (b *bridge) respond(id json.RawMessage, command string, data any, err error
 
 // run bridges one command.
 func (b *bridge) run(ctx context.Context, l *rpcLine) (any, error) {
-	if b.c.HasPi() && (l.Type == "get_state" || l.Type == "prompt" && l.StreamingBehavior != "" || !bridged(l.Type)) {
+	// A "/command" may be a script's, which answers at once (and may ask the client first),
+	// as RPC mode does; v1's prompt would answer only when it ends.
+	slash := l.Type == "prompt" && (l.StreamingBehavior != "" || strings.HasPrefix(l.Message, "/"))
+	if b.c.HasPi() && (l.Type == "get_state" || slash || !bridged(l.Type)) {
 		return b.rpc(ctx, l.raw)
 	}
 	switch l.Type {

@@ -220,7 +220,7 @@ func (s *Server) disconnected(c *conn) {
 	c.mu.Unlock()
 	for _, l := range sessions {
 		l.mu.Lock()
-		delete(l.conns, c)
+		l.dropConnLocked(c)
 		l.mu.Unlock()
 		s.maybeDispose(l)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"pi/session"
 )
@@ -45,6 +46,11 @@ func (s *Server) acquire(ctx context.Context, id string) (*live, error) {
 	}
 	s.mu.Unlock()
 	close(o.done)
+	var pe *Error
+	if errors.As(o.err, &pe) && pe.Code == CodeNotFound && s.forgetStored(id) {
+		s.sessionRemoved(id) // listed, but its file has gone
+		s.serverChanged()
+	}
 	return o.l, o.err
 }
 
@@ -129,6 +135,7 @@ func (s *Server) dispose(l *live) {
 	rev := l.revision
 	l.mu.Unlock()
 	l.unsub()
+	l.ui.Close()
 	l.rt.Close()
 	s.mu.Lock()
 	if s.sessions[l.id] == l {
@@ -136,7 +143,24 @@ func (s *Server) dispose(l *live) {
 	}
 	s.revisions[l.id] = rev
 	s.mu.Unlock()
+	s.sessionRemoved(l.id)
 	s.refreshOne(context.Background(), l.id)
+}
+
+// sessionRemoved tells every client that a session is no longer live (upstream's client then
+// drops its cached snapshot and its attachment), when it has been disposed or its file has
+// gone. A session disposed with its file still there stays in the list and can be attached
+// again.
+func (s *Server) sessionRemoved(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return
+	}
+	f := s.encode(&eventEnvelope{Type: "event", Event: &Event{Type: "session_removed", SessionID: id}})
+	for c := range s.conns {
+		c.sendEvent(f, false)
+	}
 }
 
 // refreshOne re-reads one session file's metadata, after its session was closed.
@@ -144,7 +168,8 @@ func (s *Server) refreshOne(ctx context.Context, id string) {
 	root := session.SessionsRoot(s.opts.PiHome)
 	path, err := session.Resolve(id, root, root)
 	if err != nil {
-		return // a new session that never got a reply has no file
+		s.forgetStored(id) // a new session that never got a reply has no file, or it was removed
+		return
 	}
 	in, err := session.Describe(ctx, path)
 	if err != nil {
@@ -161,6 +186,15 @@ func (s *Server) refreshOne(ctx context.Context, id string) {
 		}
 	}
 	s.stored = append(s.stored, m)
+}
+
+// forgetStored takes a session whose file is gone off the list; false if it was not on it.
+func (s *Server) forgetStored(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.stored)
+	s.stored = slices.DeleteFunc(s.stored, func(m SessionMetadata) bool { return m.ID == id })
+	return len(s.stored) < n
 }
 
 func metadataOf(in session.Info) SessionMetadata {

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"pi/config"
+	"pi/provider/faux"
+)
+
+// The RPC commands of pi's own that pi attach uses: scoped_models sets and shows the scope,
+// cycle_model steps through it both ways, and leaves_conversation tells whether a /tree move
+// leaves messages behind.
+func TestRPCScopedModelsAndTreeLeaves(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false), faux.Text("A reply."))
+	zero := 0
+	a.cfg = &config.Config{Retry: config.RetryConfig{MaxRetries: &zero}, Providers: map[string]*config.ProviderConfig{
+		"local": {Kind: "openai", BaseURL: "http://127.0.0.1:9/v1", Models: []config.ModelConfig{{ID: "one"}, {ID: "two"}}}}}
+	a.settings.cfg = a.cfg
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	data := func(r rpcLine) map[string]any { d, _ := r["data"].(map[string]any); return d }
+	scope := data(c.mustCall(map[string]any{"type": "scoped_models", "patterns": []string{"local/*"}}))
+	if models, _ := scope["models"].([]any); scope["scoped"] != true || len(models) != 3 {
+		t.Fatalf("the scope: %v", scope)
+	}
+	model := func(r rpcLine) any { m, _ := data(r)["model"].(map[string]any); return m["id"] }
+	one := model(c.mustCall(map[string]any{"type": "cycle_model"}))
+	two := model(c.mustCall(map[string]any{"type": "cycle_model"}))
+	if back := model(c.mustCall(map[string]any{"type": "cycle_model", "step": -1})); one != "one" || two != "two" || back != "one" {
+		t.Fatalf("forwards to %v and %v, then backwards to %v", one, two, back)
+	}
+	if all := data(c.mustCall(map[string]any{"type": "scoped_models", "patterns": []string{"all"}})); all["scoped"] != false {
+		t.Fatalf("all: %v", all)
+	}
+	if r := c.call(map[string]any{"type": "scoped_models", "patterns": []string{"local/["}}); r["success"] != false {
+		t.Fatalf("a malformed pattern: %v", r)
+	}
+
+	c.prompt("hi")
+	tree := data(c.mustCall(map[string]any{"type": "get_tree"}))
+	var first string
+	for _, e := range tree["entries"].([]any) {
+		if e := e.(map[string]any); e["type"] == "message" && first == "" {
+			first, _ = e["id"].(string)
+		}
+	}
+	leaves := func(target any) any {
+		return data(c.mustCall(map[string]any{"type": "leaves_conversation", "targetId": target}))["leaves"]
+	}
+	if up, here := leaves(first), leaves(tree["leafId"]); up != true || here != false {
+		t.Fatalf("leaves_conversation: to the first message %v, to the leaf %v", up, here)
+	}
+}
