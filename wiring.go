@@ -73,7 +73,7 @@ func assemble(p parts) *harness {
 	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill,
 		confine: p.sandbox.Confine, scripts: s}
 	if r, ok := p.provider.(*provider.Retrying); ok {
-		r.Notify = h.settings.retryNotice
+		r.Notify, r.Provider = h.settings.retryNotice, lua.HookProvider(r.Provider, func() *lua.Runtime { return s.rt })
 	}
 	return h
 }

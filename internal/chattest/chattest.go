@@ -1,5 +1,5 @@
 // Package chattest is a fake of Ollama's native chat API (GET /api/tags, POST /api/chat with
-// one JSON object a line) on 127.0.0.1, for the tests of the provider written in Lua
+// one JSON object a line, POST /api/show with a fixed answer) on 127.0.0.1, for the tests of the provider written in Lua
 // (testdata/lua/ollama-chat-provider.lua): each chat request gets the next scripted reply,
 // and the server keeps the request bodies. Only tests import it.
 package chattest
@@ -40,6 +40,9 @@ func Start(t testing.TB, models []string, replies ...Reply) *Server {
 		json.NewEncoder(w).Encode(map[string]any{"models": list})
 	})
 	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("POST /api/show", func(w http.ResponseWriter, _ *http.Request) { // for pi's own Ollama provider
+		fmt.Fprint(w, `{"capabilities":["completion","tools"],"model_info":{"general.architecture":"t","t.context_length":32768}}`)
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
