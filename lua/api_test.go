@@ -257,7 +257,7 @@ pi.register_tool{name = "loops", execute = function() while true do end end}
 pi.register_tool{name = "slow", timeout = 0.1, execute = function() pi.exec("sleep 5") return "late" end}
 pi.register_tool{name = "blocks", execute = function()
   return {content = {{type = "text", text = "a"}, {type = "image", data = "AAAA", mime_type = "image/png"}},
-    details = {n = 1}, is_error = true, terminate = true} end}
+    details = {n = 1}, is_error = true, terminate = true, usage = {input = 7, output = 2, cost = 0.1}, added_tools = {"echo"}} end}
 pi.register_tool{name = "echo", parameters = {type = "object", properties = {s = {type = "string"}}},
   execute = function(args, ctx) return args.s .. "/" .. ctx.call_id end}`)
 	tests := []struct {
@@ -281,7 +281,8 @@ pi.register_tool{name = "echo", parameters = {type = "object", properties = {s =
 			t.Errorf("%s took %v", tc.tool, time.Since(start))
 		}
 		if tc.tool == "blocks" && (len(res.Content) != 2 || res.Content[1].MimeType != "image/png" || !res.Terminate ||
-			res.Details.(map[string]any)["n"] != 1.0) {
+			res.Details.(map[string]any)["n"] != 1.0 || res.Usage == nil || res.Usage.Input != 7 || res.Usage.Output != 2 ||
+			res.Usage.Cost.Total != 0.1 || strings.Join(res.AddedTools, ",") != "echo") {
 			t.Errorf("blocks: %+v", res)
 		}
 	}

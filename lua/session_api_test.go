@@ -82,6 +82,8 @@ func TestSessionFunctions(t *testing.T) {
 	}{
 		{"idle", `return tostring(pi.is_idle())`, "false", nil},
 		{"abort", `pi.abort() return "ok"`, "ok", []string{"abort"}},
+		{"compact", `pi.compact("the plan", {on_done = function(err) end}) pi.compact() return "started"`, "started",
+			[]string{"compact the plan", "compact "}},
 		{"usage", `local u = pi.context_usage() return u.tokens .. " " .. u.context_window .. " " .. u.percent`, "5000 20000 25", nil},
 		{"append entry", `return pi.append_entry("todo", {items = {"a"}})`, "e1", []string{`entry todo {"items":["a"]}`}},
 		{"label", `return tostring(pi.set_label("e1", "start"))`, "true", []string{"label e1 start"}},

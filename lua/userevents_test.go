@@ -91,3 +91,38 @@ end)`)
 	}
 	e.noErrors(t)
 }
+
+// session_before_switch, session_before_fork and session_before_tree: a handler's
+// {cancel = true} stops the move and the handlers after it do not run; no handler, no cancel.
+func TestBeforeSession(t *testing.T) {
+	e := newEnv(t)
+	r := e.start(t, `pi.on("session_before_switch", function(ev) if ev.reason == "resume" then return {cancel = true} end end)
+pi.on("session_before_switch", function(ev) pi.notify("second saw " .. ev.reason, "info") end)
+pi.on("session_before_fork", function(ev) return {cancel = ev.target_session_file == "/s/keep.jsonl"} end)
+pi.on("session_before_tree", function(ev) return {} end)`)
+	cases := []struct {
+		event  string
+		fields map[string]any
+		cancel bool
+	}{
+		{"session_before_switch", map[string]any{"reason": "resume"}, true},
+		{"session_before_switch", map[string]any{"reason": "new"}, false},
+		{"session_before_fork", map[string]any{"reason": "fork", "target_session_file": "/s/keep.jsonl"}, true},
+		{"session_before_fork", map[string]any{"reason": "fork", "target_session_file": "/s/other.jsonl"}, false},
+		{"session_before_tree", map[string]any{"target_id": "e1"}, false},
+		{"session_tree", map[string]any{}, false},
+	}
+	for _, c := range cases {
+		if got := r.BeforeSession(ctxT(t), c.event, c.fields); got != c.cancel {
+			t.Errorf("%s %v: cancel %v", c.event, c.fields, got)
+		}
+	}
+	r.Flush(ctxT(t))
+	if _, ok := e.noticeContaining("second saw resume"); ok {
+		t.Error("a handler after the cancelling one ran")
+	}
+	if _, ok := e.noticeContaining("second saw new"); !ok {
+		t.Errorf("the second handler did not run: %v", e.notices())
+	}
+	e.noErrors(t)
+}
