@@ -74,19 +74,22 @@ func TestLuaProviderSelectedByModel(t *testing.T) {
 }
 
 // Over RPC: the script's models are in get_available_models, set_model moves to one, and the
-// next prompt goes to it.
+// next prompt goes to it; pi.unregister_provider takes them away.
 func TestRPCLuaProvider(t *testing.T) {
 	srv := chattest.Start(t, []string{"m1", "m2"}, chattest.Reply{Lines: []string{chattest.Done("via m1", 3, 2)}})
-	h := setupLuaProvider(t, srv, "ollama-lua/m2")
+	h := setupLuaProvider(t, srv, "ollama-lua/m2", `pi.register_command{name = "drop", run = function() pi.unregister_provider("ollama-lua") end}`)
 	c, _, stop := startInProcess(t, context.Background(), h)
 	defer stop()
-	var listed []string
-	for _, m := range c.mustCall(map[string]any{"type": "get_available_models"}).data()["models"].([]any) {
-		m := m.(map[string]any)
-		listed = append(listed, m["provider"].(string)+"/"+m["id"].(string))
+	listed := func() []string {
+		var out []string
+		for _, m := range c.mustCall(map[string]any{"type": "get_available_models"}).data()["models"].([]any) {
+			m := m.(map[string]any)
+			out = append(out, m["provider"].(string)+"/"+m["id"].(string))
+		}
+		return out
 	}
-	if !slices.Contains(listed, "ollama-lua/m1") {
-		t.Fatalf("available models %v", listed)
+	if l := listed(); !slices.Contains(l, "ollama-lua/m1") {
+		t.Fatalf("available models %v", l)
 	}
 	c.mustCall(map[string]any{"type": "set_model", "provider": "ollama-lua", "modelId": "m1"})
 	c.prompt("hi")
@@ -95,6 +98,10 @@ func TestRPCLuaProvider(t *testing.T) {
 	}
 	if b := srv.Bodies(); len(b) != 1 || b[0]["model"] != "m1" || !strings.Contains(c.state()["model"].(map[string]any)["id"].(string), "m1") {
 		t.Fatalf("requests %v", b)
+	}
+	c.mustCall(map[string]any{"type": "prompt", "message": "/drop"})
+	if l := listed(); slices.Contains(l, "ollama-lua/m2") { // m1 stays listed: it is the current model
+		t.Fatalf("pi.unregister_provider left its models: %v", l)
 	}
 }
 

@@ -100,6 +100,15 @@ pi.register_tool{name = "greet", description = "d",
 					t.Fatalf("tool_execution_end %v", end)
 				}
 			}},
+		{"pi.send_message steering a run", []faux.Step{faux.Blocks(faux.Call("c1", "nudge", map[string]any{})), faux.Text("done")}, `
+pi.register_tool{name = "nudge", description = "d", execute = function()
+  pi.send_message({custom_type = "hint", content = "look at tests too"}, {deliver_as = "steer"}) return "ok" end}`,
+			func(t *testing.T, c *rpcClient) {
+				c.prompt("go")
+				if roles := messageRoles(c.messages()); strings.Join(roles, " ") != "user assistant toolResult custom assistant" {
+					t.Fatalf("roles %v", roles)
+				}
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
