@@ -254,8 +254,8 @@ func (ic *interactive) messageStart(m *provider.Message) {
 // script registered for its type.
 func (ic *interactive) customMessage(m provider.Message) {
 	if session.Displayed(&m) {
-		ic.ui.AddCustomMessage(session.CustomType(&m), m.TextContent(), func() []string {
-			lines, _ := ic.h.scripts.rt.RenderMessage(ic.ctx, &m, false)
+		ic.ui.AddCustomMessage(session.CustomType(&m), m.TextContent(), func(expanded bool) []string {
+			lines, _ := ic.h.scripts.rt.RenderMessage(ic.ctx, &m, expanded)
 			return lines
 		})
 	}

@@ -669,7 +669,7 @@ function pi.commands() end
 function pi.send_message(msg, opts) end
 
 ---@class pi.RenderOptions
----@field expanded boolean
+---@field expanded boolean true while tool output is expanded (ctrl+o); messages still on screen are drawn again when it changes
 
 --- Draw custom messages of one type in the terminal UI: fn returns the lines to show (a
 --- string or a list of strings), or nil for the default (the type as a label, the text).

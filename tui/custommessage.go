@@ -10,12 +10,15 @@ import (
 type customView struct {
 	th       *theme.Theme
 	typ      string
-	rendered []string // nil: the default rendering
+	render   func(expanded bool) []string // the script's renderer, or nil
+	rendered []string                     // nil: the default rendering
 	md       *Markdown
 	pending  bool // the renderer has not answered yet: nothing to show
+	redraw   bool // it is drawing the lines again (ctrl+o): the old ones show meanwhile
+	expanded bool // what the lines were asked for
 }
 
-func (c *customView) final() bool { return !c.pending }
+func (c *customView) final() bool { return !c.pending && !c.redraw }
 
 func (c *customView) setTheme(th *theme.Theme) {
 	c.th = th
@@ -38,22 +41,41 @@ func (c *customView) Render(width int) []string {
 }
 
 // AddCustomMessage shows a script's custom message of type typ. render, when set, is the
-// script's renderer: it runs on a goroutine of its own (it waits for the scripts), the message
-// shows once it returns, and nil lines from it mean the default: the type as a label and the
-// text as markdown.
-func (a *App) AddCustomMessage(typ, text string, render func() []string) {
+// script's renderer, asked with whether tool output is expanded (ctrl+o): it runs on a
+// goroutine of its own (it waits for the scripts), the message shows once it returns, and nil
+// lines from it mean the default: the type as a label and the text as markdown.
+func (a *App) AddCustomMessage(typ, text string, render func(expanded bool) []string) {
 	a.mu.Lock()
 	defer a.unlock()
-	v := &customView{th: a.theme, typ: typ, md: NewMarkdown(a.theme), pending: render != nil}
+	v := &customView{th: a.theme, typ: typ, md: NewMarkdown(a.theme), render: render, pending: render != nil}
 	v.md.SetText(text)
 	a.add(v)
 	if render != nil {
-		go func() {
-			lines := render()
-			a.mu.Lock()
-			defer a.unlock()
-			v.rendered, v.pending = lines, false
-			a.requestRender()
-		}()
+		a.renderCustom(v)
+	}
+}
+
+// renderCustom asks v's renderer for its lines as tool output now is (expanded or not).
+// Called with a.mu held.
+func (a *App) renderCustom(v *customView) {
+	expanded := a.expandTools
+	v.expanded = expanded
+	go func() {
+		lines := v.render(expanded)
+		a.mu.Lock()
+		defer a.unlock()
+		v.rendered, v.pending, v.redraw = lines, false, false
+		a.requestRender()
+	}()
+}
+
+// rerenderCustom draws again the custom messages still on screen (not yet in scrollback)
+// whose renderer drew them for the other state of ctrl+o. Called with a.mu held.
+func (a *App) rerenderCustom() {
+	for _, le := range a.live {
+		if v, ok := le.e.(*customView); ok && v.render != nil && !v.pending && !v.redraw && v.expanded != a.expandTools {
+			v.redraw = true
+			a.renderCustom(v)
+		}
 	}
 }

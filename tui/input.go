@@ -142,6 +142,7 @@ func (a *App) appAction(action string) (after func(), handled bool) {
 	case "expand-tools":
 		a.expandTools = !a.expandTools
 		a.status = toggleNote("tool output", "expanded", "collapsed", a.expandTools)
+		a.rerenderCustom()
 	case "toggle-thinking":
 		a.showThinking = !a.showThinking
 		a.status = toggleNote("thinking", "shown", "hidden", a.showThinking)
