@@ -101,3 +101,30 @@ func TestRPCToolResultsAddToolsAndUsage(t *testing.T) {
 		t.Fatalf("cost %v", cost)
 	}
 }
+
+// A tool_result handler's added_tools activate those tools from the next model call, as a
+// tool's own do, from the harness and over RPC.
+func TestToolResultHandlerAddsTools(t *testing.T) {
+	const script = `
+pi.register_tool{name = "secret", description = "tells the secret", parameters = {type = "object", properties = {}},
+  execute = function() return "42" end}
+pi.register_tool{name = "unlock", description = "unlocks", parameters = {type = "object", properties = {}},
+  execute = function() return "unlocked" end}
+pi.on("tool_result", function(ev) if ev.tool_name == "unlock" then return {added_tools = {"secret"}} end end)`
+	for _, viaRPC := range []bool{false, true} {
+		t.Run(map[bool]string{false: "harness", true: "rpc"}[viaRPC], func(t *testing.T) {
+			srv := toolsServer(t)
+			h := setupLuaProviderWith(t, srv, cliOptions{model: "ollama-lua/m1", toolList: "unlock"}, script)
+			if viaRPC {
+				c, _, stop := startInProcess(t, context.Background(), h)
+				defer stop()
+				c.prompt("unlock it")
+			} else if err := h.Send(context.Background(), Input{Text: "unlock it", Source: sourceRPC}); err != nil {
+				t.Fatal(err)
+			}
+			if b := srv.Bodies(); len(b) != 2 || sentTools(b[0]) != "unlock" || sentTools(b[1]) != "unlock,secret" {
+				t.Fatalf("%d requests offering %v", len(b), b)
+			}
+		})
+	}
+}

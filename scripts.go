@@ -98,8 +98,8 @@ func (s *scripts) hooks(h *agent.Hooks) {
 		return
 	}
 	h.AfterToolCall = func(ctx context.Context, c *agent.ToolCall, res tools.Result) (agent.ResultOverride, error) {
-		s.addTools(res.AddedTools)
 		o, _ := rt.ToolResult(ctx, c.Name, c.ID, c.Args, res)
+		s.addTools(append(o.AddedTools, res.AddedTools...))
 		return agent.ResultOverride{Content: o.Content, Details: o.Details, IsError: o.IsError, Terminate: o.Terminate, Usage: o.Usage}, nil
 	}
 	h.MessageEnd = rt.MessageEnd // message_end, which may replace the message

@@ -156,12 +156,15 @@ type ResultOverride struct {
 	IsError   *bool
 	Terminate *bool
 	Usage     *provider.Usage // the tool's own model usage (pi's tool_result {usage})
+	// AddedTools are more tools to activate from the next model call, besides the tool's own
+	// added_tools (each handler's join the list).
+	AddedTools []string
 }
 
 // ToolResult runs the tool_result handlers: ev = {tool_name, tool_call_id, input, content,
-// details, is_error}. A handler may return {content?, details?, is_error?, terminate?, usage?}; each
-// field given replaces the current one, and the next handler sees the result so far. Wire it
-// to Hooks.AfterToolCall.
+// details, is_error}. A handler may return {content?, details?, is_error?, terminate?, usage?,
+// added_tools?}; each field given replaces the current one, but added_tools add to the tool's,
+// and the next handler sees the result so far. Wire it to Hooks.AfterToolCall.
 func (r *Runtime) ToolResult(ctx context.Context, name, id string, args map[string]any, res tools.Result) (o ResultOverride, changed bool) {
 	if !r.HasHandlers("tool_result") {
 		return o, false
@@ -190,6 +193,11 @@ func (r *Runtime) ToolResult(ctx context.Context, name, id string, args map[stri
 }
 
 func (v *vm) applyResultOverride(t, ev *lua.LTable, o *ResultOverride) error {
+	added, err := stringList("added_tools", t.RawGetString("added_tools"))
+	if err != nil {
+		return err
+	}
+	o.AddedTools = append(o.AddedTools, added...)
 	if c := t.RawGetString("content"); c != lua.LNil {
 		blocks, err := v.contentFromLua(c)
 		if err != nil {

@@ -56,20 +56,21 @@ func TestToolResultRewrite(t *testing.T) {
 	r := e.start(t, `
 pi.on("tool_result", function(ev)
   if ev.tool_name == "bash" then
-    return {content = ev.content[1].text:upper() .. " (" .. ev.input.command .. ")", details = {checked = true}, usage = {input = 4, cost = 0.1}}
+    return {content = ev.content[1].text:upper() .. " (" .. ev.input.command .. ")", details = {checked = true}, usage = {input = 4, cost = 0.1},
+      added_tools = {"grep"}}
   end
 end)
 pi.on("tool_result", function(ev)
-  if ev.tool_name == "bash" and ev.content:find("SECRET") then return {content = "[redacted]", is_error = true, terminate = true} end
+  if ev.tool_name == "bash" and ev.content:find("SECRET") then return {content = "[redacted]", is_error = true, terminate = true, added_tools = {"find"}} end
 end)`)
 	o, changed := r.ToolResult(ctxT(t), "bash", "id", map[string]any{"command": "cat"}, tools.TextResult("a secret"))
 	if !changed || len(o.Content) != 1 || o.Content[0].Text != "[redacted]" || o.IsError == nil || !*o.IsError ||
 		o.Terminate == nil || !*o.Terminate || !reflect.DeepEqual(o.Details, map[string]any{"checked": true}) ||
-		o.Usage == nil || o.Usage.Input != 4 || o.Usage.Cost.Total != 0.1 {
+		o.Usage == nil || o.Usage.Input != 4 || o.Usage.Cost.Total != 0.1 || !reflect.DeepEqual(o.AddedTools, []string{"grep", "find"}) {
 		t.Errorf("override %+v", o)
 	}
 	o, changed = r.ToolResult(ctxT(t), "bash", "id", map[string]any{"command": "ls"}, tools.TextResult("files"))
-	if !changed || o.Content[0].Text != "FILES (ls)" || o.IsError != nil || o.Terminate != nil {
+	if !changed || o.Content[0].Text != "FILES (ls)" || o.IsError != nil || o.Terminate != nil || !reflect.DeepEqual(o.AddedTools, []string{"grep"}) {
 		t.Errorf("override %+v", o)
 	}
 	if _, changed = r.ToolResult(ctxT(t), "read", "id", nil, tools.TextResult("x")); changed {

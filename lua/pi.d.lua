@@ -26,7 +26,7 @@ pi = {}
 ---@field is_error? boolean
 ---@field terminate? boolean ask pi not to call the model again after this batch (only when every result of the batch asks)
 ---@field usage? {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer, cost?: number} the tool's own model usage (cost in dollars): in the session's cost, not the context
----@field added_tools? string[] tools to activate from the next model call (the model is told)
+---@field added_tools? string[] tools to activate from the next model call (the model is told); from a tool_result handler, more besides the tool's own
 
 -- ── tools ────────────────────────────────────────────────────────────────────────────────
 
