@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"sync"
 
@@ -116,10 +117,11 @@ func orOff(level string) string {
 
 // replaceSession makes s the current session once everything in flight has stopped. The old
 // session is closed. Scripts see session_shutdown and session_start with the reason (new,
-// resume or fork), as in pi.
-func (h *harness) replaceSession(s *session.Session, reason string) error {
-	if ev := map[bool]string{true: "session_before_fork", false: "session_before_switch"}[reason == "fork"]; h.scripts.cancelled(ev,
-		map[string]any{"reason": reason, "target_session_file": s.Path()}) {
+// resume or fork), as in pi; fork has session_before_fork's entry_id and position.
+func (h *harness) replaceSession(s *session.Session, reason string, fork map[string]any) error {
+	payload := map[string]any{"reason": reason, "target_session_file": s.Path()}
+	maps.Copy(payload, fork)
+	if ev := map[bool]string{true: "session_before_fork", false: "session_before_switch"}[reason == "fork"]; h.scripts.cancelled(ev, payload) {
 		s.Close()
 		return fmt.Errorf("%s session: a script's %s handler cancelled it", reason, ev)
 	}
@@ -164,7 +166,7 @@ func (h *harness) NewSession(parentSession string) error {
 	} else {
 		s = session.InMemory(h.cwd)
 	}
-	return h.replaceSession(s, "new")
+	return h.replaceSession(s, "new", nil)
 }
 
 // SwitchSession continues the session in the file at path.
@@ -180,7 +182,7 @@ func (h *harness) SwitchSession(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("switching to session %s: %w", path, err)
 	}
-	return h.replaceSession(s, "resume")
+	return h.replaceSession(s, "resume", nil)
 }
 
 // ForkAt starts a new session holding the conversation before the user message entryID, and
@@ -202,7 +204,7 @@ func (h *harness) ForkAt(entryID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fork at %q: %w", entryID, err)
 	}
-	return text, h.replaceSession(s, "fork")
+	return text, h.replaceSession(s, "fork", map[string]any{"entry_id": entryID, "position": "before"})
 }
 
 // Clone copies the current branch into a new session and continues there (pi's /clone).
@@ -212,5 +214,5 @@ func (h *harness) Clone() error {
 	if err != nil {
 		return fmt.Errorf("cloning session %s: %w", sess.ID(), err)
 	}
-	return h.replaceSession(s, "fork")
+	return h.replaceSession(s, "fork", map[string]any{"entry_id": sess.Leaf(), "position": "at"})
 }

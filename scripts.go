@@ -175,12 +175,7 @@ func (s *scripts) addTools(names []string) {
 
 func (s *scripts) applyTools(active []tools.Tool) {
 	s.agent.SetTools(active)
-	s.agent.SetSystemPrompt(prompt.Build(withTools(s.parts, active)))
-}
-
-func withTools(p prompt.Parts, ts []tools.Tool) prompt.Parts {
-	p.Tools = ts
-	return p
+	s.agent.SetSystemPrompt(prompt.Build(s.parts.WithTools(active)))
 }
 
 // refreshTools picks up tools scripts registered since the last prompt. The active set
@@ -206,7 +201,7 @@ func (s *scripts) prepareRun(ctx context.Context, text string, images []provider
 		return nil
 	}
 	s.refreshTools()
-	start := s.rt.StartRun(ctx, text, images, prompt.Build(withTools(s.parts, s.agent.State().Tools)))
+	start := s.rt.StartRun(ctx, text, images, prompt.Build(s.parts.WithTools(s.agent.State().Tools)))
 	if s.agent.State().SystemPrompt != start.SystemPrompt {
 		s.agent.SetSystemPrompt(start.SystemPrompt)
 	}

@@ -95,7 +95,7 @@ pi.register_command{name = "allow", run = function() allow = true end}
 pi.on("session_before_tree", function(ev) if not allow then pi.notify("no tree to " .. ev.target_id, "info") return {cancel = true} end end)
 pi.on("session_tree", function(ev) pi.notify("tree " .. ev.old_leaf_id .. " -> " .. ev.new_leaf_id, "info") end)
 pi.on("session_before_switch", function(ev) pi.notify("no " .. ev.reason, "info") return {cancel = true} end)
-pi.on("session_before_fork", function(ev) pi.notify("no " .. ev.reason, "info") return {cancel = true} end)
+pi.on("session_before_fork", function(ev) pi.notify("no fork at " .. ev.entry_id .. " " .. ev.position, "info") return {cancel = true} end)
 pi.on("thinking_level_select", function(ev) pi.notify("thinking " .. ev.previous_level .. " -> " .. ev.level, "info") end)`)
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
@@ -116,7 +116,11 @@ pi.on("thinking_level_select", function(ev) pi.notify("thinking " .. ev.previous
 	if r := c.call(map[string]any{"type": "fork", "entryId": ids["u2"]}); r["success"] != false || a.rec.session().ID() != id {
 		t.Fatalf("a cancelled fork went ahead: %v", r)
 	}
-	c.await(from, "the fork notice", func(l rpcLine) bool { return l["message"] == "no fork" })
+	c.await(from, "the fork notice", func(l rpcLine) bool { return l["message"] == "no fork at "+ids["u2"]+" before" })
+	if r := c.call(map[string]any{"type": "clone"}); r["success"] != false || a.rec.session().ID() != id {
+		t.Fatalf("a cancelled clone went ahead: %v", r)
+	}
+	c.await(from, "the clone notice", func(l rpcLine) bool { return l["message"] == "no fork at "+a.rec.session().Leaf()+" at" })
 	c.mustCall(map[string]any{"type": "set_thinking_level", "level": "high"})
 	c.await(from, "thinking_level_select", func(l rpcLine) bool { return l["message"] == "thinking off -> high" })
 }

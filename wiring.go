@@ -58,7 +58,7 @@ func assemble(p parts) *harness {
 		ShouldStopAfterTurn: p.stopAfter, Redact: func(r tools.Result) tools.Result { return r.Redacted(secret.Redact) }}
 	s.hooks(&hooks)
 	h.agent = agent.New(agent.Config{Provider: p.provider, Model: p.model, Thinking: p.thinking,
-		SystemPrompt: prompt.Build(withTools(s.parts, active)), Tools: active, Hooks: hooks,
+		SystemPrompt: prompt.Build(s.parts.WithTools(active)), Tools: active, Hooks: hooks,
 		SteeringMode: agent.QueueMode(p.cfg.SteeringMode), FollowUpMode: agent.QueueMode(p.cfg.FollowUpMode)})
 	s.agent, s.cfg, s.stderr = h.agent, p.cfg, p.stderr
 	h.agent.Subscribe(s.onEvent)

@@ -39,6 +39,12 @@ type Parts struct {
 	ContextFiles []ContextFile // global first, then from the filesystem root down to the cwd
 }
 
+// WithTools is p listing ts as the active tools.
+func (p Parts) WithTools(ts []tools.Tool) Parts {
+	p.Tools = ts
+	return p
+}
+
 // Build assembles the system prompt. What changes between sessions (date, working
 // directory) is deliberately left out: see ContextBlock.
 func Build(p Parts) string {
