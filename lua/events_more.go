@@ -14,8 +14,9 @@ func moreEvents() []string {
 		"thinking_level_select", "before_provider_request", "after_provider_response", "user_bash", "resources_discover"}
 }
 
-// BeforeSession runs the handlers of a session_before_* event (switch {reason, target},
-// fork {reason, target_session_file, entry_id, position}, tree {target_id, old_leaf_id}); any that returns {cancel = true} stops the move.
+// BeforeSession runs the handlers of a session_before_* event (switch {reason,
+// target_session_file}, fork {the same, entry_id, position}, tree {target_id, old_leaf_id});
+// any that returns {cancel = true} stops the move.
 func (r *Runtime) BeforeSession(ctx context.Context, event string, payload map[string]any) (cancel bool) {
 	if !r.HasHandlers(event) {
 		return false
