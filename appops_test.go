@@ -92,7 +92,7 @@ func TestOpsThinkingLevels(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newOpsApp(t, fauxModel(tc.reasoning))
 			got, err := a.settings.setThinking(tc.set)
-			if err != nil || got != tc.wantSet || orOff(a.agent.State().Thinking) != tc.wantSet {
+			if err != nil || got != tc.wantSet || config.LevelOrOff(a.agent.State().Thinking) != tc.wantSet {
 				t.Fatalf("setThinking(%q) = %q, %v; agent has %q", tc.set, got, err, a.agent.State().Thinking)
 			}
 			for _, want := range tc.wantCycle {
@@ -110,7 +110,7 @@ func TestOpsThinkingLevels(t *testing.T) {
 			if len(changes) > 0 {
 				last = changes[len(changes)-1].ThinkingLevel
 			}
-			if want := orOff(a.agent.State().Thinking); last != want {
+			if want := config.LevelOrOff(a.agent.State().Thinking); last != want {
 				t.Fatalf("the session last recorded thinking level %q, the agent has %q", last, want)
 			}
 			if _, err := a.settings.setThinking("enormous"); err == nil {
@@ -143,7 +143,7 @@ func TestOpsSetModelRecordsAndClamps(t *testing.T) {
 		if m.Provider+"/"+m.ID != st.spec || a.agent.State().Model.ID != m.ID {
 			t.Fatalf("setModel(%s) gave %s/%s", st.spec, m.Provider, m.ID)
 		}
-		if got := orOff(a.agent.State().Thinking); got != st.wantThinking {
+		if got := config.LevelOrOff(a.agent.State().Thinking); got != st.wantThinking {
 			t.Fatalf("after %s thinking is %q, want %q", st.spec, got, st.wantThinking)
 		}
 	}

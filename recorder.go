@@ -10,11 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
 	"sync"
 
 	"pi/agent"
+	"pi/config"
 	"pi/provider"
 	"pi/session"
 )
@@ -100,7 +100,7 @@ func (h *harness) attachSession(s *session.Session, keep restore) error {
 			return err
 		}
 	}
-	if level := orOff(h.settings.thinking()); level != orOff(restored.Thinking) {
+	if level := config.LevelOrOff(h.settings.thinking()); level != config.LevelOrOff(restored.Thinking) {
 		if _, err := s.AppendThinkingLevel(level); err != nil {
 			return err
 		}
@@ -108,22 +108,14 @@ func (h *harness) attachSession(s *session.Session, keep restore) error {
 	return nil
 }
 
-func orOff(level string) string {
-	if level == "" {
-		return "off"
-	}
-	return level
-}
-
 // replaceSession makes s the current session once everything in flight has stopped. The old
 // session is closed. Scripts see session_shutdown and session_start with the reason (new,
-// resume or fork), as in pi; fork has session_before_fork's entry_id and position.
-func (h *harness) replaceSession(s *session.Session, reason string, fork map[string]any) error {
-	payload := map[string]any{"reason": reason, "target_session_file": s.Path()}
-	maps.Copy(payload, fork)
-	if ev := map[bool]string{true: "session_before_fork", false: "session_before_switch"}[reason == "fork"]; h.scripts.cancelled(ev, payload) {
+// resume or fork), as in pi; session_before_switch may cancel a new or resumed one (a fork
+// asks session_before_fork before it is made).
+func (h *harness) replaceSession(s *session.Session, reason string) error {
+	if reason != "fork" && h.scripts.cancelled("session_before_switch", map[string]any{"reason": reason, "target_session_file": s.Path()}) {
 		s.Close()
-		return fmt.Errorf("%s session: a script's %s handler cancelled it", reason, ev)
+		return fmt.Errorf("%s session: a script's session_before_switch handler cancelled it", reason)
 	}
 	h.Quiesce()
 	_, end, err := h.work.begin(context.Background(), workSession)
@@ -166,7 +158,7 @@ func (h *harness) NewSession(parentSession string) error {
 	} else {
 		s = session.InMemory(h.cwd)
 	}
-	return h.replaceSession(s, "new", nil)
+	return h.replaceSession(s, "new")
 }
 
 // SwitchSession continues the session in the file at path.
@@ -182,7 +174,7 @@ func (h *harness) SwitchSession(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("switching to session %s: %w", path, err)
 	}
-	return h.replaceSession(s, "resume", nil)
+	return h.replaceSession(s, "resume")
 }
 
 // ForkAt starts a new session holding the conversation before the user message entryID, and
@@ -196,6 +188,9 @@ func (h *harness) ForkAt(entryID string) (string, error) {
 	if e.Type != session.TypeMessage || e.Message == nil || e.Message.Role != provider.RoleUser {
 		return "", fmt.Errorf("fork at %q: not a user message", entryID)
 	}
+	if h.scripts.cancelled("session_before_fork", map[string]any{"reason": "fork", "entry_id": entryID, "position": "before"}) {
+		return "", errors.New("fork: a script's session_before_fork handler cancelled it")
+	}
 	text := session.WithoutContextBlock(e.Message.TextContent())
 	if e.ParentID == "" {
 		return text, h.NewSession(sess.Path())
@@ -204,15 +199,18 @@ func (h *harness) ForkAt(entryID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fork at %q: %w", entryID, err)
 	}
-	return text, h.replaceSession(s, "fork", map[string]any{"entry_id": entryID, "position": "before"})
+	return text, h.replaceSession(s, "fork")
 }
 
 // Clone copies the current branch into a new session and continues there (pi's /clone).
 func (h *harness) Clone() error {
 	sess := h.rec.session()
+	if h.scripts.cancelled("session_before_fork", map[string]any{"reason": "fork", "entry_id": sess.Leaf(), "position": "at"}) {
+		return errors.New("clone: a script's session_before_fork handler cancelled it")
+	}
 	s, err := sess.Clone()
 	if err != nil {
 		return fmt.Errorf("cloning session %s: %w", sess.ID(), err)
 	}
-	return h.replaceSession(s, "fork", map[string]any{"entry_id": sess.Leaf(), "position": "at"})
+	return h.replaceSession(s, "fork")
 }

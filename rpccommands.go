@@ -112,7 +112,7 @@ func cmdGetState(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	h := s.h
 	st := h.agent.State()
 	steerMode, followMode := h.settings.queueModes()
-	f := fields{{"model", st.Model}, {"thinkingLevel", orOff(st.Thinking)}, {"isStreaming", h.Busy()},
+	f := fields{{"model", st.Model}, {"thinkingLevel", config.LevelOrOff(st.Thinking)}, {"isStreaming", h.Busy()},
 		{"isCompacting", h.compactor.running()}, {"steeringMode", steerMode}, {"followUpMode", followMode}}
 	sess := h.rec.session()
 	if p := sess.Path(); p != "" {
@@ -144,7 +144,7 @@ func cmdCycleModel(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error
 	if err != nil || m == nil {
 		return jsonNull(), err
 	}
-	return map[string]any{"model": m, "thinkingLevel": orOff(s.h.settings.thinking()), "isScoped": s.h.settings.isScoped()}, nil
+	return map[string]any{"model": m, "thinkingLevel": config.LevelOrOff(s.h.settings.thinking()), "isScoped": s.h.settings.isScoped()}, nil
 }
 
 func cmdAvailableModels(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {

@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"pi/agent"
+	"pi/config"
 	"pi/provider"
 	"pi/session"
 	"pi/tools"
@@ -29,7 +30,7 @@ func (x scriptSession) SetName(n string) error { return session.Rename(x.live().
 func (x scriptSession) SetLabel(id, l string) error {
 	return session.Label(x.live().rec.session(), id, l)
 }
-func (x scriptSession) ThinkingLevel() string { return orOff(x.live().settings.thinking()) }
+func (x scriptSession) ThinkingLevel() string { return config.LevelOrOff(x.live().settings.thinking()) }
 func (x scriptSession) SetThinkingLevel(l string) (string, error) {
 	return x.live().settings.setThinking(l)
 }

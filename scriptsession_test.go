@@ -113,12 +113,16 @@ pi.on("thinking_level_select", function(ev) pi.notify("thinking " .. ev.previous
 		t.Fatalf("a cancelled new session went ahead: %v", r)
 	}
 	c.await(from, "the switch notice", func(l rpcLine) bool { return l["message"] == "no new" })
+	files, _ := os.ReadDir(filepath.Dir(a.rec.session().Path()))
 	if r := c.call(map[string]any{"type": "fork", "entryId": ids["u2"]}); r["success"] != false || a.rec.session().ID() != id {
 		t.Fatalf("a cancelled fork went ahead: %v", r)
 	}
 	c.await(from, "the fork notice", func(l rpcLine) bool { return l["message"] == "no fork at "+ids["u2"]+" before" })
 	if r := c.call(map[string]any{"type": "clone"}); r["success"] != false || a.rec.session().ID() != id {
 		t.Fatalf("a cancelled clone went ahead: %v", r)
+	}
+	if after, _ := os.ReadDir(filepath.Dir(a.rec.session().Path())); len(after) != len(files) {
+		t.Fatalf("a cancelled fork or clone left a session file: %d files, then %d", len(files), len(after))
 	}
 	c.await(from, "the clone notice", func(l rpcLine) bool { return l["message"] == "no fork at "+a.rec.session().Leaf()+" at" })
 	c.mustCall(map[string]any{"type": "set_thinking_level", "level": "high"})

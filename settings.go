@@ -119,7 +119,7 @@ func (s *settings) setModel(ctx context.Context, spec, source string) (provider.
 	if _, err := s.rec.session().AppendModelChange(m.Provider, m.ID); err != nil {
 		return m, fmt.Errorf("recording the switch to %s: %w", spec, err)
 	}
-	_, err = s.setThinking(orOff(s.thinking()))
+	_, err = s.setThinking(config.LevelOrOff(s.thinking()))
 	return m, err
 }
 
@@ -197,7 +197,7 @@ func (s *settings) setThinking(level string) (string, error) {
 	if !s.agent.Model().Reasoning {
 		level = "off"
 	}
-	previous := orOff(s.thinking())
+	previous := config.LevelOrOff(s.thinking())
 	if level == previous {
 		return level, nil
 	}
@@ -215,7 +215,7 @@ func (s *settings) cycleThinking() (level string, ok bool, err error) {
 		return "", false, nil
 	}
 	levels := thinkingCycle()
-	i := slices.Index(levels, orOff(s.thinking()))
+	i := slices.Index(levels, config.LevelOrOff(s.thinking()))
 	level, err = s.setThinking(levels[(i+1)%len(levels)])
 	return level, err == nil, err
 }

@@ -42,7 +42,7 @@ func settingsOf(h *harness) []settingsmenu.Setting {
 			Apply:   func(ctx context.Context, v string) error { _, err := s.setModel(ctx, v, "set"); return err }},
 		{Label: "thinking level", Key: "thinking", Saved: settingsmenu.AsIs,
 			Values:  func(context.Context) []string { return config.ThinkingLevels() },
-			Current: func() string { return orOff(s.thinking()) },
+			Current: func() string { return config.LevelOrOff(s.thinking()) },
 			Apply:   func(_ context.Context, v string) error { _, err := s.setThinking(v); return err }},
 		queue("steer"), queue("followUp"),
 		{Label: "auto-compaction", Table: "compaction", Key: "enabled", Saved: settingsmenu.SavedOnOff, Values: settingsmenu.OnOff,

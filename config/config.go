@@ -175,6 +175,9 @@ func ThinkingLevels() []string {
 
 func IsThinkingLevel(s string) bool { return slices.Contains(ThinkingLevels(), s) }
 
+// LevelOrOff is level, or "off" when no level is set.
+func LevelOrOff(level string) string { return cmp.Or(level, "off") }
+
 // builtinProviders are known without any file: the local servers at their default ports
 // and the hosted APIs with their usual key variables. A file overrides any field.
 func builtinProviders() map[string]*ProviderConfig {

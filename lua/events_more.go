@@ -15,7 +15,7 @@ func moreEvents() []string {
 }
 
 // BeforeSession runs the handlers of a session_before_* event (switch {reason,
-// target_session_file}, fork {the same, entry_id, position}, tree {target_id, old_leaf_id});
+// target_session_file}, fork {reason, entry_id, position}, tree {target_id, old_leaf_id});
 // any that returns {cancel = true} stops the move.
 func (r *Runtime) BeforeSession(ctx context.Context, event string, payload map[string]any) (cancel bool) {
 	if !r.HasHandlers(event) {

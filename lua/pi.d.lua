@@ -178,7 +178,7 @@ function pi.register_command(def) end
 
 ---@class pi.SessionBeforeEvent
 ---@field reason? "new"|"resume"|"fork" switch and fork
----@field target_session_file? string switch and fork
+---@field target_session_file? string switch
 ---@field entry_id? string fork: the user message /fork picked, or the leaf /clone copies
 ---@field position? "before"|"at" fork: before entry_id (/fork) or at it (/clone)
 ---@field target_id? string tree

@@ -98,7 +98,7 @@ func TestBeforeSession(t *testing.T) {
 	e := newEnv(t)
 	r := e.start(t, `pi.on("session_before_switch", function(ev) if ev.reason == "resume" then return {cancel = true} end end)
 pi.on("session_before_switch", function(ev) pi.notify("second saw " .. ev.reason, "info") end)
-pi.on("session_before_fork", function(ev) return {cancel = ev.target_session_file == "/s/keep.jsonl"} end)
+pi.on("session_before_fork", function(ev) return {cancel = ev.entry_id == "keep" and ev.position == "before"} end)
 pi.on("session_before_tree", function(ev) return {} end)`)
 	cases := []struct {
 		event  string
@@ -107,8 +107,8 @@ pi.on("session_before_tree", function(ev) return {} end)`)
 	}{
 		{"session_before_switch", map[string]any{"reason": "resume"}, true},
 		{"session_before_switch", map[string]any{"reason": "new"}, false},
-		{"session_before_fork", map[string]any{"reason": "fork", "target_session_file": "/s/keep.jsonl"}, true},
-		{"session_before_fork", map[string]any{"reason": "fork", "target_session_file": "/s/other.jsonl"}, false},
+		{"session_before_fork", map[string]any{"reason": "fork", "entry_id": "keep", "position": "before"}, true},
+		{"session_before_fork", map[string]any{"reason": "fork", "entry_id": "keep", "position": "at"}, false},
 		{"session_before_tree", map[string]any{"target_id": "e1"}, false},
 		{"session_tree", map[string]any{}, false},
 	}
