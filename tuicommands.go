@@ -455,14 +455,7 @@ func pickTreeRow(ic *interactive, title string) ([]session.TreeRow, int, bool) {
 		ic.ui.Notify(tui.LevelWarning, "the session is empty: nothing to pick yet")
 		return nil, 0, false
 	}
-	texts := make([]string, len(rows))
-	current := 0
-	for i, r := range rows {
-		texts[i] = r.Text
-		if r.Current {
-			current = i
-		}
-	}
+	texts, current := session.RowTexts(rows)
 	i, err := ic.ui.SelectFrom(ic.ctx, title, texts, current)
 	return rows, i, err == nil
 }

@@ -135,6 +135,18 @@ type TreeRow struct {
 	Current bool // the leaf, or its nearest shown ancestor when the leaf is hidden
 }
 
+// RowTexts is what a picker lists for rows, and the index of the current one (0 if none is).
+func RowTexts(rows []TreeRow) (texts []string, current int) {
+	texts = make([]string, len(rows))
+	for i, r := range rows {
+		texts[i] = r.Text
+		if r.Current {
+			current = i
+		}
+	}
+	return texts, current
+}
+
 // treeShown tells which entries the picker shows: the conversation, not the bookkeeping
 // (labels, settings changes, script state, the session name). The children of a hidden entry
 // are shown under its nearest shown ancestor.
