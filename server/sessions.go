@@ -48,7 +48,7 @@ func (s *Server) acquire(ctx context.Context, id string) (*live, error) {
 	close(o.done)
 	var pe *Error
 	if errors.As(o.err, &pe) && pe.Code == CodeNotFound && s.forgetStored(id) {
-		s.sessionRemoved(id) // listed, but its file has gone
+		s.sessionRemoved(id, nil) // listed, but its file has gone
 		s.serverChanged()
 	}
 	return o.l, o.err
@@ -143,15 +143,15 @@ func (s *Server) dispose(l *live) {
 	}
 	s.revisions[l.id] = rev
 	s.mu.Unlock()
-	s.sessionRemoved(l.id)
+	s.sessionRemoved(l.id, nil)
 	s.refreshOne(context.Background(), l.id)
 }
 
 // sessionRemoved tells every client that a session is no longer live (upstream's client then
 // drops its cached snapshot and its attachment), when it has been disposed or its file has
 // gone. A session disposed with its file still there stays in the list and can be attached
-// again.
-func (s *Server) sessionRemoved(id string) {
+// again. The clients in keep are not told (pi's clients that followed a re-keyed session).
+func (s *Server) sessionRemoved(id string, keep map[*conn]bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -159,7 +159,9 @@ func (s *Server) sessionRemoved(id string) {
 	}
 	f := s.encode(&eventEnvelope{Type: "event", Event: &Event{Type: "session_removed", SessionID: id}})
 	for c := range s.conns {
-		c.sendEvent(f, false)
+		if !keep[c] {
+			c.sendEvent(f, false)
+		}
 	}
 }
 
