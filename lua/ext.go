@@ -62,15 +62,15 @@ func (r *Runtime) SlashCommands() []SlashCommand {
 // shortcutCommand is the hidden command a shortcut's function is kept under.
 func shortcutCommand(key string) string { return "\x00shortcut " + key }
 
-// Shortcuts lists the keys scripts bound, sorted by key; none without a runtime.
+// Shortcuts lists the keys scripts bound, sorted by key: never nil, empty without a runtime.
 func (r *Runtime) Shortcuts() []Shortcut {
 	if r == nil {
-		return nil
+		return []Shortcut{}
 	}
 	r.waitReady()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Shortcut(nil), r.shortcuts...)
+	return append([]Shortcut{}, r.shortcuts...)
 }
 
 // extState is one state's flags and shortcuts.
