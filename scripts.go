@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -197,6 +198,18 @@ func (s *scripts) refreshTools() {
 	if !slices.Equal(active, s.agent.State().Tools) {
 		s.applyTools(active)
 	}
+}
+
+// reload loads the scripts again (/reload, RPC reload) and takes up their tools.
+func (s *scripts) reload(ctx context.Context) error {
+	if s.rt == nil {
+		return errors.New("no Lua runtime to reload")
+	}
+	if err := s.rt.Reload(ctx); err != nil {
+		return fmt.Errorf("reload: %w", err)
+	}
+	s.refreshTools()
+	return nil
 }
 
 // prepareRun readies a run for text: new script tools, the system prompt as the scripts'

@@ -306,18 +306,12 @@ func tuiCopyLast(ic *interactive, _ string) {
 }
 
 func tuiReload(ic *interactive, _ string) {
-	rt := ic.h.scripts.rt
-	if rt == nil {
-		ic.ui.Notify(tui.LevelWarning, "no Lua runtime to reload")
+	if err := ic.h.scripts.reload(ic.ctx); err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
-	if err := rt.Reload(ic.ctx); err != nil {
-		ic.ui.Notify(tui.LevelError, "reload: "+err.Error())
-		return
-	}
-	ic.h.scripts.refreshTools()
 	ic.commandList()
-	ic.ui.SetThemeDirs(rt.ThemeDirs()) // resources_discover ran again
+	ic.ui.SetThemeDirs(ic.h.scripts.rt.ThemeDirs()) // resources_discover ran again
 	ic.ui.Notify(tui.LevelInfo, "scripts reloaded")
 }
 
