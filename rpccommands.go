@@ -123,7 +123,7 @@ func cmdGetState(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	h := s.h
 	st := h.agent.State()
 	steerMode, followMode := h.settings.queueModes()
-	f := fields{{"model", st.Model}, {"thinkingLevel", orOff(st.Thinking)}, {"isStreaming", h.Busy()},
+	f := fields{{"model", st.Model}, {"thinkingLevel", orOff(st.Thinking)}, {"isStreaming", h.Streaming()},
 		{"isCompacting", h.compactor.running()}, {"steeringMode", steerMode}, {"followUpMode", followMode}}
 	sess := h.rec.session()
 	if p := sess.Path(); p != "" {
