@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"pi/provider"
 	"pi/session"
 	"pi/tui"
+	"pi/tui/subagents"
 )
 
 // runInteractiveMode runs the terminal UI until the user quits. A resumed
@@ -27,14 +27,14 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !hideThinking(h.cfg),
 		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
-		ic.ui = ui
+		ic.ui, ic.children = ui, subagents.Show(ui, h.scripts.children) // before the events that feed it
 		close(ic.uiReady)
 		h.scripts.setUI(ic) // the scripts' questions and notices go to the screen
 		ic.unsubscribe = h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
 			defer ic.guard()
 			ic.onEvent(ev)
 		})
-		ic.replay(h.agent.MessagesView())
+		ic.ui.Replay(h.agent.MessagesView(), session.ShownUserText)
 		ic.updateFooter()
 		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+"\n"+keys.StartHint())
 		if keysProblem != "" {
@@ -54,6 +54,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 	h.scripts.setUI(nil)
 	if ic.unsubscribe != nil {
 		ic.unsubscribe()
+		ic.children.Close()
 	}
 	if p := ic.panicked.Load(); p != nil {
 		panic(p) // the terminal has been restored; now fail loudly
@@ -74,6 +75,7 @@ type interactive struct {
 	ui          *tui.App
 	keys        *tui.Keymap
 	uiReady     chan struct{} // closed once ui is set
+	children    *subagents.Screen
 	ctx         context.Context
 	cancel      context.CancelFunc
 	unsubscribe func()
@@ -216,6 +218,8 @@ func (ic *interactive) onEvent(ev agent.Event) {
 		ui.ToolEnd(ev.ToolCallID, content, details, ev.IsError)
 	case agent.EvAutoRetryStart, agent.EvAutoRetryEnd:
 		ic.retry(ev)
+	case agent.EvSubagent:
+		ic.children.Event(ev)
 	}
 }
 
@@ -243,34 +247,6 @@ func (ic *interactive) messageStart(m *provider.Message) {
 		ic.updateQueue() // a queued message has just been delivered
 	case provider.RoleAssistant:
 		ic.ui.StartAssistant()
-	}
-}
-
-// replay shows a resumed conversation: user messages, replies, and tool calls with their
-// results. Other application messages (compaction summaries, shell runs) are shown as notices.
-func (ic *interactive) replay(msgs []provider.Message) {
-	for i := range msgs {
-		m := &msgs[i]
-		switch m.Role {
-		case provider.RoleUser:
-			ic.ui.AddUserMessage(session.ShownUserText(m))
-		case provider.RoleAssistant:
-			ic.ui.StartAssistant()
-			ic.ui.EndAssistant(m)
-			for _, c := range m.ToolCalls() {
-				ic.ui.ToolStart(c.ID, c.Name, c.Arguments)
-			}
-		case provider.RoleToolResult:
-			var details any
-			if len(m.Details) > 0 {
-				details = json.RawMessage(m.Details)
-			}
-			ic.ui.ToolEnd(m.ToolCallID, m.Content, details, m.IsError)
-		default:
-			if t := m.TextContent(); t != "" {
-				ic.ui.Notify(tui.LevelInfo, t)
-			}
-		}
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"pi/prompt"
 	"pi/provider"
 	"pi/session"
+	"pi/subagent"
 	"pi/tools"
 )
 
@@ -57,6 +58,7 @@ type scripts struct {
 	// askTrust says the terminal UI is to ask whether the project's script may run.
 	askTrust bool
 	gate     *permission.Gate // once permissions are on, a call runs only if the policy approved
+	children *subagent.Manager
 
 	mu        sync.Mutex
 	ui        userInterface

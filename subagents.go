@@ -59,7 +59,11 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 	if err != nil {
 		return nil, err
 	}
-	h.agent.Subscribe(func(_ context.Context, ev agent.Event) { c.Event(ev.Type, ev.ToolName) })
+	h.agent.Subscribe(func(_ context.Context, ev agent.Event) { // the parent's front end shows them, tagged
+		if c.Event(ev.Type, ev.ToolName); ev.Type != evQueueUpdate {
+			parent.agent.Emit(agent.Event{Type: agent.EvSubagent, AgentID: l.ID, Sub: &ev})
+		}
+	})
 	c.Attach(subagent.Session{Close: h.close, Messages: h.agent.MessagesView, Path: h.rec.session().Path,
 		Send: func(ctx context.Context, text string) error {
 			return h.Send(ctx, Input{Text: text, Source: sourceExtension})

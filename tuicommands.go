@@ -202,7 +202,7 @@ func tuiReplaced(ic *interactive, what string, err error) {
 		return
 	}
 	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("%s: %s", what, ic.h.rec.session().ID()))
-	ic.replay(ic.h.agent.MessagesView())
+	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText)
 	ic.updateQueue()
 	ic.updateFooter()
 }
@@ -525,7 +525,7 @@ func tuiNavigate(ic *interactive, targetID string, summarize bool, focus string)
 		return
 	}
 	ic.ui.Notify(tui.LevelInfo, "moved in the session tree; the conversation now reads:")
-	ic.replay(ic.h.agent.MessagesView())
+	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText)
 	if text != "" {
 		ic.ui.SetEditorText(text)
 	}

@@ -120,6 +120,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.yes}, p.piHome, p.cwd)}
 	var h *harness // the host functions reach the harness once it is assembled
 	subs := newSubagents(o, p, func() *harness { return h })
+	p.scripts.children = subs.M
 	var askTrust func(context.Context, string) (bool, error)
 	if interactive { // the terminal UI asks on its own screen once it is up (trust.go)
 		askTrust = func(context.Context, string) (bool, error) { return false, lua.ErrAskLater }

@@ -543,6 +543,17 @@ function pi.subagent.abort(id) end
 ---@return pi.SubagentResult[]
 function pi.subagent.list() end
 
+--- Show a child's transcript read-only on screen (live while it runs) until the user presses
+--- Escape; yields like pi.select. Without a screen (print, JSON, RPC mode) it returns nil and why.
+---@param id string
+---@return true|nil ok
+---@return string? err
+function pi.subagent.view(id) end
+
+--- Whether pi.subagent.view has a screen here (the terminal UI).
+---@return boolean
+function pi.subagent.can_view() end
+
 -- ── the session ──────────────────────────────────────────────────────────────────────────
 
 --- Stop the run in flight (it does not wait).

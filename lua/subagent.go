@@ -26,6 +26,10 @@ type Subagents interface {
 	Steer(id, text string) error
 	Abort(id string) error
 	List() []any
+	// View shows a child's transcript on screen until the user closes it; an error where
+	// there is no screen. CanView says whether there is one.
+	View(ctx context.Context, id string) error
+	CanView() bool
 }
 
 var errNoSubagents = errors.New("subagents are not available here")
@@ -56,6 +60,11 @@ func (v *vm) subagentModule() *lua.LTable {
 		"list":  func(L *lua.LState) int { return v.subagentList(L, func(s Subagents) []any { return s.List() }) },
 		"start": v.subagentStart,
 		"get":   v.subagentGet,
+		"view":  v.subagentView,
+		"can_view": func(L *lua.LState) int {
+			L.Push(lua.LBool(sub() != nil && sub().CanView()))
+			return 1
+		},
 		"steer": func(L *lua.LState) int {
 			id, text := L.CheckString(1), L.CheckString(2)
 			if sub() == nil {
@@ -134,6 +143,22 @@ func (v *vm) subagentGet(L *lua.LState) int {
 			return errorResult(err)
 		}
 		return func(*lua.LState) []lua.LValue { return []lua.LValue{v.toLua(r)} }
+	})
+}
+
+// subagentView is pi.subagent.view(id) → true once the user has closed the transcript, or
+// nil and a message (no screen, no such agent). It waits like pi.select.
+func (v *vm) subagentView(L *lua.LState) int {
+	id := L.CheckString(1)
+	s := v.r.opts.Host.Subagents
+	if s == nil {
+		return v.ok(L, errNoSubagents)
+	}
+	return v.awaitUser(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
+		if err := s.View(ctx, id); err != nil {
+			return errorResult(err)
+		}
+		return func(*lua.LState) []lua.LValue { return []lua.LValue{lua.LTrue} }
 	})
 }
 

@@ -124,8 +124,9 @@ func (c *SessionChild) Run(ctx context.Context) (Outcome, error) {
 		MaxTurnsHit: c.stopped.Load()}, err
 }
 
-func (c *SessionChild) Steer(text string) error { return c.s.Steer(text) }
-func (c *SessionChild) Close()                  { c.s.Close() }
+func (c *SessionChild) Steer(text string) error      { return c.s.Steer(text) }
+func (c *SessionChild) Messages() []provider.Message { return c.s.Messages() }
+func (c *SessionChild) Close()                       { c.s.Close() }
 
 // StopAfterTurn counts a turn and says whether max_turns is reached.
 func (c *SessionChild) StopAfterTurn() bool {

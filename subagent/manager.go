@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"pi/provider"
 )
 
 // Status is where a child is in its life.
@@ -69,13 +71,16 @@ type Outcome struct {
 	Turns, Tokens int
 	SessionFile   string
 	MaxTurnsHit   bool
+	Note          string // something the parent should know, such as how inherit_context went
 }
 
 // Child is one child session the host built. Run blocks until the child stops (ctx ending
-// aborts it); Steer queues a message for it while it runs.
+// aborts it); Steer queues a message for it while it runs; Messages is its transcript so far
+// (safe to call while it runs).
 type Child interface {
 	Run(ctx context.Context) (Outcome, error)
 	Steer(text string) error
+	Messages() []provider.Message
 	Close()
 }
 
@@ -107,6 +112,7 @@ type Result struct {
 	Branch, Worktree      string
 	Files                 []string // changed in the worktree
 	Error                 string
+	Note                  string
 }
 
 type entry struct {
@@ -118,7 +124,8 @@ type entry struct {
 	start   chan struct{} // closed when the queue lets a background child run
 	done    chan struct{}
 	fetched bool
-	steers  []string // sent before the child was built; delivered once it is
+	steers  []string           // sent before the child was built; delivered once it is
+	msgs    []provider.Message // the transcript, kept once the child has closed
 }
 
 // Manager is the registry of one session's children.
@@ -132,6 +139,9 @@ type Manager struct {
 	running int
 	queue   []*entry
 	serial  int
+	watch   map[int]func(Result)
+	watchN  int
+	viewer  func(ctx context.Context, id string) error
 }
 
 // New makes a manager; Close ends its children.
@@ -247,22 +257,7 @@ func (m *Manager) run(ctx context.Context, e *entry) {
 			l.Cwd = wt.cwd
 			m.update(e, func(r *Result) { r.Branch, r.Worktree = wt.branch, wt.dir })
 		}
-		child, err := m.opts.Factory(ctx, l)
-		if err != nil {
-			return Outcome{}, err
-		}
-		defer child.Close()
-		m.mu.Lock()
-		e.child = child
-		steers := e.steers
-		e.steers = nil
-		m.mu.Unlock()
-		for _, text := range steers {
-			if err := child.Steer(text); err != nil {
-				return Outcome{}, err
-			}
-		}
-		return child.Run(ctx)
+		return m.runChild(ctx, e, l)
 	}()
 	if wt != nil {
 		files, kept, werr := wt.finish(context.WithoutCancel(ctx), e.res.ID+": "+e.spec.Description)
@@ -275,6 +270,33 @@ func (m *Manager) run(ctx context.Context, e *entry) {
 		err = errors.Join(err, werr)
 	}
 	m.finish(e, out, err, ctx)
+}
+
+// runChild builds the child, hands it the steers that came before it, and runs it; its
+// transcript is kept for Transcript once it has closed.
+func (m *Manager) runChild(ctx context.Context, e *entry, l Launch) (Outcome, error) {
+	child, err := m.opts.Factory(ctx, l)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer func() {
+		msgs := child.Messages()
+		m.mu.Lock()
+		e.msgs = msgs
+		m.mu.Unlock()
+		child.Close()
+	}()
+	m.mu.Lock()
+	e.child = child
+	steers := e.steers
+	e.steers = nil
+	m.mu.Unlock()
+	for _, text := range steers {
+		if err := child.Steer(text); err != nil {
+			return Outcome{}, err
+		}
+	}
+	return child.Run(ctx)
 }
 
 func (m *Manager) launch(e *entry) Launch {
@@ -294,7 +316,7 @@ func (m *Manager) launch(e *entry) Launch {
 func (m *Manager) finish(e *entry, out Outcome, err error, ctx context.Context) {
 	m.mu.Lock()
 	r := &e.res
-	r.Answer, r.Turns, r.Tokens, r.MaxTurnsHit, r.Tool = out.Answer, out.Turns, out.Tokens, out.MaxTurnsHit, ""
+	r.Answer, r.Turns, r.Tokens, r.MaxTurnsHit, r.Tool, r.Note = out.Answer, out.Turns, out.Tokens, out.MaxTurnsHit, "", out.Note
 	if out.SessionFile != "" {
 		r.SessionFile = out.SessionFile
 	}
@@ -334,6 +356,77 @@ func (m *Manager) changed(r Result) {
 	if m.opts.Changed != nil {
 		m.opts.Changed(r)
 	}
+	m.mu.Lock()
+	fns := make([]func(Result), 0, len(m.watch))
+	for _, fn := range m.watch {
+		fns = append(fns, fn)
+	}
+	m.mu.Unlock()
+	for _, fn := range fns {
+		fn(r)
+	}
+}
+
+// Watch calls fn (on the child's goroutine) whenever a child's status or progress changes,
+// until stop is called.
+func (m *Manager) Watch(fn func(Result)) (stop func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.watch == nil {
+		m.watch = map[int]func(Result){}
+	}
+	m.watchN++
+	key := m.watchN
+	m.watch[key] = fn
+	return func() {
+		m.mu.Lock()
+		delete(m.watch, key)
+		m.mu.Unlock()
+	}
+}
+
+// Transcript is a child's messages: live while it runs, as it ended afterwards (nil while
+// it is queued).
+func (m *Manager) Transcript(id string) ([]provider.Message, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[id]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("no agent %q in this session", id)
+	case e.msgs == nil && e.child != nil:
+		return e.child.Messages(), nil
+	}
+	return e.msgs, nil
+}
+
+// SetViewer sets how a child's transcript is shown on screen (the terminal UI's viewer),
+// or none with nil.
+func (m *Manager) SetViewer(view func(ctx context.Context, id string) error) {
+	m.mu.Lock()
+	m.viewer = view
+	m.mu.Unlock()
+}
+
+// CanView says whether View has a screen to show a transcript on.
+func (m *Manager) CanView() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.viewer != nil
+}
+
+// View shows a child's transcript until the user closes it, where there is a screen.
+func (m *Manager) View(ctx context.Context, id string) error {
+	m.mu.Lock()
+	view, ok := m.viewer, m.entries[id] != nil
+	m.mu.Unlock()
+	switch {
+	case !ok:
+		return fmt.Errorf("no agent %q in this session", id)
+	case view == nil:
+		return errors.New("no screen to show a transcript on (the terminal UI has one); the session file holds it")
+	}
+	return view(ctx, id)
 }
 
 // Get reports a child; with wait, it first waits until the child has ended or ctx ends. A

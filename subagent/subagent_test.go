@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"pi/provider"
 )
 
 func TestParseType(t *testing.T) {
@@ -98,8 +100,9 @@ func (f *fake) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{}, ctx.Err()
 	}
 }
-func (f *fake) Steer(s string) error { f.steered <- s; return nil }
-func (f *fake) Close()               {}
+func (f *fake) Steer(s string) error         { f.steered <- s; return nil }
+func (f *fake) Close()                       {}
+func (f *fake) Messages() []provider.Message { return []provider.Message{provider.UserText("task", 0)} }
 
 func TestManagerQueueSteerAbort(t *testing.T) {
 	var running, most atomic.Int32

@@ -38,6 +38,7 @@ func DefaultBindings() []Binding {
 		{"cycle-model-back", "previous scoped model (kitty keyboard protocol)", []string{"ctrl+shift+p"}},
 		{"paste-image", "paste the clipboard's image", []string{"ctrl+v"}},
 		{"external-editor", "edit in $VISUAL or $EDITOR", []string{"ctrl+g"}},
+		{"agents", "the subagents: pick one to read its transcript (/agents)", []string{"alt+a"}},
 		{"suspend", "suspend (fg to come back)", []string{"ctrl+z"}},
 		{"cursor-left", "", []string{"left", "ctrl+b"}},
 		{"cursor-right", "", []string{"right", "ctrl+f"}},

@@ -28,6 +28,7 @@ type modal struct {
 	shown   []int // indexes of options matching the filter
 	sel     int
 	input   *Editor
+	view    *viewer // kind "view": a transcript, read-only (transcript.go)
 	done    chan modalResult
 }
 
@@ -122,6 +123,8 @@ func (m *modal) key(ev *tcell.EventKey, action string, width int) {
 		return
 	}
 	switch m.kind {
+	case "view":
+		m.view.key(ev)
 	case "confirm":
 		switch {
 		case ev.Key() == tcell.KeyRune && strings.ContainsRune("yY", ev.Rune()), ev.Key() == tcell.KeyEnter:
@@ -169,8 +172,11 @@ func (m *modal) selectKey(ev *tcell.EventKey) {
 	}
 }
 
-// render draws the modal.
-func (m *modal) render(th *theme.Theme, width int) []string {
+// render draws the modal; only a transcript view takes up to height lines.
+func (m *modal) render(th *theme.Theme, width, height int) []string {
+	if m.view != nil {
+		return m.view.render(th, m.title, width, height)
+	}
 	border := paint(th.Accent, strings.Repeat("─", width))
 	out := []string{border, paint(sBold+th.Accent, Truncate(m.title, width, "…"))}
 	switch m.kind {

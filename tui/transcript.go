@@ -1,0 +1,177 @@
+package tui
+
+// transcript.go draws a conversation that the App did not see happen as a run: a resumed
+// session (Replay) and the read-only transcript viewer (ViewTranscript, a child session's
+// conversation) turn messages into the same entries the live region shows.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+
+	"pi/provider"
+	"pi/tui/theme"
+)
+
+// transcript turns messages into entries as they come: user messages, replies, tool calls
+// (a box each, finished by its result), and other messages as notices. It is fed the whole
+// conversation each time and adds only what it has not seen.
+type transcript struct {
+	a        *App
+	userText func(*provider.Message) string
+	add      func(entry)
+	tools    map[string]*toolView // calls still waiting for their results
+	previews bool                 // pictures of tool results, as ToolEnd shows them
+	done     int                  // messages already turned into entries
+	cur      *assistantView       // the reply still streaming, if any
+}
+
+// feed adds the entries of msgs[t.done:], then of the reply still streaming (nil: none).
+func (t *transcript) feed(msgs []provider.Message, streaming *provider.Message) {
+	for ; t.done < len(msgs); t.done++ {
+		t.message(&msgs[t.done])
+	}
+	if n := len(msgs); n > 0 && streaming != nil && msgs[n-1].Role == provider.RoleAssistant &&
+		msgs[n-1].Timestamp == streaming.Timestamp {
+		streaming = nil // it has just ended: it is the last message already
+	}
+	if streaming != nil {
+		if t.cur == nil {
+			t.cur = newAssistantView(t.a.theme, &t.a.showThinking)
+			t.add(t.cur)
+		}
+		t.cur.set(streaming)
+	}
+}
+
+func (t *transcript) message(m *provider.Message) {
+	a := t.a
+	switch m.Role {
+	case provider.RoleUser:
+		t.add(&userView{th: a.theme, text: t.userText(m)})
+	case provider.RoleAssistant:
+		v := t.cur // the streaming reply's view takes the finished reply
+		if t.cur = nil; v == nil {
+			v = newAssistantView(a.theme, &a.showThinking)
+			t.add(v)
+		}
+		v.set(m)
+		v.done = true
+		for _, c := range m.ToolCalls() {
+			tv := &toolView{th: a.theme, id: c.ID, name: c.Name, args: c.Arguments, started: a.now(), expanded: &a.expandTools, now: a.now}
+			t.tools[c.ID] = tv
+			t.add(tv)
+		}
+	case provider.RoleToolResult:
+		tv := t.tools[m.ToolCallID]
+		if tv == nil {
+			return
+		}
+		tv.setOutput(m.Content)
+		if len(m.Details) > 0 {
+			tv.setDetails(json.RawMessage(m.Details))
+		}
+		tv.state, tv.ended = toolDone, a.now()
+		if m.IsError {
+			tv.state = toolFailed
+		}
+		delete(t.tools, m.ToolCallID)
+		if t.previews {
+			a.addPreviews(m.Content)
+		}
+	default:
+		if text := m.TextContent(); text != "" {
+			t.add(&noticeView{th: a.theme, level: LevelInfo, text: text})
+		}
+	}
+}
+
+// Replay shows a conversation that happened before (a resumed session, a move in the tree):
+// user messages as userText shows them, replies, tool calls with their results, and other
+// messages (compaction summaries, shell runs) as notices. A call without a result stays
+// running until the next SetWorking(false).
+func (a *App) Replay(msgs []provider.Message, userText func(*provider.Message) string) {
+	a.mu.Lock()
+	defer a.unlock()
+	t := &transcript{a: a, userText: userText, add: a.add, tools: a.tools, previews: true}
+	t.feed(msgs, nil)
+}
+
+// Refresh draws the screen again soon: what an open transcript viewer reads has changed.
+func (a *App) Refresh() {
+	a.mu.Lock()
+	defer a.unlock()
+	a.requestRender()
+}
+
+// ViewTranscript shows a conversation read-only in the editor's place until Escape (or ctx
+// ends): source is read at every frame, so a conversation that goes on shows as it grows
+// (call Refresh when it has changed); streaming is its reply still being written, or nil.
+// The view follows the end; ↑ ↓ PgUp PgDn Home End scroll. Like Select, it blocks.
+func (a *App) ViewTranscript(ctx context.Context, title string, source func() (msgs []provider.Message, streaming *provider.Message)) error {
+	v := &viewer{source: source}
+	v.t = &transcript{a: a, userText: func(m *provider.Message) string { return m.TextContent() },
+		add: func(e entry) { v.entries = append(v.entries, e) }, tools: map[string]*toolView{}}
+	_, err := a.ask(ctx, &modal{kind: "view", title: title, view: v})
+	if err == ErrCancelled {
+		return nil // Escape is how a viewer closes
+	}
+	return err
+}
+
+// viewer is the transcript viewer's state: the entries so far and how far it is scrolled
+// back from the end (0 follows the end).
+type viewer struct {
+	source  func() ([]provider.Message, *provider.Message)
+	t       *transcript
+	entries []entry
+	back    int
+	rows    int // body rows at the last frame, the page size
+}
+
+func (v *viewer) key(ev *tcell.EventKey) {
+	page := max(v.rows-1, 1)
+	switch ev.Key() {
+	case tcell.KeyUp:
+		v.back++
+	case tcell.KeyDown:
+		v.back--
+	case tcell.KeyPgUp:
+		v.back += page
+	case tcell.KeyPgDn:
+		v.back -= page
+	case tcell.KeyHome:
+		v.back = 1 << 30
+	case tcell.KeyEnd:
+		v.back = 0
+	}
+	v.back = max(v.back, 0)
+}
+
+// render draws the view in at most height lines of width: a border, the title, the
+// conversation's lines that fit, the keys, a border.
+func (v *viewer) render(th *theme.Theme, title string, width, height int) []string {
+	v.t.feed(v.source())
+	var body []string
+	for i, e := range v.entries {
+		if i > 0 {
+			body = append(body, "")
+		}
+		body = append(body, e.Render(width)...)
+	}
+	v.rows = max(height-4, 3)
+	v.back = min(v.back, max(len(body)-v.rows, 0))
+	end := len(body) - v.back
+	shown := body[max(end-v.rows, 0):end]
+	border := paint(th.Accent, strings.Repeat("─", width))
+	out := append([]string{border, paint(sBold+th.Accent, Truncate(title, width, "…"))}, shown...)
+	where := "following the end"
+	if v.back > 0 {
+		where = fmt.Sprintf("%d lines above the end", v.back)
+	}
+	hint := fmt.Sprintf("read-only · %s · ↑↓ PgUp PgDn Home End scroll · esc close", where)
+	return append(out, paint(th.Muted, Truncate(hint, width, "…")), border)
+}
