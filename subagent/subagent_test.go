@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -175,5 +176,50 @@ func TestForegroundChildStopsWithItsCaller(t *testing.T) {
 	}
 	if !errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatal(ctx.Err())
+	}
+}
+
+// Watchers hear every change of a child until they stop; a child's transcript is there
+// while it runs and after it has closed; View needs a screen.
+func TestManagerWatchTranscriptView(t *testing.T) {
+	var running, most atomic.Int32
+	release := make(chan struct{})
+	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
+		return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
+	}})
+	defer m.Close()
+	var mu sync.Mutex
+	var seen []Status
+	stop := m.Watch(func(r Result) { mu.Lock(); seen = append(seen, r.Status); mu.Unlock() })
+	ctx := context.Background()
+	id, _ := m.Start(ctx, Spec{Prompt: "x", Background: true})
+	for running.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if msgs, err := m.Transcript(id); err != nil || len(msgs) != 1 {
+		t.Fatalf("running child's transcript: %v %v", msgs, err)
+	}
+	close(release)
+	m.Get(ctx, id, true)
+	stop()
+	m.Start(ctx, Spec{Prompt: "y", Background: true})
+	mu.Lock()
+	if !slices.Equal(seen, []Status{Running, Done}) {
+		t.Errorf("the watcher saw %v, want running then done (and nothing once stopped)", seen)
+	}
+	mu.Unlock()
+	if msgs, err := m.Transcript(id); err != nil || len(msgs) != 1 || msgs[0].TextContent() != "task" {
+		t.Errorf("finished child's transcript: %v %v", msgs, err)
+	}
+	if _, err := m.Transcript("agent-9"); err == nil {
+		t.Error("an unknown id has a transcript")
+	}
+	if m.CanView() || m.View(ctx, id) == nil {
+		t.Error("View without a screen should say so")
+	}
+	var viewed string
+	m.SetViewer(func(_ context.Context, id string) error { viewed = id; return nil })
+	if err := m.View(ctx, id); err != nil || viewed != id || !m.CanView() {
+		t.Errorf("View with a screen: %v, showed %q", err, viewed)
 	}
 }

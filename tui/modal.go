@@ -175,7 +175,7 @@ func (m *modal) selectKey(ev *tcell.EventKey) {
 // render draws the modal; only a transcript view takes up to height lines.
 func (m *modal) render(th *theme.Theme, width, height int) []string {
 	if m.view != nil {
-		return m.view.render(th, m.title, width, height)
+		return m.view.render(th, width, height)
 	}
 	border := paint(th.Accent, strings.Repeat("─", width))
 	out := []string{border, paint(sBold+th.Accent, Truncate(m.title, width, "…"))}

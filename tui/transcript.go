@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -61,7 +62,7 @@ func (t *transcript) message(m *provider.Message) {
 		v.set(m)
 		v.done = true
 		for _, c := range m.ToolCalls() {
-			tv := &toolView{th: a.theme, id: c.ID, name: c.Name, args: c.Arguments, started: a.now(), expanded: &a.expandTools, now: a.now}
+			tv := &toolView{th: a.theme, id: c.ID, name: c.Name, args: c.Arguments, started: a.when(m), expanded: &a.expandTools, now: a.now}
 			t.tools[c.ID] = tv
 			t.add(tv)
 		}
@@ -74,7 +75,7 @@ func (t *transcript) message(m *provider.Message) {
 		if len(m.Details) > 0 {
 			tv.setDetails(json.RawMessage(m.Details))
 		}
-		tv.state, tv.ended = toolDone, a.now()
+		tv.state, tv.ended = toolDone, a.when(m)
 		if m.IsError {
 			tv.state = toolFailed
 		}
@@ -87,6 +88,14 @@ func (t *transcript) message(m *provider.Message) {
 			t.add(&noticeView{th: a.theme, level: LevelInfo, text: text})
 		}
 	}
+}
+
+// when is the time m was written, or now if it does not say.
+func (a *App) when(m *provider.Message) time.Time {
+	if m.Timestamp > 0 {
+		return time.UnixMilli(m.Timestamp)
+	}
+	return a.now()
 }
 
 // Replay shows a conversation that happened before (a resumed session, a move in the tree):
@@ -107,15 +116,21 @@ func (a *App) Refresh() {
 	a.requestRender()
 }
 
+// Transcript is what the transcript viewer shows, read at every frame.
+type Transcript struct {
+	Title     string
+	Messages  []provider.Message // only ever grows
+	Streaming *provider.Message  // the reply still being written, or nil
+}
+
 // ViewTranscript shows a conversation read-only in the editor's place until Escape (or ctx
 // ends): source is read at every frame, so a conversation that goes on shows as it grows
-// (call Refresh when it has changed); streaming is its reply still being written, or nil.
-// The view follows the end; ↑ ↓ PgUp PgDn Home End scroll. Like Select, it blocks.
-func (a *App) ViewTranscript(ctx context.Context, title string, source func() (msgs []provider.Message, streaming *provider.Message)) error {
+// (call Refresh when it has changed); user messages show as userText says. The view follows
+// the end; ↑ ↓ PgUp PgDn Home End scroll. Like Select, it blocks.
+func (a *App) ViewTranscript(ctx context.Context, userText func(*provider.Message) string, source func() Transcript) error {
 	v := &viewer{source: source}
-	v.t = &transcript{a: a, userText: func(m *provider.Message) string { return m.TextContent() },
-		add: func(e entry) { v.entries = append(v.entries, e) }, tools: map[string]*toolView{}}
-	_, err := a.ask(ctx, &modal{kind: "view", title: title, view: v})
+	v.t = &transcript{a: a, userText: userText, add: func(e entry) { v.entries = append(v.entries, e) }, tools: map[string]*toolView{}}
+	_, err := a.ask(ctx, &modal{kind: "view", view: v})
 	if err == ErrCancelled {
 		return nil // Escape is how a viewer closes
 	}
@@ -125,7 +140,7 @@ func (a *App) ViewTranscript(ctx context.Context, title string, source func() (m
 // viewer is the transcript viewer's state: the entries so far and how far it is scrolled
 // back from the end (0 follows the end).
 type viewer struct {
-	source  func() ([]provider.Message, *provider.Message)
+	source  func() Transcript
 	t       *transcript
 	entries []entry
 	back    int
@@ -153,25 +168,27 @@ func (v *viewer) key(ev *tcell.EventKey) {
 
 // render draws the view in at most height lines of width: a border, the title, the
 // conversation's lines that fit, the keys, a border.
-func (v *viewer) render(th *theme.Theme, title string, width, height int) []string {
-	v.t.feed(v.source())
+func (v *viewer) render(th *theme.Theme, width, height int) []string {
+	src := v.source()
+	v.t.feed(src.Messages, src.Streaming)
 	var body []string
-	for i, e := range v.entries {
-		if i > 0 {
+	for _, e := range v.entries {
+		lines := e.Render(width)
+		if len(body) > 0 && len(lines) > 0 {
 			body = append(body, "")
 		}
-		body = append(body, e.Render(width)...)
+		body = append(body, lines...)
 	}
 	v.rows = max(height-4, 3)
 	v.back = min(v.back, max(len(body)-v.rows, 0))
 	end := len(body) - v.back
 	shown := body[max(end-v.rows, 0):end]
 	border := paint(th.Accent, strings.Repeat("─", width))
-	out := append([]string{border, paint(sBold+th.Accent, Truncate(title, width, "…"))}, shown...)
+	out := append([]string{border, paint(sBold+th.Accent, Truncate(src.Title, width, "…"))}, shown...)
 	where := "following the end"
 	if v.back > 0 {
 		where = fmt.Sprintf("%d lines above the end", v.back)
 	}
-	hint := fmt.Sprintf("read-only · %s · ↑↓ PgUp PgDn Home End scroll · esc close", where)
+	hint := fmt.Sprintf("esc close · read-only · %s · ↑↓ PgUp PgDn Home End scroll", where)
 	return append(out, paint(th.Muted, Truncate(hint, width, "…")), border)
 }

@@ -14,6 +14,7 @@ import (
 
 	"pi/agent"
 	"pi/provider"
+	"pi/session"
 	"pi/subagent"
 	"pi/tui"
 )
@@ -35,7 +36,15 @@ type Screen struct {
 // Show puts m's children on ui from now on; Close takes them off.
 func Show(ui *tui.App, m *subagent.Manager) *Screen {
 	s := &Screen{ui: ui, m: m, streaming: map[string]*provider.Message{}, open: map[string]int{}}
-	s.stop = m.Watch(func(subagent.Result) { s.widget() })
+	s.stop = m.Watch(func(r subagent.Result) {
+		s.widget()
+		s.mu.Lock()
+		shown := s.open[r.ID] > 0
+		s.mu.Unlock()
+		if shown { // its title says its status
+			ui.Refresh()
+		}
+	})
 	m.SetViewer(s.view)
 	s.widget()
 	return s
@@ -97,12 +106,6 @@ func (s *Screen) widget() {
 
 // view shows child id's transcript until the user closes it.
 func (s *Screen) view(ctx context.Context, id string) error {
-	title := id
-	for _, r := range s.m.List() {
-		if r.ID == id {
-			title = fmt.Sprintf("%s %s · %s (%s)", r.ID, r.Type, r.Description, r.Status)
-		}
-	}
 	s.mu.Lock()
 	s.open[id]++
 	s.mu.Unlock()
@@ -111,10 +114,17 @@ func (s *Screen) view(ctx context.Context, id string) error {
 		s.open[id]--
 		s.mu.Unlock()
 	}()
-	return s.ui.ViewTranscript(ctx, "Transcript of "+title, func() ([]provider.Message, *provider.Message) {
-		msgs, _ := s.m.Transcript(id)
+	return s.ui.ViewTranscript(ctx, session.ShownUserText, func() tui.Transcript {
+		t := tui.Transcript{Title: "Transcript of " + id}
+		for _, r := range s.m.List() {
+			if r.ID == id {
+				t.Title += fmt.Sprintf(" %s · %s (%s)", r.Type, r.Description, r.Status)
+			}
+		}
+		t.Messages, _ = s.m.Transcript(id)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return msgs, s.streaming[id]
+		t.Streaming = s.streaming[id]
+		return t
 	})
 }
