@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"pi/provider"
+	"pi/provider/faux"
+)
+
+// subagentEventRouter: the parent hands "TASK" to an explore child, which reads a file and
+// answers; then the parent answers.
+func subagentEventRouter(who string, last provider.Message, req *provider.Request) provider.Message {
+	switch {
+	case strings.Contains(who, "TASK") && last.Role == provider.RoleUser:
+		return subCall("read", map[string]any{"path": "notes.txt"})
+	case strings.Contains(who, "TASK"):
+		return faux.Text("CHILD-ANSWER")
+	case last.Role == provider.RoleUser:
+		return subCall("Agent", map[string]any{"prompt": "TASK: read notes.txt", "description": "scan", "subagent_type": "explore"})
+	}
+	return faux.Text("PARENT-DONE")
+}
+
+// TestSubagentEventsInJSONAndRPC: JSON mode and RPC mode carry the child's own events, each
+// as {"type":"subagent_event","agentId":...,"event":{...}}, before the parent's Agent call ends.
+func TestSubagentEventsInJSONAndRPC(t *testing.T) {
+	for _, mode := range []string{"json", "rpc"} {
+		t.Run(mode, func(t *testing.T) {
+			h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, subagentEventRouter)
+			var lines []map[string]any
+			switch mode {
+			case "json":
+				var out, errOut bytes.Buffer
+				if code := runJSONMode(context.Background(), h, []string{"go"}, nil, &out, &errOut); code != 0 {
+					t.Fatalf("exit %d: %s", code, errOut.String())
+				}
+				for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+					var v map[string]any
+					if err := json.Unmarshal([]byte(l), &v); err != nil {
+						t.Fatalf("not JSON: %q", l)
+					}
+					lines = append(lines, v)
+				}
+			case "rpc":
+				inR, inW := io.Pipe()
+				outR, outW := io.Pipe()
+				done := make(chan int, 1)
+				go func() { done <- runRPCMode(context.Background(), h, inR, outW, io.Discard); outW.Close() }()
+				c := newRPCClient(t, inW, outR)
+				c.prompt("go")
+				inW.Close()
+				for range c.lines { // the rest, until pi has closed stdout
+				}
+				<-done
+				for _, l := range c.history {
+					lines = append(lines, l)
+				}
+			}
+			checkSubagentEvents(t, lines)
+		})
+	}
+}
+
+func checkSubagentEvents(t *testing.T, lines []map[string]any) {
+	t.Helper()
+	var inner []string
+	lastSub, agentEnd := -1, -1
+	for i, l := range lines {
+		switch l["type"] {
+		case "subagent_event":
+			ev, _ := l["event"].(map[string]any)
+			if l["agentId"] != "agent-1" || ev == nil {
+				t.Fatalf("line %d: %v", i, l)
+			}
+			kind, _ := ev["type"].(string)
+			if kind == "tool_execution_start" {
+				kind += ":" + ev["toolName"].(string)
+			}
+			if msg, _ := ev["message"].(map[string]any); kind == "message_end" && msg["role"] == "assistant" {
+				if c, _ := msg["content"].([]any); len(c) > 0 {
+					if b, _ := c[0].(map[string]any); b["type"] == "text" {
+						kind += ":" + b["text"].(string)
+					}
+				}
+			}
+			inner, lastSub = append(inner, kind), i
+		case "tool_execution_end":
+			if l["toolName"] == "Agent" {
+				agentEnd = i
+			}
+		}
+	}
+	for _, want := range []string{"agent_start", "tool_execution_start:read", "message_end:CHILD-ANSWER", "agent_end"} {
+		if !slices.Contains(inner, want) {
+			t.Errorf("no %s among the child's events %v", want, inner)
+		}
+	}
+	if slices.Contains(inner, "queue_update") {
+		t.Errorf("the child's queue_update is passed on: %v", inner)
+	}
+	if agentEnd < 0 || lastSub > agentEnd {
+		t.Errorf("child's last event at line %d, the Agent call's end at %d", lastSub, agentEnd)
+	}
+}
