@@ -11,15 +11,15 @@ import (
 	"path/filepath"
 	"strings"
 
-	"pi/agent"
 	"pi/provider"
+	"pi/session"
 	"pi/subagent"
 )
 
 func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripted {
-	var warn io.Writer // a child's warnings would repeat the parent's
-	if o.child == nil {
-		warn = p.stderr
+	warn := p.stderr
+	if o.child != nil { // its warnings would repeat the parent's
+		warn = io.Discard
 	}
 	types, _ := subagent.LoadTypes(p.piHome, p.cwd, projectTrusted(o.trust, p.piHome, p.cwd), warn)
 	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent,
@@ -38,7 +38,7 @@ func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripte
 
 func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l subagent.Launch) (subagent.Child, error) {
 	m, sess := parent.agent.Model(), parent.rec.session()
-	c := subagent.NewSessionChild(l, parent.agent.MessagesView(), m.ContextWindow)
+	c := subagent.NewSessionChild(l)
 	o.cwd, o.messages, o.continueLast, o.sessionRef, o.forkRef, o.child = l.Cwd, nil, false, l.SessionFile, "", c.Self(o.child)
 	o.model, o.thinking = cmp.Or(l.Model, m.Provider+"/"+m.ID), cmp.Or(l.Thinking, parent.agent.Thinking())
 	o.parentSession, o.sessionDir, o.noSession = sess.Path(), filepath.Dir(sess.Path()), sess.Path() == ""
@@ -55,15 +55,15 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 			return nil, err
 		}
 	}
+	if l.InheritContext && l.SessionFile == "" { // its session opens with the parent's conversation, compacted to fit
+		o.sessionRef = c.Inherit(ctx, subagent.Inheritance{Messages: parent.agent.MessagesView(), Dir: o.sessionDir, Cwd: l.Cwd,
+			Parent: o.parentSession, Compactor: session.Compactor{Provider: p.provider, Model: p.model, Settings: parent.settings.compactionSettings()}})
+	}
 	h, err := setupScripts(ctx, &o, p, false)
 	if err != nil {
 		return nil, err
 	}
-	h.agent.Subscribe(func(_ context.Context, ev agent.Event) { // the parent's front end shows them, tagged
-		if c.Event(ev.Type, ev.ToolName); ev.Type != evQueueUpdate {
-			parent.agent.Emit(agent.Event{Type: agent.EvSubagent, AgentID: l.ID, Sub: &ev})
-		}
-	})
+	h.agent.Subscribe(c.Forward(parent.agent.Emit))
 	c.Attach(subagent.Session{Close: h.close, Messages: h.agent.MessagesView, Path: h.rec.session().Path,
 		Send: func(ctx context.Context, text string) error {
 			return h.Send(ctx, Input{Text: text, Source: sourceExtension})

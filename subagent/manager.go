@@ -4,8 +4,10 @@
 // steering, aborts, resumption, and worktree isolation through the git command.
 //
 // It does not build sessions: the host's Factory turns a Launch into a running Child (main
-// builds one more harness in the same process). Of this module it imports only provider
-// (a child's messages, for its answer and tokens).
+// builds one more harness in the same process). Of this module it imports provider (a
+// child's messages, for its answer and tokens), agent (a child's events, which it passes to
+// the parent's agent as subagent_event) and session (inherit_context writes the child's first
+// session file and compacts it).
 package subagent
 
 import (

@@ -223,3 +223,35 @@ func TestManagerWatchTranscriptView(t *testing.T) {
 		t.Errorf("View with a screen: %v, showed %q", err, viewed)
 	}
 }
+
+// Settled cuts the turn still going on: the reply whose calls are not all answered, and what
+// follows it.
+func TestSettled(t *testing.T) {
+	user := provider.UserText("u", 0)
+	text := provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.Text("a")}}
+	call := func(ids ...string) provider.Message {
+		m := provider.Message{Role: provider.RoleAssistant}
+		for _, id := range ids {
+			m.Content = append(m.Content, provider.ToolCall(id, "read", nil))
+		}
+		return m
+	}
+	result := func(id string) provider.Message { return provider.Message{Role: provider.RoleToolResult, ToolCallID: id} }
+	cases := []struct {
+		name string
+		in   []provider.Message
+		want int
+	}{
+		{"empty", nil, 0},
+		{"no calls", []provider.Message{user, text}, 2},
+		{"the Agent call pending", []provider.Message{user, call("a")}, 1},
+		{"one of two answered", []provider.Message{user, text, user, call("a", "b"), result("a")}, 3},
+		{"all answered", []provider.Message{user, call("a"), result("a"), text}, 4},
+		{"an earlier turn done, the newest pending", []provider.Message{user, call("a"), result("a"), text, user, call("b")}, 5},
+	}
+	for _, c := range cases {
+		if got := Settled(c.in); len(got) != c.want {
+			t.Errorf("%s: kept %d messages, want %d", c.name, len(got), c.want)
+		}
+	}
+}
