@@ -236,7 +236,9 @@ func TestSettled(t *testing.T) {
 		}
 		return m
 	}
-	result := func(id string) provider.Message { return provider.Message{Role: provider.RoleToolResult, ToolCallID: id} }
+	result := func(id string) provider.Message {
+		return provider.Message{Role: provider.RoleToolResult, ToolCallID: id}
+	}
 	cases := []struct {
 		name string
 		in   []provider.Message
