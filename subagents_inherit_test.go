@@ -32,37 +32,13 @@ func TestSubagentInheritContext(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var child, summaryPrompt string
-			h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(_ string, last provider.Message, req *provider.Request) provider.Message {
-				mu.Lock()
-				defer mu.Unlock()
-				text := last.TextContent()
-				switch {
-				case strings.Contains(req.Messages[0].TextContent(), "as a checkpoint"):
-					summaryPrompt = req.Messages[0].TextContent()
-					if tc.summaryFails {
-						return provider.Message{Role: provider.RoleAssistant, StopReason: provider.StopError, ErrorMessage: "model gone"}
-					}
-					return faux.Text("SUMMARY: the word is quince")
-				case last.Role == provider.RoleUser && strings.Contains(text, "CHILD"):
-					var parts []string
-					for _, m := range req.Messages {
-						parts = append(parts, "["+string(m.Role)+"] "+m.TextContent())
-					}
-					child = strings.Join(parts, "\n")
-					return faux.Text("quince")
-				case last.Role == provider.RoleUser && strings.HasSuffix(text, "go"):
-					return subCall("Agent", map[string]any{"prompt": "CHILD: what is the word?", "description": "w", "inherit_context": true})
-				case last.Role == provider.RoleUser:
-					return faux.Text("noted")
-				}
-				return faux.Text("done")
-			})
+			im := &inheritModel{summaryFails: tc.summaryFails}
+			h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, im.reply)
 			send(t, h, tc.first)
 			send(t, h, "go")
-			mu.Lock()
-			defer mu.Unlock()
+			im.mu.Lock()
+			defer im.mu.Unlock()
+			child, summaryPrompt := im.child, im.summaryPrompt
 			if !strings.HasSuffix(child, "CHILD: what is the word?") {
 				t.Fatalf("the child's request does not end with its task:\n%.2000s", child)
 			}
@@ -85,4 +61,38 @@ func TestSubagentInheritContext(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inheritModel plays the parent, the child (its task says CHILD) and the summariser, and
+// keeps the child's first request as text and the summary prompt.
+type inheritModel struct {
+	summaryFails         bool
+	mu                   sync.Mutex
+	child, summaryPrompt string
+}
+
+func (im *inheritModel) reply(_ string, last provider.Message, req *provider.Request) provider.Message {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	text := last.TextContent()
+	switch {
+	case strings.Contains(req.Messages[0].TextContent(), "as a checkpoint"):
+		im.summaryPrompt = req.Messages[0].TextContent()
+		if im.summaryFails {
+			return provider.Message{Role: provider.RoleAssistant, StopReason: provider.StopError, ErrorMessage: "model gone"}
+		}
+		return faux.Text("SUMMARY: the word is quince")
+	case last.Role == provider.RoleUser && strings.Contains(text, "CHILD"):
+		var parts []string
+		for _, m := range req.Messages {
+			parts = append(parts, "["+string(m.Role)+"] "+m.TextContent())
+		}
+		im.child = strings.Join(parts, "\n")
+		return faux.Text("quince")
+	case last.Role == provider.RoleUser && strings.HasSuffix(text, "go"):
+		return subCall("Agent", map[string]any{"prompt": "CHILD: what is the word?", "description": "w", "inherit_context": true})
+	case last.Role == provider.RoleUser:
+		return faux.Text("noted")
+	}
+	return faux.Text("done")
 }

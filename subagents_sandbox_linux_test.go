@@ -33,7 +33,9 @@ func TestSubagentWorktreeUnderSandbox(t *testing.T) {
 	call := func(id, name string, args map[string]any) map[string]any {
 		return map[string]any{"content": []any{map[string]any{"type": "toolCall", "id": id, "name": name, "arguments": args}}}
 	}
-	text := func(s string) map[string]any { return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}} }
+	text := func(s string) map[string]any {
+		return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}}
+	}
 	script, _ := json.Marshal([]any{call("p1", "Agent", map[string]any{"prompt": "edit", "description": "e", "isolation": "worktree"}),
 		call("c1", "bash", map[string]any{"command": probe}), text("child done"), text("parent done")})
 	path := filepath.Join(d.tmp, "script.json")
@@ -43,23 +45,7 @@ func TestSubagentWorktreeUnderSandbox(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var childBash string
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var ev struct {
-			Type  string `json:"type"`
-			Event struct {
-				Type       string `json:"type"`
-				ToolCallID string `json:"toolCallId"`
-				Result     struct {
-					Content []struct{ Text string } `json:"content"`
-				} `json:"result"`
-			} `json:"event"`
-		}
-		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "subagent_event" && ev.Event.Type == "tool_execution_end" &&
-			ev.Event.ToolCallID == "c1" && len(ev.Event.Result.Content) > 0 {
-			childBash = ev.Event.Result.Content[0].Text
-		}
-	}
+	childBash := childToolResult(out, "c1")
 	if !strings.Contains(childBash, "inside=0") || !strings.Contains(childBash, "outside=1") {
 		t.Errorf("the child's probe, want inside=0 and outside=1: %q", childBash)
 	}
@@ -77,4 +63,26 @@ func TestSubagentWorktreeUnderSandbox(t *testing.T) {
 	if st := gitIn(t, d.project, "status", "--porcelain"); st != "" {
 		t.Errorf("the parent's checkout changed: %q", st)
 	}
+}
+
+// childToolResult is the text of a child's tool result, from the subagent_event lines of
+// JSON mode's output.
+func childToolResult(out, callID string) string {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct {
+			Type  string `json:"type"`
+			Event struct {
+				Type       string `json:"type"`
+				ToolCallID string `json:"toolCallId"`
+				Result     struct {
+					Content []struct{ Text string } `json:"content"`
+				} `json:"result"`
+			} `json:"event"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "subagent_event" && ev.Event.Type == "tool_execution_end" &&
+			ev.Event.ToolCallID == callID && len(ev.Event.Result.Content) > 0 {
+			return ev.Event.Result.Content[0].Text
+		}
+	}
+	return ""
 }

@@ -12,6 +12,22 @@ import (
 	"pi/provider"
 )
 
+// checkScreen fails unless every want is on screen and no not is.
+func checkScreen(t *testing.T, term *vt, step string, want, not []string) {
+	t.Helper()
+	screen := visibleRows(term)
+	for _, w := range want {
+		if !strings.Contains(screen, w) {
+			t.Fatalf("%s: %q not on screen:\n%s", step, w, screen)
+		}
+	}
+	for _, n := range not {
+		if strings.Contains(screen, n) {
+			t.Fatalf("%s: %q on screen:\n%s", step, n, screen)
+		}
+	}
+}
+
 func visibleRows(term *vt) string {
 	var rows []string
 	for _, r := range term.rows {
@@ -44,20 +60,7 @@ func TestTranscriptViewer(t *testing.T) {
 	go func() { done <- app.ViewTranscript(context.Background(), lastText, source) }()
 	waitModal(t, app)
 	app.Flush()
-	check := func(step string, want, not []string) {
-		t.Helper()
-		screen := visibleRows(term)
-		for _, w := range want {
-			if !strings.Contains(screen, w) {
-				t.Fatalf("%s: %q not on screen:\n%s", step, w, screen)
-			}
-		}
-		for _, n := range not {
-			if strings.Contains(screen, n) {
-				t.Fatalf("%s: %q on screen:\n%s", step, n, screen)
-			}
-		}
-	}
+	check := func(step string, want, not []string) { t.Helper(); checkScreen(t, term, step, want, not) }
 	check("running tool", []string{"Transcript of agent-1", "› find the bug", "● grep bug (3s)", "esc close"}, []string{"CTX"})
 
 	change(func() {
@@ -78,24 +81,7 @@ func TestTranscriptViewer(t *testing.T) {
 		t.Fatalf("the reply shows %d times:\n%s", n, visibleRows(term))
 	}
 
-	change(func() {
-		var b strings.Builder
-		for i := 1; i <= 30; i++ {
-			fmt.Fprintf(&b, "line %02d\n\n", i)
-		}
-		tr.Messages = append(tr.Messages, *assistant(b.String()))
-		tr.Streaming = nil
-	})
-	check("follows the end", []string{"line 30", "following the end"}, []string{"find the bug"})
-	app.HandleEvent(key(tcell.KeyUp, 0, 0))
-	app.Flush()
-	check("one up", []string{"1 lines above the end"}, []string{"line 30"})
-	app.HandleEvent(key(tcell.KeyHome, 0, 0))
-	app.Flush()
-	check("home", []string{"find the bug"}, []string{"line 30"})
-	app.HandleEvent(key(tcell.KeyEnd, 0, 0))
-	app.Flush()
-	check("end", []string{"line 30", "following the end"}, nil)
+	viewerScrolls(t, app, term, func(m provider.Message) { change(func() { tr.Messages, tr.Streaming = append(tr.Messages, m), nil }) })
 
 	app.HandleEvent(key(tcell.KeyEscape, 0, 0))
 	if err := <-done; err != nil {
@@ -125,4 +111,25 @@ func TestReplay(t *testing.T) {
 	if strings.Contains(screen, "CTX") {
 		t.Fatalf("the context block shows:\n%s", screen)
 	}
+}
+
+// viewerScrolls adds a long reply through add, then scrolls up, home and back to the end.
+func viewerScrolls(t *testing.T, app *App, term *vt, add func(provider.Message)) {
+	t.Helper()
+	var b strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, "line %02d\n\n", i)
+	}
+	add(*assistant(b.String()))
+	check := func(step string, want, not []string) { t.Helper(); checkScreen(t, term, step, want, not) }
+	check("follows the end", []string{"line 30", "following the end"}, []string{"find the bug"})
+	app.HandleEvent(key(tcell.KeyUp, 0, 0))
+	app.Flush()
+	check("one up", []string{"1 lines above the end"}, []string{"line 30"})
+	app.HandleEvent(key(tcell.KeyHome, 0, 0))
+	app.Flush()
+	check("home", []string{"find the bug"}, []string{"line 30"})
+	app.HandleEvent(key(tcell.KeyEnd, 0, 0))
+	app.Flush()
+	check("end", []string{"line 30", "following the end"}, nil)
 }
