@@ -170,15 +170,7 @@ func (ic *interactive) report(err error) {
 
 func (ic *interactive) updateQueue() {
 	steer, follow := ic.h.agent.QueuedMessages()
-	ic.ui.SetQueue(texts(steer), texts(follow))
-}
-
-func texts(ms []provider.Message) []string {
-	out := make([]string, len(ms))
-	for i := range ms {
-		out[i] = session.ShownUserText(&ms[i])
-	}
-	return out
+	ic.ui.SetQueue(session.ShownUserTexts(steer), session.ShownUserTexts(follow))
 }
 
 // onEvent draws one agent event. It runs on the agent's goroutine; App calls only take a lock.

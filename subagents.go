@@ -31,7 +31,8 @@ func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripte
 			if h.Busy() {
 				in.Deliver = deliverSteer
 			}
-			go h.Send(h.life, in) //nolint:errcheck // a parent that has closed needs no notice
+			h.scriptSends.add()                                            // print mode waits for the turn it starts
+			go func() { defer h.scriptSends.done(); h.Send(h.life, in) }() //nolint:errcheck // a closed parent needs no notice
 		}})
 	return subagent.NewScripted(m, p.cfg.Subagents.On(), append(splitList(o.toolList), p.cfg.Tools...), o.child)
 }

@@ -108,3 +108,30 @@ func checkSubagentEvents(t *testing.T, lines []map[string]any) {
 		t.Errorf("child's last event at line %d, the Agent call's end at %d", lastSub, agentEnd)
 	}
 }
+
+// TestSubagentPrintModeWaitsForBackgroundChildren: in print mode pi does not exit while a
+// background child runs: it waits for the child and for the turn its notice starts, whose
+// reply is the one printed.
+func TestSubagentPrintModeWaitsForBackgroundChildren(t *testing.T) {
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		text := last.TextContent()
+		switch {
+		case strings.Contains(who, "TASK") && last.Role == provider.RoleUser:
+			return subCall("bash", map[string]any{"command": "sleep 0.5"})
+		case strings.Contains(who, "TASK"):
+			return faux.Text("BG-ANSWER")
+		case last.Role == provider.RoleUser && strings.Contains(text, "Background agent agent-1"):
+			return faux.Text("NOTICE-SEEN")
+		case last.Role == provider.RoleUser:
+			return subCall("Agent", map[string]any{"prompt": "TASK: look", "description": "bg", "run_in_background": true})
+		}
+		return faux.Text("STARTED")
+	})
+	var out, errOut bytes.Buffer
+	if code := runPrintMode(context.Background(), h, []string{"go"}, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if got := strings.TrimSpace(out.String()); got != "NOTICE-SEEN" {
+		t.Fatalf("printed %q, want the reply to the child's notice", got)
+	}
+}

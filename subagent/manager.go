@@ -338,11 +338,45 @@ func (m *Manager) finish(e *entry, out Outcome, err error, ctx context.Context) 
 	m.dispatch()
 	res, notify := *r, e.res.Background && !e.fetched
 	res.Files = slices.Clone(r.Files)
-	close(e.done)
 	m.mu.Unlock()
 	m.changed(res)
 	if notify && m.opts.Finished != nil {
 		m.opts.Finished(res)
+	}
+	close(e.done) // after the notice: Wait's callers find it on its way
+}
+
+// Wait waits until no background child is queued or running (those started meanwhile
+// included), or ctx ends; it reports whether there was any to wait for.
+func (m *Manager) Wait(ctx context.Context) (waited bool) {
+	for ctx.Err() == nil {
+		var pending *entry
+		m.mu.Lock()
+		for _, id := range m.order {
+			if e := m.entries[id]; e.res.Background && !isClosed(e.done) {
+				pending = e
+				break
+			}
+		}
+		m.mu.Unlock()
+		if pending == nil {
+			return waited
+		}
+		waited = true
+		select {
+		case <-pending.done:
+		case <-ctx.Done():
+		}
+	}
+	return waited
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -257,3 +257,35 @@ func TestSettled(t *testing.T) {
 		}
 	}
 }
+
+// Wait returns once the background children have ended, and says whether there were any.
+func TestManagerWait(t *testing.T) {
+	var running, most atomic.Int32
+	release := make(chan struct{})
+	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
+		return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
+	}})
+	defer m.Close()
+	ctx := context.Background()
+	if m.Wait(ctx) {
+		t.Fatal("waited with no children")
+	}
+	id, _ := m.Start(ctx, Spec{Prompt: "x", Background: true})
+	time.AfterFunc(50*time.Millisecond, func() { close(release) })
+	if !m.Wait(ctx) {
+		t.Fatal("did not wait for the background child")
+	}
+	if r, _ := m.Get(ctx, id, false); r.Status != Done {
+		t.Errorf("after Wait the child is %s", r.Status)
+	}
+	stuck := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
+		return &fake{release: make(chan struct{}), steered: make(chan string, 1), running: &running, most: &most}, nil
+	}})
+	defer stuck.Close()
+	stuck.Start(ctx, Spec{Prompt: "y", Background: true})
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if start := time.Now(); !stuck.Wait(short) || time.Since(start) > 5*time.Second {
+		t.Error("Wait should wait for a running child until its context ends")
+	}
+}
