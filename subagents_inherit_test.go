@@ -39,6 +39,7 @@ func TestSubagentInheritContext(t *testing.T) {
 			im.mu.Lock()
 			defer im.mu.Unlock()
 			child, summaryPrompt := im.child, im.summaryPrompt
+			t.Logf("parent's first message ≈ %d tokens; the child's first request ≈ %d tokens (characters/4)", len(tc.first)/4, len(child)/4)
 			if !strings.HasSuffix(child, "CHILD: what is the word?") {
 				t.Fatalf("the child's request does not end with its task:\n%.2000s", child)
 			}
