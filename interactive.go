@@ -22,7 +22,7 @@ import (
 func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs []provider.Block, pickSession bool) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	keys, keysProblem := tuiKeymap(h.cfg)
+	keys, keysProblem := tui.KeymapOr(h.cfg.KeyBindings())
 	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
 	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !hideThinking(h.cfg),
 		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome}

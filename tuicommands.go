@@ -402,19 +402,6 @@ func tuiSetTrust(ic *interactive, trusted bool) {
 	ic.ui.Notify(tui.LevelInfo, msg)
 }
 
-// tuiKeymap is pi's keys with [keys] of pi.toml laid over them; a problem with [keys] is
-// said on screen and the default keys are used.
-func tuiKeymap(cfg *config.Config) (*tui.Keymap, string) {
-	over, err := cfg.KeyBindings()
-	if err == nil {
-		var km *tui.Keymap
-		if km, err = tui.NewKeymap(over); err == nil {
-			return km, ""
-		}
-	}
-	return tui.DefaultKeymap(), fmt.Sprintf("pi.toml [keys]: %v; using the default keys", err)
-}
-
 // hideThinking is [ui] hide_thinking; thinking starts collapsed unless it says false.
 func hideThinking(cfg *config.Config) bool {
 	return cfg.UI.HideThinking == nil || *cfg.UI.HideThinking

@@ -66,6 +66,18 @@ type Keymap struct {
 	byKey    map[string]string
 }
 
+// KeymapOr is NewKeymap(over), or the default keys and what is wrong when over cannot be
+// used or err (reading [keys] of pi.toml) says why there is none.
+func KeymapOr(over map[string][]string, err error) (*Keymap, string) {
+	if err == nil {
+		var km *Keymap
+		if km, err = NewKeymap(over); err == nil {
+			return km, ""
+		}
+	}
+	return DefaultKeymap(), fmt.Sprintf("pi.toml [keys]: %v; using the default keys", err)
+}
+
 // NewKeymap is the default keys with overrides laid over them: an action named in overrides
 // runs on exactly the keys given; a key given to an action is taken from any other. Unknown
 // actions and keys that do not parse are errors naming them.
