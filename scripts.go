@@ -59,6 +59,10 @@ type scripts struct {
 	askTrust bool
 	gate     *permission.Gate // once permissions are on, a call runs only if the policy approved
 	children *subagent.Manager
+	// in a child session: the parent's scripts, whose screen its permission questions go to,
+	// and its agent id, which the question names
+	parent  *scripts
+	childID string
 
 	mu        sync.Mutex
 	ui        userInterface

@@ -65,6 +65,7 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 		return nil, err
 	}
 	h.agent.Subscribe(c.Forward(parent.agent.Emit))
+	h.scripts.parent, h.scripts.childID = parent.scripts, l.ID
 	c.Attach(subagent.Session{Close: h.close, Messages: h.agent.MessagesView, Path: h.rec.session().Path,
 		Send: func(ctx context.Context, text string) error {
 			return h.Send(ctx, Input{Text: text, Source: sourceExtension})

@@ -7,8 +7,10 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"pi/permission"
 	"pi/provider"
 	"pi/provider/faux"
 )
@@ -133,5 +135,52 @@ func TestSubagentPrintModeWaitsForBackgroundChildren(t *testing.T) {
 	}
 	if got := strings.TrimSpace(out.String()); got != "NOTICE-SEEN" {
 		t.Fatalf("printed %q, want the reply to the child's notice", got)
+	}
+}
+
+// askUI answers every question Yes and keeps the titles.
+type askUI struct {
+	mu     sync.Mutex
+	titles []string
+}
+
+func (u *askUI) Select(_ context.Context, title string, _ []string) (string, bool, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.titles = append(u.titles, title)
+	return permission.AnswerYes, true, nil
+}
+func (u *askUI) Confirm(context.Context, string, string) (bool, error)        { return true, nil }
+func (u *askUI) Input(context.Context, string, string) (string, bool, error)  { return "", false, nil }
+func (u *askUI) Editor(context.Context, string, string) (string, bool, error) { return "", false, nil }
+func (u *askUI) Notify(string, string)                                        {}
+func (u *askUI) ExtensionUI(string, map[string]any)                           {}
+
+// TestSubagentAsksOnTheParentsScreen: in the ask permission mode a child's call is put to the
+// user on the parent's screen, named as the child's; the answer lets it run.
+func TestSubagentAsksOnTheParentsScreen(t *testing.T) {
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{permissions: "ask"}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		switch {
+		case strings.Contains(who, "TASK") && last.Role == provider.RoleUser:
+			return subCall("bash", map[string]any{"command": "echo child-ran"})
+		case strings.Contains(who, "TASK"):
+			return faux.Text("child: " + last.TextContent())
+		case last.Role == provider.RoleUser:
+			return subCall("Agent", map[string]any{"prompt": "TASK: run it", "description": "r"})
+		}
+		return faux.Text("done")
+	})
+	ui := &askUI{}
+	h.scripts.setUI(ui)
+	send(t, h, "go")
+	ui.mu.Lock()
+	defer ui.mu.Unlock()
+	if !slices.ContainsFunc(ui.titles, func(s string) bool {
+		return strings.HasPrefix(s, "agent-1 (a subagent) asks · Allow bash: echo child-ran")
+	}) {
+		t.Errorf("questions asked: %q", ui.titles)
+	}
+	if res := strings.Join(toolResultTexts(h), "\n"); !strings.Contains(res, "child: child-ran") {
+		t.Errorf("the child's bash did not run after the yes: %s", res)
 	}
 }
