@@ -347,9 +347,10 @@ func (m *Manager) finish(e *entry, out Outcome, err error, ctx context.Context) 
 }
 
 // Wait waits until no background child is queued or running (those started meanwhile
-// included), or ctx ends; it reports whether there was any to wait for.
+// included), or ctx ends; it reports whether there was any to wait for. A nil Manager has
+// none.
 func (m *Manager) Wait(ctx context.Context) (waited bool) {
-	for ctx.Err() == nil {
+	for m != nil && ctx.Err() == nil {
 		var pending *entry
 		m.mu.Lock()
 		for _, id := range m.order {

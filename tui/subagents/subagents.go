@@ -33,9 +33,13 @@ type Screen struct {
 	shown     []string                     // the widget's lines as last set
 }
 
-// Show puts m's children on ui from now on; Close takes them off.
+// Show puts m's children on ui from now on; Close takes them off. A nil m (a session
+// without subagents) shows nothing.
 func Show(ui *tui.App, m *subagent.Manager) *Screen {
 	s := &Screen{ui: ui, m: m, streaming: map[string]*provider.Message{}, open: map[string]int{}}
+	if m == nil {
+		return s
+	}
 	s.stop = m.Watch(func(r subagent.Result) {
 		s.widget()
 		s.mu.Lock()
@@ -52,6 +56,9 @@ func Show(ui *tui.App, m *subagent.Manager) *Screen {
 
 // Close stops showing the children; the manager has no viewer afterwards.
 func (s *Screen) Close() {
+	if s.m == nil {
+		return
+	}
 	s.stop()
 	s.m.SetViewer(nil)
 }

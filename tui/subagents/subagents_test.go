@@ -1,10 +1,14 @@
 package subagents
 
 import (
+	"context"
+	"io"
 	"slices"
 	"testing"
 
+	"pi/agent"
 	"pi/subagent"
+	"pi/tui"
 )
 
 // The widget has one line per background child still to finish, with what it does now;
@@ -30,5 +34,17 @@ func TestLines(t *testing.T) {
 		if got := Lines(c.in); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// A session without subagents (no manager) gets a Screen that does nothing.
+func TestShowWithoutManager(t *testing.T) {
+	app := tui.NewApp(io.Discard, 80, 24, tui.Callbacks{}, tui.Options{ManualFrames: true, Cwd: t.TempDir()})
+	s := Show(app, nil)
+	s.Event(agent.Event{Type: agent.EvSubagent, AgentID: "agent-1", Sub: &agent.Event{Type: agent.EvAgentStart}})
+	s.Close()
+	var m *subagent.Manager
+	if m.Wait(context.Background()) {
+		t.Error("a nil manager has no children to wait for")
 	}
 }
