@@ -520,9 +520,11 @@ function pi.subagent.types() end
 ---@return string? err
 function pi.subagent.start(spec) end
 
---- A child's state; with wait, once it has ended (yields; not inside pcall).
+--- A child's state; with wait, once it has ended; with next, at its next change (status,
+--- the tool it runs, turns, tokens) or its end; either at most timeout seconds on (yields; not
+--- inside pcall).
 ---@param id string
----@param opts? {wait?: boolean}
+---@param opts? {wait?: boolean, next?: boolean, timeout?: number}
 ---@return pi.SubagentResult|nil
 ---@return string? err
 function pi.subagent.get(id, opts) end

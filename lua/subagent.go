@@ -23,6 +23,8 @@ type Subagents interface {
 	Start(ctx context.Context, spec map[string]any) (string, error)
 	// Get reports a child, waiting for its end first when wait is set.
 	Get(ctx context.Context, id string, wait bool) (map[string]any, error)
+	// Next waits for the child's next change (status or progress) or its end.
+	Next(ctx context.Context, id string) error
 	Steer(id, text string) error
 	Abort(id string) error
 	List() []any
@@ -118,13 +120,15 @@ func (v *vm) subagentStart(L *lua.LState) int {
 	return 1
 }
 
-// subagentGet is pi.subagent.get(id, {wait?, timeout?}) → the child's result table, or nil
-// and a message. Waiting yields, and does not count against the call's deadline; after
-// timeout seconds it returns the child as it is then.
+// subagentGet is pi.subagent.get(id, {wait?, next?, timeout?}) → the child's result table, or
+// nil and a message. wait waits for the child's end, next for its next change (or its end).
+// Waiting yields, and does not count against the call's deadline; after timeout seconds it
+// returns the child as it is then.
 func (v *vm) subagentGet(L *lua.LState) int {
 	id := L.CheckString(1)
 	opts := L.OptTable(2, L.NewTable())
-	wait, limit := lua.LVAsBool(opts.RawGetString("wait")), optSeconds(L, opts, "timeout")
+	next := lua.LVAsBool(opts.RawGetString("next"))
+	wait, limit := next || lua.LVAsBool(opts.RawGetString("wait")), optSeconds(L, opts, "timeout")
 	s := v.r.opts.Host.Subagents
 	if s == nil {
 		return v.ok(L, errNoSubagents)
@@ -138,7 +142,12 @@ func (v *vm) subagentGet(L *lua.LState) int {
 			ctx, cancel = context.WithTimeout(ctx, limit)
 			defer cancel()
 		}
-		r, err := s.Get(ctx, id, wait)
+		if next {
+			if err := s.Next(ctx, id); err != nil {
+				return errorResult(err)
+			}
+		}
+		r, err := s.Get(ctx, id, wait && !next)
 		if err != nil {
 			return errorResult(err)
 		}

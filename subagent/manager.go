@@ -125,6 +125,7 @@ type entry struct {
 	cancel  context.CancelFunc
 	start   chan struct{} // closed when the queue lets a background child run
 	done    chan struct{}
+	tick    chan struct{} // closed, and replaced, at each change of res
 	fetched bool
 	steers  []string           // sent before the child was built; delivered once it is
 	msgs    []provider.Message // the transcript, kept once the child has closed
@@ -179,7 +180,7 @@ func (m *Manager) Start(ctx context.Context, s Spec) (string, error) {
 	}
 	m.mu.Lock()
 	m.serial++
-	e := &entry{spec: s, typ: typ, start: make(chan struct{}), done: make(chan struct{}),
+	e := &entry{spec: s, typ: typ, start: make(chan struct{}), done: make(chan struct{}), tick: make(chan struct{}),
 		res: Result{ID: fmt.Sprintf("agent-%d", m.serial), Type: typ.Name, Description: s.Description,
 			Status: Queued, Background: s.Background, SessionFile: file}}
 	m.entries[e.res.ID], m.order = e, append(m.order, e.res.ID)
@@ -384,6 +385,8 @@ func isClosed(ch chan struct{}) bool {
 func (m *Manager) update(e *entry, f func(*Result)) {
 	m.mu.Lock()
 	f(&e.res)
+	close(e.tick)
+	e.tick = make(chan struct{})
 	res := e.res
 	m.mu.Unlock()
 	m.changed(res)
@@ -491,6 +494,26 @@ func (m *Manager) Get(ctx context.Context, id string, wait bool) (Result, error)
 	r := e.res
 	r.Files = slices.Clone(e.res.Files)
 	return r, nil
+}
+
+// Next waits for the next change of a child (its status, its progress), its end, or ctx's end.
+func (m *Manager) Next(ctx context.Context, id string) error {
+	m.mu.Lock()
+	e, ok := m.entries[id]
+	var tick chan struct{}
+	if ok {
+		tick = e.tick
+	}
+	m.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no agent %q in this session", id)
+	}
+	select {
+	case <-tick:
+	case <-e.done:
+	case <-ctx.Done():
+	}
+	return nil
 }
 
 // Steer delivers a message to a running child.

@@ -83,6 +83,7 @@ func (s Scripted) Steer(id, text string) error { return s.M.Steer(id, text) }
 func (s Scripted) Abort(id string) error       { return s.M.Abort(id) }
 
 func (s Scripted) View(ctx context.Context, id string) error { return s.M.View(ctx, id) }
+func (s Scripted) Next(ctx context.Context, id string) error { return s.M.Next(ctx, id) }
 func (s Scripted) CanView() bool                             { return s.M.CanView() }
 
 func (s Scripted) List() []any {

@@ -289,3 +289,37 @@ func TestManagerWait(t *testing.T) {
 		t.Error("Wait should wait for a running child until its context ends")
 	}
 }
+
+// Next returns at a child's next change, not before, and at once for an ended child.
+func TestManagerNext(t *testing.T) {
+	var running, most atomic.Int32
+	release := make(chan struct{})
+	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
+		return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
+	}})
+	defer m.Close()
+	ctx := context.Background()
+	id, _ := m.Start(ctx, Spec{Prompt: "x", Background: true})
+	for running.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.AfterFunc(50*time.Millisecond, func() { m.launch(m.entries[id]).Progress(Progress{Tool: "grep"}) })
+	start := time.Now()
+	if err := m.Next(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 40*time.Millisecond || d > 5*time.Second {
+		t.Errorf("Next returned after %v, want at the change 50ms on", d)
+	}
+	if r, _ := m.Get(ctx, id, false); r.Tool != "grep" {
+		t.Errorf("after Next the child's tool is %q", r.Tool)
+	}
+	close(release)
+	m.Get(ctx, id, true)
+	if err := m.Next(ctx, id); err != nil {
+		t.Errorf("Next of an ended child: %v", err)
+	}
+	if m.Next(ctx, "agent-9") == nil {
+		t.Error("Next of an unknown id should fail")
+	}
+}

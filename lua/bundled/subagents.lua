@@ -81,7 +81,7 @@ pi.register_tool {
     ctx.on_abort(function() sub.abort(id) end)
     local r, gerr, shown
     repeat -- one line under the tool call while the child works (RPC: details.id names it)
-      r, gerr = sub.get(id, { wait = true, timeout = 1 })
+      r, gerr = sub.get(id, { next = true, timeout = 1 }) -- at its next change, or a second on
       if not r then error(gerr, 0) end
       local line = progress_line(r)
       if (r.status == "running" or r.status == "queued") and line ~= shown then
