@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"pi/internal/sandbox"
 	"pi/provider"
 	"pi/session"
 	"pi/subagent"
@@ -48,6 +49,11 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 	o.noContextFiles, o.noExtensions = o.noContextFiles || l.Isolated, o.noExtensions || l.Isolated
 	p.stopAfter = func(context.Context, *provider.Message, []provider.Message) bool { return c.StopAfterTurn() }
 	var err error
+	if l.Cwd != p.cwd && p.sandbox != nil { // a worktree child's commands may write in its worktree, not in the parent's project
+		if p.sandbox, _, err = sandbox.New(p.cfg.Sandbox, l.Cwd, sandbox.Options{Mode: o.sandbox}); err != nil {
+			return nil, err
+		}
+	}
 	switch p.cwd, p.provider, p.model, p.thinking = l.Cwd, parent.agent.Provider(), m, o.thinking; {
 	case l.Model != "" && m.Provider == "faux": // the scripted model plays every part
 		p.model.ID = strings.TrimPrefix(l.Model, "faux/")

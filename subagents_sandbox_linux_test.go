@@ -29,7 +29,7 @@ func TestSubagentWorktreeUnderSandbox(t *testing.T) {
 	gitIn(t, d.project, "add", "a.txt")
 	gitIn(t, d.project, "commit", "-qm", "first")
 	os.WriteFile(filepath.Join(d.piHome, "pi.toml"), []byte("[subagents]\nenabled = true\n"), 0o644)
-	probe := `echo new > b.txt; echo "inside=$?"; touch "$HOME/outside"; echo "outside=$?"`
+	probe := `echo new > b.txt; echo "inside=$?"; touch "$HOME/outside"; echo "outside=$?"; touch "` + d.project + `/fromchild"; echo "parent=$?"`
 	call := func(id, name string, args map[string]any) map[string]any {
 		return map[string]any{"content": []any{map[string]any{"type": "toolCall", "id": id, "name": name, "arguments": args}}}
 	}
@@ -46,8 +46,8 @@ func TestSubagentWorktreeUnderSandbox(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	childBash := childToolResult(out, "c1")
-	if !strings.Contains(childBash, "inside=0") || !strings.Contains(childBash, "outside=1") {
-		t.Errorf("the child's probe, want inside=0 and outside=1: %q", childBash)
+	if !strings.Contains(childBash, "inside=0") || !strings.Contains(childBash, "outside=1") || !strings.Contains(childBash, "parent=1") {
+		t.Errorf("the child's probe, want inside=0, outside=1 and parent=1 (its sandbox is its worktree's): %q", childBash)
 	}
 	if _, err := os.Stat(filepath.Join(d.home, "outside")); err == nil {
 		t.Error("the child wrote in $HOME")
