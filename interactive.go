@@ -24,7 +24,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 	defer cancel()
 	keys, keysProblem := tui.KeymapOr(h.cfg.KeyBindings())
 	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
-	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !hideThinking(h.cfg),
+	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !h.cfg.UI.ThinkingHidden(),
 		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui, ic.children = ui, subagents.Show(ui, h.scripts.children) // before the events that feed it

@@ -80,6 +80,23 @@ func (s *scripts) setUI(ui userInterface) {
 	}
 }
 
+// askPermission puts a call the permission policy wants decided to the user on this session's
+// screen; a child's goes to its parent's, named as the child's. Without a screen the gate
+// decides alone (refused unless --yes).
+func (s *scripts) askPermission(ctx context.Context, tool, summary, rule string) (bool, string, error) {
+	var choose permission.Chooser
+	u, who := s.currentUI(), ""
+	if u == nil && s.parent != nil {
+		u, who = s.parent.currentUI(), s.childID+" (a subagent) asks · "
+	}
+	if u != nil {
+		choose = func(ctx context.Context, title string, options []string) (string, bool, error) {
+			return u.Select(ctx, who+title, options)
+		}
+	}
+	return s.gate.Ask(ctx, permission.Request{Tool: tool, Summary: summary, Rule: rule}, choose)
+}
+
 func (s *scripts) currentUI() userInterface {
 	s.mu.Lock()
 	defer s.mu.Unlock()

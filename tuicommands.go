@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"pi/config"
 	"pi/export"
 	"pi/lua"
 	"pi/provider"
@@ -400,11 +399,6 @@ func tuiSetTrust(ic *interactive, trusted bool) {
 	}
 	ic.commandList()
 	ic.ui.Notify(tui.LevelInfo, msg)
-}
-
-// hideThinking is [ui] hide_thinking; thinking starts collapsed unless it says false.
-func hideThinking(cfg *config.Config) bool {
-	return cfg.UI.HideThinking == nil || *cfg.UI.HideThinking
 }
 
 // tuiTree is /tree in the terminal UI: pick a point of the session tree, say whether to

@@ -268,19 +268,7 @@ func scriptHost(s *scripts, live func() *harness, subs lua.Subagents) lua.Host {
 		},
 		Config:      func(name string) map[string]any { return s.cfg.ScriptConfig(name) }, // set before loading starts
 		Permissions: s.gate.Policy,
-		AskPermission: func(ctx context.Context, tool, summary, rule string) (bool, string, error) {
-			var choose permission.Chooser
-			u, who := ui(), ""
-			if u == nil && s.parent != nil { // a child asks on its parent's screen
-				u, who = s.parent.currentUI(), s.childID+" (a subagent) asks · "
-			}
-			if u != nil {
-				choose = func(ctx context.Context, title string, options []string) (string, bool, error) {
-					return u.Select(ctx, who+title, options)
-				}
-			}
-			return s.gate.Ask(ctx, permission.Request{Tool: tool, Summary: summary, Rule: rule}, choose)
-		},
+		AskPermission: s.askPermission,
 	}
 }
 
