@@ -196,7 +196,7 @@ func TestOpsBash(t *testing.T) {
 
 func TestOpsBashAbortAndTruncation(t *testing.T) {
 	a := newOpsApp(t, fauxModel(false))
-	done := make(chan bashResult)
+	done := make(chan session.BashResult)
 	go func() {
 		res, _ := a.shell.run(context.Background(), "echo started; sleep 30", false, nil)
 		done <- res
@@ -327,7 +327,7 @@ func TestOpsQueueModesAndToggles(t *testing.T) {
 	if a.settings.retryPolicy().MaxRetries != 0 {
 		t.Fatal("retries still on")
 	}
-	raw, _ := json.Marshal(bashMessage("ls", bashResult{Output: "x"}, true, time.UnixMilli(5)))
+	raw, _ := json.Marshal(session.BashMessage("ls", session.BashResult{Output: "x"}, true, time.UnixMilli(5)))
 	if want := `{"role":"bashExecution","cancelled":false,"command":"ls","excludeFromContext":true,"exitCode":null,"output":"x","truncated":false,"timestamp":5}`; string(raw) != want {
 		t.Fatalf("bashExecution JSON\n got %s\nwant %s", raw, want)
 	}

@@ -37,11 +37,11 @@ type cliOptions struct {
 	fauxScript     string
 	trust          bool
 	noExtensions   bool
-	extensions     []string          // -e FILE
-	scriptFlags    map[string]string // flags pi does not know, for pi.flag
-	sandbox        string            // --sandbox: replaces [sandbox] mode
-	permissions    string            // --permissions: auto, ask or read-only over [permissions] mode
-	yes            bool              // --yes: permission questions nobody can be asked are answered yes
+	extensions     []string  // -e FILE
+	scriptFlags    lua.Flags // flags pi does not know, for pi.flag
+	sandbox        string    // --sandbox: replaces [sandbox] mode
+	permissions    string    // --permissions: auto, ask or read-only over [permissions] mode
+	yes            bool      // --yes: permission questions nobody can be asked are answered yes
 	listModels     bool
 	continueLast   bool
 	resume         bool
@@ -118,7 +118,7 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.sessionDir, "session-dir", "", "directory for session files (default $PI_HOME/sessions/<cwd>)")
 	fs.BoolVar(&o.listModels, "list-models", false, "list the models of every configured and local provider")
 	fs.BoolVar(&o.trust, "trust", false, "run this project's .pi/init.lua for this run (otherwise only in trusted directories)")
-	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua")
+	fs.BoolVar(&o.noExtensions, "no-extensions", false, "do not load the project's .pi/init.lua nor any package")
 	for _, n := range []string{"e", "extension"} {
 		fs.Func(n, "load a Lua script for this run (repeatable)", func(p string) error { o.extensions = append(o.extensions, p); return nil })
 	}
@@ -132,30 +132,6 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.version, "version", false, "same as -v")
 	fs.Usage = func() {} // -h prints helpText on stdout (run), not a dump of every flag twice
 	return fs
-}
-
-// readPipedStdin reads standard input when it is not a terminal.
-func readPipedStdin(stdin io.Reader) (string, error) {
-	f, ok := stdin.(*os.File)
-	if !ok || f == nil {
-		return "", nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice != 0 {
-		return "", nil
-	}
-	data, err := io.ReadAll(f)
-	return strings.TrimRight(string(data), "\n"), err
-}
-
-// mergePiped puts piped input in front of the first prompt, as pi does.
-func mergePiped(piped string, messages []string) []string {
-	if len(messages) == 0 {
-		return []string{piped}
-	}
-	out := append([]string(nil), messages...)
-	out[0] = piped + "\n\n" + out[0]
-	return out
 }
 
 // attachArgs puts the @file arguments in front of the first prompt (a prompt of their own
@@ -219,6 +195,8 @@ func runListModels(ctx context.Context, trust bool, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
+	cfg, stop := withScriptProviders(ctx, cfg, trust, cwd)
+	defer stop()
 	listed, silent := 0, []string{}
 	for _, pm := range cfg.ListModels(ctx) {
 		switch {

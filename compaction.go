@@ -77,8 +77,8 @@ func (c *compactor) compact(ctx context.Context, reason session.Reason, focus st
 
 // prompt runs a prompt and, when the model refused the context as too long, compacts and
 // retries once.
-func (c *compactor) prompt(ctx context.Context, msg provider.Message) error {
-	if err := c.agent.Prompt(ctx, msg); err != nil {
+func (c *compactor) prompt(ctx context.Context, msgs ...provider.Message) error {
+	if err := c.agent.Prompt(ctx, msgs...); err != nil {
 		return err
 	}
 	if !c.overflowed() || !c.settings.compactionSettings().Enabled {

@@ -137,10 +137,12 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 	if handled {
 		return nil
 	}
-	h.scripts.prepareRun(runCtx, text, in.Images)
+	added := h.scripts.prepareRun(runCtx, text, in.Images)
 	h.shell.flush()
 	opens := len(h.agent.MessagesView()) == 0
-	return h.compactor.prompt(runCtx, prompt.FirstUserMessage(text, in.Images, opens, h.cwd, time.Now()))
+	user := prompt.FirstUserMessage(text, in.Images, opens, h.cwd, time.Now())
+	msgs := append([]provider.Message{user}, h.scripts.rt.TakeNextTurn()...)
+	return h.compactor.prompt(runCtx, append(msgs, added...)...)
 }
 
 // beginRun reserves the run. A run that has emitted agent_end is only tidying up (a !cmd's

@@ -12,6 +12,7 @@ import (
 	"pi/images"
 	"pi/provider"
 	"pi/session"
+	"pi/tools"
 	"pi/tui"
 	"pi/tui/subagents"
 )
@@ -25,7 +26,8 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 	keys, keysProblem := tui.KeymapOr(h.cfg.KeyBindings())
 	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
 	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !h.cfg.UI.ThinkingHidden(),
-		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome}
+		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome,
+		ThemeDirs: h.scripts.rt.ThemeDirs(), ToolLabel: func(name string) string { return tools.LabelOf(h.agent.State().Tools, name) }}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
 		ic.ui, ic.children = ui, subagents.Show(ui, h.scripts.children) // before the events that feed it
 		close(ic.uiReady)
@@ -34,7 +36,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 			defer ic.guard()
 			ic.onEvent(ev)
 		})
-		ic.ui.Replay(h.agent.MessagesView(), session.ShownUserText)
+		ic.ui.Replay(h.agent.MessagesView(), session.ShownUserText, ic.custom)
 		ic.updateFooter()
 		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+"\n"+keys.StartHint())
 		if keysProblem != "" {
@@ -239,7 +241,19 @@ func (ic *interactive) messageStart(m *provider.Message) {
 		ic.updateQueue() // a queued message has just been delivered
 	case provider.RoleAssistant:
 		ic.ui.StartAssistant()
+	case session.RoleCustom:
+		if c, _ := ic.custom(m); !c.Hidden {
+			ic.ui.AddCustomMessage(c.Type, c.Text, c.Render)
+		}
 	}
+}
+
+// custom is how a script's custom message shows: through the renderer a script registered
+// for its type, unless it asks not to be shown. Other roles are not custom messages.
+func (ic *interactive) custom(m *provider.Message) (tui.CustomMessage, bool) {
+	c := *m
+	return tui.CustomMessage{Type: session.CustomType(&c), Text: c.TextContent(), Hidden: !session.Displayed(&c),
+		Render: func() []string { lines, _ := ic.h.scripts.rt.RenderMessage(ic.ctx, &c, false); return lines }}, c.Role == session.RoleCustom
 }
 
 // updateFooter shows the session's totals; the context in use is the size of the last request,

@@ -27,7 +27,9 @@ import (
 	"pi/config"
 	"pi/eval"
 	"pi/internal/sandbox"
+	"pi/lua"
 	"pi/packages"
+	"pi/prompt"
 	"pi/remote"
 
 	"golang.org/x/term"
@@ -97,15 +99,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if subcommand(opts, "sessions") || opts.resume && !interactive {
 		return runListSessions(ctx, opts, stdout, stderr)
 	}
-	if code := gatherPrompts(opts, interactive, stdin, stderr); code != 0 {
-		return code
-	}
-	h, err := setup(ctx, opts, interactive, stderr)
+	h, err := setup(ctx, opts, interactive, stderr) // before the prompts: string flags may take words
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
 	defer h.close()
+	if code := gatherPrompts(opts, interactive, stdin, stderr); code != 0 {
+		return code
+	}
 	switch {
 	case interactive:
 		return runInteractiveMode(ctx, h, opts.messages, opts.images, opts.resume)
@@ -165,13 +167,13 @@ func checkOptions(o *cliOptions, stderr io.Writer) int {
 // attachments. It returns the exit code, 0 when all is well.
 func gatherPrompts(o *cliOptions, interactive bool, stdin io.Reader, stderr io.Writer) int {
 	if !interactive && o.mode != "rpc" {
-		piped, err := readPipedStdin(stdin)
+		piped, err := prompt.ReadPiped(stdin)
 		if err != nil {
 			fmt.Fprintln(stderr, "pi: reading standard input:", err)
 			return 1
 		}
 		if piped != "" {
-			o.messages = mergePiped(piped, o.messages)
+			o.messages = prompt.MergePiped(piped, o.messages)
 		}
 	}
 	if err := attachArgs(o); err != nil {
@@ -183,7 +185,7 @@ func gatherPrompts(o *cliOptions, interactive bool, stdin io.Reader, stderr io.W
 
 // runTrustCommand is `pi trust [folder]` and `pi untrust [folder]`.
 func runTrustCommand(words []string, stdout, stderr io.Writer) int {
-	msg, err := runTrust(words[1:], words[0] == "trust")
+	msg, err := lua.TrustFolder(piHomeDir(), words[1:], words[0] == "trust")
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1

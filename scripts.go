@@ -64,6 +64,7 @@ type scripts struct {
 	parent  *scripts
 	childID string
 
+	seen      []string // the tools available when the active ones were last picked (tools.Keys)
 	mu        sync.Mutex
 	ui        userInterface
 	turnIndex int
@@ -120,9 +121,11 @@ func (s *scripts) hooks(h *agent.Hooks) {
 		return
 	}
 	h.AfterToolCall = func(ctx context.Context, c *agent.ToolCall, res tools.Result) (agent.ResultOverride, error) {
+		s.addTools(res.AddedTools)
 		o, _ := rt.ToolResult(ctx, c.Name, c.ID, c.Args, res)
-		return agent.ResultOverride{Content: o.Content, Details: o.Details, IsError: o.IsError, Terminate: o.Terminate}, nil
+		return agent.ResultOverride{Content: o.Content, Details: o.Details, IsError: o.IsError, Terminate: o.Terminate, Usage: o.Usage}, nil
 	}
+	h.MessageEnd = rt.MessageEnd // message_end, which may replace the message
 	h.TransformContext = func(ctx context.Context, msgs []provider.Message) ([]provider.Message, error) {
 		if !rt.HasHandlers("context") {
 			return msgs, nil
@@ -164,53 +167,33 @@ func (s *scripts) availableTools() []tools.Tool {
 	return lua.MergeTools(s.builtins, tools.BudgetAll(s.rt.Tools(), s.limits))
 }
 
-// selectActive picks the active tools: the allow-list when one was given, else the default
-// built-ins plus every tool the scripts registered. strict reports names nothing provides.
+// selectActive picks the active tools (tools.Select); strict reports names nothing provides.
 func (s *scripts) selectActive(strict bool) ([]tools.Tool, error) {
 	if s.noTools {
 		return nil, nil
 	}
 	available := s.availableTools()
-	byName := make(map[string]tools.Tool, len(available))
-	for _, t := range available {
-		byName[t.Info().Name] = t
-	}
-	var active []tools.Tool
-	if len(s.allowlist) > 0 {
-		for _, n := range s.allowlist {
-			if t, ok := byName[n]; ok {
-				active = append(active, t)
-			} else if strict {
-				return nil, fmt.Errorf("tool %q: no built-in or script provides it (built in: %s)", n, strings.Join(tools.AllNames(), ", "))
-			}
-		}
-		return active, nil
-	}
-	for _, t := range available {
-		n := t.Info().Name
-		if !slices.Contains(tools.AllNames(), n) || slices.Contains(tools.DefaultNames(), n) {
-			active = append(active, t)
-		}
-	}
-	return active, nil
+	s.seen = tools.Keys(available)
+	return tools.Select(available, s.allowlist, strict)
 }
 
 // setActiveTools activates the named tools and rebuilds the system prompt that lists them.
 func (s *scripts) setActiveTools(names []string) error {
-	byName := map[string]tools.Tool{}
-	for _, t := range s.availableTools() {
-		byName[t.Info().Name] = t
+	active, err := tools.Pick(s.availableTools(), names)
+	if err == nil {
+		s.applyTools(active)
 	}
-	var active []tools.Tool
-	for _, n := range names {
-		t, ok := byName[n]
-		if !ok {
-			return fmt.Errorf("no tool named %q", n)
+	return err
+}
+
+// addTools activates the tools a result names (added_tools) that a script or a built-in
+// provides; the loop tells the model before its next call.
+func (s *scripts) addTools(names []string) {
+	if cur := s.agent.State().Tools; len(names) > 0 {
+		if active := tools.With(cur, s.availableTools(), names); len(active) > len(cur) {
+			s.applyTools(active)
 		}
-		active = append(active, t)
 	}
-	s.applyTools(active)
-	return nil
 }
 
 func (s *scripts) applyTools(active []tools.Tool) {
@@ -224,8 +207,12 @@ func withTools(p prompt.Parts, ts []tools.Tool) prompt.Parts {
 }
 
 // refreshTools picks up tools scripts registered since the last prompt. The active set
-// changes only when the scripts' tools did, so the prompt prefix stays cacheable.
+// changes only when the scripts' tools did, so the prompt prefix stays cacheable and a choice
+// made since (pi.set_active_tools, added_tools) stands.
 func (s *scripts) refreshTools() {
+	if s.noTools || slices.Equal(tools.Keys(s.availableTools()), s.seen) {
+		return
+	}
 	active, err := s.selectActive(false)
 	if err != nil {
 		return
@@ -235,20 +222,18 @@ func (s *scripts) refreshTools() {
 	}
 }
 
-// prepareRun readies a run for text: new script tools, and the system prompt as the
-// scripts' before_agent_start handlers want it.
-func (s *scripts) prepareRun(ctx context.Context, text string, images []provider.Block) {
+// prepareRun readies a run for text: new script tools, the system prompt as the scripts'
+// before_agent_start handlers want it, and the messages they add after the prompt.
+func (s *scripts) prepareRun(ctx context.Context, text string, images []provider.Block) []provider.Message {
 	if s.rt == nil {
-		return
+		return nil
 	}
 	s.refreshTools()
-	st := s.agent.State()
-	base := prompt.Build(withTools(s.parts, st.Tools))
-	if s.rt.HasHandlers("before_agent_start") {
-		s.agent.SetSystemPrompt(s.rt.BeforeAgentStart(ctx, text, images, base))
-	} else if st.SystemPrompt != base {
-		s.agent.SetSystemPrompt(base)
+	start := s.rt.StartRun(ctx, text, images, prompt.Build(withTools(s.parts, s.agent.State().Tools)))
+	if s.agent.State().SystemPrompt != start.SystemPrompt {
+		s.agent.SetSystemPrompt(start.SystemPrompt)
 	}
+	return start.Messages
 }
 
 // completeOnce is pi.complete: one model call outside the conversation.
@@ -312,8 +297,8 @@ func (s *scripts) onEvent(ctx context.Context, ev agent.Event) {
 		s.turnIndex = 0
 		s.mu.Unlock()
 	}
-	if s.rt == nil || !s.rt.HasHandlers(ev.Type) {
-		return
+	if s.rt == nil || ev.Type == agent.EvMessageEnd || !s.rt.HasHandlers(ev.Type) {
+		return // message_end's handlers run as Hooks.MessageEnd
 	}
 	s.rt.Emit(ctx, ev.Type, s.eventPayload(ev))
 }

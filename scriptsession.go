@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 
+	"pi/agent"
 	"pi/provider"
 	"pi/session"
 	"pi/tools"
@@ -39,6 +40,25 @@ func (x scriptSession) AppendEntry(t string, d any) (string, error) {
 func (x scriptSession) Compact(focus string, done func(error)) {
 	h := x.live()
 	go func() { _, err := h.Compact(h.life, focus); done(err) }() // a tool may ask: never wait here
+}
+
+func (x scriptSession) SendMessage(m provider.Message, deliverAs string, trigger bool) error {
+	h := x.live()
+	if !trigger && !h.Busy() && h.work.whileIdle(func() { h.agent.ReplaceMessages(append(h.agent.MessagesView(), m)) }) {
+		h.agent.Emit(agent.Event{Type: agent.EvMessageStart, Message: &m}) // the recorder records it at its end
+		h.agent.Emit(agent.Event{Type: agent.EvMessageEnd, Message: &m})
+		return nil
+	}
+	if deliverAs == "follow_up" {
+		h.agent.FollowUp(m)
+	} else {
+		h.agent.Steer(m)
+	}
+	h.queueChanged()
+	if !h.Busy() {
+		h.sendQueued() // trigger_turn: a run of its own
+	}
+	return nil
 }
 
 func (x scriptSession) AllTools() []tools.Tool { return x.s.availableTools() }

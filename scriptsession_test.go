@@ -79,7 +79,7 @@ func TestParseArgsScriptFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.scriptFlags["plan"] != "true" || o.scriptFlags["depth"] != "3" || len(o.scriptFlags) != 2 ||
+	if f := o.scriptFlags.Values; f["plan"] != "true" || f["depth"] != "3" || len(f) != 2 ||
 		strings.Join(o.extensions, ",") != "a.lua,b.lua" || o.systemPrompt != "--not-a-flag" || strings.Join(o.messages, ",") != "hi" {
 		t.Fatalf("%+v", o)
 	}

@@ -66,6 +66,8 @@ func servedModels(ctx context.Context, o *cliOptions) []config.ProviderModels {
 	if err != nil {
 		return nil
 	}
+	cfg, stop := withScriptProviders(ctx, cfg, o.trust, cwd)
+	defer stop()
 	return cfg.ListModels(ctx)
 }
 

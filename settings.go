@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -108,7 +109,7 @@ func (s *settings) retryPolicy() provider.RetryPolicy {
 // clamps the thinking level to what the new model supports. source tells scripts
 // (model_select) whether the user set or cycled it.
 func (s *settings) setModel(ctx context.Context, spec, source string) (provider.Model, error) {
-	p, m, err := s.cfg.ResolveModel(ctx, spec)
+	p, m, err := s.resolve(ctx, spec)
 	if err != nil {
 		return provider.Model{}, fmt.Errorf("model %q: %w", spec, err)
 	}
@@ -122,10 +123,20 @@ func (s *settings) setModel(ctx context.Context, spec, source string) (provider.
 	return m, err
 }
 
+// resolve is cfg.ResolveModel, asked again once the scripts are loaded when no provider has
+// the model: it may be one they register.
+func (s *settings) resolve(ctx context.Context, spec string) (provider.Provider, provider.Model, error) {
+	p, m, err := s.cfg.ResolveModel(ctx, spec)
+	if errors.Is(err, config.ErrNotConfigured) && s.scripts.rt != nil && s.scripts.rt.Ready(ctx) == nil {
+		return s.cfg.ResolveModel(ctx, spec)
+	}
+	return p, m, err
+}
+
 // restoreModel moves to a resumed session's model when it can be set up, and otherwise keeps
 // the current one with a warning: an old session must not be unusable.
 func (s *settings) restoreModel(spec string) {
-	p, m, err := s.cfg.ResolveModel(context.Background(), spec)
+	p, m, err := s.resolve(context.Background(), spec)
 	cur := s.agent.Model()
 	if err != nil {
 		fmt.Fprintf(s.stderr, "pi: warning: the session used %s, which is not available (%v); using %s/%s\n",

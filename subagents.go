@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"pi/internal/sandbox"
+	"pi/packages"
 	"pi/provider"
 	"pi/session"
 	"pi/subagent"
@@ -22,7 +23,8 @@ func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripte
 	if o.child != nil { // its warnings would repeat the parent's
 		warn = io.Discard
 	}
-	types, _ := subagent.LoadTypes(p.piHome, p.cwd, projectTrusted(o.trust, p.piHome, p.cwd), warn)
+	trusted := projectTrusted(o.trust, p.piHome, p.cwd)
+	types, _ := subagent.LoadTypes(p.piHome, p.cwd, trusted, packages.Enabled(p.piHome, p.cwd, trusted, o.noExtensions), warn)
 	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent,
 		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
 			return startChild(ctx, *o, p, live(), l)

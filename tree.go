@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 
-	"pi/provider"
 	"pi/session"
 )
 
@@ -39,7 +38,7 @@ func (h *harness) NavigateTree(ctx context.Context, targetID string, summarize b
 	if h.scripts.cancelled("session_before_tree", map[string]any{"target_id": targetID, "old_leaf_id": oldLeaf}) {
 		return "", errors.New("tree: a script's session_before_tree handler cancelled the move")
 	}
-	newLeaf, text := treeLandingPoint(&target)
+	newLeaf, text := session.LandingPoint(&target)
 	if err := h.moveLeaf(ctx, oldLeaf, targetID, newLeaf, summarize, focus); err != nil {
 		return "", err
 	}
@@ -50,18 +49,6 @@ func (h *harness) NavigateTree(ctx context.Context, targetID string, summarize b
 	}
 	h.agent.ReplaceMessages(restored.Messages)
 	return text, nil
-}
-
-// treeLandingPoint is where the leaf goes for a target, and the text to edit, if any.
-func treeLandingPoint(e *session.Entry) (leaf, text string) {
-	switch {
-	case e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == provider.RoleUser:
-		return e.ParentID, session.WithoutContextBlock(e.Message.TextContent()) // as /fork offers it
-	case e.Type == session.TypeCustomMessage:
-		m := provider.Message{Content: e.Content}
-		return e.ParentID, m.TextContent()
-	}
-	return e.ID, ""
 }
 
 // moveLeaf moves the leaf to newLeaf ("" for before the first entry), with a branch summary

@@ -171,7 +171,7 @@ func checkLeaf(t *testing.T, a *harness, ids map[string]string, want, target str
 		if err != nil || e.Type != session.TypeBranchSummary {
 			t.Fatalf("leaf %s is not a branch summary (%v)", leaf, err)
 		}
-		landing, _ := treeLandingPoint(&targetEntry)
+		landing, _ := session.LandingPoint(&targetEntry)
 		if e.ParentID != landing || !strings.Contains(e.Summary, "BRANCH") || !strings.Contains(e.Summary, "<read-files>\nmc.go") {
 			t.Errorf("summary entry: parent %s (want %s), summary %q", e.ParentID, landing, e.Summary)
 		}

@@ -51,26 +51,3 @@ func setTrust(ctx context.Context, h *harness, trusted bool) (string, error) {
 	}
 	return fmt.Sprintf("not trusted %s: its .pi/init.lua does not run (remembered in %s; /trust changes it)", h.cwd, where), nil
 }
-
-// runTrust is `pi trust [folder]` and `pi untrust [folder]`.
-func runTrust(args []string, trusted bool) (string, error) {
-	dir := "."
-	if len(args) > 0 {
-		dir = args[0]
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("folder %q: %w", dir, err)
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a folder", abs)
-	}
-	if err := lua.SaveTrust(piHomeDir(), abs, trusted); err != nil {
-		return "", err
-	}
-	word := "trusted"
-	if !trusted {
-		word = "not trusted"
-	}
-	return fmt.Sprintf("%s: %s (remembered in %s)", abs, word, lua.TrustFile(piHomeDir())), nil
-}

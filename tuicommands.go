@@ -74,7 +74,7 @@ func tuiBang(ic *interactive, cmd string, keep bool) {
 		}()
 	}
 	ic.ui.ToolStart(id, "bash", map[string]any{"command": cmd})
-	res, err := ic.h.shell.run(ic.ctx, cmd, !keep, func(r bashResult) {
+	res, err := ic.h.shell.run(ic.ctx, cmd, !keep, func(r session.BashResult) {
 		ic.ui.ToolUpdate(id, []provider.Block{provider.Text(r.Output)})
 	})
 	text := res.Output
@@ -201,7 +201,7 @@ func tuiReplaced(ic *interactive, what string, err error) {
 		return
 	}
 	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("%s: %s", what, ic.h.rec.session().ID()))
-	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText)
+	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText, ic.custom)
 	ic.updateQueue()
 	ic.updateFooter()
 }
@@ -316,6 +316,7 @@ func tuiReload(ic *interactive, _ string) {
 	}
 	ic.h.scripts.refreshTools()
 	ic.commandList()
+	ic.ui.SetThemeDirs(rt.ThemeDirs()) // resources_discover ran again
 	ic.ui.Notify(tui.LevelInfo, "scripts reloaded")
 }
 
@@ -506,7 +507,7 @@ func tuiNavigate(ic *interactive, targetID string, summarize bool, focus string)
 		return
 	}
 	ic.ui.Notify(tui.LevelInfo, "moved in the session tree; the conversation now reads:")
-	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText)
+	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText, ic.custom)
 	if text != "" {
 		ic.ui.SetEditorText(text)
 	}

@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -31,34 +30,26 @@ type userShell struct {
 	cwd     string
 	spill   *proc.SpillDir // where output past the limits is kept
 	confine proc.Confiner  // the sandbox, if any
+	scripts *scripts       // their user_bash handlers may answer for a command or refuse it
 
 	mu      sync.Mutex // held while pending is flushed, so no message waits unseen
 	pending []provider.Message
 }
 
-// bashResult is pi's BashResult: what a shell command the user ran printed and how it ended.
-type bashResult struct {
-	Output         string `json:"output"`
-	ExitCode       *int   `json:"exitCode"` // nil when the command was killed
-	Cancelled      bool   `json:"cancelled"`
-	Truncated      bool   `json:"truncated"`
-	FullOutputPath string `json:"fullOutputPath,omitempty"`
-}
-
 // run runs command in the project and records a bashExecution message that the next prompt's
 // context shows the model, unless excludeFromContext (!!cmd). onUpdate, when set, gets the
 // output so far while the command runs. Abort stops it.
-func (u *userShell) run(ctx context.Context, command string, excludeFromContext bool, onUpdate func(bashResult)) (bashResult, error) {
+func (u *userShell) run(ctx context.Context, command string, excludeFromContext bool, onUpdate func(session.BashResult)) (session.BashResult, error) {
 	wait, err := u.start(ctx, command, excludeFromContext, onUpdate)
 	if err != nil {
-		return bashResult{}, err
+		return session.BashResult{}, err
 	}
 	return wait()
 }
 
 // start claims the one shell slot at once, so that of two commands sent back to back the
 // first runs and the second is refused, and returns the function that runs the command.
-func (u *userShell) start(ctx context.Context, command string, excludeFromContext bool, onUpdate func(bashResult)) (func() (bashResult, error), error) {
+func (u *userShell) start(ctx context.Context, command string, excludeFromContext bool, onUpdate func(session.BashResult)) (func() (session.BashResult, error), error) {
 	command = strings.TrimSpace(command)
 	if command == "" {
 		return nil, errors.New("bash: the command is empty")
@@ -67,8 +58,11 @@ func (u *userShell) start(ctx context.Context, command string, excludeFromContex
 	if err != nil {
 		return nil, fmt.Errorf("bash %q: %w", command, err)
 	}
-	return func() (bashResult, error) {
+	return func() (session.BashResult, error) {
 		defer end()
+		if res, done, err := u.scripted(ctx, command, excludeFromContext); done {
+			return res, err
+		}
 		spec := proc.ShellSpec{Shell: u.cfg.Bash.Shell, Command: command, Dir: u.cwd, Timeout: u.timeout(),
 			Spill: u.spill, MaxBytes: tools.DefaultMaxBytes, MaxLines: tools.DefaultMaxLines, Confine: u.confine}
 		if onUpdate != nil {
@@ -76,19 +70,34 @@ func (u *userShell) start(ctx context.Context, command string, excludeFromContex
 		}
 		out, err := proc.RunShell(ctx, spec)
 		if err != nil {
-			return bashResult{}, fmt.Errorf("bash %q: %w", command, err)
+			return session.BashResult{}, fmt.Errorf("bash %q: %w", command, err)
 		}
 		res := bashResultOf(out)
 		res.Output, _ = u.cfg.SecretPolicy().Redact(res.Output)
-		u.record(bashMessage(command, res, excludeFromContext, time.Now()))
+		u.record(session.BashMessage(command, res, excludeFromContext, time.Now()))
 		return res, nil
 	}, nil
 }
 
+// scripted runs the scripts' user_bash handlers: done when one supplied the result (recorded
+// as the command's) or refused the command.
+func (u *userShell) scripted(ctx context.Context, command string, exclude bool) (session.BashResult, bool, error) {
+	got := u.scripts.rt.UserBashEvent(ctx, command, exclude)
+	if got.Blocked != "" {
+		return session.BashResult{}, true, fmt.Errorf("bash %q: %s", command, got.Blocked)
+	}
+	res := session.BashResult{Output: got.Output, ExitCode: got.ExitCode, Cancelled: got.Cancelled,
+		Truncated: got.Truncated, FullOutputPath: got.FullOutputPath}
+	if got.Handled {
+		u.record(session.BashMessage(command, res, exclude, time.Now()))
+	}
+	return res, got.Handled, nil
+}
+
 // bashResultOf words the runner's output as pi's BashResult, with the bash tool's limits.
-func bashResultOf(o proc.Output) bashResult {
+func bashResultOf(o proc.Output) session.BashResult {
 	text, tr := tools.ShellTail(o)
-	r := bashResult{Output: text, ExitCode: o.ExitCode, Cancelled: o.TimedOut || o.Aborted, Truncated: tr.Truncated}
+	r := session.BashResult{Output: text, ExitCode: o.ExitCode, Cancelled: o.TimedOut || o.Aborted, Truncated: tr.Truncated}
 	if tr.Truncated {
 		r.FullOutputPath = o.FullOutputPath
 	}
@@ -142,23 +151,4 @@ func (u *userShell) flushLocked() {
 		u.rec.append(m)
 	}
 	u.pending = nil
-}
-
-// bashMessage is pi's bashExecution message; session.ToLLM words it for the model.
-func bashMessage(command string, r bashResult, exclude bool, now time.Time) provider.Message {
-	extra := map[string]json.RawMessage{"command": jsonValue(command), "output": jsonValue(r.Output),
-		"exitCode": jsonValue(r.ExitCode), "cancelled": jsonValue(r.Cancelled), "truncated": jsonValue(r.Truncated)}
-	if r.FullOutputPath != "" {
-		extra["fullOutputPath"] = jsonValue(r.FullOutputPath)
-	}
-	if exclude {
-		extra["excludeFromContext"] = jsonValue(true)
-	}
-	return provider.Message{Role: session.RoleBashExecution, Timestamp: now.UnixMilli(), Extra: extra}
-}
-
-// jsonValue encodes strings, bools and int pointers, which always encode.
-func jsonValue(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
 }

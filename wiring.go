@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -41,6 +40,7 @@ type parts struct {
 	scripts      *scripts // tools, prompt parts and runtime, already set up
 	stopAfter    func(context.Context, *provider.Message, []provider.Message) bool
 	modelProblem string
+	unknownModel bool           // no configured provider has the model: perhaps one the scripts register
 	spill        *proc.SpillDir // the tools' folder for bash output, which the user's !cmd shares
 	sandbox      *sandbox.Sandbox
 }
@@ -71,7 +71,7 @@ func assemble(p parts) *harness {
 	h.settings = &settings{agent: h.agent, cfg: p.cfg, rec: h.rec, scripts: s, stderr: p.stderr}
 	h.compactor.agent, h.compactor.rec, h.compactor.settings = h.agent, h.rec, h.settings
 	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill,
-		confine: p.sandbox.Confine}
+		confine: p.sandbox.Confine, scripts: s}
 	if r, ok := p.provider.(*provider.Retrying); ok {
 		r.Notify = h.settings.retryNotice
 	}
@@ -100,7 +100,7 @@ func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Write
 	for _, w := range p.cfg.Warnings { // the file's, the sandbox's, then the model's (a smaller window)
 		fmt.Fprintln(stderr, "pi: warning:", w)
 	}
-	if err != nil && (!interactive || p.provider == nil) {
+	if p.unknownModel = errors.Is(err, config.ErrNotConfigured); err != nil && !p.unknownModel && (!interactive || p.provider == nil) {
 		return nil, err
 	}
 	if err != nil {
@@ -135,7 +135,12 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
-	p.scripts.rt = rt
+	p.scripts.rt, p.cfg = rt, p.cfg.WithDefinitions(rt.Providers)
+	o.messages = rt.TakeFlagWords(o.messages) // --name value, for the scripts' string flags
+	if err := p.resolveLater(ctx, o, interactive); err != nil {
+		rt.Close()
+		return nil, err
+	}
 	if err := buildTools(o, &p); err != nil {
 		rt.Close()
 		return nil, err
@@ -158,7 +163,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		h.close()
 		return nil, err
 	}
-	rt.Emit(ctx, "session_start", map[string]any{"reason": "startup"})
+	rt.SessionStarted(ctx) // session_start, then resources_discover
 	return h, nil
 }
 
@@ -266,67 +271,16 @@ func scriptHost(s *scripts, live func() *harness, subs lua.Subagents) lua.Host {
 		Complete: func(ctx context.Context, prompt string, opts lua.CompleteOptions) (string, error) {
 			return live().scripts.completeOnce(ctx, prompt, opts)
 		},
-		Config:      func(name string) map[string]any { return s.cfg.ScriptConfig(name) }, // set before loading starts
-		Permissions: s.gate.Policy,
+		Config:        func(name string) map[string]any { return s.cfg.ScriptConfig(name) }, // set before loading starts
+		Permissions:   s.gate.Policy,
 		AskPermission: s.askPermission,
 	}
 }
 
-// openSession picks the session the flags ask for. A new session touches the disk only once
-// the first reply arrives.
+// openSession picks the session the flags ask for (session.Choose).
 func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session, error) {
-	dir := o.sessionDir
-	if dir == "" {
-		dir = p.cfg.SessionDir
-	}
-	if dir == "" {
-		dir = session.Dir(p.piHome, p.cwd)
-	}
-	root := session.SessionsRoot(p.piHome)
-	switch {
-	case o.noSession:
-		return session.InMemory(p.cwd), nil
-	case o.forkRef != "":
-		src, err := session.Resolve(o.forkRef, dir, root)
-		if err != nil {
-			return nil, fmt.Errorf("--fork: %w", err)
-		}
-		return session.ForkFile(ctx, src, dir, p.cwd)
-	case o.sessionRef != "":
-		path, err := session.Resolve(o.sessionRef, dir, root)
-		if errors.Is(err, os.ErrNotExist) && strings.ContainsAny(o.sessionRef, `/\`) {
-			return newSessionAt(o.sessionRef, p.cwd)
-		}
-		if err != nil { // perhaps one of the TypeScript pi's sessions, which -r lists too
-			agent := session.PiAgentDir()
-			if found, err2 := session.Resolve(o.sessionRef, session.Dir(agent, p.cwd), session.SessionsRoot(agent)); err2 == nil {
-				path, err = found, nil
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--session: %w", err)
-		}
-		return session.Open(ctx, path)
-	case o.continueLast:
-		path, err := session.FindNewest(dir)
-		if err != nil {
-			return nil, fmt.Errorf("-c: %w", err)
-		}
-		if path != "" {
-			return session.Open(ctx, path)
-		}
-	}
-	return session.CreateChild(dir, p.cwd, o.parentSession), nil
-}
-
-// newSessionAt starts a session in a new file at the user's path, as pi does, but only in a
-// folder that exists: a mistyped path must not quietly start a new conversation somewhere.
-func newSessionAt(path, cwd string) (*session.Session, error) {
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("--session %s: no such session, and there is no folder %s to start one in", path, dir)
-	}
-	return session.CreateAt(path, cwd), nil
+	return session.Choose(ctx, session.Choice{Dir: cmp.Or(o.sessionDir, p.cfg.SessionDir), Home: p.piHome, Cwd: p.cwd,
+		InMemory: o.noSession, Fork: o.forkRef, Ref: o.sessionRef, Continue: o.continueLast, Parent: o.parentSession})
 }
 
 // resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that
@@ -334,7 +288,7 @@ func newSessionAt(path, cwd string) (*session.Session, error) {
 // unavailable provider, so the terminal UI can still start and say what to do.
 func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (provider.Provider, provider.Model, error) {
 	if o.fauxScript != "" || o.providerName == "faux" {
-		return fauxProvider(o)
+		return faux.FromCommandLine(o.fauxScript, o.model)
 	}
 	spec := o.model
 	if o.providerName != "" && !strings.Contains(spec, "/") {
@@ -347,20 +301,37 @@ func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (pr
 	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
 }
 
-func fauxProvider(o *cliOptions) (provider.Provider, provider.Model, error) {
-	if o.fauxScript == "" {
-		return nil, provider.Model{}, errors.New("--provider faux needs --faux-script <file.json>")
-	}
-	p, err := faux.LoadScript(o.fauxScript)
+// withScriptProviders is cfg with the providers the user's scripts register, for listing
+// models without a session; stop ends the scripts.
+func withScriptProviders(ctx context.Context, cfg *config.Config, trust bool, cwd string) (_ *config.Config, stop func()) {
+	rt, err := lua.New(ctx, lua.Options{PiHome: piHomeDir(), Cwd: cwd, Trust: trust, Disabled: append([]string{"mcp"}, cfg.Lua.Disable...),
+		Host: lua.Host{Config: cfg.ScriptConfig}, Packages: packages.Dirs(packages.Root(piHomeDir(), cwd, false))})
 	if err != nil {
-		return nil, provider.Model{}, err
+		return cfg, func() {}
 	}
-	id := strings.TrimPrefix(o.model, "faux/")
-	if id == "" {
-		id = "faux-1"
+	if rt.Ready(ctx) != nil {
+		rt.Close()
+		return cfg, func() {}
 	}
-	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
-		Input: p.ModelInput()}, nil
+	return cfg.WithDefinitions(rt.Providers), rt.Close
+}
+
+// resolveLater resolves a model no configured provider has once the scripts, which may
+// register its provider, are loaded.
+func (p *parts) resolveLater(ctx context.Context, o *cliOptions, interactive bool) error {
+	if !p.unknownModel {
+		return nil
+	}
+	if err := p.scripts.rt.Ready(ctx); err != nil {
+		return err
+	}
+	pr, m, err := resolveProvider(ctx, o, p.cfg)
+	if err == nil {
+		p.provider, p.model, p.modelProblem = pr, m, ""
+	} else if !interactive {
+		return err
+	}
+	return nil
 }
 
 func splitList(s string) []string {

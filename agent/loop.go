@@ -48,6 +48,10 @@ type Hooks struct {
 	PrepareNextTurn func(ctx context.Context, a *Agent) error
 	// ShouldStopAfterTurn ends the run after a turn when it returns true.
 	ShouldStopAfterTurn func(ctx context.Context, assistant *provider.Message, results []provider.Message) bool
+	// MessageEnd sees each finished message before the transcript takes it and message_end
+	// reports it, and may replace it (pi's message_end result): a replacement of another role
+	// is ignored. An assistant message's replacement is the one whose tool calls run.
+	MessageEnd func(ctx context.Context, m provider.Message) (provider.Message, bool)
 }
 
 // ToolCall is a call the model made, as hooks see it.
@@ -71,6 +75,7 @@ type ResultOverride struct {
 	Details   any
 	IsError   *bool
 	Terminate *bool
+	Usage     *provider.Usage
 }
 
 // State is a snapshot of what the agent holds.
@@ -107,6 +112,11 @@ type Agent struct {
 	toolDefs     []provider.ToolDef
 	toolDefsFrom []tools.Tool
 	sessionID    string
+	// declared names the tools the conversation was last offered (declareToolChanges); nil
+	// before the first model call of a new conversation. A compaction, a shell command's output
+	// joining and a move to another session or branch keep it: what this agent offered last is
+	// what it knows of.
+	declared []string
 	// foreign counts transcript messages a model does not take (custom roles), so that the
 	// common case of none needs no scan of a long transcript per request.
 	foreign int
@@ -305,12 +315,16 @@ func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteerin
 				a.emit(ctx, Event{Type: EvTurnStart})
 			}
 			first = false
+			if len(pending) > 0 { // a change of tools is declared before the new messages, as pi does
+				if d := a.declareToolChanges(ctx); d != nil {
+					created = append(created, *d)
+				}
+			}
 			for i := range pending {
 				m := pending[i]
 				a.emit(ctx, Event{Type: EvMessageStart, Message: &m})
-				a.appendMessage(m)
+				a.endMessage(ctx, &m)
 				created = append(created, m)
-				a.emit(ctx, Event{Type: EvMessageEnd, Message: &m})
 			}
 			pending = nil
 			var stop bool
@@ -334,10 +348,13 @@ func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteerin
 // turn makes one model call and runs its tool calls. It reports whether the model should be
 // called again for tool results, whether the run must stop, and the messages it added.
 func (a *Agent) turn(ctx context.Context) (more, stop bool, created []provider.Message) {
+	if d := a.declareToolChanges(ctx); d != nil {
+		created = append(created, *d)
+	}
 	if a.hooks.PrepareNextTurn != nil {
 		if err := a.hooks.PrepareNextTurn(ctx, a); err != nil {
-			failed := a.failure(err)
-			return a.endWithError(ctx, failed)
+			more, stop, failed := a.endWithError(ctx, a.failure(err))
+			return more, stop, append(created, failed...)
 		}
 	}
 	assistant := a.streamAssistant(ctx)
@@ -389,8 +406,7 @@ func (a *Agent) failure(err error) provider.Message {
 		msg.StopReason = provider.StopAborted
 	}
 	a.emit(context.Background(), Event{Type: EvMessageStart, Message: &msg})
-	a.appendMessage(msg)
-	a.emit(context.Background(), Event{Type: EvMessageEnd, Message: &msg})
+	a.endMessage(context.Background(), &msg)
 	return msg
 }
 
@@ -421,9 +437,20 @@ func (a *Agent) streamAssistant(ctx context.Context) provider.Message {
 	if !started {
 		a.emit(ctx, Event{Type: EvMessageStart, Message: &final})
 	}
-	a.appendMessage(final)
-	a.emit(ctx, Event{Type: EvMessageEnd, Message: &final})
+	a.endMessage(ctx, &final)
 	return final
+}
+
+// endMessage lets Hooks.MessageEnd replace m, appends m to the transcript and emits
+// message_end.
+func (a *Agent) endMessage(ctx context.Context, m *provider.Message) {
+	if h := a.hooks.MessageEnd; h != nil {
+		if r, ok := h(ctx, *m); ok && r.Role == m.Role {
+			*m = r
+		}
+	}
+	a.appendMessage(*m)
+	a.emit(ctx, Event{Type: EvMessageEnd, Message: m})
 }
 
 func (a *Agent) buildRequest(ctx context.Context) (*provider.Request, error) {

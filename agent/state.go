@@ -111,6 +111,9 @@ func (a *Agent) ReplaceMessages(msgs []provider.Message) {
 	a.mu.Lock()
 	a.state.Messages = append([]provider.Message(nil), msgs...)
 	a.foreign = 0
+	if len(msgs) == 0 { // a new conversation: its first call is offered the tools without a message
+		a.declared = nil
+	}
 	for i := range msgs {
 		if !isLLMRole(msgs[i].Role) {
 			a.foreign++

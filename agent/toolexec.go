@@ -238,6 +238,9 @@ func applyOverride(r *tools.Result, o ResultOverride) {
 	if o.IsError != nil {
 		r.IsError = *o.IsError
 	}
+	if o.Usage != nil {
+		r.Usage = o.Usage
+	}
 	if o.Terminate != nil {
 		r.Terminate = *o.Terminate
 	}
@@ -250,15 +253,14 @@ func (a *Agent) resultMessages(ctx context.Context, calls []*callState) []provid
 	for i, c := range calls {
 		out[i] = toolResultMessage(c)
 		a.emit(ctx, Event{Type: EvMessageStart, Message: &out[i]})
-		a.appendMessage(out[i])
-		a.emit(ctx, Event{Type: EvMessageEnd, Message: &out[i]})
+		a.endMessage(ctx, &out[i])
 	}
 	return out
 }
 
 func toolResultMessage(c *callState) provider.Message {
 	m := provider.Message{Role: provider.RoleToolResult, ToolCallID: c.call.ID, ToolName: c.call.Name,
-		Content: c.result.Content, IsError: c.result.IsError, Timestamp: time.Now().UnixMilli()}
+		Content: c.result.Content, IsError: c.result.IsError, Usage: c.result.Usage, Timestamp: time.Now().UnixMilli()}
 	if m.Content == nil {
 		m.Content = []provider.Block{}
 	}

@@ -1,6 +1,6 @@
 // Package config owns pi.toml: reading $PI_HOME/pi.toml and the project's .pi/pi.toml,
 // merging them, parsing --model specs, and turning a spec into a ready provider and model
-// description. It does not wire the agent (the root package does) and never writes a key
+// description, over the providers a session's scripts define (defined.go). It does not wire the agent (the root package does) and never writes a key
 // anywhere: keys are read at resolve time and handed only to the adapter. A project's file
 // applies in part only until its directory is trusted (safety.go).
 package config
@@ -66,6 +66,7 @@ type Config struct {
 	warned     map[string]bool                               // models whose smaller window was warned about
 	runCmd     func(context.Context, string) (string, error) // runs api_key_cmd
 	keysRead   *keyRing                                      // what api_key_cmd printed, for redaction
+	defs       func() []provider.Definition                  // the scripts' providers (WithDefinitions)
 }
 
 // CompactionConfig is the [compaction] table. Zero token budgets scale with the model's
@@ -131,7 +132,11 @@ type ProviderConfig struct {
 	TextToolCalls       *bool `toml:"text_tool_calls"`
 	ConstrainedSampling *bool `toml:"constrained_sampling"`
 
-	fromFile bool // named in a file, not only built in
+	fromFile bool // named in a file (or by a script), not only built in
+	// What a script's definition adds (defined.go): its own kind, computed models, a literal key.
+	stream     provider.Provider
+	listModels func(context.Context) ([]provider.Model, error)
+	apiKey     string
 }
 
 // ModelConfig is one [[providers.<name>.models]] entry.
@@ -440,6 +445,7 @@ func (c *Config) providerNames() []string {
 	for n := range c.Providers {
 		names = append(names, n)
 	}
+	names = append(names, c.definedNames()...)
 	sort.Strings(names)
 	return names
 }
@@ -580,10 +586,10 @@ func (c *Config) ResolveModel(ctx context.Context, spec string) (provider.Provid
 			return nil, provider.Model{}, err
 		}
 	}
-	pc := c.Providers[name]
+	pc := c.provider(name)
 	if pc == nil {
-		return nil, provider.Model{}, fmt.Errorf("model %q: no provider %q: known providers are %s; add [providers.%s] to pi.toml",
-			spec, name, strings.Join(c.providerNames(), ", "), name)
+		return nil, provider.Model{}, notConfigured{fmt.Errorf("model %q: no provider %q: known providers are %s; add [providers.%s] to pi.toml",
+			spec, name, strings.Join(c.providerNames(), ", "), name)}
 	}
 	p, err := c.newProvider(ctx, name, pc)
 	if err != nil {
@@ -596,12 +602,12 @@ func (c *Config) ResolveModel(ctx context.Context, spec string) (provider.Provid
 // findModel resolves a spec without "/": a provider name means its first configured model;
 // otherwise the one provider that configures a model of that id.
 func (c *Config) findModel(id string) (string, string, error) {
-	if pc := c.Providers[id]; pc != nil && len(pc.Models) > 0 {
+	if pc := c.provider(id); pc != nil && len(pc.Models) > 0 {
 		return id, pc.Models[0].ID, nil
 	}
 	var found []string
 	for _, name := range c.providerNames() {
-		if slices.ContainsFunc(c.Providers[name].Models, func(m ModelConfig) bool { return m.ID == id }) {
+		if slices.ContainsFunc(c.provider(name).Models, func(m ModelConfig) bool { return m.ID == id }) {
 			found = append(found, name)
 		}
 	}
@@ -609,14 +615,14 @@ func (c *Config) findModel(id string) (string, string, error) {
 	case 1:
 		return found[0], id, nil
 	case 0:
-		return "", "", fmt.Errorf("model %q: no configured provider has it; write provider/model, e.g. ollama/%s", id, id)
+		return "", "", notConfigured{fmt.Errorf("model %q: no configured provider has it; write provider/model, e.g. ollama/%s", id, id)}
 	}
 	return "", "", fmt.Errorf("model %q: providers %s all have it; write provider/model", id, strings.Join(found, ", "))
 }
 
 // discover picks a model on the local Ollama server for a user who configured none.
 func (c *Config) discover(ctx context.Context) (provider.Provider, provider.Model, error) {
-	pc := c.Providers["ollama"]
+	pc := c.provider("ollama")
 	if pc == nil || pc.Kind != kindOllama {
 		return nil, provider.Model{}, errors.New("no model configured: set model = \"provider/model\" in pi.toml or pass --model")
 	}
@@ -637,6 +643,9 @@ func (c *Config) discover(ctx context.Context) (provider.Provider, provider.Mode
 // newProvider builds the adapter for a provider, reading its key now so that a key never
 // sits in the Config.
 func (c *Config) newProvider(ctx context.Context, name string, pc *ProviderConfig) (provider.Provider, error) {
+	if pc.stream != nil {
+		return pc.stream, nil
+	}
 	key, err := c.apiKey(ctx, name, pc)
 	if err != nil {
 		return nil, err
@@ -660,6 +669,9 @@ func (c *Config) newProvider(ctx context.Context, name string, pc *ProviderConfi
 
 func (c *Config) apiKey(ctx context.Context, name string, pc *ProviderConfig) (string, error) {
 	switch {
+	case pc.apiKey != "":
+		c.keysRead.add(pc.apiKey)
+		return pc.apiKey, nil
 	case pc.APIKeyCmd != "":
 		key, err := c.runCmd(ctx, pc.APIKeyCmd)
 		if err != nil {
@@ -696,6 +708,10 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 	var mc ModelConfig
 	if i := slices.IndexFunc(pc.Models, func(o ModelConfig) bool { return o.ID == id }); i >= 0 {
 		mc = pc.Models[i]
+	} else if computed, ok, err := computedModel(ctx, name, pc, id); err != nil {
+		return provider.Model{}, err
+	} else if ok {
+		mc = computed
 	}
 	switch pc.Kind {
 	case kindOllama:
@@ -824,7 +840,7 @@ func (c *Config) ListModels(ctx context.Context) []ProviderModels {
 func (c *Config) listedProviders() []string {
 	var names []string
 	for _, name := range c.providerNames() {
-		pc := c.Providers[name]
+		pc := c.provider(name)
 		hosted := pc.APIKeyEnv != "" || pc.APIKeyCmd != ""
 		if pc.fromFile || !hosted || strings.TrimSpace(c.getenv(pc.APIKeyEnv)) != "" {
 			names = append(names, name)
@@ -834,7 +850,7 @@ func (c *Config) listedProviders() []string {
 }
 
 func (c *Config) listProvider(ctx context.Context, name string) ProviderModels {
-	pc := c.Providers[name]
+	pc := c.provider(name)
 	res := ProviderModels{Provider: name, Kind: pc.Kind, BaseURL: pc.BaseURL, Configured: pc.fromFile}
 	for _, mc := range pc.Models {
 		m := provider.Model{ID: mc.ID, Provider: name, API: pc.Kind, BaseURL: pc.BaseURL}
@@ -852,6 +868,9 @@ func (c *Config) listProvider(ctx context.Context, name string) ProviderModels {
 		res.BaseURL = op.BaseURL()
 	}
 	lister, ok := p.(provider.ModelLister)
+	if pc.listModels != nil {
+		lister, ok = computedLister(pc.listModels), true
+	}
 	if !ok {
 		return res
 	}

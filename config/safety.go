@@ -175,7 +175,7 @@ func (k *keyRing) list() []string {
 func (c *Config) KeyVars() []string {
 	var out []string
 	for _, name := range c.providerNames() {
-		if v := c.Providers[name].APIKeyEnv; v != "" && !slices.Contains(out, v) {
+		if v := c.provider(name).APIKeyEnv; v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}

@@ -54,7 +54,7 @@ func (v *vm) piModule() *lua.LTable {
 		m.RawSetString(name, L.NewFunction(fn))
 	}
 	m.RawSetString("subagent", v.subagentModule())
-	for _, more := range []map[string]lua.LGFunction{sessionFuncs(v), uiFuncs(v), extFuncs(v)} {
+	for _, more := range []map[string]lua.LGFunction{sessionFuncs(v), uiFuncs(v), extFuncs(v), providerFuncs(v)} {
 		for name, fn := range more {
 			m.RawSetString(name, L.NewFunction(fn))
 		}

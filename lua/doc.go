@@ -7,7 +7,7 @@
 // MCP server, subagents.lua only when the Agent tools are on).
 //
 // It may import provider, tools and internal/proc (which runs pi.exec's and pi.spawn's
-// processes), and nothing else of this module (its tests also use internal/mcptest). It must not append to the transcript, call a model, or draw on the
+// processes), and nothing else of this module (its tests also use internal/mcptest and internal/chattest). It must not append to the transcript, call a model, or draw on the
 // terminal itself: everything that needs the agent, the model or the user goes through the Host
 // functions that main supplies, so the same scripts run in the TUI, in print/JSON mode and
 // under RPC.
@@ -21,8 +21,11 @@
 // Beyond events, tools and commands, scripts reach the live session and the screen through
 // Host.Session (session_api.go, ui.go: statuses, widgets, the title, the editor; the screen's
 // state is kept for a user interface that attaches later), bind keys and command-line flags
-// (ext.go), send messages for the next turn (sendmessage.go), and see the HTTP bodies sent to
-// the model (providerhooks.go). Packages' scripts (Options.Packages) load after the user's.
+// (ext.go), send pi's custom messages and draw them in the terminal UI (sendmessage.go), answer
+// the user's shell commands and add skills, templates and themes (userevents.go), see the
+// HTTP bodies sent to the model (providerhooks.go), and register model providers (provider.go;
+// one of the script's own kind streams through luastream.go). Packages' scripts
+// (Options.Packages) load after the user's.
 //
 // Callbacks (spawn.go, http.go, callback.go): what pi.spawn's children print and pi.http's
 // streamed bodies reach Lua as tasks queued from the reading goroutine, which waits for each

@@ -155,10 +155,11 @@ type ResultOverride struct {
 	Details   any
 	IsError   *bool
 	Terminate *bool
+	Usage     *provider.Usage // the tool's own model usage (pi's tool_result {usage})
 }
 
 // ToolResult runs the tool_result handlers: ev = {tool_name, tool_call_id, input, content,
-// details, is_error}. A handler may return {content?, details?, is_error?, terminate?}; each
+// details, is_error}. A handler may return {content?, details?, is_error?, terminate?, usage?}; each
 // field given replaces the current one, and the next handler sees the result so far. Wire it
 // to Hooks.AfterToolCall.
 func (r *Runtime) ToolResult(ctx context.Context, name, id string, args map[string]any, res tools.Result) (o ResultOverride, changed bool) {
@@ -205,6 +206,9 @@ func (v *vm) applyResultOverride(t, ev *lua.LTable, o *ResultOverride) error {
 		o.Details = details
 		ev.RawSetString("details", d)
 	}
+	if u := usageFromLua(t.RawGetString("usage")); u != nil {
+		o.Usage = u
+	}
 	for _, f := range []struct {
 		key string
 		dst **bool
@@ -231,11 +235,6 @@ type InputResult struct {
 // prompt, before the agent sees it, after running a runnable /command.
 func (r *Runtime) Input(ctx context.Context, text string, images []provider.Block, source string) (res InputResult) {
 	res = InputResult{Text: text}
-	defer func() {
-		if !res.Handled && source != "extension" {
-			res.Text = r.withNextTurn(res.Text) // pi.send_message's next_turn messages
-		}
-	}()
 	if !r.HasHandlers("input") {
 		return res
 	}
@@ -264,32 +263,10 @@ func (r *Runtime) Input(ctx context.Context, text string, images []provider.Bloc
 	return res
 }
 
-// BeforeAgentStart runs the before_agent_start handlers: ev = {prompt, images, system_prompt}.
-// A handler may return {system_prompt = "…"}; handlers chain, each seeing the prompt so far.
-// It returns the system prompt for this run. Call it once per prompt, before Agent.Prompt,
-// with the base system prompt; set the result with Agent.SetSystemPrompt (restore the base
-// one for the next prompt).
+// BeforeAgentStart is the system prompt StartRun gives (events_run.go), for a caller that
+// adds no messages.
 func (r *Runtime) BeforeAgentStart(ctx context.Context, prompt string, images []provider.Block, systemPrompt string) string {
-	if !r.HasHandlers("before_agent_start") {
-		return systemPrompt
-	}
-	var ev *lua.LTable
-	r.chain(ctx, "before_agent_start", false, func(v *vm) []lua.LValue {
-		ev = v.L.NewTable()
-		ev.RawSetString("prompt", lua.LString(prompt))
-		ev.RawSetString("images", v.toLua(blocksOrEmpty(images)))
-		ev.RawSetString("system_prompt", lua.LString(systemPrompt))
-		return []lua.LValue{ev}
-	}, func(v *vm, ret lua.LValue, h handler) bool {
-		if t, ok := ret.(*lua.LTable); ok {
-			if s, ok := t.RawGetString("system_prompt").(lua.LString); ok {
-				systemPrompt = string(s)
-				ev.RawSetString("system_prompt", s)
-			}
-		}
-		return false
-	}, nil, nil)
-	return systemPrompt
+	return r.StartRun(ctx, prompt, images, systemPrompt).SystemPrompt
 }
 
 // Context runs the context handlers before each model call: ev = {messages} in pi's message

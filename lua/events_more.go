@@ -7,10 +7,11 @@ import (
 )
 
 // moreEvents are the events beyond the agent loop's that pi's extensions see: the session's
-// moves (each session_before_* may cancel), thinking changes, and the HTTP calls to the model.
+// moves (each session_before_* may cancel), thinking changes, the HTTP calls to the model, the
+// user's shell commands and the discovery of resources (userevents.go).
 func moreEvents() []string {
 	return []string{"session_before_switch", "session_before_fork", "session_before_tree", "session_tree",
-		"thinking_level_select", "before_provider_request", "after_provider_response"}
+		"thinking_level_select", "before_provider_request", "after_provider_response", "user_bash", "resources_discover"}
 }
 
 // BeforeSession runs the handlers of a session_before_* event (switch {reason, target},

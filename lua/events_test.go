@@ -56,7 +56,7 @@ func TestToolResultRewrite(t *testing.T) {
 	r := e.start(t, `
 pi.on("tool_result", function(ev)
   if ev.tool_name == "bash" then
-    return {content = ev.content[1].text:upper() .. " (" .. ev.input.command .. ")", details = {checked = true}}
+    return {content = ev.content[1].text:upper() .. " (" .. ev.input.command .. ")", details = {checked = true}, usage = {input = 4, cost = 0.1}}
   end
 end)
 pi.on("tool_result", function(ev)
@@ -64,7 +64,8 @@ pi.on("tool_result", function(ev)
 end)`)
 	o, changed := r.ToolResult(ctxT(t), "bash", "id", map[string]any{"command": "cat"}, tools.TextResult("a secret"))
 	if !changed || len(o.Content) != 1 || o.Content[0].Text != "[redacted]" || o.IsError == nil || !*o.IsError ||
-		o.Terminate == nil || !*o.Terminate || !reflect.DeepEqual(o.Details, map[string]any{"checked": true}) {
+		o.Terminate == nil || !*o.Terminate || !reflect.DeepEqual(o.Details, map[string]any{"checked": true}) ||
+		o.Usage == nil || o.Usage.Input != 4 || o.Usage.Cost.Total != 0.1 {
 		t.Errorf("override %+v", o)
 	}
 	o, changed = r.ToolResult(ctxT(t), "bash", "id", map[string]any{"command": "ls"}, tools.TextResult("files"))

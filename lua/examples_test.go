@@ -175,7 +175,7 @@ func TestExamplePlanMode(t *testing.T) {
 	e.opts.Host.Session = fs
 	e.opts.Host.ActiveTools = func() []string { return active }
 	e.opts.Host.SetActiveTools = func(names []string) error { active = names; return nil }
-	e.opts.Flags = map[string]string{"plan": "true"}
+	e.opts.Flags = Flags{Values: map[string]string{"plan": "true"}}
 	r := example(t, e, "plan-mode.lua")
 	r.Emit(ctxT(t), "session_start", map[string]any{"reason": "startup"})
 	r.Flush(ctxT(t))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,7 +48,8 @@ func (r *Runtime) Shortcuts() []Shortcut {
 
 // extState is one state's flags and shortcuts.
 type extState struct {
-	tools     map[string]toolExtras // by tool name (toolextras.go)
+	tools     map[string]toolExtras     // by tool name (toolextras.go)
+	renderers map[string]*lua.LFunction // message renderers by custom type (sendmessage.go)
 	flags     map[string]flagDef
 	shortcuts map[string]Shortcut
 }
@@ -60,7 +62,8 @@ type flagDef struct {
 // extFuncs are the registrations beyond tools and commands: shortcuts and flags.
 func extFuncs(v *vm) map[string]lua.LGFunction {
 	return map[string]lua.LGFunction{"register_shortcut": v.registerShortcut, "register_flag": v.registerFlag, "flag": v.flagFn,
-		"package_dirs": v.packageDirs, "send_message": v.sendMessage}
+		"package_dirs": v.packageDirs, "send_message": v.sendMessage,
+		"register_message_renderer": v.registerMessageRenderer}
 }
 
 func (v *vm) registerShortcut(L *lua.LState) int {
@@ -102,7 +105,10 @@ func (v *vm) registerFlag(L *lua.LState) int {
 func (v *vm) flagFn(L *lua.LState) int {
 	name := strings.TrimLeft(L.CheckString(1), "-")
 	d, registered := v.ext.flags[name]
-	raw, given := v.r.opts.Flags[name]
+	raw, given := v.r.opts.Flags.Values[name]
+	if next, ok := v.r.opts.Flags.Next[name]; ok && registered && d.typ == "string" {
+		raw = next // --name value
+	}
 	switch {
 	case !given && registered:
 		L.Push(d.def)
@@ -117,11 +123,21 @@ func (v *vm) flagFn(L *lua.LState) int {
 	return 1
 }
 
+// Flags are the command line's long flags pi does not define (SplitFlags), for pi.flag.
+type Flags struct {
+	Values map[string]string // by name: the value after "=", or "true" for a bare flag
+	// Next is, for a bare flag followed by a word (not "-…" nor "@…"), that word: the value
+	// of the flag when a script registers it as a string flag (--name value), which then
+	// takes the word from the prompts (Runtime.TakeFlagWords).
+	Next map[string]string
+}
+
 // SplitFlags takes from args the long flags fs does not define, for the scripts' pi.flag:
-// "--name=value" gives value, a bare "--name" gives "true". The value of a flag of fs that
-// takes one stays with it; -h and --help stay pi's; after "--" everything stays.
-func SplitFlags(args []string, fs *flag.FlagSet) (rest []string, flags map[string]string) {
-	flags = map[string]string{}
+// "--name=value" gives value, a bare "--name" gives "true" (and its next word is noted in
+// Next; it stays in rest). The value of a flag of fs that takes one stays with it; -h and
+// --help stay pi's; after "--" everything stays.
+func SplitFlags(args []string, fs *flag.FlagSet) (rest []string, flags Flags) {
+	flags = Flags{Values: map[string]string{}, Next: map[string]string{}}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -139,10 +155,31 @@ func SplitFlags(args []string, fs *flag.FlagSet) (rest []string, flags map[strin
 		}
 		if !hasValue {
 			value = "true"
+			if i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") && !strings.HasPrefix(args[i+1], "@") {
+				flags.Next[name] = args[i+1]
+			}
 		}
-		flags[name] = value
+		flags.Values[name] = value
 	}
 	return rest, flags
+}
+
+// TakeFlagWords returns prompts without the words that string flags took as their values
+// (--name value, name registered with type "string"), the first occurrence of each, once the
+// scripts have loaded.
+func (r *Runtime) TakeFlagWords(prompts []string) []string {
+	r.waitReady()
+	r.mu.Lock()
+	taken := r.stringFlags
+	r.mu.Unlock()
+	out := append([]string(nil), prompts...)
+	for _, name := range taken {
+		word, ok := r.opts.Flags.Next[name]
+		if i := slices.Index(out, word); ok && i >= 0 {
+			out = slices.Delete(out, i, i+1)
+		}
+	}
+	return out
 }
 
 func flagValue(f *flag.Flag) flag.Value {

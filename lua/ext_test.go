@@ -16,18 +16,40 @@ func TestSplitFlags(t *testing.T) {
 		args  []string
 		rest  []string
 		flags map[string]string
+		next  map[string]string
 	}{
-		{[]string{"--plan", "hi"}, []string{"hi"}, map[string]string{"plan": "true"}},
-		{[]string{"--model", "x", "--depth=3", "go"}, []string{"--model", "x", "go"}, map[string]string{"depth": "3"}},
-		{[]string{"-p", "--trust", "--", "--plan"}, []string{"-p", "--trust", "--", "--plan"}, map[string]string{}},
-		{[]string{"--model=y"}, []string{"--model=y"}, map[string]string{}},
-		{[]string{"--model", "--plan", "-x"}, []string{"--model", "--plan", "-x"}, map[string]string{}},
+		{[]string{"--plan", "hi"}, []string{"hi"}, map[string]string{"plan": "true"}, map[string]string{"plan": "hi"}},
+		{[]string{"--model", "x", "--depth=3", "go"}, []string{"--model", "x", "go"}, map[string]string{"depth": "3"}, map[string]string{}},
+		{[]string{"-p", "--trust", "--", "--plan"}, []string{"-p", "--trust", "--", "--plan"}, map[string]string{}, map[string]string{}},
+		{[]string{"--model=y"}, []string{"--model=y"}, map[string]string{}, map[string]string{}},
+		{[]string{"--model", "--plan", "-x"}, []string{"--model", "--plan", "-x"}, map[string]string{}, map[string]string{}},
+		{[]string{"--a", "--b", "@f", "--c", "-p"}, []string{"@f", "-p"}, map[string]string{"a": "true", "b": "true", "c": "true"}, map[string]string{}},
 	}
 	for _, tc := range cases {
 		rest, flags := SplitFlags(tc.args, known)
-		if !reflect.DeepEqual(rest, tc.rest) || !reflect.DeepEqual(flags, tc.flags) {
-			t.Errorf("%q: rest %q flags %v", tc.args, rest, flags)
+		if !reflect.DeepEqual(rest, tc.rest) || !reflect.DeepEqual(flags.Values, tc.flags) || !reflect.DeepEqual(flags.Next, tc.next) {
+			t.Errorf("%q: rest %q flags %v next %v", tc.args, rest, flags.Values, flags.Next)
 		}
+	}
+}
+
+// A bare flag's next word is a string flag's value (and leaves the prompts), a boolean
+// flag's is a prompt; --name=value needs no word.
+func TestStringFlagTakesNextWord(t *testing.T) {
+	e := newEnv(t)
+	_, e.opts.Flags = SplitFlags([]string{"--depth", "3", "--plan", "fix it", "--mode-x", "deep", "--name=ann", "go"}, flag.NewFlagSet("pi", flag.ContinueOnError))
+	r := e.start(t, `pi.register_flag{name = "depth", type = "string"}
+pi.register_flag{name = "plan", type = "boolean"}
+pi.register_flag{name = "name", type = "string"}
+pi.register_command{name = "show", run = function()
+  pi.notify(pi.flag("depth") .. " " .. tostring(pi.flag("plan")) .. " " .. pi.flag("name") .. " " .. pi.flag("mode-x"), "info")
+end}`)
+	if got := r.TakeFlagWords([]string{"3", "fix it", "deep", "go"}); strings.Join(got, "|") != "fix it|deep|go" {
+		t.Fatalf("prompts %q", got)
+	}
+	runAndReadCommand(t, r, "show")
+	if _, ok := e.noticeContaining("3 true ann true"); !ok {
+		t.Fatalf("flags: %+v", e.notices())
 	}
 }
 
@@ -35,8 +57,8 @@ func FuzzSplitFlags(f *testing.F) {
 	f.Add("--plan", "--x=1")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		rest, flags := SplitFlags([]string{a, b}, flag.NewFlagSet("pi", flag.ContinueOnError))
-		if len(rest)+len(flags) > 2 {
-			t.Fatalf("%q %q → %q %v", a, b, rest, flags)
+		if len(rest)+len(flags.Values) > 2 || len(flags.Next) > 1 {
+			t.Fatalf("%q %q → %q %+v", a, b, rest, flags)
 		}
 	})
 }
@@ -45,7 +67,7 @@ func TestFlagsShortcutsAndExtensions(t *testing.T) {
 	e := newEnv(t)
 	extra := e.write(t, "extra.lua", `pi.register_command{name = "extra", run = function() end}`)
 	e.opts.Extensions = []string{extra}
-	e.opts.Flags = map[string]string{"plan": "true", "depth": "3", "raw": "x"}
+	e.opts.Flags = Flags{Values: map[string]string{"plan": "true", "depth": "3", "raw": "x"}}
 	r := e.start(t, `
 pi.register_flag{name = "plan", type = "boolean", description = "start in plan mode", default = false}
 pi.register_flag{name = "depth", type = "string", default = "1"}
@@ -106,5 +128,12 @@ func TestPackagesLoad(t *testing.T) {
 	}
 	if n, ok := e.noticeContaining("boom"); !ok || !strings.Contains(n.Message, "package a-broken (init.lua)") {
 		t.Errorf("the failing package is not named: %+v", e.notices())
+	}
+	e.opts.NoProject = true // --no-extensions: no package loads, the user's neither
+	r = e.start(t, "")
+	for _, c := range r.Commands() {
+		if c.Name == "hello" || c.Name == "skill:wave" || c.Name == "greet" {
+			t.Errorf("with --no-extensions a package's /%s is there", c.Name)
+		}
 	}
 }

@@ -229,9 +229,13 @@ func (r *Runtime) extensionScripts() []script {
 }
 
 // packageScripts are the packages' scripts: the user's packages, then the project's when it is
-// trusted, each package's init.lua first and then its lua/*.lua in name order.
+// trusted, each package's init.lua first and then its lua/*.lua in name order. NoProject
+// (--no-extensions) loads no package at all.
 func (r *Runtime) packageScripts(ctx context.Context) []script {
-	dirs := append([]string(nil), r.opts.Packages...)
+	var dirs []string
+	if !r.opts.NoProject {
+		dirs = append(dirs, r.opts.Packages...)
+	}
 	if len(r.opts.ProjectPackages) > 0 && !r.opts.NoProject && r.projectTrusted(ctx, filepath.Join(r.opts.Cwd, ".pi", "packages")) {
 		dirs = append(dirs, r.opts.ProjectPackages...)
 	}

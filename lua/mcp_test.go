@@ -36,9 +36,9 @@ func TestMain(m *testing.M) {
 // mcpEnv is a runtime whose pi.config("mcp") names one server, fake, with conf.
 type mcpEnv struct {
 	*env
-	r    *Runtime
-	mu   sync.Mutex
-	sent []string // pi.send_user_message texts
+	r      *Runtime
+	sentMu sync.Mutex // guards sent (env.mu guards the notices)
+	sent   []string   // pi.send_user_message texts
 }
 
 func stdioServer(t testing.TB, log string) map[string]any {
@@ -61,9 +61,9 @@ func startMCP(t testing.TB, conf map[string]any, trust bool) *mcpEnv {
 		return map[string]any{"servers": map[string]any{"fake": conf}}
 	}
 	e.opts.Host.SendUserMessage = func(text, _ string) error {
-		e.mu.Lock()
+		e.sentMu.Lock()
 		e.sent = append(e.sent, text)
-		e.mu.Unlock()
+		e.sentMu.Unlock()
 		return nil
 	}
 	e.r = e.start(t, "")
@@ -195,9 +195,9 @@ func TestMCPToolListChanged(t *testing.T) {
 func TestMCPPromptsAndStatus(t *testing.T) {
 	mcpTransports(t, func(t *testing.T, e *mcpEnv, _ func() string) {
 		e.command(t, "mcp:fake:greet", "Bob")
-		e.mu.Lock()
+		e.sentMu.Lock()
 		sent := strings.Join(e.sent, "|")
-		e.mu.Unlock()
+		e.sentMu.Unlock()
 		if sent != "Say hello to Bob." {
 			t.Errorf("the prompt sent %q", sent)
 		}
@@ -320,9 +320,9 @@ func FuzzMCPServerOutput(f *testing.F) {
 		if err := os.WriteFile(out, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		e.mu.Lock()
+		e.env.mu.Lock()
 		e.notes = nil
-		e.mu.Unlock()
+		e.env.mu.Unlock()
 		for _, c := range e.r.Commands() {
 			if c.Name == "mcp" {
 				c.Run(ctxT(t), "restart fake")

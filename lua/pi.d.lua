@@ -25,6 +25,8 @@ pi = {}
 ---@field details? any shown to the user interface, never to the model
 ---@field is_error? boolean
 ---@field terminate? boolean ask pi not to call the model again after this batch (only when every result of the batch asks)
+---@field usage? {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer, cost?: number} the tool's own model usage (cost in dollars): in the session's cost, not the context
+---@field added_tools? string[] tools to activate from the next model call (the model is told)
 
 -- ── tools ────────────────────────────────────────────────────────────────────────────────
 
@@ -191,6 +193,35 @@ function pi.register_command(def) end
 ---@field status integer
 ---@field headers table<string, string> names in lower case
 
+---@class pi.UserBashEvent
+---@field command string what the user typed after ! or !! (or RPC's bash command)
+---@field exclude_from_context boolean true for !!: the model does not see the output
+---@field cwd string
+
+---@class pi.BashResult
+---@field output string
+---@field exit_code? integer default 0; nil with cancelled: killed
+---@field cancelled? boolean
+---@field truncated? boolean
+---@field full_output_path? string
+
+---@class pi.UserBashResult
+---@field result? pi.BashResult stands in for running the command (recorded as its run)
+---@field block? boolean refuse the command
+---@field reason? string why, for the user
+
+---@class pi.ResourcesDiscoverEvent
+---@field cwd string
+---@field reason "startup"|"reload"
+---@field skill_paths string[] late handlers: what the others added so far (absolute)
+---@field prompt_paths string[]
+---@field theme_paths string[]
+
+---@class pi.ResourcesDiscoverResult
+---@field skill_paths? string[] skill folders (searched like a skills root) or .md files; relative to the project
+---@field prompt_paths? string[] folders of prompt templates or .md files
+---@field theme_paths? string[] folders of theme files (.toml) for the terminal UI
+
 ---@class pi.OnOptions
 ---@field late? boolean run after the handlers without it (the bundled skill and template expansion use this)
 ---@field guard? boolean tool_call only: fail closed (raising or timing out blocks the call), and may return {allow = true}
@@ -200,12 +231,13 @@ function pi.register_command(def) end
 ---@overload fun(event: "session_start", fn: fun(ev: pi.SessionStartEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "session_shutdown", fn: fun(ev: pi.SessionShutdownEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "input", fn: fun(ev: pi.InputEvent): pi.InputResult?, opts?: pi.OnOptions)
----@overload fun(event: "before_agent_start", fn: fun(ev: pi.BeforeAgentStartEvent): {system_prompt: string}?, opts?: pi.OnOptions)
+---@overload fun(event: "before_agent_start", fn: fun(ev: pi.BeforeAgentStartEvent): {system_prompt?: string, message?: {content: string|pi.Block[], custom_type?: string, display?: boolean, details?: any}}?, opts?: pi.OnOptions)
 ---@overload fun(event: "agent_start", fn: fun(ev: table), opts?: pi.OnOptions)
 ---@overload fun(event: "agent_end", fn: fun(ev: pi.AgentEndEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "turn_start", fn: fun(ev: pi.TurnStartEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "turn_end", fn: fun(ev: pi.TurnEndEvent), opts?: pi.OnOptions)
----@overload fun(event: "message_start"|"message_update"|"message_end", fn: fun(ev: pi.MessageEvent), opts?: pi.OnOptions)
+---@overload fun(event: "message_start"|"message_update", fn: fun(ev: pi.MessageEvent), opts?: pi.OnOptions)
+---@overload fun(event: "message_end", fn: fun(ev: pi.MessageEvent): {message: pi.Message}?, opts?: pi.OnOptions)
 ---@overload fun(event: "context", fn: fun(ev: pi.ContextEvent): {messages: pi.Message[]}?, opts?: pi.OnOptions)
 ---@overload fun(event: "tool_call", fn: fun(ev: pi.ToolCallEvent): pi.ToolCallResult?, opts?: pi.OnOptions)
 ---@overload fun(event: "tool_result", fn: fun(ev: pi.ToolResultEvent): pi.ToolResult?, opts?: pi.OnOptions)
@@ -218,6 +250,8 @@ function pi.register_command(def) end
 ---@overload fun(event: "session_tree", fn: fun(ev: pi.SessionTreeEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "before_provider_request", fn: fun(ev: pi.ProviderRequestEvent): table?, opts?: pi.OnOptions)
 ---@overload fun(event: "after_provider_response", fn: fun(ev: pi.ProviderResponseEvent), opts?: pi.OnOptions)
+---@overload fun(event: "user_bash", fn: fun(ev: pi.UserBashEvent): pi.UserBashResult?, opts?: pi.OnOptions)
+---@overload fun(event: "resources_discover", fn: fun(ev: pi.ResourcesDiscoverEvent): pi.ResourcesDiscoverResult?, opts?: pi.OnOptions)
 ---@param event string
 ---@param fn function
 ---@param opts? pi.OnOptions
@@ -632,20 +666,29 @@ function pi.all_tools() end
 function pi.commands() end
 
 ---@class pi.CustomMessage
----@field content string|pi.TextBlock[]
----@field custom_type? string accepted for pi's scripts; the model sees the text as a user message
----@field display? boolean
----@field details? any
+---@field custom_type string its type: names the renderer; the session records it in a custom_message entry
+---@field content string|pi.TextBlock[] what the model reads, as a user message
+---@field display? boolean show it in the terminal UI (default false)
+---@field details? any data for renderers, not for the model
 
 ---@class pi.SendMessageOptions
----@field deliver_as? "steer"|"follow_up"|"next_turn" next_turn (the default without trigger_turn): in front of the user's next prompt
----@field trigger_turn? boolean send it now (after the run when one is going)
+---@field deliver_as? "steer"|"follow_up"|"next_turn" while a run goes: steer (default) or follow up; next_turn: after the user's next prompt
+---@field trigger_turn? boolean when idle, start a run with it (without: it joins the conversation at once, no turn)
 
 ---@param msg pi.CustomMessage
 ---@param opts? pi.SendMessageOptions
 ---@return true|nil ok
 ---@return string? err
 function pi.send_message(msg, opts) end
+
+---@class pi.RenderOptions
+---@field expanded boolean
+
+--- Draw custom messages of one type in the terminal UI: fn returns the lines to show (a
+--- string or a list of strings), or nil for the default (the type as a label, the text).
+---@param custom_type string
+---@param fn fun(msg: pi.CustomMessage, opts: pi.RenderOptions): string|string[]|nil
+function pi.register_message_renderer(custom_type, fn) end
 
 -- ── the screen ───────────────────────────────────────────────────────────────────────────
 -- In the terminal UI these draw; over RPC they are extension_ui_request lines (setStatus,
@@ -671,7 +714,8 @@ function pi.set_title(title) end
 ---@param text string replaces what the editor holds
 function pi.set_editor_text(text) end
 
---- Ask for a longer text, starting from prefill: the text, or nil when dismissed or without a UI.
+--- Ask for a longer text, starting from prefill (in the terminal UI a multi-line editor: shift+enter
+--- makes a new line, enter submits, ctrl+g opens $EDITOR): the text, or nil when dismissed or without a UI.
 ---@param title string
 ---@param prefill? string
 ---@return string|nil
@@ -688,7 +732,7 @@ function pi.editor(title, prefill) end
 function pi.register_shortcut(def) end
 
 ---@class pi.FlagDef
----@field name string `pi --name` (boolean) or `pi --name=value` (string)
+---@field name string `pi --name` (boolean) or `pi --name=value` / `pi --name value` (string)
 ---@field type? "boolean"|"string" default boolean
 ---@field description? string
 ---@field default? any
@@ -703,3 +747,51 @@ function pi.flag(name) end
 
 ---@return string[] the folders of the packages loaded, in load order
 function pi.package_dirs() end
+
+-- ── providers ────────────────────────────────────────────────────────────────────────────
+
+---@class pi.ProviderModel
+---@field id string
+---@field name? string
+---@field context_window? integer
+---@field max_tokens? integer
+---@field reasoning? boolean
+---@field input? ("text"|"image")[] default {"text"}
+---@field cost? {input?: number, output?: number, cache_read?: number, cache_write?: number} dollars per million tokens
+
+---@class pi.ProviderRequest
+---@field model {id: string, name: string, provider: string, api: string, base_url: string, context_window: integer, max_tokens: integer, reasoning: boolean}
+---@field system_prompt string
+---@field messages table[] pi's message shapes (role user, assistant, toolResult)
+---@field tools {name: string, description: string, parameters: table}[]
+---@field options {thinking: string, max_tokens: integer, temperature?: number, session_id: string}
+
+---@class pi.ProviderOut
+---@field text fun(delta: string)
+---@field thinking fun(delta: string)
+---@field tool_call fun(call: {id?: string, name: string, arguments?: table}) a whole call
+---@field tool_call_start fun(id: string, name: string)
+---@field tool_call_delta fun(json: string) a piece of the open call's argument JSON
+---@field tool_call_end fun()
+---@field usage fun(u: {input?: integer, output?: integer, cache_read?: integer, cache_write?: integer})
+---@field aborted fun(): boolean
+
+---@class pi.ProviderDef
+---@field api? string "ollama", "openai" or "anthropic"; with stream, any name (default "lua")
+---@field base_url? string
+---@field api_key? string a literal key
+---@field api_key_env? string the variable that holds the key
+---@field headers? table<string, string>
+---@field models? pi.ProviderModel[]|fun(): pi.ProviderModel[] a function is asked whenever models are listed
+--- Makes one model call: hand back what the model says through out; return nothing, "length",
+--- or nil and a message on failure.
+---@field stream? fun(request: pi.ProviderRequest, out: pi.ProviderOut): (string|nil, string?)
+
+--- A model provider: an existing kind with a computed configuration (laid over pi.toml's
+--- provider of that name), or a kind of the script's own (stream).
+---@param name string
+---@param def pi.ProviderDef
+function pi.register_provider(name, def) end
+
+---@param name string
+function pi.unregister_provider(name) end

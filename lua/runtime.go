@@ -12,6 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"pi/internal/proc"
+	"pi/provider"
 	"pi/tools"
 )
 
@@ -37,7 +38,8 @@ type Options struct {
 	AskTrust func(ctx context.Context, dir string) (bool, error)
 	// Disabled names bundled scripts (without .lua, e.g. "skills") not to load.
 	Disabled []string
-	// NoProject skips the project script entirely (tests, --no-extensions).
+	// NoProject skips the project script and every package, the user's too (tests,
+	// --no-extensions).
 	NoProject bool
 	// Environ is the environment pi.exec's commands get (pi's without the key variables); nil
 	// means this process's.
@@ -50,7 +52,7 @@ type Options struct {
 	// Extensions are scripts to load after the others for this run (-e FILE).
 	Extensions []string
 	// Flags are the command line's flags pi does not know, for pi.flag (SplitFlags).
-	Flags map[string]string
+	Flags Flags
 
 	HookTimeout    time.Duration // per handler; 0: DefaultHookTimeout
 	ToolTimeout    time.Duration // Lua tools without their own timeout; 0: DefaultToolTimeout
@@ -78,21 +80,24 @@ type Notice struct {
 type Runtime struct {
 	opts Options
 
-	mu        sync.Mutex // guards the fields below and queue
-	queue     []*task
-	tools     []tools.Tool
-	cmds      []Command
-	shortcuts []Shortcut
-	packages  []string       // the package folders loaded, for pi.package_dirs
-	nextTurn  []string       // pi.send_message texts for the user's next prompt
-	screen    []screenSlot   // the scripts' statuses, widgets and title (ui.go)
-	events    map[string]int // handler count per event, so callers skip work nobody listens to
-	guards    int            // guard tool_call handlers, which fail closed
-	notices   []Notice
-	async     int             // observe-only tasks not finished yet
-	idle      []chan struct{} // Flush waiters, closed when async reaches 0
-	closed    bool
-	runKill   context.CancelCauseFunc // stops the call the owner is running, nil between calls
+	mu          sync.Mutex // guards the fields below and queue
+	queue       []*task
+	tools       []tools.Tool
+	cmds        []Command
+	shortcuts   []Shortcut
+	providers   []provider.Definition // pi.register_provider (provider.go)
+	packages    []string              // the package folders loaded, for pi.package_dirs
+	themes      []string              // theme folders resources_discover added
+	stringFlags []string              // the flags registered with type "string", sorted
+	nextTurn    []provider.Message    // pi.send_message's custom messages for the next prompt
+	screen      []screenSlot          // the scripts' statuses, widgets and title (ui.go)
+	events      map[string]int        // handler count per event, so callers skip work nobody listens to
+	guards      int                   // guard tool_call handlers, which fail closed
+	notices     []Notice
+	async       int             // observe-only tasks not finished yet
+	idle        []chan struct{} // Flush waiters, closed when async reaches 0
+	closed      bool
+	runKill     context.CancelCauseFunc // stops the call the owner is running, nil between calls
 
 	memBase  uint64      // the heap at New, what MemoryLimit adds to (set before any call)
 	memTimer *time.Timer // samples the heap while a call runs (checkMemory)
@@ -178,7 +183,11 @@ func (r *Runtime) Reload(ctx context.Context) error {
 	if err := r.submit(ctx, t); err != nil {
 		return err
 	}
-	return r.submit(ctx, r.loadTask(ctx, scripts, compiled))
+	if err := r.submit(ctx, r.loadTask(ctx, scripts, compiled)); err != nil {
+		return err
+	}
+	r.DiscoverResources(ctx, "reload")
+	return nil
 }
 
 // closeWait bounds Close: a library call that does not return (gsub on a huge string) is left

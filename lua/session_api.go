@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"pi/provider"
 	"pi/tools"
 
 	lua "github.com/yuin/gopher-lua"
@@ -36,6 +37,10 @@ type Session interface {
 	UI(method string, fields map[string]any)
 	// Editor asks for a longer text starting from prefill; ok is false when dismissed.
 	Editor(ctx context.Context, title, prefill string) (text string, ok bool, err error)
+	// SendMessage delivers pi.send_message's custom message (role "custom") as pi does: while
+	// a run goes it is queued (deliverAs "follow_up", else steering); idle, trigger starts a
+	// run with it, and otherwise it joins the transcript and the session without a turn.
+	SendMessage(m provider.Message, deliverAs string, trigger bool) error
 }
 
 func sessionFuncs(v *vm) map[string]lua.LGFunction {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
+	"pi/provider"
 	"pi/tools"
 )
 
@@ -18,6 +20,7 @@ type fakeSession struct {
 	name    string
 	level   string
 	aborted bool
+	sent    []provider.Message
 }
 
 func (f *fakeSession) log(format string, args ...any) {
@@ -53,6 +56,15 @@ func (f *fakeSession) AllTools() []tools.Tool {
 	return []tools.Tool{&tools.Func{Spec: tools.Info{Name: "read", Description: "Read a file", ReadOnly: true}},
 		&tools.Func{Spec: tools.Info{Name: "bash", Description: "Run"}},
 		&tools.Func{Spec: tools.Info{Name: "grep", Description: "Search", ReadOnly: true}}}
+}
+func (f *fakeSession) SendMessage(m provider.Message, as string, trigger bool) error {
+	b, _ := json.Marshal(m)
+	b = regexp.MustCompile(`,"timestamp":\d+`).ReplaceAll(b, nil)
+	f.log("send %s%s %s", as, map[bool]string{true: "trigger"}[trigger], b)
+	f.mu.Lock()
+	f.sent = append(f.sent, m)
+	f.mu.Unlock()
+	return nil
 }
 func (f *fakeSession) UI(method string, fields map[string]any) {
 	b, _ := json.Marshal(fields)
@@ -185,31 +197,44 @@ func TestToolExtras(t *testing.T) {
 	e.noErrors(t)
 }
 
-// pi.send_message: steer and follow_up queue at once, trigger_turn sends now, next_turn (and
-// no option) waits for the user's next prompt and goes in front of it.
+// pi.send_message makes pi's custom message: next_turn keeps it for the next prompt (once);
+// the others reach the Session with their delivery; a renderer draws messages of its type.
 func TestSendMessage(t *testing.T) {
 	e := newEnv(t)
-	var sent []string
-	e.opts.Host.SendUserMessage = func(text, as string) error { sent = append(sent, as+":"+text); return nil }
+	fs := &fakeSession{}
+	e.opts.Host.Session = fs
 	r := e.start(t, `pi.register_command{name = "t", run = function()
-  pi.send_message({content = "steer me"}, {deliver_as = "steer"})
-  pi.send_message({custom_type = "note", content = {{type = "text", text = "now"}}}, {trigger_turn = true})
-  pi.send_message({content = "remember A"}, {deliver_as = "next_turn"})
-  pi.send_message({content = "remember B"})
-  assert(not pcall(pi.send_message, {content = "x"}, {deliver_as = "later"}))
-end}`)
+  pi.send_message({custom_type = "note", content = "steer me", display = true}, {deliver_as = "steer"})
+  pi.send_message({custom_type = "note", content = {{type = "text", text = "now"}}, details = {n = 2}}, {trigger_turn = true})
+  pi.send_message({custom_type = "memo", content = "remember A"}, {deliver_as = "next_turn"})
+  assert(not pcall(pi.send_message, {custom_type = "x", content = "x"}, {deliver_as = "later"}))
+  assert(not pcall(pi.send_message, {content = "no type"}))
+end}
+pi.register_message_renderer("note", function(m, o)
+  if m.details and m.details.n then return {"note x" .. m.details.n, tostring(o.expanded)} end
+  return "note: " .. m.content
+end)`)
 	runAndReadCommand(t, r, "t")
-	if strings.Join(sent, "|") != "steer:steer me|:now" {
-		t.Fatalf("sent %q", sent)
+	want := []string{`send steer {"role":"custom","content":"steer me","customType":"note","display":true}`,
+		`send trigger {"role":"custom","content":[{"type":"text","text":"now"}],"customType":"note","display":false,"details":{"n":2}}`}
+	if got := fs.calls; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("calls\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if got := r.Input(ctxT(t), "from a script", nil, "extension").Text; got != "from a script" {
-		t.Fatalf("a script's own message took the next-turn ones: %q", got)
+	next := r.TakeNextTurn()
+	if len(next) != 1 || next[0].TextContent() != "remember A" || string(next[0].Extra["customType"]) != `"memo"` {
+		t.Fatalf("next turn %+v", next)
 	}
-	if got := r.Input(ctxT(t), "question", nil, "interactive").Text; got != "remember A\n\nremember B\n\nquestion" {
-		t.Fatalf("next prompt %q", got)
+	if again := r.TakeNextTurn(); len(again) != 0 {
+		t.Fatalf("the next-turn messages came twice: %+v", again)
 	}
-	if got := r.Input(ctxT(t), "again", nil, "interactive").Text; got != "again" {
-		t.Fatalf("the next-turn messages came twice: %q", got)
+	for i, want := range []string{"note: steer me", "note x2\ntrue"} {
+		lines, ok := r.RenderMessage(ctxT(t), &fs.sent[i], i == 1)
+		if !ok || strings.Join(lines, "\n") != want {
+			t.Fatalf("rendered %q %v, want %q", lines, ok, want)
+		}
+	}
+	if _, ok := r.RenderMessage(ctxT(t), &next[0], false); ok {
+		t.Fatal("a type with no renderer was rendered")
 	}
 	e.noErrors(t)
 }

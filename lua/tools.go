@@ -107,7 +107,8 @@ func (v *vm) toolResult(name string, rets []lua.LValue, err error) tools.Result 
 	return r
 }
 
-// resultFromLua reads a string, or {content = string or blocks, details?, is_error?, terminate?}.
+// resultFromLua reads a string, or {content = string or blocks, details?, is_error?, terminate?,
+// usage?, added_tools?}.
 func (v *vm) resultFromLua(x lua.LValue) (tools.Result, error) {
 	switch x := x.(type) {
 	case *lua.LNilType:
@@ -123,8 +124,12 @@ func (v *vm) resultFromLua(x lua.LValue) (tools.Result, error) {
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("details: %w", err)
 		}
+		added, err := stringList("added_tools", x.RawGetString("added_tools"))
+		if err != nil {
+			return tools.Result{}, err
+		}
 		return tools.Result{Content: content, Details: details, IsError: lua.LVAsBool(x.RawGetString("is_error")),
-			Terminate: lua.LVAsBool(x.RawGetString("terminate"))}, nil
+			Terminate: lua.LVAsBool(x.RawGetString("terminate")), Usage: usageFromLua(x.RawGetString("usage")), AddedTools: added}, nil
 	}
 	return tools.Result{}, fmt.Errorf("want a string or a table, got %s", x.Type())
 }
@@ -322,6 +327,14 @@ func (r *Runtime) publish(v *vm) {
 	r.mu.Lock()
 	r.tools, r.cmds, r.events, r.guards = ts, cmds, events, guards
 	r.shortcuts = v.shortcutList()
+	r.stringFlags = nil
+	for name, f := range v.ext.flags {
+		if f.typ == "string" {
+			r.stringFlags = append(r.stringFlags, name)
+		}
+	}
+	sort.Strings(r.stringFlags)
+	r.providers = v.provs.definitions(r)
 	r.mu.Unlock()
 }
 
@@ -330,4 +343,20 @@ func (r *Runtime) hasGuards() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.guards > 0
+}
+
+// usageFromLua reads a tool's own model usage, {input, output, cache_read?, cache_write?,
+// cost?} (cost: the total in dollars); nil without one.
+func usageFromLua(x lua.LValue) *provider.Usage {
+	t, ok := x.(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	n := func(k string) int { v, _ := t.RawGetString(k).(lua.LNumber); return int(v) }
+	u := &provider.Usage{Input: n("input"), Output: n("output"), CacheRead: n("cache_read"), CacheWrite: n("cache_write")}
+	u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+	if c, ok := t.RawGetString("cost").(lua.LNumber); ok {
+		u.Cost.Total = float64(c)
+	}
+	return u
 }

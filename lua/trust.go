@@ -86,6 +86,30 @@ func SaveTrust(piHome, dir string, trusted bool) error {
 	return nil
 }
 
+// TrustFolder is `pi trust [folder]` and `pi untrust [folder]`: it saves the answer for the
+// folder args names (the working directory without one) and returns a sentence for the user.
+func TrustFolder(piHome string, args []string, trusted bool) (string, error) {
+	dir := "."
+	if len(args) > 0 {
+		dir = args[0]
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("folder %q: %w", dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a folder", abs)
+	}
+	if err := SaveTrust(piHome, abs, trusted); err != nil {
+		return "", err
+	}
+	word := "trusted"
+	if !trusted {
+		word = "not trusted"
+	}
+	return fmt.Sprintf("%s: %s (remembered in %s)", abs, word, TrustFile(piHome)), nil
+}
+
 // projectTrustedFn is pi.project_trusted(): whether what the project brings may run here
 // (--trust, or trust.json says yes). It never asks; the bundled mcp script uses it for the
 // servers a project's pi.toml names.

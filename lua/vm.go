@@ -22,6 +22,7 @@ type vm struct {
 	tools    []*luaTool
 	commands map[string]Command
 	ext      extState              // flags and shortcuts (ext.go)
+	provs    providerState         // pi.register_provider (provider.go)
 	tasks    map[*lua.LState]*task // suspended coroutines
 	running  *lua.LState           // the coroutine being resumed right now
 	current  *task                 // its task

@@ -82,6 +82,19 @@ func Dirs(root string) []string {
 	return dirs
 }
 
+// Enabled are the package folders that load: none with --no-extensions (none), else the
+// user's, then the project's when project (it is trusted), each in name order.
+func Enabled(piHome, cwd string, project, none bool) []string {
+	if none {
+		return nil
+	}
+	dirs := Dirs(Root(piHome, cwd, false))
+	if project {
+		dirs = append(dirs, Dirs(Root(piHome, cwd, true))...)
+	}
+	return dirs
+}
+
 // read loads what a package folder says about itself; a missing or broken package.toml
 // leaves the folder's name as the package's.
 func read(dir string) Package {

@@ -202,6 +202,9 @@ func (m Message) MarshalJSON() ([]byte, error) {
 			w.Raw("details", m.Details)
 		}
 		w.Field("isError", m.IsError)
+		if m.Usage != nil { // the tool's own model usage
+			w.Field("usage", m.Usage)
+		}
 	case RoleAssistant:
 		w.Field("content", nonNilBlocks(m.Content))
 		w.Field("api", m.API)
@@ -232,6 +235,9 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		}
 	}
 	w.Extra(m.Extra)
+	if len(m.Details) > 0 && m.Role != RoleToolResult && m.Role != RoleAssistant { // pi's custom messages
+		w.Raw("details", m.Details)
+	}
 	if m.Timestamp != 0 || m.Role == RoleUser || m.Role == RoleAssistant || m.Role == RoleToolResult {
 		w.Field("timestamp", m.Timestamp)
 	}

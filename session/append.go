@@ -12,8 +12,12 @@ import (
 
 // AppendMessage records a message (user, assistant, toolResult, or one of pi's application
 // messages such as custom or bashExecution) as a child of the leaf and returns its id.
-// The first assistant message creates the file.
+// The first assistant message creates the file. A custom message is recorded as a
+// custom_message entry, as pi records them.
 func (s *Session) AppendMessage(m provider.Message) (string, error) {
+	if m.Role == RoleCustom {
+		return s.AppendCustomMessage(CustomType(&m), m.Content, Displayed(&m), m.Details)
+	}
 	c := m.Clone()
 	return s.append(&Entry{Type: TypeMessage, Message: &c})
 }

@@ -126,7 +126,7 @@ func compactionSummaryMessage(e *Entry) provider.Message {
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(fmt.Sprintf("session: marshal %T: %v", v, err)) // only strings, bools and ints come here
+		panic(fmt.Sprintf("session: marshal %T: %v", v, err)) // only strings, bools, ints and int pointers come here
 	}
 	return b
 }
@@ -179,6 +179,10 @@ func ToLLM(msgs []provider.Message) []provider.Message {
 			if !extraBool(m, "excludeFromContext") {
 				out = append(out, userText(bashText(m), m.Timestamp))
 			}
+		case provider.RoleSystem:
+			if text := toolChangeText(m); text != "" {
+				out = append(out, userText(text, m.Timestamp))
+			}
 		}
 	}
 	return out
@@ -191,6 +195,26 @@ const (
 	branchPreamble = "Before this point the user tried another path in this conversation and then came " +
 		"back here. What happened on that path, in short:\n\n"
 )
+
+// toolChangeText words a declaration of changed tools for the model.
+func toolChangeText(m *provider.Message) string {
+	added, removed := provider.ToolsOf(m)
+	var parts []string
+	if len(added) > 0 {
+		lines := []string{"These tools are now available:"}
+		for _, t := range added {
+			lines = append(lines, "- "+t.Name+": "+t.Description)
+		}
+		parts = append(parts, strings.Join(lines, "\n"))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "These tools are no longer available: "+strings.Join(removed, ", ")+".")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "[Your tools changed.\n" + strings.Join(parts, "\n") + "]"
+}
 
 func userText(text string, ts int64) provider.Message {
 	return provider.Message{Role: provider.RoleUser, Content: []provider.Block{provider.Text(text)}, Timestamp: ts}

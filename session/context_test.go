@@ -196,3 +196,26 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// A declaration of changed tools reaches the model as a note naming them; one without changes
+// is dropped. A tool result's own usage counts in the stats, as cost and tokens.
+func TestToolChangesForTheModelAndStats(t *testing.T) {
+	msgs := []provider.Message{
+		provider.ToolChanges([]provider.ToolDef{{Name: "secret", Description: "finds secrets"}}, []string{"bash"}, 1),
+		provider.ToolChanges(nil, nil, 2),
+		{Role: provider.RoleToolResult, Content: []provider.Block{provider.Text("ok")}, Usage: &provider.Usage{Input: 10, Output: 5, Cost: provider.Cost{Total: 0.25}}},
+		{Role: provider.RoleAssistant, Usage: &provider.Usage{Input: 100, Output: 1, Cost: provider.Cost{Total: 0.5}}},
+	}
+	llm := ToLLM(msgs)
+	want := "[Your tools changed.\nThese tools are now available:\n- secret: finds secrets\nThese tools are no longer available: bash.]"
+	if len(llm) != 3 || llm[0].Role != provider.RoleUser || llm[0].TextContent() != want {
+		t.Fatalf("for the model: %+v", llm)
+	}
+	st := StatsOf(InMemory(t.TempDir()), msgs)
+	if st.Cost != 0.75 || st.Tokens.Input != 110 || st.ToolResults != 1 || st.AssistantMessages != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	if provider.ContextTokens(msgs) != 101 {
+		t.Fatalf("context tokens %d: a tool's own usage is not the context", provider.ContextTokens(msgs))
+	}
+}

@@ -63,11 +63,13 @@ func StatsOf(sess *Session, msgs []provider.Message) Stats {
 		switch m.Role {
 		case provider.RoleUser:
 			st.UserMessages++
-		case provider.RoleToolResult:
-			st.ToolResults++
-		case provider.RoleAssistant:
-			st.AssistantMessages++
-			st.ToolCalls += len(m.ToolCalls())
+		case provider.RoleToolResult, provider.RoleAssistant:
+			if m.Role == provider.RoleToolResult {
+				st.ToolResults++ // its usage is a tool's own model calls
+			} else {
+				st.AssistantMessages++
+				st.ToolCalls += len(m.ToolCalls())
+			}
 			if u := m.Usage; u != nil {
 				st.Tokens.Input += u.Input
 				st.Tokens.Output += u.Output

@@ -304,3 +304,18 @@ type TreeNode struct {
 }
 
 func sibling(path, name string) string { return filepath.Join(filepath.Dir(path), name) }
+
+// LandingPoint is where pi's /tree puts the leaf for a chosen entry, and the text to offer
+// for editing: a user message (without its context block, as /fork offers it) or a custom
+// message is not kept, the leaf goes to its parent and its text is returned; any other entry
+// becomes the leaf.
+func LandingPoint(e *Entry) (leaf, text string) {
+	switch {
+	case e.Type == TypeMessage && e.Message != nil && e.Message.Role == provider.RoleUser:
+		return e.ParentID, WithoutContextBlock(e.Message.TextContent())
+	case e.Type == TypeCustomMessage:
+		m := provider.Message{Content: e.Content}
+		return e.ParentID, m.TextContent()
+	}
+	return e.ID, ""
+}

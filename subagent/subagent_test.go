@@ -69,13 +69,18 @@ func TestLoadTypesProjectNeedsTrust(t *testing.T) {
 		}
 		return m
 	}
-	untrusted, _ := LoadTypes(home, cwd, false, nil)
-	if n := names(untrusted); n["theirs"] != "" || n["mine"] != "user's" || n["explore"] == "replaced" {
+	pkg := t.TempDir()
+	os.MkdirAll(filepath.Join(pkg, "agents"), 0o755)
+	os.WriteFile(filepath.Join(pkg, "agents", "reviewer.md"), []byte("---\ndescription: a package's\n---\n"), 0o644)
+	os.WriteFile(filepath.Join(pkg, "agents", "mine.md"), []byte("---\ndescription: the package's mine\n---\n"), 0o644)
+	untrusted, _ := LoadTypes(home, cwd, false, nil, nil)
+	if n := names(untrusted); n["theirs"] != "" || n["mine"] != "user's" || n["explore"] == "replaced" || n["reviewer"] != "" {
 		t.Errorf("untrusted project: %v", n)
 	}
-	trusted, _ := LoadTypes(home, cwd, true, nil)
-	if n := names(trusted); n["theirs"] != "project's" || n["explore"] != "replaced" || n["general-purpose"] == "" {
-		t.Errorf("trusted project: %v", n)
+	trusted, _ := LoadTypes(home, cwd, true, []string{pkg}, nil)
+	if n := names(trusted); n["theirs"] != "project's" || n["explore"] != "replaced" || n["general-purpose"] == "" ||
+		n["reviewer"] != "a package's" || n["mine"] != "the package's mine" {
+		t.Errorf("trusted project with a package: %v", n)
 	}
 }
 

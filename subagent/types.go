@@ -46,15 +46,19 @@ func Builtins() []Type {
 }
 
 // LoadTypes reads the agent-type files: the built-ins, then $PI_HOME/agents/*.md, then the
-// project's .pi/agents/*.md when project is true (the directory is trusted); a later type
-// replaces an earlier one of the same name. A file that cannot be used is reported in
-// problems (and on warn, a line each, when it is not nil) and skipped.
-func LoadTypes(piHome, cwd string, project bool, warn io.Writer) (types []Type, problems []string) {
+// agents/*.md of each package folder in packageDirs, then the project's .pi/agents/*.md when
+// project is true (the directory is trusted); a later type replaces an earlier one of the same
+// name. A file that cannot be used is reported in problems (and on warn, a line each, when it
+// is not nil) and skipped.
+func LoadTypes(piHome, cwd string, project bool, packageDirs []string, warn io.Writer) (types []Type, problems []string) {
 	byName := map[string]Type{}
 	for _, t := range Builtins() {
 		byName[t.Name] = t
 	}
 	dirs := []string{filepath.Join(piHome, "agents")}
+	for _, p := range packageDirs {
+		dirs = append(dirs, filepath.Join(p, "agents"))
+	}
 	if project && cwd != "" {
 		dirs = append(dirs, filepath.Join(cwd, ".pi", "agents"))
 	}

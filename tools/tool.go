@@ -48,6 +48,12 @@ type Result struct {
 	// Terminate asks the loop not to call the model again after this batch; it takes effect only
 	// when every result of the batch asks for it.
 	Terminate bool
+	// Usage is the tool's own model usage (a script that asked a model): kept with the result and
+	// counted in the session's cost, never in the context's size.
+	Usage *provider.Usage
+	// AddedTools names tools this result makes available: they are active from the next model
+	// call, which is told of them.
+	AddedTools []string
 }
 
 // ArgumentPreparer is a tool that rewrites the model's arguments before they are checked
@@ -124,4 +130,14 @@ func (r Result) Redacted(redact func(string) (string, bool)) Result {
 		out.Details = json.RawMessage(text)
 	}
 	return out
+}
+
+// LabelOf is the label of the tool called name among ts, "" when it has none or is not there.
+func LabelOf(ts []Tool, name string) string {
+	for _, t := range ts {
+		if info := t.Info(); info.Name == name {
+			return info.Label
+		}
+	}
+	return ""
 }

@@ -63,6 +63,12 @@ type Options struct {
 	// warning on screen.
 	Theme  string
 	PiHome string
+	// ToolLabel gives a tool's label (pi's label), which its call rows show instead of its
+	// name; nil or "": the name.
+	ToolLabel func(name string) string
+	// ThemeDirs are more folders of theme files, after $PI_HOME/themes and .pi/themes:
+	// packages' themes/ and the scripts' resources_discover paths.
+	ThemeDirs []string
 	// darkBackground tells what the terminal's background is, for Theme "auto"; Run asks the
 	// terminal, otherwise it is COLORFGBG's word or dark.
 	darkBackground func() bool
@@ -160,7 +166,7 @@ func NewApp(w io.Writer, width, height int, cb Callbacks, opts Options) *App {
 	if a.opts.darkBackground == nil {
 		a.opts.darkBackground = envBackground
 	}
-	a.themeDirs = theme.Dirs(opts.PiHome, opts.Cwd)
+	a.themeDirs = append(theme.Dirs(opts.PiHome, opts.Cwd), opts.ThemeDirs...)
 	th, err := theme.Resolve(opts.Theme, a.themeDirs, a.opts.darkBackground())
 	a.theme, a.themeSetting = th, opts.Theme
 	a.editor.BorderStyle = th.Border
@@ -194,7 +200,7 @@ func (a *App) SetTheme(th *theme.Theme) {
 
 // UseTheme switches to the theme a [ui] theme setting names (see Options.Theme).
 func (a *App) UseTheme(setting string) error {
-	th, err := theme.Resolve(setting, a.themeDirs, a.opts.darkBackground())
+	th, err := theme.Resolve(setting, a.dirsOfThemes(), a.opts.darkBackground())
 	if err != nil {
 		return err
 	}
@@ -215,8 +221,22 @@ func (a *App) ThemeSetting() string {
 	return a.themeSetting
 }
 
+// SetThemeDirs replaces the folders of theme files beyond $PI_HOME/themes and .pi/themes
+// (Options.ThemeDirs), after the scripts reloaded.
+func (a *App) SetThemeDirs(dirs []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.themeDirs = append(theme.Dirs(a.opts.PiHome, a.opts.Cwd), dirs...)
+}
+
 // Themes lists the theme settings to choose from: auto, dark, light and the theme files found.
-func (a *App) Themes() []string { return theme.Names(a.themeDirs) }
+func (a *App) Themes() []string { return theme.Names(a.dirsOfThemes()) }
+
+func (a *App) dirsOfThemes() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.themeDirs
+}
 
 // add appends an entry to the live region.
 func (a *App) add(e entry) {
@@ -271,9 +291,18 @@ func (a *App) EndAssistant(m *provider.Message) {
 func (a *App) ToolStart(id, name string, args map[string]any) {
 	a.mu.Lock()
 	defer a.unlock()
-	t := &toolView{th: a.theme, id: id, name: name, args: args, started: a.now(), expanded: &a.expandTools, now: a.now}
+	t := a.toolView(id, name, args, a.now())
 	a.tools[id] = t
 	a.add(t)
+}
+
+// toolView is the box of a call that started at started.
+func (a *App) toolView(id, name string, args map[string]any, started time.Time) *toolView {
+	t := &toolView{th: a.theme, id: id, name: name, args: args, started: started, expanded: &a.expandTools, now: a.now}
+	if a.opts.ToolLabel != nil {
+		t.label = a.opts.ToolLabel(name)
+	}
+	return t
 }
 
 // ToolUpdate shows partial output of a running tool.
@@ -431,11 +460,22 @@ func (a *App) SetEditorText(s string) {
 	a.requestRender()
 }
 
-// editorText is what the editor holds, as typed.
-func (a *App) editorText() string {
+// externalEditor is the editor Ctrl+G hands to $EDITOR: an open pi.editor's, else the main one.
+func (a *App) externalEditor() *Editor {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.editor.RawText()
+	if a.modal != nil && a.modal.kind == "editor" {
+		return a.modal.input
+	}
+	return a.editor
+}
+
+// setEditorTextOf replaces what e holds (Ctrl+G's result).
+func (a *App) setEditorTextOf(e *Editor, s string) {
+	a.mu.Lock()
+	defer a.unlock()
+	e.SetText(s)
+	a.requestRender()
 }
 
 // Resize re-lays out the live region for a new terminal size; scrollback is left alone.

@@ -15,7 +15,10 @@ import (
 
 // editExternally runs the user's editor on the editor's text.
 func (t *terminal) editExternally() {
-	text := t.app.editorText()
+	target := t.app.externalEditor()
+	t.app.mu.Lock()
+	text := target.RawText() // as typed: paste markers stay markers
+	t.app.mu.Unlock()
 	t.app.pause()
 	t.write(termRestore)
 	t.tty.Drain()
@@ -32,7 +35,7 @@ func (t *terminal) editExternally() {
 		t.app.Notify(LevelError, err.Error())
 		return
 	}
-	t.app.SetEditorText(edited)
+	t.app.setEditorTextOf(target, edited)
 }
 
 // runEditor edits text in the user's editor, which gets the terminal as it is (it is not put

@@ -118,12 +118,13 @@ func noControl(r rune) rune {
 	return r
 }
 
-// Editor asks for a longer text in the editor's place, starting from prefill (shift+enter
-// makes a new line, enter submits); ok is false when escape dismissed it.
+// Editor asks for a longer text in the editor's place, starting from prefill: several lines
+// (shift+enter or ctrl+j makes a new line, enter submits, ctrl+g edits it in $VISUAL or
+// $EDITOR); ok is false when escape dismissed it.
 func (a *App) Editor(ctx context.Context, title, prefill string) (text string, ok bool, err error) {
 	ed := NewEditor()
 	ed.SetText(prefill)
-	r, err := a.ask(ctx, &modal{kind: "input", title: title, input: ed})
+	r, err := a.ask(ctx, &modal{kind: "editor", title: title, input: ed})
 	if errors.Is(err, ErrCancelled) {
 		return "", false, nil
 	}

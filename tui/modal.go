@@ -17,10 +17,14 @@ var ErrCancelled = errors.New("cancelled")
 
 const modalRows = 10
 
-// modal is a picker, a yes/no question or a one-line input shown in place of the editor
-// (model picker, session picker, Lua's pi.select / pi.confirm / pi.input).
+// editorMinRows is the height pi.editor's text area keeps even when the text is shorter.
+const editorMinRows = 5
+
+// modal is a picker, a yes/no question, a one-line input or a multi-line editor shown in
+// place of the editor (model picker, session picker, Lua's pi.select / pi.confirm / pi.input
+// / pi.editor).
 type modal struct {
-	kind    string // "select", "confirm", "input"
+	kind    string // "select", "confirm", "input", "editor"
 	title   string
 	message string
 	options []string
@@ -132,9 +136,13 @@ func (m *modal) key(ev *tcell.EventKey, action string, width int) {
 		case ev.Key() == tcell.KeyRune && strings.ContainsRune("nN", ev.Rune()):
 			m.answer(modalResult{index: 0, ok: true})
 		}
-	case "input":
+	case "input", "editor":
 		if ev.Key() == tcell.KeyEnter && ev.Modifiers()&tcell.ModShift == 0 {
 			m.answer(modalResult{text: m.input.Text(), ok: true})
+			return
+		}
+		if action == "newline" && m.kind == "editor" {
+			m.input.Insert("\n")
 			return
 		}
 		typeKey(m.input, ev, action, width)
@@ -187,6 +195,13 @@ func (m *modal) render(th *theme.Theme, width, height int) []string {
 		out = append(out, m.input.Render(width)[1:]...)
 		out = out[:len(out)-1]
 		out = append(out, paint(th.Muted, "enter confirm · esc cancel"))
+	case "editor": // pi.editor: several lines, scrolled like the main editor's
+		rows := m.input.Render(width)
+		out = append(out, rows[1:len(rows)-1]...)
+		for n := len(rows) - 2; n < editorMinRows; n++ {
+			out = append(out, "")
+		}
+		out = append(out, paint(th.Muted, Truncate("enter submit · shift+enter new line · esc cancel · ctrl+g $EDITOR", width, "…")))
 	default:
 		out = append(out, m.renderList(th, width)...)
 	}

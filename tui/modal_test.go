@@ -71,6 +71,16 @@ func TestModals(t *testing.T) {
 			func(app *App) { typeText(app, "my session"); app.HandleEvent(key(tcell.KeyEnter, 0, 0)) }, "my session", nil},
 		{"escape cancels", func(app *App) (string, error) { return app.Input(context.Background(), "Name") },
 			func(app *App) { app.HandleEvent(key(tcell.KeyEscape, 0, 0)) }, "", ErrCancelled},
+		{"editor takes several lines", func(app *App) (string, error) {
+			text, _, err := app.Editor(context.Background(), "Plan", "step 1")
+			return text, err
+		}, func(app *App) {
+			app.HandleEvent(key(tcell.KeyEnter, 0, tcell.ModShift))
+			typeText(app, "step 2")
+			app.HandleEvent(key(tcell.KeyCtrlJ, 0, tcell.ModCtrl))
+			typeText(app, "step 3")
+			app.HandleEvent(key(tcell.KeyEnter, 0, 0))
+		}, "step 1\nstep 2\nstep 3", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -146,44 +147,60 @@ func TestReplyEndShowsPromptly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			term := &lockedVT{vt: newVT(120, 40)}
-			app := NewApp(term, 120, 40, Callbacks{}, Options{Cwd: t.TempDir()})
-			t.Cleanup(func() { app.Close() })
-			app.SetFooter(testFooter)
-			app.AddUserMessage("first")
-			app.StartAssistant()
-			app.EndAssistant(assistant(numberedReply("first", 5000)))
-			app.AddUserMessage("second")
-			app.SetWorking(true)
-			text := numberedReply("second", 4800)
-			if c.chunk < 1000 {
-				text = numberedReply("second", 480) // a 16-char stream of 4,800 lines takes too long under -race
-			}
-			app.StartAssistant()
-			for i := c.chunk; i < len(text); i += c.chunk {
-				app.UpdateAssistant(assistant(text[:i]))
-			}
-			app.UpdateAssistant(assistant(text))
-			last := time.Now()
-			app.EndAssistant(assistant(text))
-			app.SetWorking(false)
-			for {
-				term.mu.Lock()
-				rows := screenRows(term.vt)
-				term.mu.Unlock()
-				if len(rows) > 7 && rows[len(rows)-7] == "second END OF REPLY" {
-					break
+			// A loaded machine can delay one attempt past the limit; the stall this guards
+			// against misses it every time, so the best of three attempts must meet it.
+			var failure string
+			for attempt := 0; attempt < 3; attempt++ {
+				if failure = replyEndWithin(t, c.chunk, limit); failure == "" {
+					return
 				}
-				if time.Since(last) > limit {
-					t.Fatalf("%s after the reply's last byte the screen shows\n%s", limit, strings.Join(rows, "\n"))
-				}
-				time.Sleep(time.Millisecond)
+				t.Logf("attempt %d: %s", attempt+1, failure)
 			}
-			term.mu.Lock()
-			defer term.mu.Unlock()
-			checkBottom(t, "at the end", term.vt, "", "second END OF REPLY")
+			t.Fatal(failure)
 		})
 	}
+}
+
+// replyEndWithin streams a tall reply after a long transcript and says what was wrong
+// if its end was not on screen, above the editor and footer, within limit of its last byte.
+func replyEndWithin(t *testing.T, chunk int, limit time.Duration) string {
+	term := &lockedVT{vt: newVT(120, 40)}
+	app := NewApp(term, 120, 40, Callbacks{}, Options{Cwd: t.TempDir()})
+	defer app.Close()
+	app.SetFooter(testFooter)
+	app.AddUserMessage("first")
+	app.StartAssistant()
+	app.EndAssistant(assistant(numberedReply("first", 5000)))
+	app.AddUserMessage("second")
+	app.SetWorking(true)
+	text := numberedReply("second", 4800)
+	if chunk < 1000 {
+		text = numberedReply("second", 480) // a 16-char stream of 4,800 lines takes too long under -race
+	}
+	app.StartAssistant()
+	for i := chunk; i < len(text); i += chunk {
+		app.UpdateAssistant(assistant(text[:i]))
+	}
+	app.UpdateAssistant(assistant(text))
+	last := time.Now()
+	app.EndAssistant(assistant(text))
+	app.SetWorking(false)
+	for {
+		term.mu.Lock()
+		rows := screenRows(term.vt)
+		term.mu.Unlock()
+		if len(rows) > 7 && rows[len(rows)-7] == "second END OF REPLY" {
+			break
+		}
+		if time.Since(last) > limit {
+			return fmt.Sprintf("%s after the reply's last byte the screen shows\n%s", limit, strings.Join(rows, "\n"))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	checkBottom(t, "at the end", term.vt, "", "second END OF REPLY")
+	return ""
 }
 
 // While the agent works and nothing else happens, the spinner still moves ten times a second.

@@ -209,6 +209,16 @@ func TestThemeFromSettings(t *testing.T) {
 	if err := app.UseTheme("bad"); err == nil || app.ThemeSetting() != "mine" {
 		t.Errorf("UseTheme(bad): %v, setting %q", err, app.ThemeSetting())
 	}
+	pkg := t.TempDir() // a package's themes/ (Options.ThemeDirs) come after $PI_HOME/themes
+	os.WriteFile(filepath.Join(pkg, "shared.toml"), []byte("extends = \"dark\"\naccent = \"#654321\"\n"), 0o644)
+	app = NewApp(newVT(80, 24), 80, 24, Callbacks{}, Options{ManualFrames: true, PiHome: home, Theme: "shared", ThemeDirs: []string{pkg}})
+	if got := strings.Join(app.Themes(), " "); got != "auto dark light bad mine shared" || app.theme.Name != "shared" {
+		t.Errorf("with a package's themes: Themes() = %q, theme %q", got, app.theme.Name)
+	}
+	app.SetThemeDirs(nil) // a reload whose scripts add no folder
+	if got := strings.Join(app.Themes(), " "); got != "auto dark light bad mine" {
+		t.Errorf("after SetThemeDirs(nil): Themes() = %q", got)
+	}
 }
 
 // The background probe: the terminal's OSC 11 answer decides "auto", keys typed around it are

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -27,6 +28,7 @@ const (
 type toolView struct {
 	th       *theme.Theme
 	id, name string
+	label    string // the tool's label (pi's label), shown instead of its name when set
 	args     map[string]any
 	state    toolState
 	output   []string // sanitized output lines
@@ -100,7 +102,7 @@ func (t *toolView) style() (icon, style string) {
 
 func (t *toolView) Render(width int) []string {
 	icon, style := t.style()
-	head := paint(style, icon) + paint(sBold, t.name) + " " + paint(t.th.Muted, t.summary())
+	head := paint(style, icon) + paint(sBold, sanitize(cmp.Or(t.label, t.name))) + " " + paint(t.th.Muted, t.summary())
 	if t.name == "bash" || t.state == toolRunning {
 		head += paint(t.th.Muted, " ("+t.elapsed()+")")
 	}

@@ -23,6 +23,7 @@ import (
 type transcript struct {
 	a        *App
 	userText func(*provider.Message) string
+	custom   func(*provider.Message) (CustomMessage, bool) // nil: every other role is a notice
 	add      func(entry)
 	tools    map[string]*toolView // calls still waiting for their results
 	previews bool                 // pictures of tool results, as ToolEnd shows them
@@ -62,7 +63,7 @@ func (t *transcript) message(m *provider.Message) {
 		v.set(m)
 		v.done = true
 		for _, c := range m.ToolCalls() {
-			tv := &toolView{th: a.theme, id: c.ID, name: c.Name, args: c.Arguments, started: a.when(m), expanded: &a.expandTools, now: a.now}
+			tv := a.toolView(c.ID, c.Name, c.Arguments, a.when(m))
 			t.tools[c.ID] = tv
 			t.add(tv)
 		}
@@ -84,10 +85,29 @@ func (t *transcript) message(m *provider.Message) {
 			a.addPreviews(m.Content)
 		}
 	default:
-		if text := m.TextContent(); text != "" {
+		if c, ok := t.customOf(m); ok {
+			if !c.Hidden {
+				t.add(a.customEntry(c.Type, c.Text, c.Render))
+			}
+		} else if text := m.TextContent(); text != "" {
 			t.add(&noticeView{th: a.theme, level: LevelInfo, text: text})
 		}
 	}
+}
+
+func (t *transcript) customOf(m *provider.Message) (CustomMessage, bool) {
+	if t.custom == nil {
+		return CustomMessage{}, false
+	}
+	return t.custom(m)
+}
+
+// CustomMessage is how a message of a role of the caller's own shows (a script's custom
+// message, as AddCustomMessage shows it); a Hidden one is not shown at all.
+type CustomMessage struct {
+	Type, Text string
+	Render     func() []string
+	Hidden     bool
 }
 
 // when is the time m was written, or now if it does not say.
@@ -99,13 +119,13 @@ func (a *App) when(m *provider.Message) time.Time {
 }
 
 // Replay shows a conversation that happened before (a resumed session, a move in the tree):
-// user messages as userText shows them, replies, tool calls with their results, and other
-// messages (compaction summaries, shell runs) as notices. A call without a result stays
-// running until the next SetWorking(false).
-func (a *App) Replay(msgs []provider.Message, userText func(*provider.Message) string) {
+// user messages as userText shows them, replies, tool calls with their results, the messages
+// custom claims as it says, and other messages (compaction summaries, shell runs) as notices.
+// A call without a result stays running until the next SetWorking(false).
+func (a *App) Replay(msgs []provider.Message, userText func(*provider.Message) string, custom func(*provider.Message) (CustomMessage, bool)) {
 	a.mu.Lock()
 	defer a.unlock()
-	t := &transcript{a: a, userText: userText, add: a.add, tools: a.tools, previews: true}
+	t := &transcript{a: a, userText: userText, custom: custom, add: a.add, tools: a.tools, previews: true}
 	t.feed(msgs, nil)
 }
 

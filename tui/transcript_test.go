@@ -100,10 +100,17 @@ func TestReplay(t *testing.T) {
 		{Role: provider.RoleAssistant, Content: []provider.Block{provider.Text("Looking."), provider.ToolCall("c1", "ls", map[string]any{"path": "."})}},
 		{Role: provider.RoleToolResult, ToolCallID: "c1", IsError: true, Content: []provider.Block{provider.Text("no such dir")}},
 		{Role: "compactionSummary", Content: []provider.Block{provider.Text("SUMMARY")}},
-	}, func(m *provider.Message) string { return m.Content[len(m.Content)-1].Text })
+		{Role: "custom", Content: []provider.Block{provider.Text("shown *custom*")}},
+		{Role: "custom", Content: []provider.Block{provider.Text("HIDDEN")}},
+	}, func(m *provider.Message) string { return m.Content[len(m.Content)-1].Text }, func(m *provider.Message) (CustomMessage, bool) {
+		return CustomMessage{Type: "note", Text: m.TextContent(), Hidden: m.TextContent() == "HIDDEN"}, m.Role == "custom"
+	})
 	app.Flush()
 	screen := strings.Join(plain(term.all()), "\n")
-	for _, want := range []string{"› hello", "Looking.", "✗ ls", "no such dir", "• SUMMARY"} {
+	if strings.Contains(screen, "HIDDEN") {
+		t.Fatalf("a hidden custom message shows:\n%s", screen)
+	}
+	for _, want := range []string{"› hello", "Looking.", "✗ ls", "no such dir", "• SUMMARY", "[note]", "shown custom"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("%q missing:\n%s", want, screen)
 		}

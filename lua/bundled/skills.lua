@@ -9,6 +9,7 @@
 --   directory and each parent up to the git root.
 -- A folder holding SKILL.md is one skill (nothing below it is searched); other folders are
 -- searched further. Plain .md files directly in $PI_HOME/skills or .pi/skills are skills too.
+-- Packages' skills/ folders and the paths of resources_discover handlers join them.
 -- Copy this file to $PI_HOME/lua/skills.lua to change it, or switch it off in pi.toml.
 
 local MAX_NAME, MAX_DESCRIPTION = 64, 1024
@@ -157,8 +158,10 @@ local function skill_roots()
 end
 
 local skills, by_name = {}, {}
-for _, root in ipairs(skill_roots()) do
-  for _, entry in ipairs(find_in_root(root.dir, root.root_files)) do
+-- add_skills loads the skill files of entries ({path, root_file}) and gives each a /skill:
+-- command; a name already taken keeps its first skill.
+local function add_skills(entries)
+  for _, entry in ipairs(entries) do
     local s = load_skill(entry.path, entry.root_file)
     if s then
       local first = by_name[s.name]
@@ -167,15 +170,26 @@ for _, root in ipairs(skill_roots()) do
       else
         by_name[s.name] = s
         skills[#skills + 1] = s
+        local ok = pcall(pi.register_command, { name = "skill:" .. s.name, description = s.description })
+        if not ok then warn(s.file, "no /skill: command: the name cannot be a command name") end
       end
     end
   end
 end
 
-for _, s in ipairs(skills) do
-  local ok = pcall(pi.register_command, { name = "skill:" .. s.name, description = s.description })
-  if not ok then warn(s.file, "no /skill: command: the name cannot be a command name") end
-end
+for _, root in ipairs(skill_roots()) do add_skills(find_in_root(root.dir, root.root_files)) end
+
+-- Paths the scripts' resources_discover handlers add (this late handler runs after theirs): a
+-- folder is searched like a skills root, a file is one skill.
+pi.on("resources_discover", function(ev)
+  for _, path in ipairs(ev.skill_paths or {}) do
+    if path:sub(-3) == ".md" then
+      add_skills({ { path = path, root_file = basename(path) ~= "SKILL.md" } })
+    else
+      add_skills(find_in_root(path, true))
+    end
+  end
+end, { late = true })
 
 -- prompt_section is what the model sees; skills it may not pick itself are left out.
 local function prompt_section()

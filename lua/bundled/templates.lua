@@ -83,29 +83,40 @@ local function first_line(body)
 end
 
 local templates = {}
-local function load_dir(dir)
-  if not dir or not pi.stat(dir) then return end
-  for _, path in ipairs(pi.glob(dir .. "/*.md") or {}) do
-    local name = path:sub(#dir + 2, -4) -- path is dir/<name>.md
-    local text, err = pi.read_file(path)
-    if not text then
-      warn(path .. ": cannot read: " .. tostring(err))
-    elseif templates[name] then
-      warn(path .. ": /" .. name .. " is already defined by " .. templates[name].file .. "; this one is ignored")
-    else
-      local meta, body = pi.parse_frontmatter(text)
-      meta = meta or {}
-      local description = type(meta.description) == "string" and meta.description or first_line(body)
-      body = body:gsub("^%s+", ""):gsub("%s+$", "")
-      templates[name] = { file = path, body = body, description = description }
-      local ok = pcall(pi.register_command, {
-        name = name, description = description,
-        argument_hint = type(meta["argument-hint"]) == "string" and meta["argument-hint"] or nil,
-      })
-      if not ok then warn(path .. ": /" .. name .. " cannot be a command name") end
-    end
+-- load_file makes path (<name>.md) the template /name, unless the name is taken.
+local function load_file(path)
+  local name = path:match("([^/]+)%.md$")
+  local text, err = pi.read_file(path)
+  if not text then
+    warn(path .. ": cannot read: " .. tostring(err))
+  elseif templates[name] then
+    warn(path .. ": /" .. name .. " is already defined by " .. templates[name].file .. "; this one is ignored")
+  else
+    local meta, body = pi.parse_frontmatter(text)
+    meta = meta or {}
+    local description = type(meta.description) == "string" and meta.description or first_line(body)
+    body = body:gsub("^%s+", ""):gsub("%s+$", "")
+    templates[name] = { file = path, body = body, description = description }
+    local ok = pcall(pi.register_command, {
+      name = name, description = description,
+      argument_hint = type(meta["argument-hint"]) == "string" and meta["argument-hint"] or nil,
+    })
+    if not ok then warn(path .. ": /" .. name .. " cannot be a command name") end
   end
 end
+
+local function load_dir(dir)
+  if not dir or not pi.stat(dir) then return end
+  for _, path in ipairs(pi.glob(dir .. "/*.md") or {}) do load_file(path) end
+end
+
+-- Paths the scripts' resources_discover handlers add (this late handler runs after theirs):
+-- a folder of templates or one .md file.
+pi.on("resources_discover", function(ev)
+  for _, path in ipairs(ev.prompt_paths or {}) do
+    if path:sub(-3) == ".md" then load_file(path) else load_dir(path) end
+  end
+end, { late = true })
 
 if pi.pi_home() ~= "" then load_dir(pi.pi_home() .. "/prompts") end
 load_dir(pi.cwd() .. "/.pi/prompts")

@@ -3,8 +3,10 @@ package faux
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"pi/provider"
@@ -48,4 +50,22 @@ func LoadScript(path string) (*Provider, error) {
 		p.steps = append(p.steps, r)
 	}
 	return p, nil
+}
+
+// FromCommandLine is `pi --faux-script path [--model faux/id]`: the script's provider and the
+// model it plays (faux-1 without an id).
+func FromCommandLine(path, model string) (provider.Provider, provider.Model, error) {
+	if path == "" {
+		return nil, provider.Model{}, errors.New("--provider faux needs --faux-script <file.json>")
+	}
+	p, err := LoadScript(path)
+	if err != nil {
+		return nil, provider.Model{}, err
+	}
+	id := strings.TrimPrefix(model, "faux/")
+	if id == "" {
+		id = "faux-1"
+	}
+	return p, provider.Model{ID: id, Provider: "faux", API: "faux", ContextWindow: 128000, MaxTokens: 16384,
+		Input: p.ModelInput()}, nil
 }

@@ -1,0 +1,59 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"pi/provider"
+	"pi/provider/faux"
+)
+
+// A definition laid over a configured provider keeps what it does not set (pi keeps the
+// models when none are given); a new one with its own stream is that stream; computed models
+// are found by id; without definitions the same spec is an ErrNotConfigured.
+func TestConfigDefinitions(t *testing.T) {
+	c := fixture(t, configUserTOML, "", map[string]string{"WORK_KEY": "sk-work-123456"})
+	if _, _, err := c.ResolveModel(context.Background(), "mine/m1"); !errors.Is(err, ErrNotConfigured) {
+		t.Fatalf("before: %v", err)
+	}
+	stream := faux.New()
+	defs := []provider.Definition{
+		{Name: "work", BaseURL: "http://proxy.example/v1", APIKey: "sk-literal-9876"},
+		{Name: "mine", Kind: "lua", Stream: stream, Models: []provider.Model{{ID: "m1", ContextWindow: 4096}},
+			ListModels: func(context.Context) ([]provider.Model, error) {
+				return []provider.Model{{ID: "m9", MaxTokens: 77}}, nil
+			}},
+	}
+	d := c.WithDefinitions(func() []provider.Definition { return defs })
+	_, m, err := d.ResolveModel(context.Background(), "work/big")
+	if err != nil || m.BaseURL != "http://proxy.example/v1" || m.ContextWindow != 65536 {
+		t.Fatalf("work/big over the proxy: %+v %v", m, err)
+	}
+	if !slices.Contains(d.KeyValues(), "sk-literal-9876") {
+		t.Error("a literal key is not among the keys to redact")
+	}
+	p, m, err := d.ResolveModel(context.Background(), "mine/m1")
+	if err != nil || p != stream || m.API != "lua" || m.ContextWindow != 4096 {
+		t.Fatalf("mine/m1: %v %+v %v", p, m, err)
+	}
+	if _, m, err = d.ResolveModel(context.Background(), "mine/m9"); err != nil || m.MaxTokens != 77 {
+		t.Fatalf("computed mine/m9: %+v %v", m, err)
+	}
+	if _, m, err = d.ResolveModel(context.Background(), "mine"); err != nil || m.ID != "m1" {
+		t.Fatalf("the provider's name alone: %+v %v", m, err)
+	}
+	var listed []string
+	for _, pm := range d.ListModels(context.Background()) {
+		for _, m := range pm.Models {
+			listed = append(listed, pm.Provider+"/"+m.ID)
+		}
+	}
+	if !slices.Contains(listed, "mine/m1") || !slices.Contains(listed, "mine/m9") {
+		t.Fatalf("listed %v", listed)
+	}
+	if _, _, err := c.ResolveModel(context.Background(), "mine/m1"); !errors.Is(err, ErrNotConfigured) {
+		t.Fatalf("the original config changed: %v", err)
+	}
+}
