@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"pi/config"
 	"pi/export"
 	"pi/lua"
 	"pi/provider"
@@ -202,7 +201,7 @@ func tuiReplaced(ic *interactive, what string, err error) {
 		return
 	}
 	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("%s: %s", what, ic.h.rec.session().ID()))
-	ic.replay(ic.h.agent.MessagesView())
+	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText, ic.custom)
 	ic.updateQueue()
 	ic.updateFooter()
 }
@@ -397,24 +396,6 @@ func tuiSetTrust(ic *interactive, trusted bool) {
 	ic.ui.Notify(tui.LevelInfo, msg)
 }
 
-// tuiKeymap is pi's keys with [keys] of pi.toml laid over them; a problem with [keys] is
-// said on screen and the default keys are used.
-func tuiKeymap(cfg *config.Config) (*tui.Keymap, string) {
-	over, err := cfg.KeyBindings()
-	if err == nil {
-		var km *tui.Keymap
-		if km, err = tui.NewKeymap(over); err == nil {
-			return km, ""
-		}
-	}
-	return tui.DefaultKeymap(), fmt.Sprintf("pi.toml [keys]: %v; using the default keys", err)
-}
-
-// hideThinking is [ui] hide_thinking; thinking starts collapsed unless it says false.
-func hideThinking(cfg *config.Config) bool {
-	return cfg.UI.HideThinking == nil || *cfg.UI.HideThinking
-}
-
 // tuiTree is /tree in the terminal UI: pick a point of the session tree, say whether to
 // summarise the branch being left, and continue from there. It runs on its own goroutine (see
 // interactive.command), so it may ask questions.
@@ -513,7 +494,7 @@ func tuiNavigate(ic *interactive, targetID string, summarize bool, focus string)
 		return
 	}
 	ic.ui.Notify(tui.LevelInfo, "moved in the session tree; the conversation now reads:")
-	ic.replay(ic.h.agent.MessagesView())
+	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText, ic.custom)
 	if text != "" {
 		ic.ui.SetEditorText(text)
 	}

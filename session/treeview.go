@@ -259,6 +259,15 @@ func treeRowText(e *TreeEntry, current bool) string {
 	return b.String()
 }
 
+// ShownUserTexts is ShownUserText of each message (the queues as the terminal UI shows them).
+func ShownUserTexts(ms []provider.Message) []string {
+	out := make([]string, len(ms))
+	for i := range ms {
+		out[i] = ShownUserText(&ms[i])
+	}
+	return out
+}
+
 // ShownUserText is what the user typed: the context block that opens a conversation is left
 // out, images are shown as a marker.
 func ShownUserText(m *provider.Message) string {

@@ -44,9 +44,13 @@ func (c *customView) Render(width int) []string {
 func (a *App) AddCustomMessage(typ, text string, render func() []string) {
 	a.mu.Lock()
 	defer a.unlock()
+	a.add(a.customEntry(typ, text, render))
+}
+
+// customEntry is AddCustomMessage's entry, for the caller to add (the lock held).
+func (a *App) customEntry(typ, text string, render func() []string) *customView {
 	v := &customView{th: a.theme, typ: typ, md: NewMarkdown(a.theme), pending: render != nil}
 	v.md.SetText(text)
-	a.add(v)
 	if render != nil {
 		go func() {
 			lines := render()
@@ -56,4 +60,5 @@ func (a *App) AddCustomMessage(typ, text string, render func() []string) {
 			a.requestRender()
 		}()
 	}
+	return v
 }
