@@ -161,7 +161,7 @@ func (l *live) piEventLocked(ev agent.Event) {
 	var line []byte
 	switch ev.Type {
 	case agent.EvTurnStart, agent.EvTurnEnd, agent.EvToolExecutionUpdate, agent.EvCompactionStart,
-		agent.EvCompactionEnd, agent.EvAutoRetryStart, agent.EvAutoRetryEnd:
+		agent.EvCompactionEnd, agent.EvAutoRetryStart, agent.EvAutoRetryEnd, agent.EvSubagent:
 		line, _ = json.Marshal(ev)
 	}
 	if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == "queue_update" {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/agent"
 	"pi/config"
 	"pi/extui"
 	"pi/provider"
@@ -230,5 +232,46 @@ func TestV1ClientOfASessionMovedByFork(t *testing.T) {
 		default:
 		}
 		break
+	}
+}
+
+// A subagent's events reach pi's clients as pi_event lines, tagged with the child's id, as
+// RPC mode writes them; a v1 client gets none.
+func TestSubagentEventsReachPiClients(t *testing.T) {
+	rts := make(chan *fakeRuntime, 1)
+	k := startServer(t, slowReply("a reply", time.Millisecond), func(o *Options) {
+		open := o.Open
+		o.Open = func(ctx context.Context, req OpenRequest) (Runtime, error) {
+			rt, err := open(ctx, req)
+			if err == nil {
+				rts <- rt.(*fakeRuntime)
+			}
+			return rt, err
+		}
+	})
+	pi := k.dial()
+	id := snapshotOf(request(t, pi, map[string]any{"command": "create"}))["id"].(string)
+	rt := <-rts
+	rt.ag.Emit(agent.Event{Type: agent.EvSubagent, AgentID: "agent-7",
+		Sub: &agent.Event{Type: agent.EvToolExecutionStart, ToolName: "read"}})
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case ev := <-pi.Events():
+			if ev["type"] != evPiEvent || ev["sessionId"] != id {
+				continue
+			}
+			var line map[string]any
+			if err := json.Unmarshal([]byte(ev["line"].(string)), &line); err != nil {
+				t.Fatal(err)
+			}
+			sub, _ := line["event"].(map[string]any)
+			if line["type"] != "subagent_event" || line["agentId"] != "agent-7" || sub["type"] != "tool_execution_start" {
+				t.Fatalf("pi_event line %v", line)
+			}
+			return
+		case <-deadline:
+			t.Fatal("no subagent_event reached the pi client")
+		}
 	}
 }
