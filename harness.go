@@ -198,6 +198,10 @@ func (h *harness) ClearQueues() []provider.Message {
 // Busy reports whether a run is in flight.
 func (h *harness) Busy() bool { return h.work.running(workRun) }
 
+// Streaming is what RPC's isStreaming reports: a run that has not yet emitted agent_end (a
+// prompt sent while the run tidies up after it waits for the run, so a client may send one).
+func (h *harness) Streaming() bool { return h.Busy() && !h.runEnding.Load() }
+
 // Abort cancels everything in flight: the run, a compaction, the user's shell command and a
 // branch summary. It does not wait; Quiesce does.
 func (h *harness) Abort() {

@@ -188,6 +188,9 @@ func TestInputRightAfterAgentEnd(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- h.Send(context.Background(), Input{Text: "one"}) }()
 		<-ended
+		if !h.Busy() || h.Streaming() {
+			t.Errorf("after agent_end, while the run tidies up: Busy %v, Streaming (RPC's isStreaming) %v; want true, false", h.Busy(), h.Streaming())
+		}
 		if err := h.Send(context.Background(), in); err != nil {
 			t.Fatalf("%+v right after agent_end: %v", in, err)
 		}

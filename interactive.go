@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"pi/session"
 	"pi/tools"
 	"pi/tui"
+	"pi/tui/subagents"
 )
 
 // runInteractiveMode runs the terminal UI until the user quits. A resumed
@@ -23,20 +23,20 @@ import (
 func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs []provider.Block, pickSession bool) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	keys, keysProblem := tuiKeymap(h.cfg)
+	keys, keysProblem := tui.KeymapOr(h.cfg.KeyBindings())
 	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
-	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !hideThinking(h.cfg),
+	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !h.cfg.UI.ThinkingHidden(),
 		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome,
 		ThemeDirs: h.scripts.rt.ThemeDirs(), ToolLabel: func(name string) string { return tools.LabelOf(h.agent.State().Tools, name) }}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
-		ic.ui = ui
+		ic.ui, ic.children = ui, subagents.Show(ui, h.scripts.children) // before the events that feed it
 		close(ic.uiReady)
 		h.scripts.setUI(ic) // the scripts' questions and notices go to the screen
 		ic.unsubscribe = h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
 			defer ic.guard()
 			ic.onEvent(ev)
 		})
-		ic.replay(h.agent.MessagesView())
+		ic.ui.Replay(h.agent.MessagesView(), session.ShownUserText, ic.custom)
 		ic.updateFooter()
 		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+"\n"+keys.StartHint())
 		if keysProblem != "" {
@@ -56,6 +56,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 	h.scripts.setUI(nil)
 	if ic.unsubscribe != nil {
 		ic.unsubscribe()
+		ic.children.Close()
 	}
 	if p := ic.panicked.Load(); p != nil {
 		panic(p) // the terminal has been restored; now fail loudly
@@ -76,6 +77,7 @@ type interactive struct {
 	ui          *tui.App
 	keys        *tui.Keymap
 	uiReady     chan struct{} // closed once ui is set
+	children    *subagents.Screen
 	ctx         context.Context
 	cancel      context.CancelFunc
 	unsubscribe func()
@@ -170,15 +172,7 @@ func (ic *interactive) report(err error) {
 
 func (ic *interactive) updateQueue() {
 	steer, follow := ic.h.agent.QueuedMessages()
-	ic.ui.SetQueue(texts(steer), texts(follow))
-}
-
-func texts(ms []provider.Message) []string {
-	out := make([]string, len(ms))
-	for i := range ms {
-		out[i] = session.ShownUserText(&ms[i])
-	}
-	return out
+	ic.ui.SetQueue(session.ShownUserTexts(steer), session.ShownUserTexts(follow))
 }
 
 // onEvent draws one agent event. It runs on the agent's goroutine; App calls only take a lock.
@@ -218,6 +212,8 @@ func (ic *interactive) onEvent(ev agent.Event) {
 		ui.ToolEnd(ev.ToolCallID, content, details, ev.IsError)
 	case agent.EvAutoRetryStart, agent.EvAutoRetryEnd:
 		ic.retry(ev)
+	case agent.EvSubagent:
+		ic.children.Event(ev)
 	}
 }
 
@@ -246,49 +242,18 @@ func (ic *interactive) messageStart(m *provider.Message) {
 	case provider.RoleAssistant:
 		ic.ui.StartAssistant()
 	case session.RoleCustom:
-		ic.customMessage(*m)
-	}
-}
-
-// customMessage shows a script's custom message that asks to be shown, through the renderer a
-// script registered for its type.
-func (ic *interactive) customMessage(m provider.Message) {
-	if session.Displayed(&m) {
-		ic.ui.AddCustomMessage(session.CustomType(&m), m.TextContent(), func(expanded bool) []string {
-			lines, _ := ic.h.scripts.rt.RenderMessage(ic.ctx, &m, expanded)
-			return lines
-		})
-	}
-}
-
-// replay shows a resumed conversation: user messages, replies, and tool calls with their
-// results. Other application messages (compaction summaries, shell runs) are shown as notices.
-func (ic *interactive) replay(msgs []provider.Message) {
-	for i := range msgs {
-		m := &msgs[i]
-		switch m.Role {
-		case provider.RoleUser:
-			ic.ui.AddUserMessage(session.ShownUserText(m))
-		case provider.RoleAssistant:
-			ic.ui.StartAssistant()
-			ic.ui.EndAssistant(m)
-			for _, c := range m.ToolCalls() {
-				ic.ui.ToolStart(c.ID, c.Name, c.Arguments)
-			}
-		case provider.RoleToolResult:
-			var details any
-			if len(m.Details) > 0 {
-				details = json.RawMessage(m.Details)
-			}
-			ic.ui.ToolEnd(m.ToolCallID, m.Content, details, m.IsError)
-		case session.RoleCustom:
-			ic.customMessage(*m)
-		default:
-			if t := m.TextContent(); t != "" {
-				ic.ui.Notify(tui.LevelInfo, t)
-			}
+		if c, _ := ic.custom(m); !c.Hidden {
+			ic.ui.AddCustomMessage(c.Type, c.Text, c.Render)
 		}
 	}
+}
+
+// custom is how a script's custom message shows: through the renderer a script registered
+// for its type, unless it asks not to be shown. Other roles are not custom messages.
+func (ic *interactive) custom(m *provider.Message) (tui.CustomMessage, bool) {
+	c := *m
+	return tui.CustomMessage{Type: session.CustomType(&c), Text: c.TextContent(), Hidden: !session.Displayed(&c),
+		Render: func(x bool) []string { l, _ := ic.h.scripts.rt.RenderMessage(ic.ctx, &c, x); return l }}, c.Role == session.RoleCustom
 }
 
 // updateFooter shows the session's totals; the context in use is the size of the last request,

@@ -90,6 +90,9 @@ func runPrompts(ctx context.Context, h *harness, prompts []string, images []prov
 			return last, nil
 		}
 	}
+	for h.scripts.children.Wait(ctx) { // background children, then the turns their notices start
+		h.scriptSends.wait(ctx)
+	}
 	return provider.LastAssistant(h.agent.MessagesView()), nil
 }
 

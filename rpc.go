@@ -61,13 +61,6 @@ const (
 // "null" means data: null.
 type rpcHandler func(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error)
 
-// rpcSlashCommand is one entry of get_commands.
-type rpcSlashCommand struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Source      string `json:"source"` // extension, prompt or skill
-}
-
 // answeredLater is what a handler returns when its goroutine will send the response.
 type answeredLater struct{}
 
@@ -222,6 +215,7 @@ type rpcCommand struct {
 	Label              string           `json:"label"`    // set_label
 	Patterns           []string         `json:"patterns"` // scoped_models
 	Step               int              `json:"step"`     // cycle_model
+	Key                string           `json:"key"`      // run_shortcut
 }
 
 // decodeCommand reads one command line. When the line is not a JSON object with a "type"

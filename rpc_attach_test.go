@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"pi/config"
@@ -51,4 +53,36 @@ func TestRPCScopedModelsAndTreeLeaves(t *testing.T) {
 	if up, here := leaves(first), leaves(tree["leafId"]); up != true || here != false {
 		t.Fatalf("leaves_conversation: to the first message %v, to the leaf %v", up, here)
 	}
+}
+
+// The scripts' shortcuts through RPC, as pi attach uses them: get_shortcuts lists them,
+// run_shortcut runs one (its notice comes out as an extension UI request), an unknown key is
+// refused, and reload loads the changed init.lua, whose shortcut then runs instead.
+func TestRPCShortcutsAndReload(t *testing.T) {
+	a := newOpsApp(t, fauxModel(false))
+	shortcut := func(says string) string {
+		return `pi.register_shortcut{key = "ctrl+alt+p", description = "plan", run = function() pi.notify("` + says + `", "info") end}`
+	}
+	startScripts(t, a, shortcut("first"))
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	list, _ := c.mustCall(map[string]any{"type": "get_shortcuts"}).data()["shortcuts"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["key"] != "ctrl+alt+p" || list[0].(map[string]any)["description"] != "plan" {
+		t.Fatalf("get_shortcuts: %v", list)
+	}
+	run := func(says string) {
+		t.Helper()
+		from := c.mark()
+		c.mustCall(map[string]any{"type": "run_shortcut", "key": "ctrl+alt+p"})
+		if l := c.await(from, says, func(l rpcLine) bool { return l["method"] == "notify" }); l["message"] != says {
+			t.Fatalf("the shortcut's notice: %v", l)
+		}
+	}
+	run("first")
+	if r := c.call(map[string]any{"type": "run_shortcut", "key": "ctrl+alt+q"}); r["success"] != false {
+		t.Fatalf("an unknown key: %v", r)
+	}
+	os.WriteFile(filepath.Join(a.piHome, "init.lua"), []byte(shortcut("second")), 0o644)
+	c.mustCall(map[string]any{"type": "reload"})
+	run("second")
 }

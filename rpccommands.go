@@ -6,7 +6,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"strings"
 
 	"pi/agent"
 	"pi/config"
@@ -46,15 +45,27 @@ func commandTable() map[string]rpcHandler {
 		"get_fork_messages":             cmdForkMessages,
 		"get_last_assistant_text":       cmdLastAssistantText,
 		"set_session_name":              cmdSetSessionName,
-		"get_commands":                  cmdGetCommands,
-		"get_tree":                      cmdGetTree,
-		"navigate_tree":                 cmdNavigateTree,
-		"set_label":                     cmdSetLabel,
+		"get_commands": func(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+			return map[string]any{"commands": s.h.scripts.rt.SlashCommands()}, nil
+		},
+		"get_tree":      cmdGetTree,
+		"navigate_tree": cmdNavigateTree,
+		"set_label":     cmdSetLabel,
 		// pi's own, for pi attach: the /scoped-models of the terminal UI, and whether a /tree
 		// move leaves messages behind (then a summary is offered).
 		"scoped_models": cmdScopedModels,
 		"leaves_conversation": func(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 			return map[string]any{"leaves": session.LeavesConversation(s.h.rec.session(), c.TargetID)}, nil
+		},
+		// pi's own, for pi attach: the scripts' shortcut keys, run on the session, and /reload.
+		"get_shortcuts": func(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+			return map[string]any{"shortcuts": s.h.scripts.rt.Shortcuts()}, nil
+		},
+		"run_shortcut": func(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+			return nil, s.h.scripts.rt.RunShortcut(ctx, c.Key)
+		},
+		"reload": func(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+			return nil, s.h.scripts.reload(ctx)
 		},
 	}
 }
@@ -112,7 +123,7 @@ func cmdGetState(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	h := s.h
 	st := h.agent.State()
 	steerMode, followMode := h.settings.queueModes()
-	f := fields{{"model", st.Model}, {"thinkingLevel", config.LevelOrOff(st.Thinking)}, {"isStreaming", h.Busy()},
+	f := fields{{"model", st.Model}, {"thinkingLevel", config.LevelOrOff(st.Thinking)}, {"isStreaming", h.Streaming()},
 		{"isCompacting", h.compactor.running()}, {"steeringMode", steerMode}, {"followUpMode", followMode}}
 	sess := h.rec.session()
 	if p := sess.Path(); p != "" {
@@ -280,22 +291,6 @@ func cmdLastAssistantText(_ context.Context, s *rpcServer, _ *rpcCommand) (any, 
 
 func cmdSetSessionName(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	return nil, session.Rename(s.h.rec.session(), c.Name)
-}
-
-// cmdGetCommands lists the scripts' commands; skills come from the bundled skills script as
-// "skill:<name>".
-func cmdGetCommands(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	cmds := []rpcSlashCommand{}
-	if rt := s.h.scripts.rt; rt != nil {
-		for _, c := range rt.Commands() {
-			source := "extension"
-			if strings.HasPrefix(c.Name, "skill:") {
-				source = "skill"
-			}
-			cmds = append(cmds, rpcSlashCommand{Name: c.Name, Description: c.Description, Source: source})
-		}
-	}
-	return map[string]any{"commands": cmds}, nil
 }
 
 // cmdGetTree is the RPC command get_tree: every entry of the session with its parent, type,

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -21,6 +22,7 @@ import (
 	"pi/prompt"
 	"pi/provider"
 	"pi/session"
+	"pi/subagent"
 	"pi/tools"
 )
 
@@ -57,6 +59,11 @@ type scripts struct {
 	// askTrust says the terminal UI is to ask whether the project's script may run.
 	askTrust bool
 	gate     *permission.Gate // once permissions are on, a call runs only if the policy approved
+	children *subagent.Manager
+	// in a child session: the parent's scripts, whose screen its permission questions go to,
+	// and its agent id, which the question names
+	parent  *scripts
+	childID string
 
 	seen      []string // the tools available when the active ones were last picked (tools.Keys)
 	mu        sync.Mutex
@@ -73,6 +80,23 @@ func (s *scripts) setUI(ui userInterface) {
 			ui.ExtensionUI(r.Method, r.Fields)
 		}
 	}
+}
+
+// askPermission puts a call the permission policy wants decided to the user on this session's
+// screen; a child's goes to its parent's, named as the child's. Without a screen the gate
+// decides alone (refused unless --yes).
+func (s *scripts) askPermission(ctx context.Context, tool, summary, rule string) (bool, string, error) {
+	var choose permission.Chooser
+	u, who := s.currentUI(), ""
+	if u == nil && s.parent != nil {
+		u, who = s.parent.currentUI(), s.childID+" (a subagent) asks · "
+	}
+	if u != nil {
+		choose = func(ctx context.Context, title string, options []string) (string, bool, error) {
+			return u.Select(ctx, who+title, options)
+		}
+	}
+	return s.gate.Ask(ctx, permission.Request{Tool: tool, Summary: summary, Rule: rule}, choose)
 }
 
 func (s *scripts) currentUI() userInterface {
@@ -192,6 +216,18 @@ func (s *scripts) refreshTools() {
 	if !slices.Equal(active, s.agent.State().Tools) {
 		s.applyTools(active)
 	}
+}
+
+// reload loads the scripts again (/reload, RPC reload) and takes up their tools.
+func (s *scripts) reload(ctx context.Context) error {
+	if s.rt == nil {
+		return errors.New("no Lua runtime to reload")
+	}
+	if err := s.rt.Reload(ctx); err != nil {
+		return fmt.Errorf("reload: %w", err)
+	}
+	s.refreshTools()
+	return nil
 }
 
 // prepareRun readies a run for text: new script tools, the system prompt as the scripts'

@@ -273,3 +273,37 @@ func TestAttachTreeInTmux(t *testing.T) {
 	k.keys("C-d")
 	k.must("detach", "detached from")
 }
+
+// A served session's scripts' shortcut keys: /hotkeys lists them, pressing one runs the
+// script on the server (its notice comes back), /reload loads the changed script on the
+// server, and /trust says where trust is decided.
+func TestAttachShortcutsAndReloadInTmux(t *testing.T) {
+	script := filepath.Join(shortTempDir(t), "keys.lua")
+	write := func(says string) {
+		lua := `pi.register_shortcut{key = "Ctrl+Alt+P", description = "plan mode from the script", run = function()
+  pi.notify("` + says + `")
+end}`
+		os.WriteFile(script, []byte(lua), 0o600)
+	}
+	write("shortcut-ran-on-server")
+	k := startAttach(t, "shortcuts", []string{"Hi."}, "-e", script)
+	k.enter("/hotkeys")
+	k.must("/hotkeys lists the script's shortcut", "plan mode from the script")
+	if strings.Contains(k.visible(), "(taken by") {
+		t.Fatalf("the shortcut's key is taken; pane:\n%s", k.visible())
+	}
+	k.keys("C-M-p")
+	k.must("the shortcut run on the server", "shortcut-ran-on-server")
+
+	write("reloaded-shortcut-ran")
+	k.enter("/reload")
+	k.must("/reload", "scripts reloaded on the server")
+	k.keys("C-M-p")
+	k.must("the reloaded script's shortcut", "reloaded-shortcut-ran")
+
+	k.enter("/trust")
+	k.must("/trust", "pi serve's decision")
+	k.must("/trust says how", "pi trust "+k.dir)
+	k.keys("C-d")
+	k.must("detach", "detached from")
+}

@@ -11,16 +11,17 @@ import (
 	"path/filepath"
 	"strings"
 
-	"pi/agent"
+	"pi/internal/sandbox"
 	"pi/packages"
 	"pi/provider"
+	"pi/session"
 	"pi/subagent"
 )
 
 func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripted {
-	var warn io.Writer // a child's warnings would repeat the parent's
-	if o.child == nil {
-		warn = p.stderr
+	warn := p.stderr
+	if o.child != nil { // its warnings would repeat the parent's
+		warn = io.Discard
 	}
 	trusted := projectTrusted(o.trust, p.piHome, p.cwd)
 	types, _ := subagent.LoadTypes(p.piHome, p.cwd, trusted, packages.Enabled(p.piHome, p.cwd, trusted, o.noExtensions), warn)
@@ -33,14 +34,15 @@ func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripte
 			if h.Busy() {
 				in.Deliver = deliverSteer
 			}
-			go h.Send(h.life, in) //nolint:errcheck // a parent that has closed needs no notice
+			h.scriptSends.add()                                            // print mode waits for the turn it starts
+			go func() { defer h.scriptSends.done(); h.Send(h.life, in) }() //nolint:errcheck // a closed parent needs no notice
 		}})
 	return subagent.NewScripted(m, p.cfg.Subagents.On(), append(splitList(o.toolList), p.cfg.Tools...), o.child)
 }
 
 func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l subagent.Launch) (subagent.Child, error) {
 	m, sess := parent.agent.Model(), parent.rec.session()
-	c := subagent.NewSessionChild(l, parent.agent.MessagesView(), m.ContextWindow)
+	c := subagent.NewSessionChild(l)
 	o.cwd, o.messages, o.continueLast, o.sessionRef, o.forkRef, o.child = l.Cwd, nil, false, l.SessionFile, "", c.Self(o.child)
 	o.model, o.thinking = cmp.Or(l.Model, m.Provider+"/"+m.ID), cmp.Or(l.Thinking, parent.agent.Thinking())
 	o.parentSession, o.sessionDir, o.noSession = sess.Path(), filepath.Dir(sess.Path()), sess.Path() == ""
@@ -49,6 +51,11 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 	o.noContextFiles, o.noExtensions = o.noContextFiles || l.Isolated, o.noExtensions || l.Isolated
 	p.stopAfter = func(context.Context, *provider.Message, []provider.Message) bool { return c.StopAfterTurn() }
 	var err error
+	if l.Cwd != p.cwd && p.sandbox != nil { // a worktree child's commands may write in its worktree, not in the parent's project
+		if p.sandbox, _, err = sandbox.New(p.cfg.Sandbox, l.Cwd, sandbox.Options{Mode: o.sandbox}); err != nil {
+			return nil, err
+		}
+	}
 	switch p.cwd, p.provider, p.model, p.thinking = l.Cwd, parent.agent.Provider(), m, o.thinking; {
 	case l.Model != "" && m.Provider == "faux": // the scripted model plays every part
 		p.model.ID = strings.TrimPrefix(l.Model, "faux/")
@@ -57,11 +64,16 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 			return nil, err
 		}
 	}
+	if l.InheritContext && l.SessionFile == "" { // its session opens with the parent's conversation, compacted to fit
+		o.sessionRef = c.Inherit(ctx, subagent.Inheritance{Messages: parent.agent.MessagesView(), Dir: o.sessionDir, Cwd: l.Cwd,
+			Parent: o.parentSession, Compactor: session.Compactor{Provider: p.provider, Model: p.model, Settings: parent.settings.compactionSettings()}})
+	}
 	h, err := setupScripts(ctx, &o, p, false)
 	if err != nil {
 		return nil, err
 	}
-	h.agent.Subscribe(func(_ context.Context, ev agent.Event) { c.Event(ev.Type, ev.ToolName) })
+	h.agent.Subscribe(c.Forward(parent.agent.Emit))
+	h.scripts.parent, h.scripts.childID = parent.scripts, l.ID
 	c.Attach(subagent.Session{Close: h.close, Messages: h.agent.MessagesView, Path: h.rec.session().Path,
 		Send: func(ctx context.Context, text string) error {
 			return h.Send(ctx, Input{Text: text, Source: sourceExtension})

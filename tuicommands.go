@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"pi/config"
 	"pi/export"
 	"pi/lua"
 	"pi/provider"
@@ -202,7 +201,7 @@ func tuiReplaced(ic *interactive, what string, err error) {
 		return
 	}
 	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("%s: %s", what, ic.h.rec.session().ID()))
-	ic.replay(ic.h.agent.MessagesView())
+	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText, ic.custom)
 	ic.updateQueue()
 	ic.updateFooter()
 }
@@ -306,18 +305,12 @@ func tuiCopyLast(ic *interactive, _ string) {
 }
 
 func tuiReload(ic *interactive, _ string) {
-	rt := ic.h.scripts.rt
-	if rt == nil {
-		ic.ui.Notify(tui.LevelWarning, "no Lua runtime to reload")
+	if err := ic.h.scripts.reload(ic.ctx); err != nil {
+		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
-	if err := rt.Reload(ic.ctx); err != nil {
-		ic.ui.Notify(tui.LevelError, "reload: "+err.Error())
-		return
-	}
-	ic.h.scripts.refreshTools()
 	ic.commandList()
-	ic.ui.SetThemeDirs(rt.ThemeDirs()) // resources_discover ran again
+	ic.ui.SetThemeDirs(ic.h.scripts.rt.ThemeDirs()) // resources_discover ran again
 	ic.ui.Notify(tui.LevelInfo, "scripts reloaded")
 }
 
@@ -403,24 +396,6 @@ func tuiSetTrust(ic *interactive, trusted bool) {
 	ic.ui.Notify(tui.LevelInfo, msg)
 }
 
-// tuiKeymap is pi's keys with [keys] of pi.toml laid over them; a problem with [keys] is
-// said on screen and the default keys are used.
-func tuiKeymap(cfg *config.Config) (*tui.Keymap, string) {
-	over, err := cfg.KeyBindings()
-	if err == nil {
-		var km *tui.Keymap
-		if km, err = tui.NewKeymap(over); err == nil {
-			return km, ""
-		}
-	}
-	return tui.DefaultKeymap(), fmt.Sprintf("pi.toml [keys]: %v; using the default keys", err)
-}
-
-// hideThinking is [ui] hide_thinking; thinking starts collapsed unless it says false.
-func hideThinking(cfg *config.Config) bool {
-	return cfg.UI.HideThinking == nil || *cfg.UI.HideThinking
-}
-
 // tuiTree is /tree in the terminal UI: pick a point of the session tree, say whether to
 // summarise the branch being left, and continue from there. It runs on its own goroutine (see
 // interactive.command), so it may ask questions.
@@ -455,14 +430,7 @@ func pickTreeRow(ic *interactive, title string) ([]session.TreeRow, int, bool) {
 		ic.ui.Notify(tui.LevelWarning, "the session is empty: nothing to pick yet")
 		return nil, 0, false
 	}
-	texts := make([]string, len(rows))
-	current := 0
-	for i, r := range rows {
-		texts[i] = r.Text
-		if r.Current {
-			current = i
-		}
-	}
+	texts, current := session.RowTexts(rows)
 	i, err := ic.ui.SelectFrom(ic.ctx, title, texts, current)
 	return rows, i, err == nil
 }
@@ -526,7 +494,7 @@ func tuiNavigate(ic *interactive, targetID string, summarize bool, focus string)
 		return
 	}
 	ic.ui.Notify(tui.LevelInfo, "moved in the session tree; the conversation now reads:")
-	ic.replay(ic.h.agent.MessagesView())
+	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText, ic.custom)
 	if text != "" {
 		ic.ui.SetEditorText(text)
 	}

@@ -120,6 +120,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.yes}, p.piHome, p.cwd)}
 	var h *harness // the host functions reach the harness once it is assembled
 	subs := newSubagents(o, p, func() *harness { return h })
+	p.scripts.children = subs.M
 	var askTrust func(context.Context, string) (bool, error)
 	if interactive { // the terminal UI asks on its own screen once it is up (trust.go)
 		askTrust = func(context.Context, string) (bool, error) { return false, lua.ErrAskLater }
@@ -270,15 +271,9 @@ func scriptHost(s *scripts, live func() *harness, subs lua.Subagents) lua.Host {
 		Complete: func(ctx context.Context, prompt string, opts lua.CompleteOptions) (string, error) {
 			return live().scripts.completeOnce(ctx, prompt, opts)
 		},
-		Config:      func(name string) map[string]any { return s.cfg.ScriptConfig(name) }, // set before loading starts
-		Permissions: s.gate.Policy,
-		AskPermission: func(ctx context.Context, tool, summary, rule string) (bool, string, error) {
-			var choose permission.Chooser
-			if u := ui(); u != nil {
-				choose = u.Select
-			}
-			return s.gate.Ask(ctx, permission.Request{Tool: tool, Summary: summary, Rule: rule}, choose)
-		},
+		Config:        func(name string) map[string]any { return s.cfg.ScriptConfig(name) }, // set before loading starts
+		Permissions:   s.gate.Policy,
+		AskPermission: s.askPermission,
 	}
 }
 

@@ -22,6 +22,9 @@ const (
 	EvAutoRetryEnd        = "auto_retry_end"
 	EvCompactionStart     = "compaction_start"
 	EvCompactionEnd       = "compaction_end"
+	// EvSubagent carries one event of a child session (a subagent) to the parent's
+	// subscribers: {"type":"subagent_event","agentId":"agent-1","event":{...}}.
+	EvSubagent = "subagent_event"
 )
 
 // Event is one thing that happened in a run. Which fields are set depends on Type.
@@ -44,6 +47,9 @@ type Event struct {
 
 	Retry      *RetryInfo      // auto_retry_*
 	Compaction *CompactionInfo // compaction_*
+
+	AgentID string // subagent_event: the child's id in its parent's session
+	Sub     *Event // subagent_event: the child's own event
 }
 
 // CompactionInfo describes a compaction for compaction_start and compaction_end.
@@ -133,6 +139,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		if e.Retry != nil {
 			e.Retry.write(w, e.Type == EvAutoRetryStart)
 		}
+	case EvSubagent:
+		w.Field("agentId", e.AgentID)
+		w.Field("event", e.Sub)
 	}
 	return w.Close()
 }

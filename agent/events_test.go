@@ -26,6 +26,8 @@ func TestAgentEventJSONShapes(t *testing.T) {
 			`{"type":"tool_execution_end","toolCallId":"c1","toolName":"read","result":{"content":[{"type":"text","text":"ok"}],"details":{"lines":3}},"isError":false}`},
 		{Event{Type: EvTurnEnd, Message: &user}, `{"type":"turn_end","message":{"role":"user","content":"hi","timestamp":7},"toolResults":[]}`},
 		{Event{Type: EvAgentEnd}, `{"type":"agent_end","messages":[]}`},
+		{Event{Type: EvSubagent, AgentID: "agent-2", Sub: &Event{Type: EvToolExecutionStart, ToolCallID: "c9", ToolName: "grep", Args: map[string]any{}}},
+			`{"type":"subagent_event","agentId":"agent-2","event":{"type":"tool_execution_start","toolCallId":"c9","toolName":"grep","args":{}}}`},
 		{Event{Type: EvMessageUpdate, Message: &partial, AssistantEvent: &delta},
 			`{"type":"message_update","message":{"role":"assistant","content":[{"type":"text","text":"He"}],"api":"","provider":"","model":"","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":8},` +
 				`"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"He","partial":{"role":"assistant","content":[{"type":"text","text":"He"}],"api":"","provider":"","model":"","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":8}}}`},

@@ -13,6 +13,9 @@ type UIConfig struct {
 	HideThinking *bool  `toml:"hide_thinking"` // collapse thinking blocks; Ctrl+T toggles
 }
 
+// ThinkingHidden is hide_thinking: thinking starts collapsed unless it says false.
+func (u UIConfig) ThinkingHidden() bool { return u.HideThinking == nil || *u.HideThinking }
+
 // mergeUI lays a file's [ui] and [keys] over what earlier files set; a later file's binding
 // of an action replaces the earlier one.
 func (c *Config) mergeUI(f *Config) {

@@ -14,9 +14,9 @@ import (
 
 // Shortcut is a key a script bound with pi.register_shortcut.
 type Shortcut struct {
-	Key         string // as the script wrote it, e.g. "ctrl+alt+p"
-	Description string
-	Source      string // the script that registered it
+	Key         string `json:"key"` // as the script wrote it, e.g. "ctrl+alt+p"
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source"` // the script that registered it
 	r           *Runtime
 }
 
@@ -35,15 +35,42 @@ func (r *Runtime) RunShortcut(ctx context.Context, key string) error {
 	return fmt.Errorf("no script shortcut on %s", key)
 }
 
+// SlashCommand is one entry of RPC mode's get_commands.
+type SlashCommand struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source"` // extension, or skill for the bundled skills script's "skill:<name>"
+}
+
+// SlashCommands lists the scripts' commands as get_commands does: never nil, empty without a
+// runtime.
+func (r *Runtime) SlashCommands() []SlashCommand {
+	out := []SlashCommand{}
+	if r == nil {
+		return out
+	}
+	for _, c := range r.Commands() {
+		source := "extension"
+		if strings.HasPrefix(c.Name, "skill:") {
+			source = "skill"
+		}
+		out = append(out, SlashCommand{Name: c.Name, Description: c.Description, Source: source})
+	}
+	return out
+}
+
 // shortcutCommand is the hidden command a shortcut's function is kept under.
 func shortcutCommand(key string) string { return "\x00shortcut " + key }
 
-// Shortcuts lists the keys scripts bound, sorted by key.
+// Shortcuts lists the keys scripts bound, sorted by key: never nil, empty without a runtime.
 func (r *Runtime) Shortcuts() []Shortcut {
+	if r == nil {
+		return []Shortcut{}
+	}
 	r.waitReady()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Shortcut(nil), r.shortcuts...)
+	return append([]Shortcut{}, r.shortcuts...)
 }
 
 // extState is one state's flags and shortcuts.

@@ -556,9 +556,11 @@ function pi.subagent.types() end
 ---@return string? err
 function pi.subagent.start(spec) end
 
---- A child's state; with wait, once it has ended (yields; not inside pcall).
+--- A child's state; with wait, once it has ended; with next, at its next change (status,
+--- the tool it runs, turns, tokens) or its end; either at most timeout seconds on (yields; not
+--- inside pcall).
 ---@param id string
----@param opts? {wait?: boolean}
+---@param opts? {wait?: boolean, next?: boolean, timeout?: number}
 ---@return pi.SubagentResult|nil
 ---@return string? err
 function pi.subagent.get(id, opts) end
@@ -578,6 +580,17 @@ function pi.subagent.abort(id) end
 --- Every child of this session, oldest first.
 ---@return pi.SubagentResult[]
 function pi.subagent.list() end
+
+--- Show a child's transcript read-only on screen (live while it runs) until the user presses
+--- Escape; yields like pi.select. Without a screen (print, JSON, RPC mode) it returns nil and why.
+---@param id string
+---@return true|nil ok
+---@return string? err
+function pi.subagent.view(id) end
+
+--- Whether pi.subagent.view has a screen here (the terminal UI).
+---@return boolean
+function pi.subagent.can_view() end
 
 -- ── the session ──────────────────────────────────────────────────────────────────────────
 

@@ -23,9 +23,15 @@ type Subagents interface {
 	Start(ctx context.Context, spec map[string]any) (string, error)
 	// Get reports a child, waiting for its end first when wait is set.
 	Get(ctx context.Context, id string, wait bool) (map[string]any, error)
+	// Next waits for the child's next change (status or progress) or its end.
+	Next(ctx context.Context, id string) error
 	Steer(id, text string) error
 	Abort(id string) error
 	List() []any
+	// View shows a child's transcript on screen until the user closes it; an error where
+	// there is no screen. CanView says whether there is one.
+	View(ctx context.Context, id string) error
+	CanView() bool
 }
 
 var errNoSubagents = errors.New("subagents are not available here")
@@ -56,6 +62,11 @@ func (v *vm) subagentModule() *lua.LTable {
 		"list":  func(L *lua.LState) int { return v.subagentList(L, func(s Subagents) []any { return s.List() }) },
 		"start": v.subagentStart,
 		"get":   v.subagentGet,
+		"view":  v.subagentView,
+		"can_view": func(L *lua.LState) int {
+			L.Push(lua.LBool(sub() != nil && sub().CanView()))
+			return 1
+		},
 		"steer": func(L *lua.LState) int {
 			id, text := L.CheckString(1), L.CheckString(2)
 			if sub() == nil {
@@ -109,13 +120,15 @@ func (v *vm) subagentStart(L *lua.LState) int {
 	return 1
 }
 
-// subagentGet is pi.subagent.get(id, {wait?, timeout?}) → the child's result table, or nil
-// and a message. Waiting yields, and does not count against the call's deadline; after
-// timeout seconds it returns the child as it is then.
+// subagentGet is pi.subagent.get(id, {wait?, next?, timeout?}) → the child's result table, or
+// nil and a message. wait waits for the child's end, next for its next change (or its end).
+// Waiting yields, and does not count against the call's deadline; after timeout seconds it
+// returns the child as it is then.
 func (v *vm) subagentGet(L *lua.LState) int {
 	id := L.CheckString(1)
 	opts := L.OptTable(2, L.NewTable())
-	wait, limit := lua.LVAsBool(opts.RawGetString("wait")), optSeconds(L, opts, "timeout")
+	next := lua.LVAsBool(opts.RawGetString("next"))
+	wait, limit := next || lua.LVAsBool(opts.RawGetString("wait")), optSeconds(L, opts, "timeout")
 	s := v.r.opts.Host.Subagents
 	if s == nil {
 		return v.ok(L, errNoSubagents)
@@ -129,11 +142,32 @@ func (v *vm) subagentGet(L *lua.LState) int {
 			ctx, cancel = context.WithTimeout(ctx, limit)
 			defer cancel()
 		}
-		r, err := s.Get(ctx, id, wait)
+		if next {
+			if err := s.Next(ctx, id); err != nil {
+				return errorResult(err)
+			}
+		}
+		r, err := s.Get(ctx, id, wait && !next)
 		if err != nil {
 			return errorResult(err)
 		}
 		return func(*lua.LState) []lua.LValue { return []lua.LValue{v.toLua(r)} }
+	})
+}
+
+// subagentView is pi.subagent.view(id) → true once the user has closed the transcript, or
+// nil and a message (no screen, no such agent). It waits like pi.select.
+func (v *vm) subagentView(L *lua.LState) int {
+	id := L.CheckString(1)
+	s := v.r.opts.Host.Subagents
+	if s == nil {
+		return v.ok(L, errNoSubagents)
+	}
+	return v.awaitUser(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
+		if err := s.View(ctx, id); err != nil {
+			return errorResult(err)
+		}
+		return func(*lua.LState) []lua.LValue { return []lua.LValue{lua.LTrue} }
 	})
 }
 

@@ -168,9 +168,10 @@ func (v *view) callbacks() tui.Callbacks {
 		OnAbort: func() {
 			go v.c.Request(v.ctx, map[string]any{"command": "abort", "sessionId": v.session()})
 		},
-		OnCommand: func(name, args string) { go v.command(name, args) },
-		OnBash:    func(cmd string, keep bool) { go v.bash(cmd, keep) },
-		OnQuit:    v.cancel,
+		OnCommand:  func(name, args string) { go v.command(name, args) },
+		OnBash:     func(cmd string, keep bool) { go v.bash(cmd, keep) },
+		OnShortcut: func(key string) { go v.shortcut(key) },
+		OnQuit:     v.cancel,
 		OnKey: func(name string) bool {
 			switch name {
 			case "model":

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,6 +34,8 @@ func commands() []tui.Command {
 		{Name: "session", Description: "the session's file, messages and tokens"},
 		{Name: "copy", Description: "copy the last reply to the clipboard"},
 		{Name: "hotkeys", Description: "show the keys"},
+		{Name: "reload", Description: "load the session's Lua scripts again, on the server"},
+		{Name: "trust", Description: "whose decision it is whether this project's .pi/init.lua runs"},
 		{Name: "detach", Description: "leave the session running in pi serve"},
 	}
 }
@@ -61,6 +64,8 @@ func (v *view) builtins() map[string]func(args string) error {
 		"copy":    func(string) error { return v.copyLast() },
 		"hotkeys": func(string) error { v.ui.Notify(tui.LevelInfo, v.keys.Help()+v.ui.ShortcutHelp()); return nil },
 		"detach":  func(string) error { v.cancel(); return nil },
+		"reload":  func(string) error { return v.reload() },
+		"trust":   func(string) error { v.ui.Notify(tui.LevelInfo, v.trustNote()); return nil },
 	}
 }
 
@@ -101,6 +106,52 @@ func (v *view) loadCommands() {
 		}
 	}
 	v.ui.SetCommands(cmds)
+	v.loadShortcuts()
+}
+
+// loadShortcuts binds the session's scripts' shortcut keys on this screen, with this
+// machine's keymap (a key one of its actions has stays the action's, as locally); pressing
+// one runs the script on the server.
+func (v *view) loadShortcuts() {
+	data, err := v.rpc("get_shortcuts", nil)
+	if err != nil {
+		return // an older pi serve: no shortcuts
+	}
+	var scs []tui.Shortcut
+	list, _ := data["shortcuts"].([]any)
+	for _, s := range list {
+		m, _ := s.(map[string]any)
+		if key := str(m["key"]); key != "" {
+			scs = append(scs, tui.Shortcut{Key: key, Description: str(m["description"])})
+		}
+	}
+	v.ui.SetShortcuts(scs)
+}
+
+// shortcut runs the script shortcut bound to key, on the server.
+func (v *view) shortcut(key string) {
+	if _, err := v.rpc("run_shortcut", map[string]any{"key": key}); err != nil {
+		v.ui.Notify(tui.LevelError, key+": "+err.Error())
+	}
+}
+
+// reload loads the served session's scripts again on the server, then lists their commands
+// and shortcuts afresh.
+func (v *view) reload() error {
+	if _, err := v.rpc("reload", nil); err != nil {
+		return err
+	}
+	v.loadCommands()
+	v.ui.Notify(tui.LevelInfo, "scripts reloaded on the server")
+	return nil
+}
+
+// trustNote says where trust is decided: pi serve runs a project's .pi/init.lua when the
+// server's machine trusts the session's folder, so it is changed there.
+func (v *view) trustNote() string {
+	cwd := cmp.Or(v.sessionCwd(), "the session's folder")
+	return "Whether " + cwd + "/.pi/init.lua runs is pi serve's decision, not this terminal's. " +
+		"To change it, run `pi trust " + cwd + "` (or `pi untrust`) on the server's machine, then /reload here."
 }
 
 func (v *view) export(path string) error {

@@ -58,14 +58,7 @@ func (v *view) pickTreeRow(title string) ([]session.TreeRow, int, bool) {
 		v.ui.Notify(tui.LevelWarning, "the session is empty: nothing to pick yet")
 		return nil, 0, false
 	}
-	texts := make([]string, len(rows))
-	current := 0
-	for i, r := range rows {
-		texts[i] = r.Text
-		if r.Current {
-			current = i
-		}
-	}
+	texts, current := session.RowTexts(rows)
 	i, err := v.ui.SelectFrom(v.ctx, title, texts, current)
 	return rows, i, err == nil
 }

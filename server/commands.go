@@ -44,6 +44,7 @@ func (c *conn) run(ctx context.Context, cmd command) (*Result, error) {
 	s := c.srv
 	switch cmd.Name {
 	case "list":
+		s.pruneStored()
 		s.mu.Lock()
 		list := s.listLocked()
 		s.mu.Unlock()

@@ -265,6 +265,7 @@ func (c *conn) handshake(fr *cbor.FrameReader) bool {
 	c.mu.Lock()
 	c.version, c.pi = msg.version, msg.pi
 	c.mu.Unlock()
+	c.srv.pruneStored() // a session file deleted since the last list leaves it
 	c.srv.greet(c)
 	return true
 }

@@ -123,17 +123,37 @@ func (s *Server) rekey(ctx context.Context, l *live) {
 	s.revisions[old] = rev
 	s.sessions[info.ID] = l
 	s.mu.Unlock()
-	for _, c := range conns {
-		c.mu.Lock()
-		if c.attached[old] == l {
-			delete(c.attached, old)
-			c.attached[info.ID] = l
-		}
-		c.mu.Unlock()
-	}
+	moved := s.moveAttached(l, conns, old, info.ID)
+	s.sessionRemoved(old, moved)
 	s.refreshOne(ctx, old)
 	s.refreshOne(ctx, info.ID)
 	s.serverChanged()
+}
+
+// moveAttached moves pi's clients attached to the re-keyed session to its new id, and returns
+// them. A v1 client cannot follow a move (upstream's client would go on asking for the old id),
+// so it is detached instead: it gets session_removed for the old id, finds the session left
+// behind in the list (it can attach to it again, from its file) and the new one next to it.
+func (s *Server) moveAttached(l *live, conns []*conn, old, id string) map[*conn]bool {
+	moved := map[*conn]bool{}
+	for _, c := range conns {
+		c.mu.Lock()
+		here, pi := c.attached[old] == l, c.pi
+		if here {
+			delete(c.attached, old)
+			if pi {
+				c.attached[id] = l
+				moved[c] = true
+			}
+		}
+		c.mu.Unlock()
+		if here && !pi {
+			l.mu.Lock()
+			l.dropConnLocked(c)
+			l.mu.Unlock()
+		}
+	}
+	return moved
 }
 
 // piEventLocked sends the RPC events v1 has no room for to the clients that asked for them.
@@ -141,7 +161,7 @@ func (l *live) piEventLocked(ev agent.Event) {
 	var line []byte
 	switch ev.Type {
 	case agent.EvTurnStart, agent.EvTurnEnd, agent.EvToolExecutionUpdate, agent.EvCompactionStart,
-		agent.EvCompactionEnd, agent.EvAutoRetryStart, agent.EvAutoRetryEnd:
+		agent.EvCompactionEnd, agent.EvAutoRetryStart, agent.EvAutoRetryEnd, agent.EvSubagent:
 		line, _ = json.Marshal(ev)
 	}
 	if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == "queue_update" {

@@ -2,13 +2,17 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"pi/agent"
 	"pi/config"
 	"pi/extui"
 	"pi/provider"
@@ -161,4 +165,113 @@ func errorMessage(r map[string]any) string {
 	e, _ := r["error"].(map[string]any)
 	msg, _ := e["message"].(string)
 	return msg
+}
+
+// A pi client forks the session a raw v1 client is attached to: the pi client follows the
+// session to its new id, while the v1 client is told session_removed for the old id (so
+// upstream's client drops its stale copy), is no longer attached, and can attach to the
+// session left behind, opened again from its file.
+func TestV1ClientOfASessionMovedByFork(t *testing.T) {
+	k := startServer(t, slowReply("x", 0), func(o *Options) {
+		open := o.Open
+		o.Open = func(ctx context.Context, req OpenRequest) (Runtime, error) {
+			rt, err := open(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			return &rpcRuntime{fakeRuntime: rt.(*fakeRuntime)}, nil
+		}
+	})
+	id := "01a2b3c4-0000-7000-8000-000000000003"
+	dir := filepath.Join(k.srv.opts.PiHome, "sessions", "--work--")
+	os.MkdirAll(dir, 0o700)
+	header := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/work"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "2026-01-02T03-04-05-000Z_"+id+".jsonl"), []byte(header), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pi := k.dial()
+	request(t, pi, map[string]any{"command": "attach", "sessionId": id})
+	v1 := rawHello(t, k.socket)
+	writeRequest(t, v1, "a", map[string]any{"command": "attach", "sessionId": id})
+	readResponse(t, v1, "a")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, snap, err := pi.RPC(ctx, id, []byte(`{"type":"switch"}`)); err != nil || snap["id"] != "moved-"+id {
+		t.Fatalf("pi_rpc that moved the session: %v %v", snap["id"], err)
+	}
+	for {
+		ev, _ := readFrame(t, v1)["event"].(map[string]any)
+		if ev["type"] == "session_removed" {
+			if ev["sessionId"] != id {
+				t.Fatalf("session_removed for %v, not %s", ev["sessionId"], id)
+			}
+			break
+		}
+	}
+	for _, sid := range []string{id, "moved-" + id} {
+		writeRequest(t, v1, "p", map[string]any{"command": "prompt", "sessionId": sid, "text": "hi"})
+		if r := readResponse(t, v1, "p"); r["ok"] != false || !strings.Contains(errorMessage(r), "not attached") {
+			t.Errorf("a prompt from the v1 client to %s after the move: %v", sid, r)
+		}
+	}
+	writeRequest(t, v1, "b", map[string]any{"command": "attach", "sessionId": id})
+	if r := readResponse(t, v1, "b"); r["ok"] != true || r["result"].(map[string]any)["session"].(map[string]any)["id"] != id {
+		t.Fatalf("the v1 client attaching again to the session left behind: %v", r)
+	}
+	if res := request(t, pi, map[string]any{"command": "abort", "sessionId": "moved-" + id}); snapshotOf(res)["id"] != "moved-"+id {
+		t.Errorf("the pi client did not follow the move: %v", res)
+	}
+	for {
+		select {
+		case ev := <-pi.Events():
+			if ev["type"] == "session_removed" {
+				t.Fatalf("the pi client that followed the move was told %v", ev)
+			}
+			continue
+		default:
+		}
+		break
+	}
+}
+
+// A subagent's events reach pi's clients as pi_event lines, tagged with the child's id, as
+// RPC mode writes them; a v1 client gets none.
+func TestSubagentEventsReachPiClients(t *testing.T) {
+	rts := make(chan *fakeRuntime, 1)
+	k := startServer(t, slowReply("a reply", time.Millisecond), func(o *Options) {
+		open := o.Open
+		o.Open = func(ctx context.Context, req OpenRequest) (Runtime, error) {
+			rt, err := open(ctx, req)
+			if err == nil {
+				rts <- rt.(*fakeRuntime)
+			}
+			return rt, err
+		}
+	})
+	pi := k.dial()
+	id := snapshotOf(request(t, pi, map[string]any{"command": "create"}))["id"].(string)
+	rt := <-rts
+	rt.ag.Emit(agent.Event{Type: agent.EvSubagent, AgentID: "agent-7",
+		Sub: &agent.Event{Type: agent.EvToolExecutionStart, ToolName: "read"}})
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case ev := <-pi.Events():
+			if ev["type"] != evPiEvent || ev["sessionId"] != id {
+				continue
+			}
+			var line map[string]any
+			if err := json.Unmarshal([]byte(ev["line"].(string)), &line); err != nil {
+				t.Fatal(err)
+			}
+			sub, _ := line["event"].(map[string]any)
+			if line["type"] != "subagent_event" || line["agentId"] != "agent-7" || sub["type"] != "tool_execution_start" {
+				t.Fatalf("pi_event line %v", line)
+			}
+			return
+		case <-deadline:
+			t.Fatal("no subagent_event reached the pi client")
+		}
+	}
 }

@@ -26,6 +26,7 @@ type Server struct {
 	sessions map[string]*live
 	opening  map[string]*opening // opens in flight, shared by concurrent attaches
 	stored   []SessionMetadata   // the session files, as last read
+	files    map[string]string   // the stored sessions' files, by id
 	// revisions are the last revisions of disposed sessions: a session opened again goes on
 	// from there, so a client never sees its revision go back.
 	revisions map[string]int64
@@ -50,7 +51,7 @@ func New(opts Options) *Server {
 		token = tokenDigest(opts.Token)
 	}
 	return &Server{opts: opts, id: newID(), token: token, conns: map[*conn]bool{}, sessions: map[string]*live{},
-		opening: map[string]*opening{}, revisions: map[string]int64{}}
+		opening: map[string]*opening{}, revisions: map[string]int64{}, files: map[string]string{}}
 }
 
 // Serve listens on the socket and serves until ctx ends, then closes every connection and

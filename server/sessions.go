@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,7 +49,7 @@ func (s *Server) acquire(ctx context.Context, id string) (*live, error) {
 	close(o.done)
 	var pe *Error
 	if errors.As(o.err, &pe) && pe.Code == CodeNotFound && s.forgetStored(id) {
-		s.sessionRemoved(id) // listed, but its file has gone
+		s.sessionRemoved(id, nil) // listed, but its file has gone
 		s.serverChanged()
 	}
 	return o.l, o.err
@@ -143,15 +144,15 @@ func (s *Server) dispose(l *live) {
 	}
 	s.revisions[l.id] = rev
 	s.mu.Unlock()
-	s.sessionRemoved(l.id)
+	s.sessionRemoved(l.id, nil)
 	s.refreshOne(context.Background(), l.id)
 }
 
 // sessionRemoved tells every client that a session is no longer live (upstream's client then
 // drops its cached snapshot and its attachment), when it has been disposed or its file has
 // gone. A session disposed with its file still there stays in the list and can be attached
-// again.
-func (s *Server) sessionRemoved(id string) {
+// again. The clients in keep are not told (pi's clients that followed a re-keyed session).
+func (s *Server) sessionRemoved(id string, keep map[*conn]bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -159,7 +160,9 @@ func (s *Server) sessionRemoved(id string) {
 	}
 	f := s.encode(&eventEnvelope{Type: "event", Event: &Event{Type: "session_removed", SessionID: id}})
 	for c := range s.conns {
-		c.sendEvent(f, false)
+		if !keep[c] {
+			c.sendEvent(f, false)
+		}
 	}
 }
 
@@ -179,6 +182,7 @@ func (s *Server) refreshOne(ctx context.Context, id string) {
 	m := metadataOf(in)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.files[m.ID] = path
 	for i := range s.stored {
 		if s.stored[i].ID == m.ID {
 			s.stored[i] = m
@@ -193,6 +197,7 @@ func (s *Server) forgetStored(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(s.stored)
+	delete(s.files, id)
 	s.stored = slices.DeleteFunc(s.stored, func(m SessionMetadata) bool { return m.ID == id })
 	return len(s.stored) < n
 }
@@ -207,6 +212,7 @@ func metadataOf(in session.Info) SessionMetadata {
 func (s *Server) refreshStored(ctx context.Context) {
 	root := session.SessionsRoot(s.opts.PiHome)
 	var out []SessionMetadata
+	files := map[string]string{}
 	ents, _ := os.ReadDir(root)
 	for _, e := range ents {
 		if !e.IsDir() {
@@ -219,11 +225,36 @@ func (s *Server) refreshStored(ctx context.Context) {
 		}
 		for _, in := range infos {
 			out = append(out, metadataOf(in))
+			files[orUnknown(in.ID)] = in.Path
 		}
 	}
 	s.mu.Lock()
-	s.stored = out
+	s.stored, s.files = out, files
 	s.mu.Unlock()
+}
+
+// pruneStored takes the sessions whose files have gone while they were not live off the
+// list, telling every client session_removed; list and hello call it, so a deleted file
+// leaves the next list without a periodic scan. It costs a stat per stored session.
+func (s *Server) pruneStored() {
+	s.mu.Lock()
+	files := make(map[string]string, len(s.files))
+	for id, path := range s.files {
+		if s.sessions[id] == nil && s.opening[id] == nil {
+			files[id] = path
+		}
+	}
+	s.mu.Unlock()
+	gone := false
+	for id, path := range files {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && s.forgetStored(id) {
+			s.sessionRemoved(id, nil)
+			gone = true
+		}
+	}
+	if gone {
+		s.serverChanged()
+	}
 }
 
 // parentID is the id in a parent session reference (pi stores the parent's path).

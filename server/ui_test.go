@@ -211,3 +211,51 @@ func TestSessionRemoved(t *testing.T) {
 		t.Fatal("a session whose file has gone is still listed")
 	}
 }
+
+// A session file deleted while its session is not live leaves the next list and the next
+// hello's snapshot, and the clients are told session_removed, without anyone attaching.
+func TestDeletedFileLeavesTheList(t *testing.T) {
+	k := startServer(t, slowReply("x", 0), nil)
+	listed := func(list []any, id string) bool {
+		for _, s := range list {
+			if s.(map[string]any)["id"] == id {
+				return true
+			}
+		}
+		return false
+	}
+	ids := []string{"01a2b3c4-0000-7000-8000-000000000004", "01a2b3c4-0000-7000-8000-000000000005"}
+	dir := filepath.Join(k.srv.opts.PiHome, "sessions", "--work--")
+	os.MkdirAll(dir, 0o700)
+	var files []string
+	for _, id := range ids {
+		file := filepath.Join(dir, "2026-01-02T03-04-05-000Z_"+id+".jsonl")
+		header := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/work"}` + "\n"
+		if err := os.WriteFile(file, []byte(header), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file)
+	}
+	k.srv.refreshStored(context.Background()) // as at start, with both files there
+	watcher := k.dial()
+	if !listed(watcher.Hello["snapshot"].(map[string]any)["sessions"].([]any), ids[0]) {
+		t.Fatalf("the hello does not list %s: %v", ids[0], watcher.Hello)
+	}
+
+	os.Remove(files[0]) // by list
+	list, _ := request(t, k.dial(), map[string]any{"command": "list"})["sessions"].([]any)
+	if listed(list, ids[0]) || !listed(list, ids[1]) {
+		t.Fatalf("the list after %s's file was deleted: %v", ids[0], list)
+	}
+	if removedAndListed(t, watcher, ids[0]) {
+		t.Fatal("the server snapshot after the removal still lists it")
+	}
+
+	os.Remove(files[1]) // by hello
+	if hello := k.dial().Hello["snapshot"].(map[string]any); listed(hello["sessions"].([]any), ids[1]) {
+		t.Fatalf("the hello after %s's file was deleted: %v", ids[1], hello)
+	}
+	if removedAndListed(t, watcher, ids[1]) {
+		t.Fatal("the server snapshot after the second removal still lists it")
+	}
+}

@@ -135,6 +135,18 @@ type TreeRow struct {
 	Current bool // the leaf, or its nearest shown ancestor when the leaf is hidden
 }
 
+// RowTexts is what a picker lists for rows, and the index of the current one (0 if none is).
+func RowTexts(rows []TreeRow) (texts []string, current int) {
+	texts = make([]string, len(rows))
+	for i, r := range rows {
+		texts[i] = r.Text
+		if r.Current {
+			current = i
+		}
+	}
+	return texts, current
+}
+
 // treeShown tells which entries the picker shows: the conversation, not the bookkeeping
 // (labels, settings changes, script state, the session name). The children of a hidden entry
 // are shown under its nearest shown ancestor.
@@ -245,6 +257,15 @@ func treeRowText(e *TreeEntry, current bool) string {
 	}
 	b.WriteString(kind + ": " + e.Preview)
 	return b.String()
+}
+
+// ShownUserTexts is ShownUserText of each message (the queues as the terminal UI shows them).
+func ShownUserTexts(ms []provider.Message) []string {
+	out := make([]string, len(ms))
+	for i := range ms {
+		out[i] = ShownUserText(&ms[i])
+	}
+	return out
 }
 
 // ShownUserText is what the user typed: the context block that opens a conversation is left

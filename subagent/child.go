@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"pi/agent"
 	"pi/provider"
 )
 
@@ -55,9 +56,9 @@ func Summarize(msgs []provider.Message) (answer string, tokens int) {
 	return answer, tokens
 }
 
-// WithContext puts the parent's conversation before the task, for inherit_context: the
-// newest messages' text that fits in budget characters (a quarter of the child's window in
-// tokens, at about four characters a token), oldest first.
+// WithContext puts the parent's conversation before the task, for inherit_context when it
+// cannot be compacted (see Inherit): the newest messages' text that fits in budget characters
+// (a quarter of the child's window in tokens, at about four characters a token), oldest first.
 func WithContext(task string, parent []provider.Message, budget int) string {
 	var kept []string
 	for i := len(parent) - 1; i >= 0 && budget > 0; i-- {
@@ -91,19 +92,14 @@ type SessionChild struct {
 	s       Session
 	launch  Launch
 	prompt  string
+	note    string // how inherit_context went, when not as asked
 	turns   atomic.Int32
 	stopped atomic.Bool
 }
 
-// NewSessionChild makes the child for l. With InheritContext, its first prompt carries the
-// parent's conversation (see WithContext) fitted to window tokens.
-func NewSessionChild(l Launch, parent []provider.Message, window int) *SessionChild {
-	c := &SessionChild{launch: l, prompt: l.Prompt}
-	if l.InheritContext {
-		c.prompt = WithContext(l.Prompt, parent, window)
-	}
-	return c
-}
+// NewSessionChild makes the child for l. For InheritContext the host calls Inherit before it
+// builds the session.
+func NewSessionChild(l Launch) *SessionChild { return &SessionChild{launch: l, prompt: l.Prompt} }
 
 // Self is who the child is, for its own session (of is the parent's Self, nil at the top).
 func (c *SessionChild) Self(of *Self) *Self {
@@ -121,11 +117,12 @@ func (c *SessionChild) Run(ctx context.Context) (Outcome, error) {
 	err := c.s.Send(ctx, c.prompt)
 	answer, tokens := Summarize(c.s.Messages())
 	return Outcome{Answer: answer, Turns: int(c.turns.Load()), Tokens: tokens, SessionFile: c.s.Path(),
-		MaxTurnsHit: c.stopped.Load()}, err
+		MaxTurnsHit: c.stopped.Load(), Note: c.note}, err
 }
 
-func (c *SessionChild) Steer(text string) error { return c.s.Steer(text) }
-func (c *SessionChild) Close()                  { c.s.Close() }
+func (c *SessionChild) Steer(text string) error      { return c.s.Steer(text) }
+func (c *SessionChild) Messages() []provider.Message { return c.s.Messages() }
+func (c *SessionChild) Close()                       { c.s.Close() }
 
 // StopAfterTurn counts a turn and says whether max_turns is reached.
 func (c *SessionChild) StopAfterTurn() bool {
@@ -134,9 +131,21 @@ func (c *SessionChild) StopAfterTurn() bool {
 	return c.stopped.Load()
 }
 
-// Event reports progress for the session's events: turn_end, tool_execution_start (with
+// Forward is the subscriber the host puts on the child's agent: it reports the child's
+// progress and hands each event to emit (the parent agent's Emit) as a subagent_event tagged
+// with the child's id, for the parent's front ends.
+func (c *SessionChild) Forward(emit func(agent.Event)) func(context.Context, agent.Event) {
+	return func(_ context.Context, ev agent.Event) {
+		c.progress(ev.Type, ev.ToolName)
+		if ev.Type != "queue_update" { // the child's queues are its own business
+			emit(agent.Event{Type: agent.EvSubagent, AgentID: c.launch.ID, Sub: &ev})
+		}
+	}
+}
+
+// progress reports progress for the session's events: turn_end, tool_execution_start (with
 // the tool's name) and tool_execution_end.
-func (c *SessionChild) Event(kind, tool string) {
+func (c *SessionChild) progress(kind, tool string) {
 	switch kind {
 	case "tool_execution_start":
 	case "turn_end", "tool_execution_end":

@@ -4,8 +4,10 @@
 // steering, aborts, resumption, and worktree isolation through the git command.
 //
 // It does not build sessions: the host's Factory turns a Launch into a running Child (main
-// builds one more harness in the same process). Of this module it imports only provider
-// (a child's messages, for its answer and tokens).
+// builds one more harness in the same process). Of this module it imports provider (a
+// child's messages, for its answer and tokens), agent (a child's events, which it passes to
+// the parent's agent as subagent_event) and session (inherit_context writes the child's first
+// session file and compacts it).
 package subagent
 
 import (
@@ -16,6 +18,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"pi/provider"
 )
 
 // Status is where a child is in its life.
@@ -69,13 +73,16 @@ type Outcome struct {
 	Turns, Tokens int
 	SessionFile   string
 	MaxTurnsHit   bool
+	Note          string // something the parent should know, such as how inherit_context went
 }
 
 // Child is one child session the host built. Run blocks until the child stops (ctx ending
-// aborts it); Steer queues a message for it while it runs.
+// aborts it); Steer queues a message for it while it runs; Messages is its transcript so far
+// (safe to call while it runs).
 type Child interface {
 	Run(ctx context.Context) (Outcome, error)
 	Steer(text string) error
+	Messages() []provider.Message
 	Close()
 }
 
@@ -107,6 +114,7 @@ type Result struct {
 	Branch, Worktree      string
 	Files                 []string // changed in the worktree
 	Error                 string
+	Note                  string
 }
 
 type entry struct {
@@ -117,8 +125,10 @@ type entry struct {
 	cancel  context.CancelFunc
 	start   chan struct{} // closed when the queue lets a background child run
 	done    chan struct{}
+	tick    chan struct{} // closed, and replaced, at each change of res
 	fetched bool
-	steers  []string // sent before the child was built; delivered once it is
+	steers  []string           // sent before the child was built; delivered once it is
+	msgs    []provider.Message // the transcript, kept once the child has closed
 }
 
 // Manager is the registry of one session's children.
@@ -132,6 +142,9 @@ type Manager struct {
 	running int
 	queue   []*entry
 	serial  int
+	watch   map[int]func(Result)
+	watchN  int
+	viewer  func(ctx context.Context, id string) error
 }
 
 // New makes a manager; Close ends its children.
@@ -167,7 +180,7 @@ func (m *Manager) Start(ctx context.Context, s Spec) (string, error) {
 	}
 	m.mu.Lock()
 	m.serial++
-	e := &entry{spec: s, typ: typ, start: make(chan struct{}), done: make(chan struct{}),
+	e := &entry{spec: s, typ: typ, start: make(chan struct{}), done: make(chan struct{}), tick: make(chan struct{}),
 		res: Result{ID: fmt.Sprintf("agent-%d", m.serial), Type: typ.Name, Description: s.Description,
 			Status: Queued, Background: s.Background, SessionFile: file}}
 	m.entries[e.res.ID], m.order = e, append(m.order, e.res.ID)
@@ -247,22 +260,7 @@ func (m *Manager) run(ctx context.Context, e *entry) {
 			l.Cwd = wt.cwd
 			m.update(e, func(r *Result) { r.Branch, r.Worktree = wt.branch, wt.dir })
 		}
-		child, err := m.opts.Factory(ctx, l)
-		if err != nil {
-			return Outcome{}, err
-		}
-		defer child.Close()
-		m.mu.Lock()
-		e.child = child
-		steers := e.steers
-		e.steers = nil
-		m.mu.Unlock()
-		for _, text := range steers {
-			if err := child.Steer(text); err != nil {
-				return Outcome{}, err
-			}
-		}
-		return child.Run(ctx)
+		return m.runChild(ctx, e, l)
 	}()
 	if wt != nil {
 		files, kept, werr := wt.finish(context.WithoutCancel(ctx), e.res.ID+": "+e.spec.Description)
@@ -275,6 +273,33 @@ func (m *Manager) run(ctx context.Context, e *entry) {
 		err = errors.Join(err, werr)
 	}
 	m.finish(e, out, err, ctx)
+}
+
+// runChild builds the child, hands it the steers that came before it, and runs it; its
+// transcript is kept for Transcript once it has closed.
+func (m *Manager) runChild(ctx context.Context, e *entry, l Launch) (Outcome, error) {
+	child, err := m.opts.Factory(ctx, l)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer func() {
+		msgs := child.Messages()
+		m.mu.Lock()
+		e.msgs = msgs
+		m.mu.Unlock()
+		child.Close()
+	}()
+	m.mu.Lock()
+	e.child = child
+	steers := e.steers
+	e.steers = nil
+	m.mu.Unlock()
+	for _, text := range steers {
+		if err := child.Steer(text); err != nil {
+			return Outcome{}, err
+		}
+	}
+	return child.Run(ctx)
 }
 
 func (m *Manager) launch(e *entry) Launch {
@@ -294,7 +319,7 @@ func (m *Manager) launch(e *entry) Launch {
 func (m *Manager) finish(e *entry, out Outcome, err error, ctx context.Context) {
 	m.mu.Lock()
 	r := &e.res
-	r.Answer, r.Turns, r.Tokens, r.MaxTurnsHit, r.Tool = out.Answer, out.Turns, out.Tokens, out.MaxTurnsHit, ""
+	r.Answer, r.Turns, r.Tokens, r.MaxTurnsHit, r.Tool, r.Note = out.Answer, out.Turns, out.Tokens, out.MaxTurnsHit, "", out.Note
 	if out.SessionFile != "" {
 		r.SessionFile = out.SessionFile
 	}
@@ -314,17 +339,54 @@ func (m *Manager) finish(e *entry, out Outcome, err error, ctx context.Context) 
 	m.dispatch()
 	res, notify := *r, e.res.Background && !e.fetched
 	res.Files = slices.Clone(r.Files)
-	close(e.done)
 	m.mu.Unlock()
 	m.changed(res)
 	if notify && m.opts.Finished != nil {
 		m.opts.Finished(res)
+	}
+	close(e.done) // after the notice: Wait's callers find it on its way
+}
+
+// Wait waits until no background child is queued or running (those started meanwhile
+// included), or ctx ends; it reports whether there was any to wait for. A nil Manager has
+// none.
+func (m *Manager) Wait(ctx context.Context) (waited bool) {
+	for m != nil && ctx.Err() == nil {
+		var pending *entry
+		m.mu.Lock()
+		for _, id := range m.order {
+			if e := m.entries[id]; e.res.Background && !isClosed(e.done) {
+				pending = e
+				break
+			}
+		}
+		m.mu.Unlock()
+		if pending == nil {
+			return waited
+		}
+		waited = true
+		select {
+		case <-pending.done:
+		case <-ctx.Done():
+		}
+	}
+	return waited
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
 func (m *Manager) update(e *entry, f func(*Result)) {
 	m.mu.Lock()
 	f(&e.res)
+	close(e.tick)
+	e.tick = make(chan struct{})
 	res := e.res
 	m.mu.Unlock()
 	m.changed(res)
@@ -334,6 +396,77 @@ func (m *Manager) changed(r Result) {
 	if m.opts.Changed != nil {
 		m.opts.Changed(r)
 	}
+	m.mu.Lock()
+	fns := make([]func(Result), 0, len(m.watch))
+	for _, fn := range m.watch {
+		fns = append(fns, fn)
+	}
+	m.mu.Unlock()
+	for _, fn := range fns {
+		fn(r)
+	}
+}
+
+// Watch calls fn (on the child's goroutine) whenever a child's status or progress changes,
+// until stop is called.
+func (m *Manager) Watch(fn func(Result)) (stop func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.watch == nil {
+		m.watch = map[int]func(Result){}
+	}
+	m.watchN++
+	key := m.watchN
+	m.watch[key] = fn
+	return func() {
+		m.mu.Lock()
+		delete(m.watch, key)
+		m.mu.Unlock()
+	}
+}
+
+// Transcript is a child's messages: live while it runs, as it ended afterwards (nil while
+// it is queued).
+func (m *Manager) Transcript(id string) ([]provider.Message, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[id]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("no agent %q in this session", id)
+	case e.msgs == nil && e.child != nil:
+		return e.child.Messages(), nil
+	}
+	return e.msgs, nil
+}
+
+// SetViewer sets how a child's transcript is shown on screen (the terminal UI's viewer),
+// or none with nil.
+func (m *Manager) SetViewer(view func(ctx context.Context, id string) error) {
+	m.mu.Lock()
+	m.viewer = view
+	m.mu.Unlock()
+}
+
+// CanView says whether View has a screen to show a transcript on.
+func (m *Manager) CanView() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.viewer != nil
+}
+
+// View shows a child's transcript until the user closes it, where there is a screen.
+func (m *Manager) View(ctx context.Context, id string) error {
+	m.mu.Lock()
+	view, ok := m.viewer, m.entries[id] != nil
+	m.mu.Unlock()
+	switch {
+	case !ok:
+		return fmt.Errorf("no agent %q in this session", id)
+	case view == nil:
+		return errors.New("no screen to show a transcript on (the terminal UI has one); the session file holds it")
+	}
+	return view(ctx, id)
 }
 
 // Get reports a child; with wait, it first waits until the child has ended or ctx ends. A
@@ -361,6 +494,26 @@ func (m *Manager) Get(ctx context.Context, id string, wait bool) (Result, error)
 	r := e.res
 	r.Files = slices.Clone(e.res.Files)
 	return r, nil
+}
+
+// Next waits for the next change of a child (its status, its progress), its end, or ctx's end.
+func (m *Manager) Next(ctx context.Context, id string) error {
+	m.mu.Lock()
+	e, ok := m.entries[id]
+	var tick chan struct{}
+	if ok {
+		tick = e.tick
+	}
+	m.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no agent %q in this session", id)
+	}
+	select {
+	case <-tick:
+	case <-e.done:
+	case <-ctx.Done():
+	}
+	return nil
 }
 
 // Steer delivers a message to a running child.

@@ -82,6 +82,10 @@ func (s Scripted) Get(ctx context.Context, id string, wait bool) (map[string]any
 func (s Scripted) Steer(id, text string) error { return s.M.Steer(id, text) }
 func (s Scripted) Abort(id string) error       { return s.M.Abort(id) }
 
+func (s Scripted) View(ctx context.Context, id string) error { return s.M.View(ctx, id) }
+func (s Scripted) Next(ctx context.Context, id string) error { return s.M.Next(ctx, id) }
+func (s Scripted) CanView() bool                             { return s.M.CanView() }
+
 func (s Scripted) List() []any {
 	var out []any
 	for _, r := range s.M.List() {
@@ -99,7 +103,16 @@ func (r Result) Table() map[string]any {
 	return map[string]any{"id": r.ID, "type": r.Type, "description": r.Description, "status": string(r.Status),
 		"background": r.Background, "answer": r.Answer, "turns": r.Turns, "tokens": r.Tokens, "tool": r.Tool,
 		"session_file": r.SessionFile, "max_turns_hit": r.MaxTurnsHit, "branch": r.Branch, "worktree": r.Worktree,
-		"files": files, "error": r.Error}
+		"files": files, "error": r.Error, "note": r.Note, "line": r.Line()}
+}
+
+// Line is a child in one line: id, type, description, the tool it runs, turns, tokens.
+func (r Result) Line() string {
+	tool := ""
+	if r.Tool != "" {
+		tool = " · " + r.Tool
+	}
+	return fmt.Sprintf("%s %s · %s%s · %d turns · %d tokens", r.ID, r.Type, r.Description, tool, r.Turns, r.Tokens)
 }
 
 // Notice is the message the parent gets when a background child has ended.

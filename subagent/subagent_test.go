@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"pi/provider"
 )
 
 func TestParseType(t *testing.T) {
@@ -103,8 +106,9 @@ func (f *fake) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{}, ctx.Err()
 	}
 }
-func (f *fake) Steer(s string) error { f.steered <- s; return nil }
-func (f *fake) Close()               {}
+func (f *fake) Steer(s string) error         { f.steered <- s; return nil }
+func (f *fake) Close()                       {}
+func (f *fake) Messages() []provider.Message { return []provider.Message{provider.UserText("task", 0)} }
 
 func TestManagerQueueSteerAbort(t *testing.T) {
 	var running, most atomic.Int32
@@ -177,5 +181,150 @@ func TestForegroundChildStopsWithItsCaller(t *testing.T) {
 	}
 	if !errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatal(ctx.Err())
+	}
+}
+
+// Watchers hear every change of a child until they stop; a child's transcript is there
+// while it runs and after it has closed; View needs a screen.
+func TestManagerWatchTranscriptView(t *testing.T) {
+	var running, most atomic.Int32
+	release := make(chan struct{})
+	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
+		return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
+	}})
+	defer m.Close()
+	var mu sync.Mutex
+	var seen []Status
+	stop := m.Watch(func(r Result) { mu.Lock(); seen = append(seen, r.Status); mu.Unlock() })
+	ctx := context.Background()
+	id, _ := m.Start(ctx, Spec{Prompt: "x", Background: true})
+	for running.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if msgs, err := m.Transcript(id); err != nil || len(msgs) != 1 {
+		t.Fatalf("running child's transcript: %v %v", msgs, err)
+	}
+	close(release)
+	m.Get(ctx, id, true)
+	stop()
+	m.Start(ctx, Spec{Prompt: "y", Background: true})
+	mu.Lock()
+	if !slices.Equal(seen, []Status{Running, Done}) {
+		t.Errorf("the watcher saw %v, want running then done (and nothing once stopped)", seen)
+	}
+	mu.Unlock()
+	if msgs, err := m.Transcript(id); err != nil || len(msgs) != 1 || msgs[0].TextContent() != "task" {
+		t.Errorf("finished child's transcript: %v %v", msgs, err)
+	}
+	if _, err := m.Transcript("agent-9"); err == nil {
+		t.Error("an unknown id has a transcript")
+	}
+	if m.CanView() || m.View(ctx, id) == nil {
+		t.Error("View without a screen should say so")
+	}
+	var viewed string
+	m.SetViewer(func(_ context.Context, id string) error { viewed = id; return nil })
+	if err := m.View(ctx, id); err != nil || viewed != id || !m.CanView() {
+		t.Errorf("View with a screen: %v, showed %q", err, viewed)
+	}
+}
+
+// Settled cuts the turn still going on: the reply whose calls are not all answered, and what
+// follows it.
+func TestSettled(t *testing.T) {
+	user := provider.UserText("u", 0)
+	text := provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.Text("a")}}
+	call := func(ids ...string) provider.Message {
+		m := provider.Message{Role: provider.RoleAssistant}
+		for _, id := range ids {
+			m.Content = append(m.Content, provider.ToolCall(id, "read", nil))
+		}
+		return m
+	}
+	result := func(id string) provider.Message {
+		return provider.Message{Role: provider.RoleToolResult, ToolCallID: id}
+	}
+	cases := []struct {
+		name string
+		in   []provider.Message
+		want int
+	}{
+		{"empty", nil, 0},
+		{"no calls", []provider.Message{user, text}, 2},
+		{"the Agent call pending", []provider.Message{user, call("a")}, 1},
+		{"one of two answered", []provider.Message{user, text, user, call("a", "b"), result("a")}, 3},
+		{"all answered", []provider.Message{user, call("a"), result("a"), text}, 4},
+		{"an earlier turn done, the newest pending", []provider.Message{user, call("a"), result("a"), text, user, call("b")}, 5},
+	}
+	for _, c := range cases {
+		if got := Settled(c.in); len(got) != c.want {
+			t.Errorf("%s: kept %d messages, want %d", c.name, len(got), c.want)
+		}
+	}
+}
+
+// Wait returns once the background children have ended, and says whether there were any.
+func TestManagerWait(t *testing.T) {
+	var running, most atomic.Int32
+	release := make(chan struct{})
+	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
+		return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
+	}})
+	defer m.Close()
+	ctx := context.Background()
+	if m.Wait(ctx) {
+		t.Fatal("waited with no children")
+	}
+	id, _ := m.Start(ctx, Spec{Prompt: "x", Background: true})
+	time.AfterFunc(50*time.Millisecond, func() { close(release) })
+	if !m.Wait(ctx) {
+		t.Fatal("did not wait for the background child")
+	}
+	if r, _ := m.Get(ctx, id, false); r.Status != Done {
+		t.Errorf("after Wait the child is %s", r.Status)
+	}
+	stuck := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
+		return &fake{release: make(chan struct{}), steered: make(chan string, 1), running: &running, most: &most}, nil
+	}})
+	defer stuck.Close()
+	stuck.Start(ctx, Spec{Prompt: "y", Background: true})
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if start := time.Now(); !stuck.Wait(short) || time.Since(start) > 5*time.Second {
+		t.Error("Wait should wait for a running child until its context ends")
+	}
+}
+
+// Next returns at a child's next change, not before, and at once for an ended child.
+func TestManagerNext(t *testing.T) {
+	var running, most atomic.Int32
+	release := make(chan struct{})
+	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
+		return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
+	}})
+	defer m.Close()
+	ctx := context.Background()
+	id, _ := m.Start(ctx, Spec{Prompt: "x", Background: true})
+	for running.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.AfterFunc(50*time.Millisecond, func() { m.launch(m.entries[id]).Progress(Progress{Tool: "grep"}) })
+	start := time.Now()
+	if err := m.Next(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 40*time.Millisecond || d > 5*time.Second {
+		t.Errorf("Next returned after %v, want at the change 50ms on", d)
+	}
+	if r, _ := m.Get(ctx, id, false); r.Tool != "grep" {
+		t.Errorf("after Next the child's tool is %q", r.Tool)
+	}
+	close(release)
+	m.Get(ctx, id, true)
+	if err := m.Next(ctx, id); err != nil {
+		t.Errorf("Next of an ended child: %v", err)
+	}
+	if m.Next(ctx, "agent-9") == nil {
+		t.Error("Next of an unknown id should fail")
 	}
 }

@@ -291,12 +291,18 @@ func (a *App) EndAssistant(m *provider.Message) {
 func (a *App) ToolStart(id, name string, args map[string]any) {
 	a.mu.Lock()
 	defer a.unlock()
-	t := &toolView{th: a.theme, id: id, name: name, args: args, started: a.now(), expanded: &a.expandTools, now: a.now}
+	t := a.toolView(id, name, args, a.now())
+	a.tools[id] = t
+	a.add(t)
+}
+
+// toolView is the box of a call that started at started.
+func (a *App) toolView(id, name string, args map[string]any, started time.Time) *toolView {
+	t := &toolView{th: a.theme, id: id, name: name, args: args, started: started, expanded: &a.expandTools, now: a.now}
 	if a.opts.ToolLabel != nil {
 		t.label = a.opts.ToolLabel(name)
 	}
-	a.tools[id] = t
-	a.add(t)
+	return t
 }
 
 // ToolUpdate shows partial output of a running tool.

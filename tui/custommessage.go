@@ -47,12 +47,17 @@ func (c *customView) Render(width int) []string {
 func (a *App) AddCustomMessage(typ, text string, render func(expanded bool) []string) {
 	a.mu.Lock()
 	defer a.unlock()
+	a.add(a.customEntry(typ, text, render))
+}
+
+// customEntry is AddCustomMessage's entry, for the caller to add (the lock held).
+func (a *App) customEntry(typ, text string, render func(expanded bool) []string) *customView {
 	v := &customView{th: a.theme, typ: typ, md: NewMarkdown(a.theme), render: render, pending: render != nil}
 	v.md.SetText(text)
-	a.add(v)
 	if render != nil {
 		a.renderCustom(v)
 	}
+	return v
 }
 
 // renderCustom asks v's renderer for its lines as tool output now is (expanded or not).

@@ -220,7 +220,7 @@ func (a *App) chrome(width, height int) []string {
 	parts := []chromePart{{sep, 1}, {renderQueue(a.theme, a.steer, a.follow, width), 3}, {status, 4},
 		{widgetLines(a.ext.above, width), 3}}
 	if a.modal != nil {
-		parts = append(parts, chromePart{a.modal.render(a.theme, width), 6})
+		parts = append(parts, chromePart{a.modal.render(a.theme, width, budget-len(footer)-len(status)-1), 6})
 	} else {
 		ed := a.editor.renderRows(width, min(editorMaxRows, budget-len(footer)-len(status)-2))
 		popup := a.complete.render(a.theme, width)

@@ -150,6 +150,10 @@ func (a *App) appAction(action string) (after func(), handled bool) {
 		return a.pasteImage(), true
 	case "model", "cycle-model", "cycle-model-back", "thinking":
 		return a.named(action), true
+	case "agents": // the subagents script's command
+		if a.cb.OnCommand != nil {
+			return func() { a.cb.OnCommand("agents", "") }, true
+		}
 	case "complete":
 		a.complete.update(e, a.opts.Commands)
 		if len(a.complete.items) == 0 {

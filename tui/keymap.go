@@ -38,6 +38,7 @@ func DefaultBindings() []Binding {
 		{"cycle-model-back", "previous scoped model (kitty keyboard protocol)", []string{"ctrl+shift+p"}},
 		{"paste-image", "paste the clipboard's image", []string{"ctrl+v"}},
 		{"external-editor", "edit in $VISUAL or $EDITOR", []string{"ctrl+g"}},
+		{"agents", "the subagents: pick one to read its transcript (/agents)", []string{"alt+a"}},
 		{"suspend", "suspend (fg to come back)", []string{"ctrl+z"}},
 		{"cursor-left", "", []string{"left", "ctrl+b"}},
 		{"cursor-right", "", []string{"right", "ctrl+f"}},
@@ -63,6 +64,18 @@ func DefaultBindings() []Binding {
 type Keymap struct {
 	bindings []Binding
 	byKey    map[string]string
+}
+
+// KeymapOr is NewKeymap(over), or the default keys and what is wrong when over cannot be
+// used or err (reading [keys] of pi.toml) says why there is none.
+func KeymapOr(over map[string][]string, err error) (*Keymap, string) {
+	if err == nil {
+		var km *Keymap
+		if km, err = NewKeymap(over); err == nil {
+			return km, ""
+		}
+	}
+	return DefaultKeymap(), fmt.Sprintf("pi.toml [keys]: %v; using the default keys", err)
 }
 
 // NewKeymap is the default keys with overrides laid over them: an action named in overrides

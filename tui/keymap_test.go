@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -122,5 +123,26 @@ func TestAppUsesRemappedKeys(t *testing.T) {
 	app.HandleEvent(key(tcell.KeyCtrlS, 0, tcell.ModCtrl))
 	if len(sent) != 1 || sent[0] != "one\ntwo" {
 		t.Errorf("sent %q, want one message \"one\\ntwo\"", sent)
+	}
+}
+
+// KeymapOr falls back to the default keys, saying why, when [keys] cannot be read or used.
+func TestKeymapOr(t *testing.T) {
+	cases := []struct {
+		name    string
+		over    map[string][]string
+		err     error
+		problem string
+		model   string
+	}{
+		{"over laid", map[string][]string{"model": {"f2"}}, nil, "", "f2"},
+		{"unknown action", map[string][]string{"nope": {"f2"}}, nil, "keys.nope: no such action", "ctrl+l"},
+		{"unreadable", nil, errors.New("keys.model: not a string"), "pi.toml [keys]: keys.model: not a string; using the default keys", "ctrl+l"},
+	}
+	for _, c := range cases {
+		km, problem := KeymapOr(c.over, c.err)
+		if !strings.Contains(problem, c.problem) || (c.problem == "") != (problem == "") || km.First("model") != c.model {
+			t.Errorf("%s: %q, model on %s", c.name, problem, km.First("model"))
+		}
 	}
 }

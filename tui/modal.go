@@ -32,6 +32,7 @@ type modal struct {
 	shown   []int // indexes of options matching the filter
 	sel     int
 	input   *Editor
+	view    *viewer // kind "view": a transcript, read-only (transcript.go)
 	done    chan modalResult
 }
 
@@ -126,6 +127,8 @@ func (m *modal) key(ev *tcell.EventKey, action string, width int) {
 		return
 	}
 	switch m.kind {
+	case "view":
+		m.view.key(ev)
 	case "confirm":
 		switch {
 		case ev.Key() == tcell.KeyRune && strings.ContainsRune("yY", ev.Rune()), ev.Key() == tcell.KeyEnter:
@@ -177,8 +180,11 @@ func (m *modal) selectKey(ev *tcell.EventKey) {
 	}
 }
 
-// render draws the modal.
-func (m *modal) render(th *theme.Theme, width int) []string {
+// render draws the modal; only a transcript view takes up to height lines.
+func (m *modal) render(th *theme.Theme, width, height int) []string {
+	if m.view != nil {
+		return m.view.render(th, width, height)
+	}
 	border := paint(th.Accent, strings.Repeat("─", width))
 	out := []string{border, paint(sBold+th.Accent, Truncate(m.title, width, "…"))}
 	switch m.kind {

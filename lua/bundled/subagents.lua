@@ -32,17 +32,14 @@ local function report(r)
     add("files changed: none (the worktree was removed)")
   end
   if r.error and r.error ~= "" then add("error: " .. r.error) end
+  if r.note and r.note ~= "" then add("note: " .. r.note) end
   if r.session_file and r.session_file ~= "" then add("session_file: " .. r.session_file) end
   if r.answer and r.answer ~= "" then add("\n" .. r.answer) end
   return table.concat(out, "\n")
 end
 
--- progress_line is a running child in one line: type, description, its tool, turns, tokens.
-local function progress_line(r)
-  local tool = (r.tool and r.tool ~= "") and (" · " .. r.tool) or ""
-  return string.format("%s %s · %s%s · %d turns · %d tokens", r.id, r.type, r.description or "", tool,
-    r.turns or 0, r.tokens or 0)
-end
+-- progress_line is a child in one line: type, description, its tool, turns, tokens.
+local function progress_line(r) return r.line end
 
 local agent_params = {
   type = "object",
@@ -84,7 +81,7 @@ pi.register_tool {
     ctx.on_abort(function() sub.abort(id) end)
     local r, gerr, shown
     repeat -- one line under the tool call while the child works (RPC: details.id names it)
-      r, gerr = sub.get(id, { wait = true, timeout = 1 })
+      r, gerr = sub.get(id, { next = true, timeout = 1 }) -- at its next change, or a second on
       if not r then error(gerr, 0) end
       local line = progress_line(r)
       if (r.status == "running" or r.status == "queued") and line ~= shown then
@@ -131,10 +128,35 @@ pi.register_tool {
 
 if self then return end -- /agents belongs to the top-level session
 
+-- list_agents is every child with its status and session file, then the types.
+local function list_agents()
+  local lines = {}
+  for _, r in ipairs(sub.list()) do
+    lines[#lines + 1] = r.status .. "  " .. progress_line(r) ..
+      ((r.session_file and r.session_file ~= "") and ("\n    " .. r.session_file) or "")
+  end
+  if #lines == 0 then lines[1] = "no agents in this session" end
+  lines[#lines + 1] = "Types:\n" .. type_lines()
+  pi.notify(table.concat(lines, "\n"), "info")
+end
+
+-- view_agent shows a child's transcript on screen; with no id, the user picks the child.
+local function view_agent(id)
+  if not id then
+    local list, options = sub.list(), {}
+    for i = #list, 1, -1 do options[#options + 1] = list[i].status .. "  " .. progress_line(list[i]) end
+    local choice = pi.select("Which agent's transcript? (newest first)", options)
+    if not choice then return end
+    id = choice:match("^%S+%s+(%S+)")
+  end
+  local ok, err = sub.view(id)
+  if not ok then pi.notify(err, "error") end
+end
+
 pi.register_command {
   name = "agents",
-  description = "List this session's agents; /agents abort ID stops one",
-  argument_hint = "[abort ID]",
+  description = "This session's agents: pick one to read its transcript; /agents list, /agents ID, /agents abort ID",
+  argument_hint = "[list | ID | abort ID]",
   run = function(args)
     local id = args:match("^%s*abort%s+(%S+)")
     if id then
@@ -142,13 +164,8 @@ pi.register_command {
       pi.notify(ok and ("aborting " .. id) or err, ok and "info" or "error")
       return
     end
-    local lines = {}
-    for _, r in ipairs(sub.list()) do
-      lines[#lines + 1] = r.status .. "  " .. progress_line(r) ..
-        ((r.session_file and r.session_file ~= "") and ("\n    " .. r.session_file) or "")
-    end
-    if #lines == 0 then lines[1] = "no agents in this session" end
-    lines[#lines + 1] = "Types:\n" .. type_lines()
-    pi.notify(table.concat(lines, "\n"), "info")
+    local word = args:match("^%s*(%S+)")
+    if word == "list" or not sub.can_view() or (not word and #sub.list() == 0) then return list_agents() end
+    view_agent(word)
   end,
 }

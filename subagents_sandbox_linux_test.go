@@ -1,0 +1,88 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"pi/internal/sandbox"
+)
+
+// TestSubagentWorktreeUnderSandbox: under --sandbox workspace a worktree child's commands
+// write in its worktree (a folder of the temp folder, which the sandbox lets commands write)
+// and still not in $HOME; its changes end up on its branch, the parent's checkout untouched.
+func TestSubagentWorktreeUnderSandbox(t *testing.T) {
+	needLandlock(t, sandbox.Settings{Mode: "workspace"})
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	bin := buildPi(t)
+	d := newSBDirs(t)
+	gitIn(t, d.project, "init", "-q")
+	os.WriteFile(filepath.Join(d.project, "a.txt"), []byte("one\n"), 0o644)
+	gitIn(t, d.project, "add", "a.txt")
+	gitIn(t, d.project, "commit", "-qm", "first")
+	os.WriteFile(filepath.Join(d.piHome, "pi.toml"), []byte("[subagents]\nenabled = true\n"), 0o644)
+	probe := `echo new > b.txt; echo "inside=$?"; touch "$HOME/outside"; echo "outside=$?"; touch "` + d.project + `/fromchild"; echo "parent=$?"`
+	call := func(id, name string, args map[string]any) map[string]any {
+		return map[string]any{"content": []any{map[string]any{"type": "toolCall", "id": id, "name": name, "arguments": args}}}
+	}
+	text := func(s string) map[string]any {
+		return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}}
+	}
+	script, _ := json.Marshal([]any{call("p1", "Agent", map[string]any{"prompt": "edit", "description": "e", "isolation": "worktree"}),
+		call("c1", "bash", map[string]any{"command": probe}), text("child done"), text("parent done")})
+	path := filepath.Join(d.tmp, "script.json")
+	os.WriteFile(path, script, 0o644)
+
+	out, errOut, code := runSB(t, bin, d, "", "--mode", "json", "--faux-script", path, "--sandbox", "workspace", "go")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	childBash := childToolResult(out, "c1")
+	if !strings.Contains(childBash, "inside=0") || !strings.Contains(childBash, "outside=1") || !strings.Contains(childBash, "parent=1") {
+		t.Errorf("the child's probe, want inside=0, outside=1 and parent=1 (its sandbox is its worktree's): %q", childBash)
+	}
+	if _, err := os.Stat(filepath.Join(d.home, "outside")); err == nil {
+		t.Error("the child wrote in $HOME")
+	}
+	res := toolResults(t, out)["p1"]
+	branch := regexp.MustCompile(`branch: (\S+)`).FindStringSubmatch(res)
+	if branch == nil || !strings.Contains(res, "b.txt") {
+		t.Fatalf("the Agent result should name the branch and b.txt: %q", res)
+	}
+	if got := gitIn(t, d.project, "show", branch[1]+":b.txt"); got != "new" {
+		t.Errorf("branch %s holds b.txt = %q", branch[1], got)
+	}
+	if st := gitIn(t, d.project, "status", "--porcelain"); st != "" {
+		t.Errorf("the parent's checkout changed: %q", st)
+	}
+}
+
+// childToolResult is the text of a child's tool result, from the subagent_event lines of
+// JSON mode's output.
+func childToolResult(out, callID string) string {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct {
+			Type  string `json:"type"`
+			Event struct {
+				Type       string `json:"type"`
+				ToolCallID string `json:"toolCallId"`
+				Result     struct {
+					Content []struct{ Text string } `json:"content"`
+				} `json:"result"`
+			} `json:"event"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "subagent_event" && ev.Event.Type == "tool_execution_end" &&
+			ev.Event.ToolCallID == callID && len(ev.Event.Result.Content) > 0 {
+			return ev.Event.Result.Content[0].Text
+		}
+	}
+	return ""
+}
