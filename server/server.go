@@ -97,6 +97,7 @@ func (s *Server) ServeListener(ctx context.Context, ln *Listener) error {
 			c.serve(ctx)
 		}()
 	}
+	ln.Close() // the closing goroutine may not have removed the socket yet: it is gone on return
 	s.shutdown(&conns)
 	return nil
 }
