@@ -148,26 +148,7 @@ func (r *Renderer) Frame(commit, live []string, fixed int) (spilled int, err err
 	for _, l := range commit {
 		seq = append(seq, r.fit(l))
 	}
-	if len(r.fitted) > 8*r.height+64 || r.fitted == nil {
-		r.fitted = make(map[string]string, 2*r.height)
-	}
-	for i, l := range live {
-		switch {
-		case i == len(live)-1:
-			l = r.fitLast(l)
-		case i < len(r.prevRaw) && i < len(r.prev) && l == r.prevRaw[i] && !r.resized:
-			l = r.prev[i] // the same line in the same place: nearly every line, nearly every frame
-		default:
-			f, ok := r.fitted[l]
-			if !ok {
-				f = r.fit(l)
-				r.fitted[l] = f
-			}
-			l = f
-		}
-		seq = append(seq, l)
-	}
-	r.prevRaw = append(r.prevRaw[:0], live...)
+	seq = r.fitLive(seq, live)
 	r.buf.Reset()
 	prev := r.prev
 	redraw := r.resized
@@ -194,6 +175,32 @@ func (r *Renderer) Frame(commit, live []string, fixed int) (spilled int, err err
 		return spilled, nil
 	}
 	return spilled, r.flush()
+}
+
+// fitLive appends the live lines fitted to the width to seq, reusing last frame's fitting
+// of a line unchanged in its place, and remembers them for the next frame.
+func (r *Renderer) fitLive(seq, live []string) []string {
+	if len(r.fitted) > 8*r.height+64 || r.fitted == nil {
+		r.fitted = make(map[string]string, 2*r.height)
+	}
+	for i, l := range live {
+		switch {
+		case i == len(live)-1:
+			l = r.fitLast(l)
+		case i < len(r.prevRaw) && i < len(r.prev) && l == r.prevRaw[i] && !r.resized:
+			l = r.prev[i] // the same line in the same place: nearly every line, nearly every frame
+		default:
+			f, ok := r.fitted[l]
+			if !ok {
+				f = r.fit(l)
+				r.fitted[l] = f
+			}
+			l = f
+		}
+		seq = append(seq, l)
+	}
+	r.prevRaw = append(r.prevRaw[:0], live...)
+	return seq
 }
 
 // diff writes the changes from prev (on screen, cursor on row cur) to seq and returns the
