@@ -512,6 +512,11 @@ func TestAttachCommandsInTmux(t *testing.T) {
 	m.typeText("!echo bang-$((40+2))")
 	m.keys("Enter")
 	must("!cmd", "bang-42")
+	// The row shows the output a moment before the screen stops working; Enter meanwhile
+	// would steer (and nothing runs to take the steer).
+	if !fdWaitUntil(10*time.Second, func() bool { return !m.working() }) {
+		t.Fatalf("still working after the !cmd ended; pane:\n%s", m.screen())
+	}
 
 	m.typeText("stream now")
 	m.keys("Enter")

@@ -141,6 +141,9 @@ type view struct {
 	piHome string       // this machine's, for pi.toml
 	bangs  atomic.Int64 // !commands run, for their ids on screen
 
+	// workingMu orders showWorking's calls: each reads the state and shows it before the
+	// next reads, so a stale "working" cannot land after a newer "idle".
+	workingMu sync.Mutex
 	mu        sync.Mutex
 	id        string            // the session; a fork moves it
 	partial   *provider.Message // the reply being streamed
@@ -251,7 +254,6 @@ func (v *view) state(snap map[string]any) {
 	}
 	v.mu.Lock()
 	v.phase, v.cwd = str(snap["phase"]), str(snap["cwd"])
-	working := v.phase != "idle" || v.bashing > 0
 	v.steer = steer
 	follow := v.followUps
 	if str(snap["phase"]) == "idle" {
@@ -260,9 +262,19 @@ func (v *view) state(snap map[string]any) {
 	v.foot = v.footerOfLocked(snap)
 	foot := v.foot
 	v.mu.Unlock()
-	v.ui.SetWorking(working)
+	v.showWorking()
 	v.ui.SetQueue(steer, follow)
 	v.ui.SetFooter(foot)
+}
+
+// showWorking shows the screen working while the session is not idle or a !command runs.
+func (v *view) showWorking() {
+	v.workingMu.Lock()
+	defer v.workingMu.Unlock()
+	v.mu.Lock()
+	working := v.phase != "idle" || v.bashing > 0
+	v.mu.Unlock()
+	v.ui.SetWorking(working)
 }
 
 // show draws a whole transcript: the one the session has when the client attaches.

@@ -268,7 +268,6 @@ func (v *view) bash(cmd string, keep bool) {
 func (v *view) setBashing(d int) {
 	v.mu.Lock()
 	v.bashing += d
-	working := v.bashing > 0 || v.phase != "idle"
 	v.mu.Unlock()
-	v.ui.SetWorking(working)
+	v.showWorking()
 }
