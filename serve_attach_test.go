@@ -20,6 +20,7 @@ import (
 type attachKit struct {
 	*fdTmux
 	dir, bin, sock string
+	serve          *exec.Cmd
 }
 
 // startAttach starts pi serve with the faux replies and serveArgs, and pi attach in tmux.
@@ -35,10 +36,10 @@ func startAttach(t *testing.T, name string, replies []string, serveArgs ...strin
 	}
 	script, _ := json.Marshal(map[string]any{"chunkDelayMs": 10, "chunkRunes": 8, "replies": list})
 	os.WriteFile(filepath.Join(dir, "script.json"), script, 0o600)
-	sock := startServe(t, bin, dir, append([]string{"--faux-script", filepath.Join(dir, "script.json")}, serveArgs...)...)
+	sock, serve := startServeProc(t, bin, dir, append([]string{"--faux-script", filepath.Join(dir, "script.json")}, serveArgs...)...)
 	sockDir, _ := os.MkdirTemp("", "pi-at-")
 	t.Cleanup(func() { os.RemoveAll(sockDir) })
-	k := &attachKit{fdTmux: &fdTmux{t: t, sock: filepath.Join(sockDir, "s"), name: name}, dir: dir, bin: bin, sock: sock}
+	k := &attachKit{fdTmux: &fdTmux{t: t, sock: filepath.Join(sockDir, "s"), name: name}, dir: dir, bin: bin, sock: sock, serve: serve}
 	t.Cleanup(func() { exec.Command("tmux", "-S", k.fdTmux.sock, "kill-server").Run() }) // this test's own server only
 	run := filepath.Join(dir, "attach.sh")
 	os.WriteFile(run, []byte(fmt.Sprintf("cd %s || exit 1\nPI_HOME=%s %s attach --socket %s\necho PI-EXITED\nsleep 60\n",
@@ -306,4 +307,28 @@ end}`
 	k.must("/trust says how", "pi trust "+k.dir)
 	k.keys("C-d")
 	k.must("detach", "detached from")
+}
+
+// pi serve killed with SIGKILL mid-reply: pi attach says the connection ended and Ctrl+D
+// leaves it; a new pi serve replaces the stale socket and re-opens the session from its file,
+// with the exchange before and the prompt sent just before the kill. (As in pi, a session's
+// file is written from its first reply on.)
+func TestAttachAfterServerKilled(t *testing.T) {
+	k := startAttach(t, "killed", []string{"First reply.", strings.Repeat("streaming ", 400) + "END"})
+	k.enter("hello there")
+	k.must("the first reply", "First reply.")
+	k.enter("stream now")
+	k.must("the reply streaming", "streaming streaming")
+	k.serve.Process.Kill() // SIGKILL
+	k.must("the connection's end", "the connection to pi serve ended")
+	k.keys("C-d")
+	k.must("leaving", "PI-EXITED")
+	startServe(t, k.bin, k.dir, "--faux-script", filepath.Join(k.dir, "script.json"))
+	again := k.window("again")
+	for _, want := range []string{"hello there", "First reply.", "stream now"} {
+		if !again.sees(want, 20*time.Second) {
+			t.Fatalf("the re-opened session lacks %q; pane:\n%s", want, again.screen())
+		}
+	}
+	again.keys("C-d")
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +39,13 @@ func piClientDir(t *testing.T) string {
 // startServe runs `pi serve` on a socket of its own and stops it (by its PID) at the end.
 func startServe(t *testing.T, bin, dir string, args ...string) string {
 	t.Helper()
+	sock, _ := startServeProc(t, bin, dir, args...)
+	return sock
+}
+
+// startServeProc is startServe that also hands back the process.
+func startServeProc(t *testing.T, bin, dir string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	sock := filepath.Join(dir, "run", "pi.sock")
 	cmd := exec.Command(bin, append([]string{"serve", "--socket", sock, "--no-extensions"}, args...)...)
 	cmd.Dir = dir
@@ -59,13 +67,23 @@ func startServe(t *testing.T, bin, dir string, args ...string) string {
 		}
 	})
 	for i := 0; i < 200; i++ {
-		if _, err := os.Stat(sock); err == nil {
-			return sock
+		if serving(sock) {
+			return sock, cmd
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("pi serve did not create %s; stderr:\n%s", sock, stderr.String())
-	return ""
+	return "", nil
+}
+
+// serving tells whether something answers on the unix socket at path (a stale socket file
+// left by a killed server does not).
+func serving(path string) bool {
+	c, err := net.Dial("unix", path)
+	if err == nil {
+		c.Close()
+	}
+	return err == nil
 }
 
 // Upstream's published client, unchanged, drives our daemon: hello, list, create, prompt,
