@@ -191,15 +191,8 @@ func (v *viewer) key(ev *tcell.EventKey) {
 func (v *viewer) render(th *theme.Theme, width, height int) []string {
 	src := v.source()
 	v.t.feed(src.Messages, src.Streaming)
-	var body []string
-	for _, e := range v.entries {
-		lines := e.Render(width)
-		if len(body) > 0 && len(lines) > 0 {
-			body = append(body, "")
-		}
-		body = append(body, lines...)
-	}
 	v.rows = max(height-4, 3)
+	body := v.tail(width, v.rows+v.back)
 	v.back = min(v.back, max(len(body)-v.rows, 0))
 	end := len(body) - v.back
 	shown := body[max(end-v.rows, 0):end]
@@ -211,4 +204,28 @@ func (v *viewer) render(th *theme.Theme, width, height int) []string {
 	}
 	hint := fmt.Sprintf("esc close · read-only · %s · ↑↓ PgUp PgDn Home End scroll", where)
 	return append(out, paint(th.Muted, Truncate(hint, width, "…")), border)
+}
+
+// tail is the last lines of the conversation, at least need of them where there are as many
+// (entries apart by a blank line): a frame renders only the entries it may show, so its cost
+// does not grow with the child's conversation.
+func (v *viewer) tail(width, need int) []string {
+	var parts [][]string
+	total := 0
+	for i := len(v.entries) - 1; i >= 0 && total < need; i-- {
+		lines := v.entries[i].Render(width)
+		if len(lines) == 0 {
+			continue
+		}
+		if total > 0 {
+			lines = append(lines[:len(lines):len(lines)], "")
+		}
+		parts = append(parts, lines)
+		total += len(lines)
+	}
+	body := make([]string, 0, total)
+	for i := len(parts) - 1; i >= 0; i-- {
+		body = append(body, parts[i]...)
+	}
+	return body
 }

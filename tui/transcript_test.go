@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -139,4 +140,48 @@ func viewerScrolls(t *testing.T, app *App, term *vt, add func(provider.Message))
 	app.HandleEvent(key(tcell.KeyEnd, 0, 0))
 	app.Flush()
 	check("end", []string{"line 30", "following the end"}, nil)
+}
+
+// countedEntry is an entry of fixed lines that counts its renders.
+type countedEntry struct {
+	lines   []string
+	renders *int
+}
+
+func (e countedEntry) Render(int) []string { *e.renders++; return e.lines }
+func (e countedEntry) final() bool         { return true }
+
+// The viewer renders only the entries a frame may show, whatever the conversation's length,
+// and shows the same lines as the whole conversation laid out would (blank lines between
+// entries, an empty entry taking no room), at every scroll position.
+func TestViewerTailIsBounded(t *testing.T) {
+	renders := 0
+	v := &viewer{}
+	var whole []string
+	for i := 0; i < 20000; i++ {
+		lines := []string{fmt.Sprintf("entry %d a", i), fmt.Sprintf("entry %d b", i)}
+		if i%7 == 3 {
+			lines = nil
+		}
+		v.entries = append(v.entries, countedEntry{lines: lines, renders: &renders})
+		if len(lines) > 0 {
+			if len(whole) > 0 {
+				whole = append(whole, "")
+			}
+			whole = append(whole, lines...)
+		}
+	}
+	for _, need := range []int{1, 10, 37, 3000} {
+		renders = 0
+		got := v.tail(80, need)
+		if renders > need+need/2+2 {
+			t.Errorf("need %d: %d entries rendered", need, renders)
+		}
+		if len(got) < need || !slices.Equal(got, whole[len(whole)-len(got):]) {
+			t.Fatalf("need %d: %d lines, not the end of the conversation: %q", need, len(got), got[:min(len(got), 6)])
+		}
+	}
+	if got := v.tail(80, 1<<30); !slices.Equal(got, whole) {
+		t.Fatalf("the whole conversation: %d lines, want %d", len(got), len(whole))
+	}
 }
