@@ -165,9 +165,7 @@ func TestManagerQueueSteerAbort(t *testing.T) {
 
 func TestForegroundChildStopsWithItsCaller(t *testing.T) {
 	var running, most atomic.Int32
-	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
-		return &fake{release: make(chan struct{}), steered: make(chan string, 1), running: &running, most: &most}, nil
-	}})
+	m := fakeManager(make(chan struct{}), &running, &most)
 	defer m.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	id, err := m.Start(ctx, Spec{Prompt: "x"})
@@ -189,9 +187,7 @@ func TestForegroundChildStopsWithItsCaller(t *testing.T) {
 func TestManagerWatchTranscriptView(t *testing.T) {
 	var running, most atomic.Int32
 	release := make(chan struct{})
-	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
-		return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
-	}})
+	m := fakeManager(release, &running, &most)
 	defer m.Close()
 	var mu sync.Mutex
 	var seen []Status
@@ -267,9 +263,7 @@ func TestSettled(t *testing.T) {
 func TestManagerWait(t *testing.T) {
 	var running, most atomic.Int32
 	release := make(chan struct{})
-	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
-		return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
-	}})
+	m := fakeManager(release, &running, &most)
 	defer m.Close()
 	ctx := context.Background()
 	if m.Wait(ctx) {
@@ -283,9 +277,7 @@ func TestManagerWait(t *testing.T) {
 	if r, _ := m.Get(ctx, id, false); r.Status != Done {
 		t.Errorf("after Wait the child is %s", r.Status)
 	}
-	stuck := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
-		return &fake{release: make(chan struct{}), steered: make(chan string, 1), running: &running, most: &most}, nil
-	}})
+	stuck := fakeManager(make(chan struct{}), &running, &most)
 	defer stuck.Close()
 	stuck.Start(ctx, Spec{Prompt: "y", Background: true})
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
@@ -299,9 +291,7 @@ func TestManagerWait(t *testing.T) {
 func TestManagerNext(t *testing.T) {
 	var running, most atomic.Int32
 	release := make(chan struct{})
-	m := New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
-		return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
-	}})
+	m := fakeManager(release, &running, &most)
 	defer m.Close()
 	ctx := context.Background()
 	id, _ := m.Start(ctx, Spec{Prompt: "x", Background: true})
@@ -327,4 +317,12 @@ func TestManagerNext(t *testing.T) {
 	if m.Next(ctx, "agent-9") == nil {
 		t.Error("Next of an unknown id should fail")
 	}
+}
+
+// fakeManager is a manager of the built-in types whose children are fakes that end when
+// release closes, counting those running in running and the most at once in most.
+func fakeManager(release chan struct{}, running, most *atomic.Int32) *Manager {
+	return New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
+		return &fake{release: release, steered: make(chan string, 1), running: running, most: most}, nil
+	}})
 }
