@@ -136,20 +136,29 @@ func (c *SessionChild) StopAfterTurn() bool {
 // with the child's id, for the parent's front ends.
 func (c *SessionChild) Forward(emit func(agent.Event)) func(context.Context, agent.Event) {
 	return func(_ context.Context, ev agent.Event) {
-		c.progress(ev.Type, ev.ToolName)
+		c.progress(&ev)
 		if ev.Type != "queue_update" { // the child's queues are its own business
 			emit(agent.Event{Type: agent.EvSubagent, AgentID: c.launch.ID, Sub: &ev})
 		}
 	}
 }
 
-// progress reports progress for the session's events: turn_end, tool_execution_start (with
-// the tool's name) and tool_execution_end.
-func (c *SessionChild) progress(kind, tool string) {
-	switch kind {
+// progress reports progress for the session's events: a reply being written (message_start
+// of an assistant message: "writing"), a tool running (tool_execution_start: its name), and
+// their ends (message_end, tool_execution_end, turn_end).
+func (c *SessionChild) progress(ev *agent.Event) {
+	var what string
+	switch ev.Type {
 	case "tool_execution_start":
+		what = ev.ToolName
+	case "message_start", "message_end":
+		if ev.Message == nil || ev.Message.Role != provider.RoleAssistant {
+			return
+		}
+		if ev.Type == "message_start" {
+			what = "writing"
+		}
 	case "turn_end", "tool_execution_end":
-		tool = ""
 	default:
 		return
 	}
@@ -157,5 +166,5 @@ func (c *SessionChild) progress(kind, tool string) {
 		return
 	}
 	_, tokens := Summarize(c.s.Messages())
-	c.launch.Progress(Progress{Turns: int(c.turns.Load()), Tokens: tokens, Tool: tool})
+	c.launch.Progress(Progress{Turns: int(c.turns.Load()), Tokens: tokens, Tool: what})
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/agent"
 	"pi/provider"
 )
 
@@ -325,4 +326,29 @@ func fakeManager(release chan struct{}, running, most *atomic.Int32) *Manager {
 	return New(Options{Types: Builtins(), Factory: func(ctx context.Context, l Launch) (Child, error) {
 		return &fake{release: release, steered: make(chan string, 1), running: running, most: most}, nil
 	}})
+}
+
+// A child's progress says what it does: "writing" while a reply streams, a tool's name while
+// it runs, nothing between; a user message or an event of no interest reports nothing.
+func TestChildProgress(t *testing.T) {
+	var tools []string
+	c := NewSessionChild(Launch{ID: "agent-1", Progress: func(p Progress) { tools = append(tools, p.Tool) }})
+	c.Attach(Session{Messages: func() []provider.Message { return nil }})
+	forward := c.Forward(func(agent.Event) {})
+	reply := &provider.Message{Role: provider.RoleAssistant}
+	user := &provider.Message{Role: provider.RoleUser}
+	for _, ev := range []agent.Event{
+		{Type: "message_start", Message: user},
+		{Type: "message_start", Message: reply},
+		{Type: "message_update", Message: reply},
+		{Type: "message_end", Message: reply},
+		{Type: "tool_execution_start", ToolName: "grep"},
+		{Type: "tool_execution_end", ToolName: "grep"},
+		{Type: "turn_end"},
+	} {
+		forward(context.Background(), ev)
+	}
+	if want := []string{"writing", "", "grep", "", ""}; !slices.Equal(tools, want) {
+		t.Fatalf("progress tools %q, want %q", tools, want)
+	}
 }
