@@ -25,16 +25,26 @@ type attachKit struct {
 
 // startAttach starts pi serve with the faux replies and serveArgs, and pi attach in tmux.
 func startAttach(t *testing.T, name string, replies []string, serveArgs ...string) *attachKit {
+	return startAttachScript(t, name, map[string]any{"chunkDelayMs": 10, "chunkRunes": 8, "replies": textReplies(replies...)}, serveArgs...)
+}
+
+// textReplies are faux replies of one text each.
+func textReplies(texts ...string) []any {
+	var list []any
+	for _, r := range texts {
+		list = append(list, map[string]any{"content": []any{map[string]any{"type": "text", "text": r}}})
+	}
+	return list
+}
+
+// startAttachScript is startAttach with the whole faux script (chunk timing, replies).
+func startAttachScript(t *testing.T, name string, faux map[string]any, serveArgs ...string) *attachKit {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
 	bin := buildPi(t)
 	dir := shortTempDir(t)
-	var list []any
-	for _, r := range replies {
-		list = append(list, map[string]any{"content": []any{map[string]any{"type": "text", "text": r}}})
-	}
-	script, _ := json.Marshal(map[string]any{"chunkDelayMs": 10, "chunkRunes": 8, "replies": list})
+	script, _ := json.Marshal(faux)
 	os.WriteFile(filepath.Join(dir, "script.json"), script, 0o600)
 	sock, serve := startServeProc(t, bin, dir, append([]string{"--faux-script", filepath.Join(dir, "script.json")}, serveArgs...)...)
 	sockDir, _ := os.MkdirTemp("", "pi-at-")

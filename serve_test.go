@@ -265,37 +265,10 @@ func TestRPCBridgeToPiServe(t *testing.T) {
 // `pi attach` in tmux: start a run, detach with Ctrl+D, re-attach from a second window, see
 // the run go on there and steer it.
 func TestAttachDetachReattachInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	bin := buildPi(t)
-	dir := shortTempDir(t)
 	long := strings.Repeat("alpha ", 150) + "MIDDLE " + strings.Repeat("beta ", 150) + "LAST"
-	script := filepath.Join(dir, "script.json")
-	replies, _ := json.Marshal(map[string]any{"chunkDelayMs": 25, "chunkRunes": 6, "replies": []any{
-		map[string]any{"content": []any{map[string]any{"type": "text", "text": long}}},
-		map[string]any{"content": []any{map[string]any{"type": "text", "text": "Steered reply."}}},
-	}})
-	os.WriteFile(script, replies, 0o600)
-	sock := startServe(t, bin, dir, "--faux-script", script)
-	sockDir, _ := os.MkdirTemp("", "pi-at-")
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
-	tmuxSock := filepath.Join(sockDir, "s")
-	t.Cleanup(func() { exec.Command("tmux", "-S", tmuxSock, "kill-server").Run() }) // this test's own server only
-	window := func(name string) *fdTmux {
-		run := filepath.Join(dir, name+".sh")
-		body := fmt.Sprintf("cd %s || exit 1\n%s attach --socket %s\necho PI-EXITED\nsleep 60\n",
-			fdShellQuote(dir), fdShellQuote(bin), fdShellQuote(sock))
-		os.WriteFile(run, []byte(body), 0o755)
-		m := &fdTmux{t: t, sock: tmuxSock, name: name}
-		args := []string{"new-session", "-d", "-s", name, "-x", "100", "-y", "30", "bash", "--norc", "--noprofile", run}
-		m.run(args...)
-		if !m.sees("ctrl+d detach", 10*time.Second) {
-			t.Fatalf("pi attach did not start; pane:\n%s", m.screen())
-		}
-		return m
-	}
-	first := window("one")
+	k := startAttachScript(t, "one", map[string]any{"chunkDelayMs": 25, "chunkRunes": 6,
+		"replies": textReplies(long, "Steered reply.")})
+	first := k.fdTmux
 	first.typeText("go")
 	first.keys("Enter")
 	if !first.sees("alpha alpha", 10*time.Second) {
@@ -305,7 +278,7 @@ func TestAttachDetachReattachInTmux(t *testing.T) {
 	if !first.sees("detached from", 10*time.Second) {
 		t.Fatalf("Ctrl+D did not detach; pane:\n%s", first.screen())
 	}
-	second := window("two")
+	second := k.window("two")
 	if !second.sees("MIDDLE", 20*time.Second) {
 		t.Fatalf("the second window does not see the run go on; pane:\n%s", second.screen())
 	}
@@ -494,36 +467,11 @@ func TestRPCBridgeExtensions(t *testing.T) {
 // `pi attach` runs pi's commands on the served session: !cmd, a follow-up with Alt+Enter,
 // /compact, /model's picker with the server's models, /fork.
 func TestAttachCommandsInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	bin := buildPi(t)
-	dir := shortTempDir(t)
-	text := func(s string) map[string]any {
-		return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}}
-	}
-	replies, _ := json.Marshal(map[string]any{"chunkDelayMs": 20, "chunkRunes": 6, "replies": []any{
-		text("First reply."), text(strings.Repeat("streaming ", 120) + "END"), text("Follow-up answered."),
-		text("## Goal\nA summary."), text("## Goal\nThe turn so far."), // a summary, and one of the turn it cuts
-	}})
-	script := filepath.Join(dir, "script.json")
-	os.WriteFile(script, replies, 0o600)
-	sock := startServe(t, bin, dir, "--faux-script", script)
-	sockDir, _ := os.MkdirTemp("", "pi-at-")
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
-	m := &fdTmux{t: t, sock: filepath.Join(sockDir, "s"), name: "cmds"}
-	t.Cleanup(func() { exec.Command("tmux", "-S", m.sock, "kill-server").Run() }) // this test's own server only
-	run := filepath.Join(dir, "attach.sh")
-	os.WriteFile(run, []byte(fmt.Sprintf("cd %s || exit 1\n%s attach --socket %s\necho PI-EXITED\nsleep 60\n",
-		fdShellQuote(dir), fdShellQuote(bin), fdShellQuote(sock))), 0o755)
-	m.run("new-session", "-d", "-s", m.name, "-x", "100", "-y", "40", "bash", "--norc", "--noprofile", run)
-	must := func(what, want string) {
-		t.Helper()
-		if !m.sees(want, 20*time.Second) {
-			t.Fatalf("%s: no %q; pane:\n%s", what, want, m.screen())
-		}
-	}
-	must("start", "ctrl+d detach")
+	k := startAttachScript(t, "cmds", map[string]any{"chunkDelayMs": 20, "chunkRunes": 6, "replies": textReplies(
+		"First reply.", strings.Repeat("streaming ", 120)+"END", "Follow-up answered.",
+		"## Goal\nA summary.", "## Goal\nThe turn so far.", // a summary, and one of the turn it cuts
+	)})
+	m, must := k.fdTmux, k.must
 	m.typeText("hello there")
 	m.keys("Enter")
 	must("the first prompt", "First reply.")
