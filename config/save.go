@@ -8,7 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
+	"pi/internal/atomicfile"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -116,24 +116,4 @@ func trimTrailingBlank(lines []string) []string {
 
 // replaceFile writes data next to path and renames it over path, so a crash leaves the old
 // file or the new one, never half of one.
-func replaceFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".pi.toml-*")
-	if err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	return nil
-}
+func replaceFile(path string, data []byte) error { return atomicfile.Replace(path, data) }

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"pi/internal/atomicfile"
 	"pi/internal/realpath"
 
 	lua "github.com/yuin/gopher-lua"
@@ -23,15 +23,8 @@ func trustFile(piHome string) string { return filepath.Join(piHome, "trust.json"
 
 func readTrust(piHome string) (map[string]bool, error) {
 	m := map[string]bool{}
-	data, err := os.ReadFile(trustFile(piHome))
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
-	}
-	if err != nil {
-		return m, fmt.Errorf("reading %s: %w", trustFile(piHome), err)
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return map[string]bool{}, fmt.Errorf("reading %s: %w", trustFile(piHome), err)
+	if err := atomicfile.ReadJSON(trustFile(piHome), &m); err != nil {
+		return map[string]bool{}, err
 	}
 	return m, nil
 }
@@ -62,25 +55,10 @@ func SaveTrust(piHome, dir string, trusted bool) error {
 	}
 	m[realpath.Dir(dir)] = trusted
 	data, err := json.MarshalIndent(m, "", "  ")
+	if err == nil {
+		err = atomicfile.Replace(trustFile(piHome), append(data, '\n'))
+	}
 	if err != nil {
-		return fmt.Errorf("saving trust for %s: %w", dir, err)
-	}
-	if err := os.MkdirAll(piHome, 0o755); err != nil {
-		return fmt.Errorf("saving trust for %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(piHome, "trust-*.json")
-	if err != nil {
-		return fmt.Errorf("saving trust for %s: %w", dir, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving trust for %s: %w", dir, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("saving trust for %s: %w", dir, err)
-	}
-	if err := os.Rename(tmp.Name(), trustFile(piHome)); err != nil {
 		return fmt.Errorf("saving trust for %s: %w", dir, err)
 	}
 	return nil

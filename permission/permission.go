@@ -12,11 +12,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
+	"pi/internal/atomicfile"
 	"pi/internal/realpath"
 	"slices"
 	"sync"
@@ -163,15 +161,8 @@ func File(piHome string) string { return filepath.Join(piHome, "permissions.json
 
 func readFile(piHome string) (map[string][]string, error) {
 	m := map[string][]string{}
-	data, err := os.ReadFile(File(piHome))
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
-	}
-	if err != nil {
-		return m, fmt.Errorf("reading %s: %w", File(piHome), err)
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return map[string][]string{}, fmt.Errorf("reading %s: %w", File(piHome), err)
+	if err := atomicfile.ReadJSON(File(piHome), &m); err != nil {
+		return map[string][]string{}, err
 	}
 	return m, nil
 }
@@ -195,23 +186,8 @@ func (g *Gate) rememberForProject(rule string) error {
 	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("saving the permission %q: %w", rule, err)
 	}
-	if err := os.MkdirAll(g.piHome, 0o755); err != nil {
+	if err := atomicfile.Replace(File(g.piHome), buf.Bytes()); err != nil {
 		return fmt.Errorf("saving the permission %q: %w", rule, err)
-	}
-	tmp, err := os.CreateTemp(g.piHome, "permissions-*.json")
-	if err != nil {
-		return fmt.Errorf("saving the permission %q: %w", rule, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(buf.Bytes())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), File(g.piHome))
-	}
-	if err != nil {
-		return fmt.Errorf("saving the permission %q in %s: %w", rule, File(g.piHome), err)
 	}
 	return nil
 }
