@@ -162,7 +162,9 @@ func (l *live) piEventLocked(ev agent.Event) {
 	switch ev.Type {
 	case agent.EvTurnStart, agent.EvTurnEnd, agent.EvToolExecutionUpdate, agent.EvCompactionStart,
 		agent.EvCompactionEnd, agent.EvAutoRetryStart, agent.EvAutoRetryEnd, agent.EvSubagent:
-		line, _ = json.Marshal(ev)
+		if l.anyPiLocked() { // a child's every streamed chunk comes here: encode only for a reader
+			line, _ = json.Marshal(ev)
+		}
 	}
 	if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == "queue_update" {
 		if q := l.queueLineLocked(); q != nil {
@@ -196,6 +198,19 @@ func texts(msgs []provider.Message) []string {
 
 // sendPiLocked sends line as a pi_event to the clients that asked for them and says to how
 // many.
+// anyPiLocked reports whether a client that asked for pi's extensions is attached.
+func (l *live) anyPiLocked() bool {
+	for c := range l.conns {
+		c.mu.Lock()
+		pi := c.pi
+		c.mu.Unlock()
+		if pi {
+			return true
+		}
+	}
+	return false
+}
+
 func (l *live) sendPiLocked(line []byte) int {
 	var frame []byte
 	n := 0
