@@ -201,10 +201,7 @@ func texts(msgs []provider.Message) []string {
 // anyPiLocked reports whether a client that asked for pi's extensions is attached.
 func (l *live) anyPiLocked() bool {
 	for c := range l.conns {
-		c.mu.Lock()
-		pi := c.pi
-		c.mu.Unlock()
-		if pi {
+		if c.hasPi() {
 			return true
 		}
 	}
@@ -215,10 +212,7 @@ func (l *live) sendPiLocked(line []byte) int {
 	var frame []byte
 	n := 0
 	for c := range l.conns {
-		c.mu.Lock()
-		pi := c.pi
-		c.mu.Unlock()
-		if !pi {
+		if !c.hasPi() {
 			continue
 		}
 		if frame == nil {

@@ -139,12 +139,9 @@ func (l *live) replayUI(c *conn) {
 // questions still open are cancelled.
 func (l *live) dropConnLocked(c *conn) {
 	delete(l.conns, c)
-	for other := range l.conns {
-		if other.hasPi() {
-			return
-		}
+	if !l.anyPiLocked() {
+		l.ui.Cancel()
 	}
-	l.ui.Cancel()
 }
 
 func (c *conn) hasPi() bool {
