@@ -64,7 +64,8 @@ func (c *compactor) compact(ctx context.Context, reason session.Reason, focus st
 	if err != nil {
 		info.Error = err.Error()
 	} else {
-		info.Result = res
+		info.Result = &agent.CompactionResult{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID,
+			TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter}
 		c.agent.ReplaceMessages(res.Context.Messages)
 	}
 	c.agent.Emit(agent.Event{Type: agent.EvCompactionEnd, Compaction: info})

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"pi/provider"
-	"pi/session"
 	"pi/tools"
 )
 
@@ -55,10 +54,19 @@ type Event struct {
 // CompactionInfo describes a compaction for compaction_start and compaction_end.
 type CompactionInfo struct {
 	Reason    string // manual, threshold, overflow
-	Result    *session.Result
+	Result    *CompactionResult
 	Aborted   bool
 	WillRetry bool
 	Error     string
+}
+
+// CompactionResult is what a finished compaction reports to subscribers (the session package's
+// result, copied here so that the loop does not depend on sessions).
+type CompactionResult struct {
+	Summary          string
+	FirstKeptEntryID string
+	TokensBefore     int
+	TokensAfter      int
 }
 
 // write adds the compaction's fields to an event object; the result and outcome only end it.

@@ -5,7 +5,8 @@
 // approved it. The policy itself (which call is allowed, asked about or refused) is the
 // bundled Lua script lua/bundled/permissions.lua.
 //
-// It imports only the leaf internal/realpath of this module and has no package-level mutable state.
+// It imports only the leaves internal/realpath and internal/atomicfile of this module and has no
+// package-level mutable state.
 package permission
 
 import (

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// allowedImports is the layering of pi's packages, stated as policy: the packages of this
+// module that each package's non-test files may import. A package missing from the table fails
+// the test, so a new package is placed on purpose; a new edge is added here, with its reason,
+// or not at all. Test files may import what they need (helpers, fakes).
+var allowedImports = map[string][]string{
+	// Leaves: they import nothing of ours.
+	"internal/atomicfile": nil, "internal/cbor": nil, "internal/chattest": nil,
+	"internal/cputime": nil, "internal/gitwalk": nil, "internal/mcptest": nil,
+	"internal/ollamatest": nil, "internal/proc": nil, "internal/realpath": nil,
+	"internal/sandbox": nil, "internal/secrets": nil, "extui": nil, "packages": nil,
+	"tui/theme": nil, "provider": nil, "provider/realserver": nil,
+
+	// The message model's neighbours: adapters speak provider's types and share the wire code.
+	"provider/internal/wire":   {"provider"},
+	"provider/internal/replay": {"provider"},
+	"provider/textcalls":       {"provider"},
+	"provider/faux":            {"provider"},
+	"provider/ollama":          {"provider", "provider/internal/wire", "provider/textcalls"},
+	"provider/openai":          {"provider", "provider/internal/wire", "provider/textcalls"},
+	"provider/anthropic":       {"provider", "provider/internal/wire", "provider/textcalls"},
+
+	// One job each, on the message model.
+	"images":     {"provider"},
+	"session":    {"provider"},
+	"export":     {"provider", "session"},
+	"tools":      {"provider", "images", "internal/gitwalk", "internal/proc"},
+	"prompt":     {"provider", "tools"},
+	"permission": {"internal/atomicfile", "internal/realpath"},
+	// config builds the configured providers, so it knows the adapters; it reads the sandbox's
+	// settings and writes pi.toml atomically.
+	"config": {"provider", "provider/anthropic", "provider/ollama", "provider/openai",
+		"internal/atomicfile", "internal/proc", "internal/sandbox", "internal/secrets"},
+	"lua": {"provider", "tools", "internal/atomicfile", "internal/proc", "internal/realpath"},
+	// eval names the adapters' APIs in its report and counts calls recovered from text; the
+	// agent comes from main as a function.
+	"eval": {"provider", "provider/anthropic", "provider/ollama", "provider/openai",
+		"provider/textcalls", "internal/proc"},
+
+	// The loop and what runs on it.
+	"agent":    {"provider", "tools"},
+	"subagent": {"agent", "provider", "session"},
+	// The server holds live sessions' agents and records; their runtimes come from main.
+	"server": {"agent", "config", "extui", "internal/cbor", "provider", "session"},
+
+	// Terminal front-end parts. tui draws provider's messages; settingsmenu saves to pi.toml
+	// (config) and offers the agent's queue modes; subagents shows a manager's children and
+	// reads their agent events and session entries.
+	"tui":              {"images", "internal/gitwalk", "provider", "tui/theme"},
+	"tui/settingsmenu": {"agent", "config", "tui"},
+	"tui/subagents":    {"agent", "provider", "session", "subagent", "tui"},
+	// pi attach: a terminal UI over the server's protocol.
+	"remote": {"config", "extui", "images", "provider", "server", "session", "tui",
+		"tui/settingsmenu"},
+
+	// The root: the process, the CLI, the live session and its front ends. Nothing imports it.
+	".": {"*"},
+}
+
+const modulePath = "pi"
+
+// TestPackageLayering fails when a package imports one of ours that the table does not allow
+// it, or when a package is not in the table.
+func TestPackageLayering(t *testing.T) {
+	pkgs := sourcePackages(t)
+	for dir, imports := range pkgs {
+		allowed, ok := allowedImports[dir]
+		if !ok {
+			t.Errorf("package %s is not in deps_test.go's table: say what it may import", dir)
+			continue
+		}
+		for _, imp := range imports {
+			if imp == modulePath {
+				t.Errorf("%s imports the root package; nothing may", dir)
+				continue
+			}
+			if !slices.Contains(allowed, "*") && !slices.Contains(allowed, strings.TrimPrefix(imp, modulePath+"/")) {
+				t.Errorf("%s imports %s, which deps_test.go does not allow it", dir, imp)
+			}
+		}
+	}
+	for dir := range allowedImports {
+		if _, ok := pkgs[dir]; !ok {
+			t.Errorf("deps_test.go lists %s, which has no Go files", dir)
+		}
+	}
+}
+
+// sourcePackages maps each folder of the module holding non-test Go files to the module's
+// packages those files import.
+func sourcePackages(t *testing.T) map[string][]string {
+	t.Helper()
+	pkgs := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if _, ok := pkgs[dir]; !ok {
+			pkgs[dir] = nil
+		}
+		for _, spec := range f.Imports {
+			imp := strings.Trim(spec.Path.Value, `"`)
+			if (imp == modulePath || strings.HasPrefix(imp, modulePath+"/")) && !slices.Contains(pkgs[dir], imp) {
+				pkgs[dir] = append(pkgs[dir], imp)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the module's imports: %v", err)
+	}
+	return pkgs
+}
