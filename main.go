@@ -25,12 +25,8 @@ import (
 	"time"
 
 	"pi/config"
-	"pi/eval"
 	"pi/internal/sandbox"
-	"pi/lua"
-	"pi/packages"
 	"pi/prompt"
-	"pi/remote"
 
 	"golang.org/x/term"
 )
@@ -63,12 +59,12 @@ func exitSoonAfter(ctx context.Context, grace time.Duration) {
 
 // run is pi without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if code, ok := runWord(ctx, args, stdout, stderr); ok {
-		return code
+	if c, ok := ownArgsCommand(args); ok {
+		return c.run(ctx, invocation{word: args[0], args: args[1:], stdout: stdout, stderr: stderr})
 	}
 	opts, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, helpText)
+		fmt.Fprint(stdout, strings.Replace(helpText, "{{commands}}\n", usageText()+"\n", 1))
 		return 0
 	}
 	if err != nil {
@@ -81,11 +77,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if opts.connect != "" {
 		return runConnected(ctx, opts, stdin, stdout, stderr)
 	}
-	if len(opts.messages) > 0 && len(opts.messages) <= 2 && !opts.print && opts.mode == "" &&
-		(opts.messages[0] == "trust" || opts.messages[0] == "untrust") {
-		return runTrustCommand(opts.messages, stdout, stderr)
-	}
-	if subcommand(opts, "version") || opts.version {
+	if opts.version {
 		fmt.Fprintln(stdout, versionText())
 		return 0
 	}
@@ -95,8 +87,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if opts.listModels {
 		return runListModels(ctx, opts.trust, stdout, stderr)
 	}
+	if c, ok := wordCommand(opts); ok {
+		return c.run(ctx, invocation{word: opts.messages[0], args: opts.messages[1:], opts: opts, stdout: stdout, stderr: stderr})
+	}
 	interactive := opts.mode == "" && !opts.print && isTerminal(stdin)
-	if subcommand(opts, "sessions") || opts.resume && !interactive {
+	if opts.resume && !interactive {
 		return runListSessions(ctx, opts, stdout, stderr)
 	}
 	h, err := setup(ctx, opts, interactive, stderr) // before the prompts: string flags may take words
@@ -120,25 +115,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	return runPrintMode(ctx, h, opts.messages, opts.images, stdout, stderr)
-}
-
-// runWord runs the subcommands that read their own arguments (eval, serve, attach and the
-// package commands); ok is false when args starts with none of them.
-func runWord(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, ok bool) {
-	switch {
-	case len(args) == 0:
-		return 0, false
-	case args[0] == "eval":
-		return eval.Main(ctx, args[1:], stdout, stderr, eval.Options{Drive: driveEval, CheckModel: checkEvalModel}), true
-	case args[0] == "serve":
-		return runServe(ctx, args[1:], stdout, stderr), true
-	case args[0] == "attach":
-		return remote.Attach(ctx, args[1:], piHomeDir(), stderr), true
-	case packages.IsCommand(args[0]):
-		cwd, _ := os.Getwd()
-		return packages.Main(ctx, args, piHomeDir(), cwd, stdout, stderr), true
-	}
-	return 0, false
 }
 
 // checkOptions refuses flag values pi cannot use; it returns the exit code, 0 when all is well.
@@ -181,23 +157,6 @@ func gatherPrompts(o *cliOptions, interactive bool, stdin io.Reader, stderr io.W
 		return 2
 	}
 	return 0
-}
-
-// runTrustCommand is `pi trust [folder]` and `pi untrust [folder]`.
-func runTrustCommand(words []string, stdout, stderr io.Writer) int {
-	msg, err := lua.TrustFolder(piHomeDir(), words[1:], words[0] == "trust")
-	if err != nil {
-		fmt.Fprintln(stderr, "pi:", err)
-		return 1
-	}
-	fmt.Fprintln(stdout, msg)
-	return 0
-}
-
-// subcommand reports whether the command line is `pi [flags] name`: the first word after the
-// flags, when no mode was chosen (`pi -p sessions` is a prompt).
-func subcommand(o *cliOptions, name string) bool {
-	return len(o.messages) == 1 && o.messages[0] == name && !o.print && o.mode == ""
 }
 
 // isTerminal asks the tty driver; a mode check alone would take /dev/null for a terminal.
