@@ -396,6 +396,9 @@ func (c *Config) validate() error {
 	if err := c.Stream.validate(); err != nil {
 		return err
 	}
+	if err := c.Subagents.validate(); err != nil {
+		return err
+	}
 	if _, err := c.KeyBindings(); err != nil {
 		return err
 	}
