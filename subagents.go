@@ -52,6 +52,7 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 	o.parentSession, o.sessionDir, o.noSession = sess.Path(), filepath.Dir(sess.Path()), sess.Path() == ""
 	o.systemPrompt, o.noTools = cmp.Or(l.Type.Prompt, o.systemPrompt), false
 	o.toolList = strings.Join(subagent.ChildTools(l.Type, toolNames(parent.agent.State().Tools)), ",")
+	o.inheritedTools = l.Type.Tools == nil
 	o.noContextFiles, o.noExtensions = o.noContextFiles || l.Isolated, o.noExtensions || l.Isolated
 	p.stopAfter = func(context.Context, *provider.Message, []provider.Message) bool { return c.StopAfterTurn() }
 	var err error
