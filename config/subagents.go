@@ -1,7 +1,5 @@
 package config
 
-import "fmt"
-
 // SubagentsConfig is the [subagents] table: the Agent tools (off by default, so the first
 // request stays small), how many background children run at once (0: 2), how deep a chain
 // of children may go (0: 2) and how many children one top-level session and all its
@@ -27,16 +25,4 @@ func (c *Config) mergeSubagents(f *Config) {
 			*p.dst = *p.src
 		}
 	}
-}
-
-func (s SubagentsConfig) validate() error {
-	for _, n := range []struct {
-		key string
-		v   int
-	}{{"max_concurrent", s.MaxConcurrent}, {"max_depth", s.MaxDepth}, {"max_children", s.MaxChildren}} {
-		if n.v < 0 {
-			return fmt.Errorf("pi.toml: subagents.%s = %d: want 0 (the default) or more", n.key, n.v)
-		}
-	}
-	return nil
 }
