@@ -62,6 +62,11 @@ type cliOptions struct {
 	images        []provider.Block
 	parentSession string         // a child session's header names it (subagents.go)
 	child         *subagent.Self // set in a child session: who it is
+	// inheritedTools says toolList is the parent's active set, not a list the user wrote: a
+	// name the child's scripts serve only later (an MCP server's, once the child's own mcp
+	// script has started it at the first prompt) or not at all (an isolated child loads no
+	// extensions) is left out until a script provides it, instead of failing the child.
+	inheritedTools bool
 	// stopAfterTurn ends a run after a turn (pi eval's turn budget).
 	stopAfterTurn func(context.Context, *provider.Message, []provider.Message) bool
 }

@@ -25,7 +25,11 @@ func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripte
 	}
 	trusted := projectTrusted(o.trust, p.piHome, p.cwd)
 	types, _ := subagent.LoadTypes(p.piHome, p.cwd, trusted, packages.Enabled(p.piHome, p.cwd, trusted, o.noExtensions), warn)
-	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent,
+	tree, depth := subagent.NewTree(p.cfg.Subagents.MaxDepth, p.cfg.Subagents.MaxChildren), 0
+	if o.child != nil { // the top-level session's limits, never a child's own configuration
+		tree, depth = o.child.Tree, o.child.Depth
+	}
+	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent, Tree: tree, Depth: depth,
 		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
 			return startChild(ctx, *o, p, live(), l)
 		},
@@ -43,11 +47,12 @@ func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripte
 func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l subagent.Launch) (subagent.Child, error) {
 	m, sess := parent.agent.Model(), parent.rec.session()
 	c := subagent.NewSessionChild(l)
-	o.cwd, o.messages, o.continueLast, o.sessionRef, o.forkRef, o.child = l.Cwd, nil, false, l.SessionFile, "", c.Self(o.child)
+	o.cwd, o.messages, o.continueLast, o.sessionRef, o.forkRef, o.child = l.Cwd, nil, false, l.SessionFile, "", c.Self(o.child, parent.scripts.children.Tree())
 	o.model, o.thinking = cmp.Or(l.Model, m.Provider+"/"+m.ID), cmp.Or(l.Thinking, parent.agent.Thinking())
 	o.parentSession, o.sessionDir, o.noSession = sess.Path(), filepath.Dir(sess.Path()), sess.Path() == ""
 	o.systemPrompt, o.noTools = cmp.Or(l.Type.Prompt, o.systemPrompt), false
 	o.toolList = strings.Join(subagent.ChildTools(l.Type, toolNames(parent.agent.State().Tools)), ",")
+	o.inheritedTools = l.Type.Tools == nil
 	o.noContextFiles, o.noExtensions = o.noContextFiles || l.Isolated, o.noExtensions || l.Isolated
 	p.stopAfter = func(context.Context, *provider.Message, []provider.Message) bool { return c.StopAfterTurn() }
 	var err error

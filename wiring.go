@@ -145,7 +145,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		rt.Close()
 		return nil, err
 	}
-	if _, err := p.scripts.selectActive(true); err != nil {
+	if _, err := p.scripts.selectActive(!o.inheritedTools); err != nil {
 		rt.Close()
 		return nil, err
 	}

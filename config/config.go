@@ -67,6 +67,7 @@ type Config struct {
 	runCmd     func(context.Context, string) (string, error) // runs api_key_cmd
 	keysRead   *keyRing                                      // what api_key_cmd printed, for redaction
 	defs       func() []provider.Definition                  // the scripts' providers (WithDefinitions)
+	origins    map[string]string                             // which file set a compaction budget (checkBudgets)
 }
 
 // CompactionConfig is the [compaction] table. Zero token budgets scale with the model's
@@ -237,6 +238,9 @@ func (c *Config) mergeFile(path string, project, untrusted bool) error {
 	if _, err := toml.Decode(string(data), &sections); err != nil {
 		return fmt.Errorf("parsing %s: %w", path, err)
 	}
+	if err := checkNumbers(path, &file); err != nil {
+		return err
+	}
 	c.Files = append(c.Files, path)
 	for _, key := range md.Undecoded() {
 		if key[0] != "extensions" { // [extensions.<name>] belongs to the scripts
@@ -253,12 +257,14 @@ func (c *Config) mergeFile(path string, project, untrusted bool) error {
 			c.warnf("%s: this directory is not trusted, so these keys were ignored: %s (they could send your data elsewhere "+
 				"or run commands; `pi trust` or --trust applies them)", path, strings.Join(c.ProjectIgnored, ", "))
 		}
+		c.keepTighterLimits(path, &file)
 	}
 	mergeSections(c.sections, sections)
 	if project && file.Bash.Shell != "" {
 		c.warnf("%s: bash.shell is only read from $PI_HOME/pi.toml; ignored", path)
 		file.Bash.Shell = ""
 	}
+	c.noteOrigins(path, &file)
 	c.mergeScalars(&file)
 	c.mergeUI(&file)
 	c.mergeSandbox(path, file.Sandbox, project)
@@ -390,12 +396,6 @@ func (c *Config) validate() error {
 			return fmt.Errorf("pi.toml: %s = %q: want \"one-at-a-time\" or \"all\"", key, mode)
 		}
 	}
-	if err := c.validateNumbers(); err != nil {
-		return err
-	}
-	if err := c.Stream.validate(); err != nil {
-		return err
-	}
 	if _, err := c.KeyBindings(); err != nil {
 		return err
 	}
@@ -422,22 +422,6 @@ func (c *Config) validate() error {
 		}
 		if _, err := keepAlive(p.KeepAlive); err != nil {
 			return fmt.Errorf("pi.toml: providers.%s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// validateNumbers refuses negative counts and durations; zero means the default.
-func (c *Config) validateNumbers() error {
-	r := &c.Retry
-	for _, n := range []struct {
-		key string
-		v   *int
-	}{{"bash.timeout", &c.Bash.TimeoutSeconds}, {"compaction.reserve_tokens", &c.Compaction.ReserveTokens},
-		{"compaction.keep_recent_tokens", &c.Compaction.KeepRecentTokens}, {"retry.max_retries", r.MaxRetries},
-		{"retry.base_delay_ms", r.BaseDelayMs}, {"retry.max_delay_ms", r.MaxDelayMs}} {
-		if n.v != nil && *n.v < 0 {
-			return fmt.Errorf("pi.toml: %s = %d: want 0 (the default) or more", n.key, *n.v)
 		}
 	}
 	return nil
@@ -482,18 +466,6 @@ func (c *Config) RetryPolicy() provider.RetryPolicy {
 
 // maxStreamTimeout keeps a timeout's nanoseconds inside time.Duration: about 31 years.
 const maxStreamTimeout = 1e9
-
-func (s *StreamConfig) validate() error {
-	for _, f := range []struct {
-		key string
-		v   int
-	}{{"first_byte_timeout", s.FirstByteTimeout}, {"idle_timeout", s.IdleTimeout}} {
-		if f.v < 0 || f.v > maxStreamTimeout {
-			return fmt.Errorf("pi.toml: stream.%s = %d: want seconds from 1 to %d, or 0 for the default", f.key, f.v, int(maxStreamTimeout))
-		}
-	}
-	return nil
-}
 
 // StreamTimeouts is the [stream] table over pi's defaults (300 s to the first byte of a reply,
 // 120 s without a byte once it has started).
@@ -599,6 +571,9 @@ func (c *Config) ResolveModel(ctx context.Context, spec string) (provider.Provid
 		return nil, provider.Model{}, err
 	}
 	m, err := c.describe(ctx, name, pc, p, id)
+	if err == nil {
+		err = c.checkBudgets(m)
+	}
 	return p, m, err
 }
 
@@ -640,6 +615,9 @@ func (c *Config) discover(ctx context.Context) (provider.Provider, provider.Mode
 		return nil, provider.Model{}, fmt.Errorf("no model configured, and %w", err)
 	}
 	m, err := c.describe(ctx, "ollama", pc, p, found.ID)
+	if err == nil {
+		err = c.checkBudgets(m)
+	}
 	return p, m, err
 }
 

@@ -1,10 +1,14 @@
 package config
 
 // SubagentsConfig is the [subagents] table: the Agent tools (off by default, so the first
-// request stays small) and how many background children run at once (0: 2).
+// request stays small), how many background children run at once (0: 2), how deep a chain
+// of children may go (0: 2) and how many children one top-level session and all its
+// children may start together (0: 32). Children are held to the top-level session's limits.
 type SubagentsConfig struct {
 	Enabled       *bool `toml:"enabled"`
 	MaxConcurrent int   `toml:"max_concurrent"`
+	MaxDepth      int   `toml:"max_depth"`
+	MaxChildren   int   `toml:"max_children"`
 }
 
 // On reports whether [subagents] enabled = true.
@@ -15,7 +19,10 @@ func (c *Config) mergeSubagents(f *Config) {
 	if f.Subagents.Enabled != nil {
 		c.Subagents.Enabled = f.Subagents.Enabled
 	}
-	if f.Subagents.MaxConcurrent > 0 {
-		c.Subagents.MaxConcurrent = f.Subagents.MaxConcurrent
+	for _, p := range []struct{ dst, src *int }{{&c.Subagents.MaxConcurrent, &f.Subagents.MaxConcurrent},
+		{&c.Subagents.MaxDepth, &f.Subagents.MaxDepth}, {&c.Subagents.MaxChildren, &f.Subagents.MaxChildren}} {
+		if *p.src != 0 {
+			*p.dst = *p.src
+		}
 	}
 }

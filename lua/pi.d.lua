@@ -536,6 +536,7 @@ function pi.complete(prompt, opts) end
 ---@field type string
 ---@field depth integer 1 for a child of a top-level session
 ---@field nesting boolean whether this child may start children
+---@field max_depth integer the deepest a child of this tree may be ([subagents] max_depth of the top-level session)
 
 pi.subagent = {}
 

@@ -101,9 +101,10 @@ type SessionChild struct {
 // builds the session.
 func NewSessionChild(l Launch) *SessionChild { return &SessionChild{launch: l, prompt: l.Prompt} }
 
-// Self is who the child is, for its own session (of is the parent's Self, nil at the top).
-func (c *SessionChild) Self(of *Self) *Self {
-	s := &Self{ID: c.launch.ID, Type: c.launch.Type.Name, Depth: 1, Nesting: c.launch.Type.Nesting()}
+// Self is who the child is, for its own session: of is the parent's Self (nil at the top),
+// tree the tree both belong to, as the top-level session made it.
+func (c *SessionChild) Self(of *Self, tree *Tree) *Self {
+	s := &Self{ID: c.launch.ID, Type: c.launch.Type.Name, Depth: 1, Nesting: c.launch.Type.Nesting(), Tree: tree}
 	if of != nil {
 		s.Depth = of.Depth + 1
 	}

@@ -95,6 +95,10 @@ type Options struct {
 	Types         []Type
 	Cwd           string
 	MaxConcurrent int // background children running at once; 0 is DefaultMaxConcurrent
+	// Tree is the limits and the count this session shares with its whole tree (nil: a new
+	// tree with the defaults); Depth is this session's place in it, 0 at the top.
+	Tree  *Tree
+	Depth int
 	// Finished is called when a background child ends and nobody has fetched its result yet.
 	Finished func(Result)
 	// Changed is called when a child's status or progress changes.
@@ -152,10 +156,16 @@ func New(opts Options) *Manager {
 	if opts.MaxConcurrent <= 0 {
 		opts.MaxConcurrent = DefaultMaxConcurrent
 	}
+	if opts.Tree == nil {
+		opts.Tree = NewTree(0, 0)
+	}
 	m := &Manager{opts: opts, entries: map[string]*entry{}}
 	m.life, m.end = context.WithCancel(context.Background())
 	return m
 }
+
+// Tree is the tree of sessions this one belongs to, with its limits.
+func (m *Manager) Tree() *Tree { return m.opts.Tree }
 
 // Types lists the agent types.
 func (m *Manager) Types() []Type { return slices.Clone(m.opts.Types) }
@@ -176,6 +186,9 @@ func (m *Manager) Start(ctx context.Context, s Spec) (string, error) {
 	}
 	typ, err := m.typeNamed(cmpOr(s.Type, typeName, "general-purpose"))
 	if err != nil {
+		return "", err
+	}
+	if err := m.opts.Tree.reserve(m.opts.Depth); err != nil {
 		return "", err
 	}
 	m.mu.Lock()

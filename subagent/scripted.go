@@ -6,12 +6,14 @@ import (
 	"slices"
 )
 
-// Self is who a child session is, for its own tools: nesting says whether it may start
-// children of its own.
+// Self is who a child session is, for its own tools: nesting says whether its type may start
+// children of its own, and Tree holds the limits of the tree it belongs to (which its
+// children get in turn).
 type Self struct {
 	ID, Type string
 	Depth    int
 	Nesting  bool
+	Tree     *Tree
 }
 
 // Scripted is a Manager as the Lua module's pi.subagent sees it: specs and results as plain
@@ -33,7 +35,11 @@ func (s Scripted) Self() map[string]any {
 	if s.Of == nil {
 		return nil
 	}
-	return map[string]any{"id": s.Of.ID, "type": s.Of.Type, "depth": s.Of.Depth, "nesting": s.Of.Nesting}
+	self := map[string]any{"id": s.Of.ID, "type": s.Of.Type, "depth": s.Of.Depth, "nesting": s.Of.Nesting}
+	if s.Of.Tree != nil {
+		self["max_depth"] = s.Of.Tree.MaxDepth
+	}
+	return self
 }
 
 func (s Scripted) Types() []any {
