@@ -338,4 +338,7 @@ func TestMeasureCountsCallsRecoveredFromText(t *testing.T) {
 	if row := tableRow(out.String(), "TOTAL"); len(row) < 5 || row[4] != "1" {
 		t.Fatalf("TEXT CALLS column: %v\n%s", row, out.String())
 	}
+	if res.TextFormats["tool_call"] != 1 || !strings.Contains(out.String(), "text-call shapes: tool_call 1") {
+		t.Fatalf("formats %v in the report:\n%s", res.TextFormats, out.String())
+	}
 }

@@ -20,6 +20,12 @@ func measure(res *runResult, msgs []provider.Message, api string) {
 			res.Turns++
 			res.ToolCalls += len(m.ToolCalls())
 			res.TextCalls += textcalls.Recovered(&m)
+			for _, f := range textcalls.Formats(&m) {
+				if res.TextFormats == nil {
+					res.TextFormats = map[string]int{}
+				}
+				res.TextFormats[f]++
+			}
 			if m.Usage != nil {
 				res.TokensIn += m.Usage.Input + m.Usage.CacheRead + m.Usage.CacheWrite
 				res.TokensOut += m.Usage.Output

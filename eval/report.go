@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"pi/provider"
+	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -21,11 +23,13 @@ type runResult struct {
 	Turns     int    `json:"turns"`
 	ToolCalls int    `json:"toolCalls"`
 	// TextCalls is how many of ToolCalls the model wrote as text and pi recovered.
-	TextCalls  int `json:"textCalls"`
-	ToolErrors int `json:"toolErrors"`
-	TokensIn   int `json:"tokensIn"`
-	TokensOut  int `json:"tokensOut"`
-	CacheRead  int `json:"cacheRead"`
+	TextCalls int `json:"textCalls"`
+	// TextFormats counts the recovered calls by the shape the model wrote them in.
+	TextFormats map[string]int `json:"textFormats,omitempty"`
+	ToolErrors  int            `json:"toolErrors"`
+	TokensIn    int            `json:"tokensIn"`
+	TokensOut   int            `json:"tokensOut"`
+	CacheRead   int            `json:"cacheRead"`
 	// Reprocessed is the prompt tokens the server evaluated rather than took from its cache;
 	// nil when the provider gives no way to know. ReprocessedSource says how it was found:
 	// "reported" by the server, "estimated" (Ollama, see reprocessed), or "n/a".
@@ -46,15 +50,16 @@ type report struct {
 }
 
 type totals struct {
-	Runs        int   `json:"runs"`
-	Passed      int   `json:"passed"`
-	Turns       int   `json:"turns"`
-	TextCalls   int   `json:"textCalls"`
-	ToolErrors  int   `json:"toolErrors"`
-	TokensIn    int   `json:"tokensIn"`
-	TokensOut   int   `json:"tokensOut"`
-	Reprocessed *int  `json:"reprocessed"` // nil when no run could tell
-	WallMs      int64 `json:"wallMs"`
+	Runs        int            `json:"runs"`
+	Passed      int            `json:"passed"`
+	Turns       int            `json:"turns"`
+	TextCalls   int            `json:"textCalls"`
+	TextFormats map[string]int `json:"textFormats,omitempty"`
+	ToolErrors  int            `json:"toolErrors"`
+	TokensIn    int            `json:"tokensIn"`
+	TokensOut   int            `json:"tokensOut"`
+	Reprocessed *int           `json:"reprocessed"` // nil when no run could tell
+	WallMs      int64          `json:"wallMs"`
 }
 
 func totalsOf(runs []runResult) totals {
@@ -73,6 +78,12 @@ func (t *totals) add(r runResult) {
 	}
 	t.Turns += r.Turns
 	t.TextCalls += r.TextCalls
+	for f, n := range r.TextFormats {
+		if t.TextFormats == nil {
+			t.TextFormats = map[string]int{}
+		}
+		t.TextFormats[f] += n
+	}
 	t.ToolErrors += r.ToolErrors
 	t.TokensIn += r.TokensIn
 	t.TokensOut += r.TokensOut
@@ -181,6 +192,9 @@ func printReport(w io.Writer, rep *report) {
 	fmt.Fprintf(tw, "TOTAL\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", t.Passed, t.Runs, t.Turns, t.ToolErrors, t.TextCalls,
 		t.TokensIn, t.TokensOut, reproc, seconds(t.WallMs), passRate(t))
 	tw.Flush()
+	if line := formatsLine(t.TextFormats); line != "" {
+		fmt.Fprintf(w, "text-call shapes: %s\n", line) // the model is named above
+	}
 }
 
 func passRate(t totals) string {
@@ -188,4 +202,23 @@ func passRate(t totals) string {
 		return ""
 	}
 	return fmt.Sprintf("pass rate %.0f%%", 100*float64(t.Passed)/float64(t.Runs))
+}
+
+// formatsLine lists the shapes calls were recovered in, most used first: "qwen3_xml 3, glm 1".
+func formatsLine(counts map[string]int) string {
+	names := make([]string, 0, len(counts))
+	for f := range counts {
+		names = append(names, f)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if counts[names[i]] != counts[names[j]] {
+			return counts[names[i]] > counts[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, len(names))
+	for i, f := range names {
+		parts[i] = fmt.Sprintf("%s %d", f, counts[f])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,10 +1,10 @@
 // Package textcalls recovers tool calls that a model wrote as text: small and quantised models,
 // and servers whose chat template does not parse tool calls, put the call in the reply's text
-// instead of the structured field. It knows the shapes they use — Hermes/Qwen
-// <tool_call>{…}</tool_call>, Llama 3.x <|python_tag|>{…} or a bare {"name","parameters"}
-// object on its own line, Mistral [TOOL_CALLS][…] (and its name[ARGS]{…} form), a fenced ```json
-// block holding a call — and turns one into a real call only when it names a tool the request
-// offered and is not a call the user's own prompt quoted in a code block.
+// instead of the structured field. The shapes it knows are a table (shapes.go): each entry names
+// a format, says how its opening markup is spotted, reads it, and carries its samples, so a new
+// model family's shape is one entry. A shape becomes a call only when every call in it names a
+// tool the request offered, every argument was understood, and it is the reply's own action —
+// not markup shown in a code block or inline code, not a call the user's own prompt quoted.
 //
 // Find is the parser. Stream sits between an adapter and its provider.Builder: it holds back
 // text that may be the start of such markup, so a front end never shows it as prose, and at the
@@ -16,17 +16,6 @@ package textcalls
 
 import (
 	"strings"
-
-	"pi/provider"
-)
-
-// Formats, as recorded in a recovered call's details.
-const (
-	FormatHermes    = "tool_call"   // <tool_call>{…}</tool_call>
-	FormatPythonTag = "python_tag"  // <|python_tag|>{…}
-	FormatMistral   = "TOOL_CALLS"  // [TOOL_CALLS][…]
-	FormatFenced    = "fenced_json" // ```json {…} ```
-	FormatBare      = "bare_json"   // {"name": …, "parameters": …} on its own line
 )
 
 // Call is one tool call read from text.
@@ -35,59 +24,119 @@ type Call struct {
 	Arguments map[string]any
 }
 
-// Match is one piece of markup holding calls: Text[Start:End] is the markup.
+// Match is one piece of markup holding calls: Text[Start:End] is the markup. Thinking is
+// reasoning the markup carried (harmony's analysis channel), Keep text it carried for the reader
+// (harmony's final channel); both are shown in its place.
 type Match struct {
 	Start, End int
 	Format     string
 	Calls      []Call
+	Thinking   string
+	Keep       string
 }
 
-const (
-	openHermes  = "<tool_call>"
-	closeHermes = "</tool_call>"
-	openPython  = "<|python_tag|>"
-	openMistral = "[TOOL_CALLS]"
-	argsMistral = "[ARGS]"
-	fence       = "```"
-)
+// scan is one look at a reply: the text so far, whether it is complete, and what the request
+// offered.
+type scan struct {
+	text    string
+	final   bool
+	offered func(string) bool
+	typeOf  func(tool, param string) string // JSON Schema type of a parameter, "" when unknown
+	prefer  string                          // the format this model used last: tried first
+	names   []string                        // the offered tools' names, for a stream's partial lines
+}
 
-// tagOpeners may start anywhere in the text; fences and bare objects only at a line start.
-var tagOpeners = [...]string{openHermes, openPython, openMistral}
+// paramType is the schema type of a tool's parameter, "" when unknown.
+func (sc *scan) paramType(tool, param string) string {
+	if sc.typeOf == nil {
+		return ""
+	}
+	return sc.typeOf(tool, param)
+}
 
-// candidate kinds
-type kind int
+// offeredPrefix reports whether some offered tool's name begins with s.
+func (sc *scan) offeredPrefix(s string) bool {
+	for _, n := range sc.names {
+		if strings.HasPrefix(n, s) {
+			return true
+		}
+	}
+	return false
+}
 
-const (
-	kindNone kind = iota
-	kindHermes
-	kindPython
-	kindMistral
-	kindFence
-	kindBare
-)
+// result is what a reader made of the markup at one place. more says it cannot decide before
+// more text arrives (never when the scan is final). Otherwise calls == nil means it is not
+// this shape (or not a call), and scanning resumes at end.
+type result struct {
+	end      int
+	calls    []Call
+	thinking string
+	keep     string
+	more     bool
+}
+
+func undecided() result { return result{more: true} }
+
+// notCall resumes the scan at end.
+func notCall(end int) result { return result{end: end} }
 
 // Find returns the markup in text[from:] whose calls all name offered tools, in order. Line
 // starts are judged on the whole text, so a caller holding a tail of a longer reply passes the
-// whole reply and the tail's start.
+// whole reply and the tail's start. Without the tools' schemas, XML parameter values stay
+// strings.
 func Find(text string, from int, offered func(string) bool) []Match {
+	return find(&scan{text: text, final: true, offered: offered}, from)
+}
+
+func find(sc *scan, from int) []Match {
 	var out []Match
 	pos := from
-	for pos < len(text) {
-		i, k, _ := nextCandidate(text, pos)
-		if k == kindNone {
+	for pos < len(sc.text) {
+		i, cands, _ := sc.next(pos)
+		if i < 0 {
 			break
 		}
-		end, m, complete := shapeAt(text, i, k, true)
-		if !complete || end <= i {
-			pos = i + 1
-			continue
-		}
-		if m != nil && allOffered(m.Calls, offered) {
+		m, end, _ := sc.readAt(i, cands)
+		if m != nil {
 			out = append(out, *m)
 		}
-		pos = end
+		pos = max(end, i+1)
 	}
 	return out
+}
+
+// readAt tries the shapes spotted at i, the model's last format first. It returns the match
+// (nil when none holds offered calls), where scanning resumes, and whether a shape needs more
+// text to decide.
+func (sc *scan) readAt(i int, cands []*shape) (*Match, int, bool) {
+	end, more := i+1, false
+	try := func(s *shape) *Match {
+		r := s.read(sc, i)
+		if r.more {
+			more = true
+			return nil
+		}
+		if r.calls != nil && allOffered(r.calls, sc.offered) {
+			return &Match{Start: i, End: r.end, Format: s.format, Calls: r.calls, Thinking: r.thinking, Keep: r.keep}
+		}
+		end = max(end, r.end)
+		return nil
+	}
+	for _, s := range cands {
+		if s.format == sc.prefer {
+			if m := try(s); m != nil {
+				return m, m.End, false
+			}
+		}
+	}
+	for _, s := range cands {
+		if s.format != sc.prefer {
+			if m := try(s); m != nil {
+				return m, m.End, false
+			}
+		}
+	}
+	return nil, end, more
 }
 
 func allOffered(calls []Call, offered func(string) bool) bool {
@@ -102,36 +151,103 @@ func allOffered(calls []Call, offered func(string) bool) bool {
 	return true
 }
 
-// nextCandidate finds the first place at or after from where markup may start. partial says the
-// text ends inside what may become an opener (e.g. "<tool_"), which a stream must hold back.
-func nextCandidate(text string, from int) (int, kind, bool) {
-	for i := from; i < len(text); i++ {
-		switch c := text[i]; c {
-		case '<', '[':
-			for j, op := range tagOpeners {
-				if strings.HasPrefix(text[i:], op) {
-					return i, kind(int(kindHermes) + j), false
-				}
-				if len(text)-i < len(op) && strings.HasPrefix(op, text[i:]) {
-					return i, kindNone, true
-				}
+// tagBytes are the bytes markup that may stand anywhere in a line begins with; the shapes
+// that must open a line are tried at each line's first character.
+const tagBytes = "<[{`~\n"
+
+// next finds the first place at or after from where markup may start and the shapes that may
+// start there. partial says the text ends inside what may become an opener (e.g. "<tool_"),
+// which a stream must hold back; then i is where it starts and no shape is returned.
+func (sc *scan) next(from int) (int, []*shape, bool) {
+	text := sc.text
+	lineStart := atLineStart(text, from)
+	for i := from; i < len(text); {
+		if lineStart {
+			lineStart = false
+			for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+				i++
 			}
-		case '`', '{':
-			if !atLineStart(text, i) {
-				continue
+			if i == len(text) {
+				break
 			}
-			if c == '{' {
-				return i, kindBare, false
+			if cands, partial := sc.shapesAt(i, true); partial || cands != nil {
+				return i, cands, partial
 			}
-			if strings.HasPrefix(text[i:], fence) {
-				return i, kindFence, false
+			if text[i] == '\n' {
+				lineStart = true
 			}
-			if strings.HasPrefix(fence, text[i:]) {
-				return i, kindNone, true
-			}
+			i++
+			continue
+		}
+		j := strings.IndexAny(text[i:], tagBytes)
+		if j < 0 {
+			break
+		}
+		i += j
+		if text[i] == '\n' {
+			i++
+			lineStart = true
+			continue
+		}
+		if cands, partial := sc.shapesAt(i, false); partial || cands != nil {
+			return i, cands, partial
+		}
+		i++
+	}
+	return -1, nil, false
+}
+
+// shapesAt lists the shapes whose opener is at i; partial says the text ends inside one.
+func (sc *scan) shapesAt(i int, lineStart bool) ([]*shape, bool) {
+	inlineCode := i > 0 && sc.text[i-1] == '`' // `<tool_call>` in inline code is a mention
+	var cands []*shape
+	for k := range shapes {
+		s := &shapes[k]
+		if s.lineStart && !lineStart || !s.lineStart && inlineCode {
+			continue
+		}
+		switch s.spotAt(sc, i) {
+		case spotYes:
+			cands = append(cands, s)
+		case spotPartial:
+			return nil, true
 		}
 	}
-	return -1, kindNone, false
+	return cands, false
+}
+
+type spot int
+
+const (
+	spotNo spot = iota
+	spotYes
+	spotPartial
+)
+
+func (s *shape) spotAt(sc *scan, i int) spot {
+	if s.spot != nil {
+		return s.spot(sc, i)
+	}
+	return literalSpot(sc.text[i:], s.openers)
+}
+
+func literalSpot(rest string, openers []string) spot {
+	for _, op := range openers {
+		if rest[0] != op[0] {
+			continue
+		}
+		if strings.HasPrefix(rest, op) {
+			return spotYes
+		}
+		if len(rest) < len(op) && strings.HasPrefix(op, rest) {
+			return spotPartial
+		}
+	}
+	return spotNo
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // atLineStart reports whether only spaces or tabs stand between the last newline (or the start
@@ -149,194 +265,6 @@ func atLineStart(text string, i int) bool {
 	return true
 }
 
-// shapeAt reads the markup of kind k at i. It returns where the markup ends, the match when it
-// holds calls (nil when it is complete but holds none: plain text), and whether it is complete;
-// final says the text will not grow, so markup cut off by the end of the reply counts as ended.
-func shapeAt(text string, i int, k kind, final bool) (int, *Match, bool) {
-	switch k {
-	case kindHermes:
-		return hermesAt(text, i, final)
-	case kindPython:
-		return pythonAt(text, i, final)
-	case kindMistral:
-		return mistralAt(text, i, final)
-	case kindFence:
-		return fenceAt(text, i, final)
-	case kindBare:
-		if j := skipSpace(text, i+1); j < len(text) && text[j] != '"' && text[j] != '\'' {
-			return j, nil, true // not an object with a key first: prose
-		}
-		end := jsonEnd(text, i)
-		if end < 0 {
-			return len(text), nil, final
-		}
-		calls := parseCalls(text[i:end], true)
-		if calls == nil {
-			return end, nil, true
-		}
-		return end, &Match{Start: i, End: end, Format: FormatBare, Calls: calls}, true
-	}
-	return i + 1, nil, true
-}
-
-func hermesAt(text string, i int, final bool) (int, *Match, bool) {
-	body := i + len(openHermes)
-	end, bodyEnd := len(text), len(text)
-	if j := strings.Index(text[body:], closeHermes); j >= 0 {
-		bodyEnd, end = body+j, body+j+len(closeHermes)
-	} else if !final {
-		return len(text), nil, false
-	}
-	calls := parseCalls(text[body:bodyEnd], false)
-	if calls == nil {
-		return end, nil, true
-	}
-	return end, &Match{Start: i, End: end, Format: FormatHermes, Calls: calls}, true
-}
-
-// pythonAt reads <|python_tag|> followed by one or more JSON objects, separated by ";" or
-// spaces, as Llama 3.x writes them.
-func pythonAt(text string, i int, final bool) (int, *Match, bool) {
-	pos := i + len(openPython)
-	var calls []Call
-	end := pos
-	for {
-		j := skipSpace(text, pos)
-		if j < len(text) && text[j] == ';' {
-			j = skipSpace(text, j+1)
-		}
-		if j >= len(text) {
-			if !final {
-				return len(text), nil, false
-			}
-			break
-		}
-		if text[j] != '{' {
-			break
-		}
-		e := jsonEnd(text, j)
-		if e < 0 {
-			return len(text), nil, final
-		}
-		c := parseCalls(text[j:e], false)
-		if c == nil {
-			return e, nil, true
-		}
-		calls, pos, end = append(calls, c...), e, e
-	}
-	if calls == nil {
-		return end, nil, true
-	}
-	return end, &Match{Start: i, End: end, Format: FormatPythonTag, Calls: calls}, true
-}
-
-// mistralAt reads [TOOL_CALLS] followed by a JSON array or object of calls, or by the newer
-// name[ARGS]{…} form, possibly repeated.
-func mistralAt(text string, i int, final bool) (int, *Match, bool) {
-	pos := skipSpace(text, i+len(openMistral))
-	if pos >= len(text) {
-		return len(text), nil, final
-	}
-	if c := text[pos]; c == '[' || c == '{' {
-		e := jsonEnd(text, pos)
-		if e < 0 {
-			return len(text), nil, final
-		}
-		calls := parseCalls(text[pos:e], false)
-		if calls == nil {
-			return e, nil, true
-		}
-		return e, &Match{Start: i, End: e, Format: FormatMistral, Calls: calls}, true
-	}
-	var calls []Call
-	end := pos
-	for {
-		a := strings.Index(text[pos:], argsMistral)
-		if a < 0 || a > 128 {
-			break
-		}
-		name := strings.TrimSpace(text[pos : pos+a])
-		j := skipSpace(text, pos+a+len(argsMistral))
-		if j >= len(text) || text[j] != '{' {
-			break
-		}
-		e := jsonEnd(text, j)
-		if e < 0 {
-			return len(text), nil, final
-		}
-		args, err := provider.ParseArguments(text[j:e])
-		if err != nil || name == "" || strings.ContainsAny(name, " \n\t{}") {
-			break
-		}
-		calls = append(calls, Call{Name: name, Arguments: args})
-		end = e
-		if pos = skipSpace(text, e); strings.HasPrefix(text[pos:], openMistral) {
-			pos = skipSpace(text, pos+len(openMistral))
-		}
-	}
-	if calls == nil {
-		if !final && len(text)-pos < 128 && !strings.Contains(text[pos:], "\n") {
-			return len(text), nil, false // the name may still be arriving
-		}
-		return end + 1, nil, true
-	}
-	return end, &Match{Start: i, End: end, Format: FormatMistral, Calls: calls}, true
-}
-
-// fenceAt reads a fenced block. One tagged json (or untagged, or tool_call) may hold calls; any
-// other block is skipped whole, since a call shown in a code example is not a call.
-func fenceAt(text string, i int, final bool) (int, *Match, bool) {
-	nl := strings.IndexByte(text[i:], '\n')
-	if nl < 0 {
-		return len(text), nil, final
-	}
-	info := strings.ToLower(strings.TrimSpace(text[i+len(fence) : i+nl]))
-	bodyStart := i + nl + 1
-	bodyEnd, end := closingFence(text, bodyStart)
-	if end < 0 {
-		if !final && callFenceInfo(info) {
-			return len(text), nil, false
-		}
-		return len(text), nil, true
-	}
-	if !callFenceInfo(info) {
-		return end, nil, true
-	}
-	calls := parseCalls(text[bodyStart:bodyEnd], true)
-	if calls == nil {
-		return end, nil, true
-	}
-	return end, &Match{Start: i, End: end, Format: FormatFenced, Calls: calls}, true
-}
-
-func callFenceInfo(info string) bool {
-	switch info {
-	case "", "json", "tool_call", "tool_code", "tool":
-		return true
-	}
-	return false
-}
-
-// closingFence finds the line that closes a fence opened before from: the body's end and the
-// end of the closing line, or -1, -1.
-func closingFence(text string, from int) (int, int) {
-	for pos := from; pos <= len(text); {
-		line := text[pos:]
-		nl := strings.IndexByte(line, '\n')
-		if nl >= 0 {
-			line = line[:nl]
-		}
-		if strings.HasPrefix(strings.TrimLeft(line, " \t"), fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "`")) == "" {
-			return pos, pos + len(line)
-		}
-		if nl < 0 {
-			break
-		}
-		pos += nl + 1
-	}
-	return -1, -1
-}
-
 func skipSpace(text string, i int) int {
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
 		i++
@@ -344,96 +272,29 @@ func skipSpace(text string, i int) int {
 	return i
 }
 
-// jsonEnd returns the end of the JSON object or array that starts at i, or -1 when the text ends
-// first. It follows strings and escapes, nothing more: the value is parsed afterwards.
-func jsonEnd(text string, i int) int {
-	depth, inString, escaped := 0, false, false
-	for j := i; j < len(text); j++ {
-		c := text[j]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-			if depth == 0 {
-				return j + 1
-			}
+// pending reports whether a stream must wait at p: the text ends there, or with the beginning
+// of one of toks.
+func pending(sc *scan, p int, toks ...string) bool {
+	if sc.final {
+		return false
+	}
+	rest := sc.text[p:]
+	for _, t := range toks {
+		if len(rest) < len(t) && strings.HasPrefix(t, rest) {
+			return true
 		}
 	}
-	return -1
+	return rest == ""
 }
 
-// parseCalls reads a call object or an array of them. strict is for markup without a tag (a bare
-// object, a fenced block): there the object must carry arguments or parameters as well as a
-// name, so JSON that merely has a "name" field stays text.
-func parseCalls(body string, strict bool) []Call {
-	body = strings.TrimSpace(body)
-	if body == "" || (body[0] != '{' && body[0] != '[') {
-		return nil
+// closeOrEnd finds closeTag at or after from: the body's end and the end of the markup. When the
+// tag is missing, a final scan ends the body at the end of the text; otherwise ok is false.
+func closeOrEnd(sc *scan, from int, closeTag string) (bodyEnd, end int, ok bool) {
+	if j := strings.Index(sc.text[from:], closeTag); j >= 0 {
+		return from + j, from + j + len(closeTag), true
 	}
-	v, err := provider.ParseLenient(body)
-	if err != nil {
-		return nil
+	if sc.final {
+		return len(sc.text), len(sc.text), true
 	}
-	items, ok := v.([]any)
-	if !ok {
-		items = []any{v}
-	}
-	calls := make([]Call, 0, len(items))
-	for _, it := range items {
-		obj, ok := it.(map[string]any)
-		if !ok {
-			return nil
-		}
-		c, ok := callOf(obj, strict)
-		if !ok {
-			return nil
-		}
-		calls = append(calls, c)
-	}
-	if len(calls) == 0 {
-		return nil
-	}
-	return calls
-}
-
-// callOf reads {"name", "arguments"|"parameters"}, also nested as OpenAI writes it:
-// {"type":"function","function":{"name","arguments"}}.
-func callOf(obj map[string]any, strict bool) (Call, bool) {
-	if fn, ok := obj["function"].(map[string]any); ok {
-		obj = fn
-	}
-	name, ok := obj["name"].(string)
-	name = strings.TrimSpace(name)
-	if !ok || name == "" {
-		return Call{}, false
-	}
-	raw, has := obj["arguments"]
-	if !has {
-		raw, has = obj["parameters"]
-	}
-	if !has && strict {
-		return Call{}, false
-	}
-	switch a := raw.(type) {
-	case nil:
-		return Call{Name: name, Arguments: map[string]any{}}, true
-	case map[string]any:
-		return Call{Name: name, Arguments: a}, true
-	case string:
-		args, err := provider.ParseArguments(a)
-		return Call{Name: name, Arguments: args}, err == nil
-	}
-	return Call{}, false
+	return 0, 0, false
 }

@@ -20,6 +20,13 @@ func FuzzStream(f *testing.F) {
 	} {
 		f.Add(s, uint(len(s)/2))
 	}
+	samples, notCalls := Samples()
+	for _, smp := range samples {
+		f.Add(smp.Reply, uint(len(smp.Reply)/3))
+	}
+	for _, s := range notCalls {
+		f.Add(s, uint(len(s)/2))
+	}
 	f.Fuzz(func(t *testing.T, reply string, cut uint) {
 		if len(reply) > 4096 {
 			return

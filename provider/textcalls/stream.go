@@ -24,12 +24,42 @@ type Stream struct {
 	emitted int  // bytes of text passed to the builder
 	pos     int  // where the next scan for markup starts; emitted <= pos
 	latched bool // markup naming an offered tool was seen: hold the rest until the end
+	types   paramTypes
+	prefer  string
+	names   []string
 }
 
 // New returns a Stream feeding b for the reply to req. Recovery is off when the request offers
-// no tools or the model's configuration turned it off; then Text passes straight through.
+// no tools or the model's configuration turned it off; then Text passes straight through. The
+// format this model's calls were last recovered in, read from the conversation, is tried first.
 func New(b *provider.Builder, req *provider.Request) *Stream {
-	return &Stream{b: b, req: req, off: len(req.Tools) == 0 || req.Model.NoTextToolCalls}
+	s := &Stream{b: b, req: req, off: len(req.Tools) == 0 || req.Model.NoTextToolCalls}
+	if !s.off {
+		s.types.tools = req.Tools
+		s.prefer = lastFormat(req.Messages, req.Model.ID)
+		for _, t := range req.Tools {
+			s.names = append(s.names, t.Name)
+		}
+	}
+	return s
+}
+
+// lastFormat is the format of the latest calls recovered from this model's replies.
+func lastFormat(msgs []provider.Message, model string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := &msgs[i]
+		if m.Role != provider.RoleAssistant || model != "" && m.Model != "" && m.Model != model {
+			continue
+		}
+		if f := Formats(m); len(f) > 0 {
+			return f[len(f)-1]
+		}
+	}
+	return ""
+}
+
+func (s *Stream) scan(final bool) *scan {
+	return &scan{text: s.text.String(), final: final, offered: s.offered, typeOf: s.types.typeOf, prefer: s.prefer, names: s.names}
 }
 
 // Text takes one text fragment of the reply.
@@ -47,9 +77,10 @@ func (s *Stream) Text(delta string) {
 // advance shows the text up to the first place where markup may be starting and is not yet
 // known to be plain text.
 func (s *Stream) advance() {
-	text := s.text.String()
+	sc := s.scan(false)
+	text := sc.text
 	for {
-		i, k, partial := nextCandidate(text, s.pos)
+		i, cands, partial := sc.next(s.pos)
 		switch {
 		case i < 0:
 			s.emitTo(len(text))
@@ -60,19 +91,19 @@ func (s *Stream) advance() {
 			s.pos = i
 			return
 		}
-		end, m, complete := shapeAt(text, i, k, false)
-		if !complete {
+		m, end, more := sc.readAt(i, cands)
+		switch {
+		case m != nil:
+			s.emitTo(i)
+			s.pos, s.latched = i, true
+			return
+		case more:
 			s.emitTo(i)
 			s.pos = i
 			if len(text)-i > maxHold {
 				s.emitTo(len(text))
 				s.pos = len(text)
 			}
-			return
-		}
-		if m != nil && allOffered(m.Calls, s.offered) {
-			s.emitTo(i)
-			s.pos, s.latched = i, true
 			return
 		}
 		s.pos = max(end, i+1)
@@ -114,7 +145,7 @@ func (s *Stream) Finish() {
 	text := s.text.String()
 	var matches []Match
 	if len(s.b.Message().ToolCalls()) == 0 {
-		matches = s.allowed(text, Find(text, s.emitted, s.offered))
+		matches = s.allowed(text, find(s.scan(true), s.emitted))
 	}
 	if len(matches) == 0 {
 		s.Flush()
@@ -123,6 +154,10 @@ func (s *Stream) Finish() {
 	cursor := s.emitted
 	for _, m := range matches {
 		s.showText(text[cursor:m.Start])
+		if m.Thinking != "" {
+			s.b.ThinkingDelta(m.Thinking)
+		}
+		s.showText(m.Keep)
 		cursor = m.End
 	}
 	s.showText(text[cursor:])
@@ -178,6 +213,25 @@ func detailsWith(details json.RawMessage, calls []recoveredCall) json.RawMessage
 	}
 	fields[DetailsKey] = calls
 	out, _ := json.Marshal(fields) // strings and decoded JSON always encode
+	return out
+}
+
+// Formats lists the format of each tool call of an assistant message that was recovered from
+// its text, in order.
+func Formats(m *provider.Message) []string {
+	if len(m.Details) == 0 {
+		return nil
+	}
+	var d struct {
+		Calls []recoveredCall `json:"recoveredToolCalls"`
+	}
+	if json.Unmarshal(m.Details, &d) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(d.Calls))
+	for _, c := range d.Calls {
+		out = append(out, c.Format)
+	}
 	return out
 }
 
