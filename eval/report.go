@@ -23,9 +23,13 @@ type runResult struct {
 	// TextCalls is how many of ToolCalls the model wrote as text and pi recovered.
 	TextCalls  int `json:"textCalls"`
 	ToolErrors int `json:"toolErrors"`
-	TokensIn   int `json:"tokensIn"`
-	TokensOut  int `json:"tokensOut"`
-	CacheRead  int `json:"cacheRead"`
+	// ArgRetries counts calls whose invalid arguments were asked for again, constrained to the
+	// tool's schema; ArgRetriesFixed those that then ran.
+	ArgRetries      int `json:"argRetries"`
+	ArgRetriesFixed int `json:"argRetriesFixed"`
+	TokensIn        int `json:"tokensIn"`
+	TokensOut       int `json:"tokensOut"`
+	CacheRead       int `json:"cacheRead"`
 	// Reprocessed is the prompt tokens the server evaluated rather than took from its cache;
 	// nil when the provider gives no way to know. ReprocessedSource says how it was found:
 	// "reported" by the server, "estimated" (Ollama, see reprocessed), or "n/a".
@@ -51,6 +55,8 @@ type totals struct {
 	Turns       int   `json:"turns"`
 	TextCalls   int   `json:"textCalls"`
 	ToolErrors  int   `json:"toolErrors"`
+	ArgRetries  int   `json:"argRetries"`
+	ArgFixed    int   `json:"argRetriesFixed"`
 	TokensIn    int   `json:"tokensIn"`
 	TokensOut   int   `json:"tokensOut"`
 	Reprocessed *int  `json:"reprocessed"` // nil when no run could tell
@@ -74,6 +80,8 @@ func (t *totals) add(r runResult) {
 	t.Turns += r.Turns
 	t.TextCalls += r.TextCalls
 	t.ToolErrors += r.ToolErrors
+	t.ArgRetries += r.ArgRetries
+	t.ArgFixed += r.ArgRetriesFixed
 	t.TokensIn += r.TokensIn
 	t.TokensOut += r.TokensOut
 	t.WallMs += r.WallMs
@@ -167,10 +175,10 @@ func seconds(ms int64) string { return fmt.Sprintf("%.1fs", float64(ms)/1000) }
 func printReport(w io.Writer, rep *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "model %s, tasks %s\n", rep.Model, rep.Tasks)
-	fmt.Fprintln(tw, "TASK\tPASS\tTURNS\tTOOL ERR\tTEXT CALLS\tTOK IN\tTOK OUT\tRE-PROC\tWALL\tREASON")
+	fmt.Fprintln(tw, "TASK\tPASS\tTURNS\tTOOL ERR\tTEXT CALLS\tARG RETRY\tTOK IN\tTOK OUT\tRE-PROC\tWALL\tREASON")
 	for _, s := range summarize(rep.Runs) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.name, s.passCell(), s.mean(s.Turns),
-			s.mean(s.ToolErrors), s.mean(s.TextCalls), s.mean(s.TokensIn), s.mean(s.TokensOut), s.reprocCell(),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%d\t%d\t%s\t%s\t%s\n", s.name, s.passCell(), s.mean(s.Turns),
+			s.mean(s.ToolErrors), s.mean(s.TextCalls), retryCell(s.mean(s.ArgFixed), s.mean(s.ArgRetries)), s.mean(s.TokensIn), s.mean(s.TokensOut), s.reprocCell(),
 			seconds(int64(s.mean(int(s.WallMs)))), provider.OneLine(s.reason, 100))
 	}
 	t := rep.Totals
@@ -178,9 +186,17 @@ func printReport(w io.Writer, rep *report) {
 	if t.Reprocessed != nil {
 		reproc = fmt.Sprint(*t.Reprocessed)
 	}
-	fmt.Fprintf(tw, "TOTAL\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", t.Passed, t.Runs, t.Turns, t.ToolErrors, t.TextCalls,
-		t.TokensIn, t.TokensOut, reproc, seconds(t.WallMs), passRate(t))
+	fmt.Fprintf(tw, "TOTAL\t%d/%d\t%d\t%d\t%d\t%s\t%d\t%d\t%s\t%s\t%s\n", t.Passed, t.Runs, t.Turns, t.ToolErrors, t.TextCalls,
+		retryCell(t.ArgFixed, t.ArgRetries), t.TokensIn, t.TokensOut, reproc, seconds(t.WallMs), passRate(t))
 	tw.Flush()
+}
+
+// retryCell is "fixed/asked" of the constrained retries of arguments, "0" when none was asked.
+func retryCell(fixed, asked int) string {
+	if asked == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d/%d", fixed, asked)
 }
 
 func passRate(t totals) string {
