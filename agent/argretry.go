@@ -38,7 +38,7 @@ func (a *Agent) argumentsFor(ctx context.Context, block *provider.Block, c *call
 		return args, ""
 	}
 	start := time.Now()
-	reply, err := a.askArguments(ctx, c, block, problem, sent)
+	reply, err := a.askArguments(ctx, c, block, problem, failure, sent)
 	if errors.Is(err, provider.ErrNoConstrainedArguments) {
 		return nil, failure
 	}
@@ -79,14 +79,9 @@ func (a *Agent) checkArguments(ctx context.Context, c *callState, schema *tools.
 }
 
 // askArguments makes the retry, if the model allows it, within its own deadline.
-func (a *Agent) askArguments(ctx context.Context, c *callState, block *provider.Block, problem string, sent sentRequest) (provider.ArgumentsReply, error) {
+func (a *Agent) askArguments(ctx context.Context, c *callState, block *provider.Block, problem, result string, sent sentRequest) (provider.ArgumentsReply, error) {
 	if sent.req == nil || sent.provider == nil || sent.req.Model.NoArgumentRetry {
 		return provider.ArgumentsReply{}, provider.ErrNoConstrainedArguments
-	}
-	def := c.tool.Info().Def()
-	original, _ := json.Marshal(originalArguments(block, c.call.Args))
-	if block.RawArguments != "" {
-		original = []byte(block.RawArguments)
 	}
 	timeout := a.argumentRetryTimeout
 	if timeout <= 0 {
@@ -95,7 +90,7 @@ func (a *Agent) askArguments(ctx context.Context, c *callState, block *provider.
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	reply, err := provider.ConstrainedArguments(rctx, sent.provider, &provider.ArgumentsRequest{Request: sent.req,
-		Tool: def, Sent: string(original), Problem: problem})
+		Tool: c.tool.Info().Def(), Reply: c.call.Assistant, Call: *block, Result: result, Problem: problem})
 	if err != nil && rctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
 		err = fmt.Errorf("asking for the arguments of %q again: no answer within %v", c.call.Name, timeout)
 	}

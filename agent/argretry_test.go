@@ -121,10 +121,17 @@ func TestArgumentRetryRepeatsThePrefix(t *testing.T) {
 		!reflect.DeepEqual(retry.Tools, first.Tools) {
 		t.Errorf("the retry does not repeat the first request's prefix")
 	}
-	if len(retry.Messages) != len(first.Messages)+1 {
-		t.Fatalf("retry has %d messages, want %d", len(retry.Messages), len(first.Messages)+1)
+	if len(retry.Messages) != len(first.Messages)+3 {
+		t.Fatalf("retry has %d messages, want %d", len(retry.Messages), len(first.Messages)+3)
 	}
-	ask := retry.Messages[len(retry.Messages)-1]
+	added := retry.Messages[len(first.Messages):]
+	if calls := added[0].ToolCalls(); added[0].Role != provider.RoleAssistant || len(calls) != 1 || calls[0].ID != "c1" {
+		t.Errorf("the retry should repeat the call: %+v", added[0])
+	}
+	if r := added[1]; r.Role != provider.RoleToolResult || r.ToolCallID != "c1" || !r.IsError || !strings.Contains(r.TextContent(), "are invalid") {
+		t.Errorf("the retry should answer the call with its error: %+v", r)
+	}
+	ask := added[2]
 	if text := ask.TextContent(); ask.Role != provider.RoleUser || !strings.Contains(text, `"t"`) || !strings.Contains(text, "x:") {
 		t.Errorf("instruction = %s %q, want a user message naming the tool and the missing field", ask.Role, text)
 	}

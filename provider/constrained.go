@@ -12,17 +12,21 @@ import (
 // agent may ask the model once more for that call's arguments alone, with the server
 // constraining the reply to the tool's parameter schema (Ollama's format, an OpenAI-compatible
 // server's response_format). The request repeats the conversation exactly as it was sent for
-// the reply that made the call, so the server's prompt cache holds, and adds one short user
-// message naming the tool and the problem.
+// the reply that made the call, so the server's prompt cache holds, then that reply with only
+// this call, the call's error result, and one short user message naming the tool and the
+// problem. (A user message straight after the user's own would be merged into it by Ollama's
+// templates, and OpenAI-compatible servers want every call answered.)
 
 // ArgumentsRequest is one such retry.
 type ArgumentsRequest struct {
 	// Request is what was sent for the reply that made the call; it is not changed.
 	Request *Request
 	Tool    ToolDef
-	// Sent is what the model gave: its arguments as JSON, or the text that was not JSON.
-	Sent string
-	// Problem is what validation said of them.
+	// Reply is the assistant message that made Call; Result is the text of the error result
+	// the call would get, and Problem what validation said, in short.
+	Reply   *Message
+	Call    Block
+	Result  string
 	Problem string
 }
 
@@ -92,8 +96,19 @@ func AskArguments(ctx context.Context, p Provider, ar *ArgumentsRequest) (Argume
 // few dozen tokens).
 func ArgumentsRetryRequest(ar *ArgumentsRequest) *Request {
 	req := *ar.Request
-	req.Messages = append(req.Messages[:len(req.Messages):len(req.Messages)], Message{Role: RoleUser,
-		Content: []Block{Text(ArgumentsRetryPrompt(ar))}})
+	msgs := req.Messages[:len(req.Messages):len(req.Messages)]
+	if ar.Reply != nil {
+		reply := *ar.Reply
+		reply.Content = nil
+		for _, b := range ar.Reply.Content {
+			if b.Type != BlockToolCall || b.ID == ar.Call.ID {
+				reply.Content = append(reply.Content, b)
+			}
+		}
+		msgs = append(msgs, reply, Message{Role: RoleToolResult, ToolCallID: ar.Call.ID, ToolName: ar.Call.Name,
+			Content: []Block{Text(ar.Result)}, IsError: true, Timestamp: reply.Timestamp})
+	}
+	req.Messages = append(msgs, Message{Role: RoleUser, Content: []Block{Text(ArgumentsRetryPrompt(ar))}})
 	req.ReplySchema = ar.Tool.Parameters
 	if len(req.ReplySchema) == 0 {
 		req.ReplySchema = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -102,10 +117,10 @@ func ArgumentsRetryRequest(ar *ArgumentsRequest) *Request {
 	return &req
 }
 
-// ArgumentsRetryPrompt is the instruction of the retry: the tool, what was wrong, and what the
-// model sent, cut so that a huge bad argument does not make the retry expensive.
+// ArgumentsRetryPrompt is the instruction of the retry: the tool and what was wrong, cut so
+// that a huge bad argument does not make the retry expensive.
 func ArgumentsRetryPrompt(ar *ArgumentsRequest) string {
-	return fmt.Sprintf("Your call to the tool %q had invalid arguments: %s\nYou sent: %s\n"+
+	return fmt.Sprintf("Your call to the tool %q had invalid arguments (%s). "+
 		"Reply with only the corrected arguments of that call, as one JSON object.",
-		ar.Tool.Name, OneLine(ar.Problem, 600), OneLine(ar.Sent, 600))
+		ar.Tool.Name, strings.TrimSpace(OneLine(ar.Problem, 300)))
 }

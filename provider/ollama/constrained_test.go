@@ -17,7 +17,11 @@ import (
 func retryOf(model provider.Model) *provider.ArgumentsRequest {
 	req := &provider.Request{Model: model, SystemPrompt: "sys", Tools: tools(),
 		Messages: []provider.Message{provider.UserText("read the readme", 1)}}
-	return &provider.ArgumentsRequest{Request: req, Tool: tools()[0], Sent: `{"path": 7}`, Problem: "  - path: expected string"}
+	call := provider.ToolCall("call_1", "read", map[string]any{"path": 7.0})
+	reply := &provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{call,
+		provider.ToolCall("call_2", "bash", map[string]any{"command": "ls"})}, StopReason: provider.StopToolUse}
+	return &provider.ArgumentsRequest{Request: req, Tool: tools()[0], Reply: reply, Call: call,
+		Result: "The arguments for the \"read\" tool are invalid", Problem: "  - path: expected string"}
 }
 
 func TestConstrainedArguments(t *testing.T) {
@@ -58,8 +62,11 @@ func TestConstrainedArguments(t *testing.T) {
 			}
 			msgs := body["messages"].([]any)
 			last := msgs[len(msgs)-1].(map[string]any)
-			if len(msgs) != 3 || last["role"] != "user" || !strings.Contains(last["content"].(string), `"read"`) {
-				t.Errorf("messages = %v, want system, the user's, and the instruction", msgs)
+			if len(msgs) != 5 || last["role"] != "user" || !strings.Contains(last["content"].(string), `"read"`) {
+				t.Fatalf("messages = %v, want system, the user's, the call, its error and the instruction", msgs)
+			}
+			if calls := msgs[2].(map[string]any)["tool_calls"].([]any); len(calls) != 1 || msgs[3].(map[string]any)["role"] != "tool" {
+				t.Errorf("the retry should repeat only the call in question, then its error: %v", msgs[2:4])
 			}
 			if len(body["tools"].([]any)) != 3 {
 				t.Errorf("the retry dropped the tools, which changes the prompt's prefix")
@@ -78,7 +85,7 @@ func TestConstrainedArgumentsKeepsThePrefix(t *testing.T) {
 	json.Unmarshal(body(t, p, ar.Request, info), &plain)
 	json.Unmarshal(body(t, p, provider.ArgumentsRetryRequest(ar), info), &retry)
 	retryMsgs := retry["messages"].([]any)
-	if !reflect.DeepEqual(retryMsgs[:len(retryMsgs)-1], plain["messages"]) || !reflect.DeepEqual(retry["tools"], plain["tools"]) {
+	if !reflect.DeepEqual(retryMsgs[:len(retryMsgs)-3], plain["messages"]) || !reflect.DeepEqual(retry["tools"], plain["tools"]) {
 		t.Errorf("the retry's messages or tools differ from the reply's")
 	}
 	delete(retry, "messages")

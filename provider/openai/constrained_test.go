@@ -57,7 +57,11 @@ func argumentsRetry() *provider.ArgumentsRequest {
 	m.ID = "qwen3-coder"
 	req := &provider.Request{Model: m, SystemPrompt: "sys", Tools: tools(),
 		Messages: []provider.Message{provider.UserText("read the readme", 1)}}
-	return &provider.ArgumentsRequest{Request: req, Tool: tools()[0], Sent: `{}`, Problem: "  - path: required property is missing"}
+	call := provider.ToolCall("call_1", "read", map[string]any{})
+	reply := &provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{call,
+		provider.ToolCall("call_2", "bash", map[string]any{"command": "ls"})}, StopReason: provider.StopToolUse}
+	return &provider.ArgumentsRequest{Request: req, Tool: tools()[0], Reply: reply, Call: call,
+		Result: "The arguments for the \"read\" tool are invalid", Problem: "  - path: required property is missing"}
 }
 
 func TestConstrainedArguments(t *testing.T) {
@@ -97,8 +101,15 @@ func TestConstrainedArguments(t *testing.T) {
 			if rf["type"] != "json_schema" || !reflect.DeepEqual(js["schema"], schema) || body["tool_choice"] != "none" {
 				t.Errorf("response_format %v, tool_choice %v", rf, body["tool_choice"])
 			}
-			if msgs := body["messages"].([]any); len(msgs) != 3 || len(body["tools"].([]any)) != 3 {
-				t.Errorf("want the reply's messages and tools and one instruction, got %d messages", len(msgs))
+			msgs := body["messages"].([]any)
+			if len(msgs) != 5 || len(body["tools"].([]any)) != 3 {
+				t.Fatalf("want the reply's messages and tools, the call, its error and one instruction, got %d messages", len(msgs))
+			}
+			// Every call the retry repeats is answered, as these servers require.
+			calls := msgs[2].(map[string]any)["tool_calls"].([]any)
+			result := msgs[3].(map[string]any)
+			if len(calls) != 1 || result["role"] != "tool" || result["tool_call_id"] != calls[0].(map[string]any)["id"] {
+				t.Errorf("call %v, result %v", calls, result)
 			}
 		})
 	}
