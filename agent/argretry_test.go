@@ -138,8 +138,8 @@ func TestArgumentRetryRepeatsThePrefix(t *testing.T) {
 	if string(retry.ReplySchema) != string(intSchema) || first.ReplySchema != nil {
 		t.Errorf("reply schema: retry %s, first %s", retry.ReplySchema, first.ReplySchema)
 	}
-	if retry.Options.Thinking != "off" {
-		t.Errorf("retry thinking = %q, want off", retry.Options.Thinking)
+	if retry.Options != first.Options {
+		t.Errorf("retry options %+v differ from the reply's %+v", retry.Options, first.Options)
 	}
 	// The transcript keeps what the model sent; the details say what ran.
 	var assistant provider.Message

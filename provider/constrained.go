@@ -91,9 +91,10 @@ func AskArguments(ctx context.Context, p Provider, ar *ArgumentsRequest) (Argume
 	return out, nil
 }
 
-// ArgumentsRetryRequest is ar.Request with one user message added that asks for the arguments
-// alone, its reply constrained to the tool's schema, and thinking off (the retry should cost a
-// few dozen tokens).
+// ArgumentsRetryRequest is ar.Request followed by the call, its error and an instruction to
+// give the arguments alone, the reply constrained to the tool's schema. Thinking stays as it
+// was: some templates render the thinking switch in the system prompt, and changing it would
+// cost the whole prompt again (Ollama lets a thinking model think before the schema applies).
 func ArgumentsRetryRequest(ar *ArgumentsRequest) *Request {
 	req := *ar.Request
 	msgs := req.Messages[:len(req.Messages):len(req.Messages)]
@@ -113,7 +114,6 @@ func ArgumentsRetryRequest(ar *ArgumentsRequest) *Request {
 	if len(req.ReplySchema) == 0 {
 		req.ReplySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	req.Options.Thinking = "off"
 	return &req
 }
 
