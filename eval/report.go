@@ -23,13 +23,9 @@ type runResult struct {
 	// TextCalls is how many of ToolCalls the model wrote as text and pi recovered.
 	TextCalls  int `json:"textCalls"`
 	ToolErrors int `json:"toolErrors"`
-	// ArgRetries counts calls whose invalid arguments were asked for again, constrained to the
-	// tool's schema; ArgRetriesFixed those that then ran.
-	ArgRetries      int `json:"argRetries"`
-	ArgRetriesFixed int `json:"argRetriesFixed"`
-	TokensIn        int `json:"tokensIn"`
-	TokensOut       int `json:"tokensOut"`
-	CacheRead       int `json:"cacheRead"`
+	TokensIn   int `json:"tokensIn"`
+	TokensOut  int `json:"tokensOut"`
+	CacheRead  int `json:"cacheRead"`
 	// Reprocessed is the prompt tokens the server evaluated rather than took from its cache;
 	// nil when the provider gives no way to know. ReprocessedSource says how it was found:
 	// "reported" by the server, "estimated" (Ollama, see reprocessed), or "n/a".
@@ -38,6 +34,11 @@ type runResult struct {
 	WallMs            int64  `json:"wallMs"`
 	Answer            string `json:"answer,omitempty"`
 	Scratch           string `json:"scratch,omitempty"`
+
+	// ArgRetries counts calls whose invalid arguments were asked for again, constrained to the
+	// tool's schema; ArgRetriesFixed those that then ran.
+	ArgRetries      int `json:"argRetries"`
+	ArgRetriesFixed int `json:"argRetriesFixed"`
 }
 
 // report is what --json writes and --compare reads.
@@ -55,12 +56,13 @@ type totals struct {
 	Turns       int   `json:"turns"`
 	TextCalls   int   `json:"textCalls"`
 	ToolErrors  int   `json:"toolErrors"`
-	ArgRetries  int   `json:"argRetries"`
-	ArgFixed    int   `json:"argRetriesFixed"`
 	TokensIn    int   `json:"tokensIn"`
 	TokensOut   int   `json:"tokensOut"`
 	Reprocessed *int  `json:"reprocessed"` // nil when no run could tell
 	WallMs      int64 `json:"wallMs"`
+
+	ArgRetries int `json:"argRetries"`
+	ArgFixed   int `json:"argRetriesFixed"`
 }
 
 func totalsOf(runs []runResult) totals {
