@@ -68,11 +68,12 @@ func (a *Agent) checkArguments(ctx context.Context, c *callState, schema *tools.
 		return nil, "they are not valid JSON", fmt.Sprintf("The arguments of tool %q are not valid JSON. Send them again as one JSON object.\n\nArguments received:\n%s",
 			c.call.Name, raw)
 	}
+	prepared := in
 	if p, ok := c.tool.(tools.ArgumentPreparer); ok && in != nil {
-		in = p.PrepareArguments(ctx, copyValue(in).(map[string]any))
+		prepared = p.PrepareArguments(ctx, copyValue(in).(map[string]any))
 	}
-	args, err := schema.Prepare(in)
-	if err != nil {
+	args, err := schema.Prepare(prepared)
+	if err != nil { // the model is shown what it sent
 		return nil, err.Error(), tools.FormatValidationError(c.call.Name, err, in)
 	}
 	return args, "", ""
