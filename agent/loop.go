@@ -112,6 +112,8 @@ type Agent struct {
 	toolDefs     []provider.ToolDef
 	toolDefsFrom []tools.Tool
 	sessionID    string
+	// argumentRetryTimeout bounds a constrained retry of a call's arguments (argretry.go).
+	argumentRetryTimeout time.Duration
 	// declared names the tools the conversation was last offered (declareToolChanges); nil
 	// before the first model call of a new conversation. A compaction, a shell command's output
 	// joining and a move to another session or branch keep it: what this agent offered last is
@@ -141,6 +143,9 @@ type Config struct {
 	SteeringMode QueueMode
 	FollowUpMode QueueMode
 	SessionID    string
+	// ArgumentRetryTimeout bounds a constrained retry of a call's arguments; 0 means
+	// DefaultArgumentRetryTimeout.
+	ArgumentRetryTimeout time.Duration
 }
 
 // NewAgent returns an idle agent.
@@ -152,6 +157,8 @@ func New(cfg Config) *Agent {
 		followMode: cfg.FollowUpMode.OrDefault(),
 		schemas:    map[tools.Tool]*tools.Schema{},
 		sessionID:  cfg.SessionID,
+
+		argumentRetryTimeout: cfg.ArgumentRetryTimeout,
 	}
 	a.state = State{SystemPrompt: cfg.SystemPrompt, Model: cfg.Model, Thinking: cfg.Thinking,
 		Tools: append([]tools.Tool(nil), cfg.Tools...), PendingToolCalls: map[string]bool{}}
@@ -357,7 +364,7 @@ func (a *Agent) turn(ctx context.Context) (more, stop bool, created []provider.M
 			return more, stop, append(created, failed...)
 		}
 	}
-	assistant := a.streamAssistant(ctx)
+	assistant, sent := a.streamAssistant(ctx)
 	created = append(created, assistant)
 	if assistant.StopReason == provider.StopError || assistant.StopReason == provider.StopAborted {
 		_, stop, _ := a.endWithError(ctx, assistant)
@@ -367,7 +374,7 @@ func (a *Agent) turn(ctx context.Context) (more, stop bool, created []provider.M
 	var results []provider.Message
 	if len(calls) > 0 {
 		var terminate bool
-		results, terminate = a.executeToolCalls(ctx, &assistant, calls)
+		results, terminate = a.executeToolCalls(ctx, &assistant, calls, sent)
 		more = !terminate
 		created = append(created, results...)
 	}
@@ -410,15 +417,22 @@ func (a *Agent) failure(err error) provider.Message {
 	return msg
 }
 
+// sentRequest is a model call as it was made: a retry of a call's arguments repeats it.
+type sentRequest struct {
+	provider provider.Provider
+	req      *provider.Request
+}
+
 // streamAssistant makes one model call, emitting message events as the reply streams, and
 // appends the final reply to the transcript.
-func (a *Agent) streamAssistant(ctx context.Context) provider.Message {
+func (a *Agent) streamAssistant(ctx context.Context) (provider.Message, sentRequest) {
 	req, err := a.buildRequest(ctx)
 	if err != nil {
-		return a.failure(fmt.Errorf("preparing the model request: %w", err))
+		return a.failure(fmt.Errorf("preparing the model request: %w", err)), sentRequest{}
 	}
 	started := false
-	final := a.Provider().Stream(ctx, req, func(ev provider.Event) {
+	sent := sentRequest{provider: a.Provider(), req: req}
+	final := sent.provider.Stream(ctx, req, func(ev provider.Event) {
 		switch ev.Type {
 		case provider.EventStart:
 			started = true
@@ -438,7 +452,7 @@ func (a *Agent) streamAssistant(ctx context.Context) provider.Message {
 		a.emit(ctx, Event{Type: EvMessageStart, Message: &final})
 	}
 	a.endMessage(ctx, &final)
-	return final
+	return final, sent
 }
 
 // endMessage lets Hooks.MessageEnd replace m, appends m to the transcript and emits

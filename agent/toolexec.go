@@ -21,11 +21,13 @@ type callState struct {
 	result tools.Result
 	// done is set once preflight failed or execution finished; a result is final then.
 	done bool
+	// retry is set when the arguments were asked for again (argretry.go).
+	retry *argumentRetry
 }
 
 // executeToolCalls runs one assistant message's tool calls and returns their result messages in
 // source order, and whether every result asked to terminate the run.
-func (a *Agent) executeToolCalls(ctx context.Context, assistant *provider.Message, blocks []provider.Block) ([]provider.Message, bool) {
+func (a *Agent) executeToolCalls(ctx context.Context, assistant *provider.Message, blocks []provider.Block, sent sentRequest) ([]provider.Message, bool) {
 	a.mu.Lock()
 	active := a.state.Tools
 	a.mu.Unlock()
@@ -52,7 +54,7 @@ func (a *Agent) executeToolCalls(ctx context.Context, assistant *provider.Messag
 		results := make([]provider.Message, 0, len(calls))
 		for i, c := range calls {
 			a.startCall(ctx, c)
-			a.preflight(ctx, &blocks[i], c)
+			a.preflight(ctx, &blocks[i], c, sent)
 			if !c.done {
 				a.execute(ctx, c)
 			}
@@ -61,17 +63,17 @@ func (a *Agent) executeToolCalls(ctx context.Context, assistant *provider.Messag
 		}
 		return results, allTerminate(calls)
 	}
-	a.runParallel(ctx, blocks, calls)
+	a.runParallel(ctx, blocks, calls, sent)
 	return a.resultMessages(ctx, calls), allTerminate(calls)
 }
 
 // runParallel does preflight in source order, then executes the prepared calls together;
 // tool_execution_end events arrive in completion order.
-func (a *Agent) runParallel(ctx context.Context, blocks []provider.Block, calls []*callState) {
+func (a *Agent) runParallel(ctx context.Context, blocks []provider.Block, calls []*callState, sent sentRequest) {
 	var ready []*callState
 	for i, c := range calls {
 		a.startCall(ctx, c)
-		a.preflight(ctx, &blocks[i], c)
+		a.preflight(ctx, &blocks[i], c, sent)
 		if c.done {
 			a.endCall(ctx, c)
 		} else {
@@ -103,6 +105,9 @@ func (a *Agent) startCall(ctx context.Context, c *callState) {
 }
 
 func (a *Agent) endCall(ctx context.Context, c *callState) {
+	if c.retry != nil {
+		c.result.Details = withRetryDetails(c.result.Details, c.retry)
+	}
 	a.mu.Lock()
 	delete(a.state.PendingToolCalls, c.call.ID)
 	a.mu.Unlock()
@@ -112,7 +117,7 @@ func (a *Agent) endCall(ctx context.Context, c *callState) {
 
 // preflight looks the tool up, validates and repairs its arguments and asks the before-hook.
 // A failure leaves c done with an error result.
-func (a *Agent) preflight(ctx context.Context, block *provider.Block, c *callState) {
+func (a *Agent) preflight(ctx context.Context, block *provider.Block, c *callState, sent sentRequest) {
 	fail := func(text string) { c.result, c.done = tools.ErrorResult(text), true }
 	switch {
 	case ctx.Err() != nil:
@@ -121,23 +126,15 @@ func (a *Agent) preflight(ctx context.Context, block *provider.Block, c *callSta
 	case c.tool == nil:
 		fail(fmt.Sprintf("There is no tool named %q. Available tools: %s.", c.call.Name, a.toolNames()))
 		return
-	case block.RawArguments != "":
-		fail(fmt.Sprintf("The arguments of tool %q are not valid JSON. Send them again as one JSON object.\n\nArguments received:\n%s",
-			c.call.Name, block.RawArguments))
-		return
 	}
 	schema, err := a.schemaFor(c.tool)
 	if err != nil {
 		fail(fmt.Sprintf("Tool %q cannot be called: its parameter schema is broken: %v", c.call.Name, err))
 		return
 	}
-	in := c.call.Args
-	if p, ok := c.tool.(tools.ArgumentPreparer); ok && in != nil {
-		in = p.PrepareArguments(ctx, copyValue(in).(map[string]any))
-	}
-	args, err := schema.Prepare(in)
-	if err != nil {
-		fail(tools.FormatValidationError(c.call.Name, err, c.call.Args))
+	args, failure := a.argumentsFor(ctx, block, c, schema, sent)
+	if failure != "" {
+		fail(failure)
 		return
 	}
 	if a.hooks.BeforeToolCall == nil {

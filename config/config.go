@@ -129,9 +129,12 @@ type ProviderConfig struct {
 	// Switches every model of the provider inherits; a model's own entry wins. By default tool
 	// calls a model writes as text are recovered, and tool arguments are constrained to the
 	// tool's schema where pi knows the server can do it (OpenAI's strict tools); true asks any
-	// OpenAI-compatible server for strict tools.
+	// OpenAI-compatible server for strict tools. A call whose arguments still fail validation is
+	// asked for once more with the reply constrained to the tool's schema, unless
+	// argument_repair is false.
 	TextToolCalls       *bool `toml:"text_tool_calls"`
 	ConstrainedSampling *bool `toml:"constrained_sampling"`
+	ArgumentRepair      *bool `toml:"argument_repair"`
 
 	fromFile bool // named in a file (or by a script), not only built in
 	// What a script's definition adds (defined.go): its own kind, computed models, a literal key.
@@ -152,6 +155,7 @@ type ModelConfig struct {
 	// As the provider's switches, for this model only.
 	TextToolCalls       *bool `toml:"text_tool_calls"`
 	ConstrainedSampling *bool `toml:"constrained_sampling"`
+	ArgumentRepair      *bool `toml:"argument_repair"`
 }
 
 // CostConfig is a model's price in US dollars per million tokens.
@@ -351,7 +355,7 @@ func (c *Config) mergeProvider(path, name string, src *ProviderConfig, project b
 		dst.DefaultNumCtx = src.DefaultNumCtx
 	}
 	for _, f := range []struct{ dst, src **bool }{{&dst.TextToolCalls, &src.TextToolCalls},
-		{&dst.ConstrainedSampling, &src.ConstrainedSampling}} {
+		{&dst.ConstrainedSampling, &src.ConstrainedSampling}, {&dst.ArgumentRepair, &src.ArgumentRepair}} {
 		if *f.src != nil {
 			*f.dst = *f.src
 		}
@@ -714,6 +718,7 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 	c.effectiveWindow(ctx, name, pc, p, &m)
 	m.NoTextToolCalls = !switchOn(mc.TextToolCalls, pc.TextToolCalls)
 	m.ConstrainedSampling = cmp.Or(mc.ConstrainedSampling, pc.ConstrainedSampling)
+	m.NoArgumentRetry = !switchOn(mc.ArgumentRepair, pc.ArgumentRepair)
 	return m, nil
 }
 

@@ -514,27 +514,34 @@ func TestConfigModelSwitches(t *testing.T) {
 kind = "openai"
 base_url = "http://127.0.0.1:9/v1"
 text_tool_calls = false
+argument_repair = false
 
 [[providers.local.models]]
 id = "mine"
 text_tool_calls = true
 constrained_sampling = false
+argument_repair = true
 
 [[providers.local.models]]
 id = "other"
+
+[[providers.llamacpp.models]]
+id = "stubborn"
+argument_repair = false
 `, "", nil)
 	for _, tc := range []struct {
-		spec             string
-		noText, noConstr bool
+		spec                      string
+		noText, noConstr, noRetry bool
 	}{
-		{"local/mine", false, true},
-		{"local/other", true, false},
-		{"llamacpp/any", false, false},
+		{"local/mine", false, true, false},
+		{"local/other", true, false, true},
+		{"llamacpp/any", false, false, false},
+		{"llamacpp/stubborn", false, false, true},
 	} {
 		_, m, err := c.ResolveModel(context.Background(), tc.spec)
 		noConstr := m.ConstrainedSampling != nil && !*m.ConstrainedSampling
-		if err != nil || m.NoTextToolCalls != tc.noText || noConstr != tc.noConstr {
-			t.Errorf("%s: text off %v, constrained off %v (%v)", tc.spec, m.NoTextToolCalls, noConstr, err)
+		if err != nil || m.NoTextToolCalls != tc.noText || noConstr != tc.noConstr || m.NoArgumentRetry != tc.noRetry {
+			t.Errorf("%s: text off %v, constrained off %v, argument retry off %v (%v)", tc.spec, m.NoTextToolCalls, noConstr, m.NoArgumentRetry, err)
 		}
 	}
 }

@@ -324,6 +324,27 @@ func TestEvalCompare(t *testing.T) {
 	}
 }
 
+func TestMeasureCountsArgumentRetries(t *testing.T) {
+	result := func(details string) provider.Message {
+		return provider.Message{Role: provider.RoleToolResult, Details: json.RawMessage(details)}
+	}
+	msgs := []provider.Message{
+		result(`{"argumentRetry":{"originalArguments":{},"error":"x","fixed":true},"lines":3}`),
+		result(`{"argumentRetry":{"originalArguments":"{","error":"not JSON","fixed":false,"failure":"timed out"}}`),
+		result(`{"lines":3}`), {Role: provider.RoleToolResult}, result(`[1,2]`),
+	}
+	var res runResult
+	measure(&res, msgs, "ollama")
+	if res.ArgRetries != 2 || res.ArgRetriesFixed != 1 {
+		t.Fatalf("retries %d, fixed %d; want 2 and 1", res.ArgRetries, res.ArgRetriesFixed)
+	}
+	var out strings.Builder
+	printReport(&out, &report{Runs: []runResult{res}, Totals: totalsOf([]runResult{res})})
+	if row := tableRow(out.String(), "TOTAL"); len(row) < 6 || row[5] != "1/2" {
+		t.Fatalf("ARG RETRY column: %v\n%s", row, out.String())
+	}
+}
+
 func TestMeasureCountsCallsRecoveredFromText(t *testing.T) {
 	recovered := provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.ToolCall("text_call_0", "read", nil)},
 		Details: json.RawMessage(`{"recoveredToolCalls":[{"id":"text_call_0","name":"read","format":"tool_call"}]}`)}

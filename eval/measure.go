@@ -3,6 +3,8 @@ package eval
 // Measurements of a run from its transcript: turns, tool calls and errors, tokens.
 
 import (
+	"encoding/json"
+
 	"pi/provider"
 	"pi/provider/anthropic"
 	"pi/provider/ollama"
@@ -35,9 +37,32 @@ func measure(res *runResult, msgs []provider.Message, api string) {
 			if m.IsError {
 				res.ToolErrors++
 			}
+			if tried, fixed := argumentRetry(&m); tried {
+				res.ArgRetries++
+				if fixed {
+					res.ArgRetriesFixed++
+				}
+			}
 		}
 	}
 	res.Reprocessed, res.ReprocessedSource = reprocessed(api, replies)
+}
+
+// argumentRetry reads a tool result's details: whether the call's arguments were asked for
+// again with the reply constrained to the schema, and whether the tool then ran.
+func argumentRetry(m *provider.Message) (tried, fixed bool) {
+	if len(m.Details) == 0 {
+		return false, false
+	}
+	var d struct {
+		Retry *struct {
+			Fixed bool `json:"fixed"`
+		} `json:"argumentRetry"`
+	}
+	if json.Unmarshal(m.Details, &d) != nil || d.Retry == nil {
+		return false, false
+	}
+	return true, d.Retry.Fixed
 }
 
 // reprocessed is how many prompt tokens the server evaluated instead of reading its cache.

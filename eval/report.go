@@ -38,6 +38,11 @@ type runResult struct {
 	WallMs            int64  `json:"wallMs"`
 	Answer            string `json:"answer,omitempty"`
 	Scratch           string `json:"scratch,omitempty"`
+
+	// ArgRetries counts calls whose invalid arguments were asked for again, constrained to the
+	// tool's schema; ArgRetriesFixed those that then ran.
+	ArgRetries      int `json:"argRetries"`
+	ArgRetriesFixed int `json:"argRetriesFixed"`
 }
 
 // report is what --json writes and --compare reads.
@@ -60,6 +65,9 @@ type totals struct {
 	TokensOut   int            `json:"tokensOut"`
 	Reprocessed *int           `json:"reprocessed"` // nil when no run could tell
 	WallMs      int64          `json:"wallMs"`
+
+	ArgRetries int `json:"argRetries"`
+	ArgFixed   int `json:"argRetriesFixed"`
 }
 
 func totalsOf(runs []runResult) totals {
@@ -85,6 +93,8 @@ func (t *totals) add(r runResult) {
 		t.TextFormats[f] += n
 	}
 	t.ToolErrors += r.ToolErrors
+	t.ArgRetries += r.ArgRetries
+	t.ArgFixed += r.ArgRetriesFixed
 	t.TokensIn += r.TokensIn
 	t.TokensOut += r.TokensOut
 	t.WallMs += r.WallMs
@@ -178,10 +188,10 @@ func seconds(ms int64) string { return fmt.Sprintf("%.1fs", float64(ms)/1000) }
 func printReport(w io.Writer, rep *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "model %s, tasks %s\n", rep.Model, rep.Tasks)
-	fmt.Fprintln(tw, "TASK\tPASS\tTURNS\tTOOL ERR\tTEXT CALLS\tTOK IN\tTOK OUT\tRE-PROC\tWALL\tREASON")
+	fmt.Fprintln(tw, "TASK\tPASS\tTURNS\tTOOL ERR\tTEXT CALLS\tARG RETRY\tTOK IN\tTOK OUT\tRE-PROC\tWALL\tREASON")
 	for _, s := range summarize(rep.Runs) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.name, s.passCell(), s.mean(s.Turns),
-			s.mean(s.ToolErrors), s.mean(s.TextCalls), s.mean(s.TokensIn), s.mean(s.TokensOut), s.reprocCell(),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%d\t%d\t%s\t%s\t%s\n", s.name, s.passCell(), s.mean(s.Turns),
+			s.mean(s.ToolErrors), s.mean(s.TextCalls), retryCell(s.mean(s.ArgFixed), s.mean(s.ArgRetries)), s.mean(s.TokensIn), s.mean(s.TokensOut), s.reprocCell(),
 			seconds(int64(s.mean(int(s.WallMs)))), provider.OneLine(s.reason, 100))
 	}
 	t := rep.Totals
@@ -189,12 +199,20 @@ func printReport(w io.Writer, rep *report) {
 	if t.Reprocessed != nil {
 		reproc = fmt.Sprint(*t.Reprocessed)
 	}
-	fmt.Fprintf(tw, "TOTAL\t%d/%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", t.Passed, t.Runs, t.Turns, t.ToolErrors, t.TextCalls,
-		t.TokensIn, t.TokensOut, reproc, seconds(t.WallMs), passRate(t))
+	fmt.Fprintf(tw, "TOTAL\t%d/%d\t%d\t%d\t%d\t%s\t%d\t%d\t%s\t%s\t%s\n", t.Passed, t.Runs, t.Turns, t.ToolErrors, t.TextCalls,
+		retryCell(t.ArgFixed, t.ArgRetries), t.TokensIn, t.TokensOut, reproc, seconds(t.WallMs), passRate(t))
 	tw.Flush()
 	if line := formatsLine(t.TextFormats); line != "" {
 		fmt.Fprintf(w, "text-call shapes: %s\n", line) // the model is named above
 	}
+}
+
+// retryCell is "fixed/asked" of the constrained retries of arguments, "0" when none was asked.
+func retryCell(fixed, asked int) string {
+	if asked == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d/%d", fixed, asked)
 }
 
 func passRate(t totals) string {

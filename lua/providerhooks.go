@@ -24,10 +24,19 @@ type hookedProvider struct {
 }
 
 func (h *hookedProvider) Stream(ctx context.Context, req *provider.Request, emit func(provider.Event)) provider.Message {
+	return h.p.Stream(h.hooked(ctx), req, emit)
+}
+
+// ConstrainedArguments passes a retry of a call's arguments on, with the same hooks as a reply.
+func (h *hookedProvider) ConstrainedArguments(ctx context.Context, ar *provider.ArgumentsRequest) (provider.ArgumentsReply, error) {
+	return provider.ConstrainedArguments(h.hooked(ctx), h.p, ar)
+}
+
+func (h *hookedProvider) hooked(ctx context.Context) context.Context {
 	if r := h.runtime(); r != nil && (r.HasHandlers("before_provider_request") || r.HasHandlers("after_provider_response")) {
 		ctx = provider.WithRequestHooks(ctx, provider.RequestHooks{BeforeRequest: r.beforeProviderRequest, AfterResponse: r.afterProviderResponse})
 	}
-	return h.p.Stream(ctx, req, emit)
+	return ctx
 }
 
 // beforeProviderRequest runs the before_provider_request handlers: ev = {payload}, the body

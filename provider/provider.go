@@ -25,6 +25,9 @@ type Request struct {
 	Messages     []Message
 	Tools        []ToolDef
 	Options      Options
+	// ReplySchema, when set, asks the server to constrain the whole reply to this JSON Schema
+	// (see ArgumentsConstrainer); only adapters that implement that capability honour it.
+	ReplySchema json.RawMessage
 }
 
 // Options tune one call.
@@ -66,6 +69,10 @@ type Model struct {
 	// tool-call arguments to the tools' schemas; nil means where the adapter knows the server
 	// supports it. pi.toml's constrained_sampling sets it.
 	ConstrainedSampling *bool `json:"-"`
+	// NoArgumentRetry turns off asking the model once more, with its reply constrained to the
+	// tool's schema, for a call's arguments that failed validation (ArgumentsConstrainer);
+	// pi.toml's argument_repair = false sets it.
+	NoArgumentRetry bool `json:"-"`
 }
 
 // AcceptsImages reports whether the model takes image input.

@@ -14,7 +14,9 @@
 //
 // Constrained sampling of tool-call arguments is not supported: Ollama (0.17.4) decodes tool
 // calls without a grammar, and its format field constrains the whole reply to a schema, which
-// would rule out a text answer. Small models' arguments are repaired and validated instead.
+// would rule out a text answer. Small models' arguments are repaired and validated instead, and
+// a call whose arguments still fail is asked for once more with format set to the tool's schema
+// (ConstrainedArguments), where a reply of arguments alone is what is wanted.
 //
 // It owns the translation to and from Ollama's format only. It must not retry, compact, or log.
 package ollama
@@ -178,4 +180,10 @@ func outputBudget(chat *api.ChatRequest) int {
 	}
 	n, _ := chat.Options["num_ctx"].(int)
 	return n
+}
+
+// ConstrainedArguments implements provider.ArgumentsConstrainer: the retry is sent with format
+// set to the tool's parameter schema, which Ollama turns into a grammar over the model's output.
+func (p *Provider) ConstrainedArguments(ctx context.Context, ar *provider.ArgumentsRequest) (provider.ArgumentsReply, error) {
+	return provider.AskArguments(ctx, p, ar)
 }

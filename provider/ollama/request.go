@@ -23,6 +23,7 @@ func (p *Provider) buildRequest(req *provider.Request, info *modelInfo) (*api.Ch
 		Think:     thinkValue(req.Options.Thinking, info),
 		Truncate:  &off,
 		Shift:     &off,
+		Format:    req.ReplySchema,
 	}
 	if n := req.Options.MaxTokens; n > 0 {
 		chat.Options["num_predict"] = n

@@ -144,3 +144,10 @@ func safeURL(u string) string {
 	p.RawQuery, p.User = "", nil
 	return p.String()
 }
+
+// ConstrainedArguments implements provider.ArgumentsConstrainer: the retry is sent with
+// response_format json_schema (llama.cpp's server, vLLM, LM Studio, Ollama's /v1 and OpenAI take
+// it). A server that refuses it fails the retry, and the call gets its validation error as before.
+func (p *Provider) ConstrainedArguments(ctx context.Context, ar *provider.ArgumentsRequest) (provider.ArgumentsReply, error) {
+	return provider.AskArguments(ctx, p, ar)
+}

@@ -8,15 +8,29 @@ import (
 )
 
 type chatRequest struct {
-	Model               string         `json:"model"`
-	Messages            []chatMessage  `json:"messages"`
-	Tools               []chatTool     `json:"tools,omitempty"`
-	Stream              bool           `json:"stream"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
-	MaxTokens           int            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	Tools               []chatTool      `json:"tools,omitempty"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *streamOptions  `json:"stream_options,omitempty"`
+	MaxTokens           int             `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64        `json:"temperature,omitempty"`
+	ReasoningEffort     string          `json:"reasoning_effort,omitempty"`
+	ToolChoice          string          `json:"tool_choice,omitempty"`
+	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
+}
+
+// responseFormat constrains the whole reply to a JSON Schema (a retry of a call's arguments).
+type responseFormat struct {
+	Type       string      `json:"type"` // "json_schema"
+	JSONSchema *jsonSchema `json:"json_schema"`
+}
+
+type jsonSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 type streamOptions struct {
@@ -101,6 +115,14 @@ func (p *Provider) buildRequest(req *provider.Request) *chatRequest {
 	}
 	if req.Model.Reasoning {
 		r.ReasoningEffort = reasoningEffort(req.Options.Thinking)
+	}
+	if len(req.ReplySchema) > 0 {
+		// The tools stay, so the prompt renders as before and the server's cache holds; a call
+		// is ruled out, since servers refuse a schema for the reply beside one for calls.
+		r.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{Name: "arguments", Schema: req.ReplySchema}}
+		if len(r.Tools) > 0 {
+			r.ToolChoice = "none"
+		}
 	}
 	return r
 }

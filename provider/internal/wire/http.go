@@ -104,8 +104,11 @@ func do(ctx context.Context, client *http.Client, req *http.Request) (*http.Resp
 			RetryAfter: RetryAfter(resp.Header, time.Now()),
 		}
 	}
-	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
-	resp.Body = &closeStopper{ReadCloser: resp.Body, stop: stop}
+	// The body is captured: a context that ends at once runs the closure while resp.Body is
+	// being replaced.
+	body := resp.Body
+	stop := context.AfterFunc(ctx, func() { body.Close() })
+	resp.Body = &closeStopper{ReadCloser: body, stop: stop}
 	return resp, nil
 }
 
