@@ -15,7 +15,7 @@ import (
 // uses them or not. These budgets hold them (GODEBUG=inittrace=1, which counts each package's
 // init allocations exactly) so that a new dependency cannot silently make every run slower
 // and bigger. Allocations stand in for time: they are the same on every run, while the clock
-// under load is not. In 2 December's build goldmark's packages were 3,500 of the ~6,000
+// under load is not. In 1 December's build goldmark's packages were 3,500 of the ~6,000
 // allocations (its linkify regexps alone 1,660), gdamore/encoding (tcell's) 1,100.
 const (
 	initAllocBudget = 6500
