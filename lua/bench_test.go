@@ -3,6 +3,7 @@ package lua
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -90,6 +91,11 @@ func TestStartupTime(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv("HOME", root)
 	opts := Options{PiHome: filepath.Join(root, "home"), Cwd: filepath.Join(root, "project")}
+	for _, dir := range []string{"skills", "prompts"} { // folders to search: every bundled script loads
+		if err := os.MkdirAll(filepath.Join(opts.PiHome, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cpu, start := cputime.Used(), time.Now()
 	r, err := New(context.Background(), opts)
 	returned := time.Since(start)
