@@ -90,8 +90,10 @@ func BenchmarkNew(b *testing.B) {
 func TestStartupTime(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv("HOME", root)
-	opts := Options{PiHome: filepath.Join(root, "home"), Cwd: filepath.Join(root, "project")}
-	for _, dir := range []string{"skills", "prompts"} { // folders to search: every bundled script loads
+	// Folders to search and a policy to enforce: every bundled script loads.
+	opts := Options{PiHome: filepath.Join(root, "home"), Cwd: filepath.Join(root, "project"),
+		Host: Host{Permissions: func() map[string]any { return map[string]any{"mode": "ask"} }}}
+	for _, dir := range []string{"skills", "prompts"} {
 		if err := os.MkdirAll(filepath.Join(opts.PiHome, dir), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -12,23 +12,44 @@ import (
 // start-up, so a run without skills or templates should not pay it. The folders are those the
 // scripts search at load (skills.lua's skill_roots, templates.lua's load_dir calls); an
 // existing folder, even an empty one, loads the script as before.
+//
+// The bundled permissions script is left out when the policy is mode auto with no rules: it
+// would register no guard then (its last lines), and pi asks no guard's approval.
 func (r *Runtime) dropIdleBundled(scripts []script) []script {
-	for _, s := range scripts {
-		if !s.bundled {
-			return scripts
-		}
+	idle := map[string]bool{"bundled/permissions.lua": permissionsIdle(r.opts.Host.permissions())}
+	if r.onlyBundled(scripts) {
+		idle["bundled/skills.lua"] = !anyExists(r.skillRoots())
+		idle["bundled/templates.lua"] = !anyExists(r.promptDirs())
 	}
+	return slices.DeleteFunc(scripts, func(s script) bool { return s.bundled && idle[s.name] })
+}
+
+// onlyBundled reports whether no script but the bundled ones loads and no package does: nothing
+// could add skill or prompt paths through resources_discover.
+func (r *Runtime) onlyBundled(scripts []script) bool {
 	r.mu.Lock()
 	packages := len(r.packages)
 	r.mu.Unlock()
-	if packages > 0 {
-		return scripts
+	return packages == 0 && !slices.ContainsFunc(scripts, func(s script) bool { return !s.bundled })
+}
+
+// permissionsIdle is permissions.lua's test for registering no guard: mode auto, no rules.
+func permissionsIdle(policy map[string]any) bool {
+	if policy["mode"] != "auto" {
+		return false
 	}
-	idle := map[string]bool{
-		"bundled/skills.lua":    !anyExists(r.skillRoots()),
-		"bundled/templates.lua": !anyExists(r.promptDirs()),
+	for _, key := range []string{"allow", "ask", "deny"} {
+		switch rules := policy[key].(type) {
+		case nil:
+		case []any:
+			if len(rules) > 0 {
+				return false
+			}
+		default:
+			return false // a shape this check does not know: let the script decide
+		}
 	}
-	return slices.DeleteFunc(scripts, func(s script) bool { return idle[s.name] })
+	return true
 }
 
 // skillRoots are skills.lua's roots without packages: $PI_HOME/skills, ~/.agents/skills, and

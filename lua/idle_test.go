@@ -44,7 +44,8 @@ func TestIdleBundledScriptsAreLeftOut(t *testing.T) {
 				}
 			}
 			t.Setenv("HOME", filepath.Join(root, "home"))
-			r := &Runtime{opts: Options{PiHome: filepath.Join(root, "pihome"), Cwd: filepath.Join(root, "repo", "project")}, packages: tc.packages}
+			r := &Runtime{opts: Options{PiHome: filepath.Join(root, "pihome"), Cwd: filepath.Join(root, "repo", "project"),
+				Host: Host{Permissions: func() map[string]any { return map[string]any{"mode": "ask"} }}}, packages: tc.packages}
 			var got []string
 			for _, s := range r.dropIdleBundled(append(slices.Clone(bundled), tc.extra...)) {
 				got = append(got, s.name)
@@ -53,5 +54,36 @@ func TestIdleBundledScriptsAreLeftOut(t *testing.T) {
 				t.Errorf("loaded %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// With mode auto and no rules the permissions script would register no guard; any rule, any
+// other mode, or a policy of a shape the check does not know loads it.
+func TestIdlePermissionsScriptIsLeftOut(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy map[string]any
+		idle   bool
+	}{
+		{"auto, no rules", map[string]any{"mode": "auto", "allow": []any{}, "ask": []any{}, "deny": []any{}}, true},
+		{"auto, rules absent", map[string]any{"mode": "auto"}, true},
+		{"auto with an allow rule", map[string]any{"mode": "auto", "allow": []any{"bash:git status"}}, false},
+		{"auto with a remembered answer", map[string]any{"mode": "auto", "allow": []any{"write"}, "deny": []any{}}, false},
+		{"auto with a deny rule", map[string]any{"mode": "auto", "deny": []any{"bash:rm"}}, false},
+		{"ask", map[string]any{"mode": "ask"}, false},
+		{"read-only", map[string]any{"mode": "read-only"}, false},
+		{"rules of another shape", map[string]any{"mode": "auto", "deny": []string{"bash:rm"}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := permissionsIdle(tc.policy); got != tc.idle {
+				t.Errorf("permissionsIdle(%v) = %v, want %v", tc.policy, got, tc.idle)
+			}
+		})
+	}
+	r := &Runtime{opts: Options{Cwd: t.TempDir()}}                     // no Permissions: the host's policy is auto
+	own := []script{{name: "bundled/permissions.lua", bundled: false}} // $PI_HOME/lua/permissions.lua
+	if got := r.dropIdleBundled(own); len(got) != 1 {
+		t.Errorf("a user's own permissions.lua was left out: %v", got)
 	}
 }
