@@ -18,8 +18,8 @@ import (
 func (r *Runtime) dropIdleBundled(scripts []script) []script {
 	idle := map[string]bool{"bundled/permissions.lua": permissionsIdle(r.opts.Host.permissions())}
 	if r.onlyBundled(scripts) {
-		idle["bundled/skills.lua"] = !anyExists(r.skillRoots())
-		idle["bundled/templates.lua"] = !anyExists(r.promptDirs())
+		idle["bundled/skills.lua"] = !slices.ContainsFunc(r.skillRoots(), r.exists)
+		idle["bundled/templates.lua"] = !slices.ContainsFunc(r.promptDirs(), r.exists)
 	}
 	return slices.DeleteFunc(scripts, func(s script) bool { return s.bundled && idle[s.name] })
 }
@@ -83,10 +83,6 @@ func (r *Runtime) promptDirs() []string {
 		dirs = append(dirs, r.opts.PiHome+"/prompts")
 	}
 	return dirs
-}
-
-func anyExists(paths []string) bool {
-	return slices.ContainsFunc(paths, func(p string) bool { _, err := os.Stat(p); return err == nil })
 }
 
 // exists is pi.stat's answer for p: relative paths are taken from the working directory.
