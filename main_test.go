@@ -20,6 +20,7 @@ func buildPi(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "pi")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README's install line builds it
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -81,7 +81,9 @@ func replayGolden(t *testing.T, bin string, tk *task) {
 func buildPi(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "pi")
-	if out, err := exec.Command("go", "build", "-o", bin, "pi").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, "pi")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README's install line builds it
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

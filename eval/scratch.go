@@ -99,6 +99,10 @@ func checkOutcome(ctx context.Context, t *task, s *scratchRun, answer string) (b
 // checkFailure says why a check failed: the first lines of its output that say something, or
 // the command itself when it printed nothing (a grep for the expected answer, typically).
 func checkFailure(code int, check, out string) string {
+	// checkNoise matches the summary lines of go test and the shell, which say only that
+	// something failed: "FAIL", "ok  pkg 0.1s", "FAIL pkg 0.1s", "# pkg", "exit status 1".
+	// Compiled here, not at package init: only a failed check needs it.
+	checkNoise := regexp.MustCompile(`^(FAIL|PASS|ok)(\s|$)|^# |^exit status \d+$`)
 	var keep []string
 	for _, line := range strings.Split(out, "\n") {
 		line = strings.TrimSpace(line)
@@ -114,7 +118,3 @@ func checkFailure(code int, check, out string) string {
 	}
 	return fmt.Sprintf("check exited %d: %s", code, provider.OneLine(strings.Join(keep, " | "), 200))
 }
-
-// checkNoise matches the summary lines of go test and the shell, which say only that
-// something failed: "FAIL", "ok  pkg 0.1s", "FAIL pkg 0.1s", "# pkg", "exit status 1".
-var checkNoise = regexp.MustCompile(`^(FAIL|PASS|ok)(\s|$)|^# |^exit status \d+$`)

@@ -3,7 +3,7 @@ package lua
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -62,7 +62,20 @@ func (v *vm) piModule() *lua.LTable {
 	return m
 }
 
-var commandName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_:.-]*$`)
+// isCommandName reports whether name fits ^[A-Za-z0-9][A-Za-z0-9_:.-]*$, checked by hand: a
+// regexp compiled at package init would cost every start, scripts or not.
+func isCommandName(name string) bool {
+	for i, c := range []byte(name) {
+		if !isAlnum(c) && (i == 0 || !strings.ContainsRune("_:.-", rune(c))) {
+			return false
+		}
+	}
+	return name != ""
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 func (v *vm) on(L *lua.LState) int {
 	event := L.CheckString(1)
@@ -96,7 +109,7 @@ func (v *vm) registerCommand(L *lua.LState) int {
 	if len(name) > 0 && name[0] == '/' {
 		name = name[1:]
 	}
-	if !commandName.MatchString(name) {
+	if !isCommandName(name) {
 		L.ArgError(1, fmt.Sprintf("command name %q: use letters, digits, _ - . :", name))
 	}
 	run, _ := def.RawGetString("run").(*lua.LFunction)

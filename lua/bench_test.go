@@ -3,6 +3,7 @@ package lua
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -89,7 +90,14 @@ func BenchmarkNew(b *testing.B) {
 func TestStartupTime(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv("HOME", root)
-	opts := Options{PiHome: filepath.Join(root, "home"), Cwd: filepath.Join(root, "project")}
+	// Folders to search and a policy to enforce: every bundled script loads.
+	opts := Options{PiHome: filepath.Join(root, "home"), Cwd: filepath.Join(root, "project"),
+		Host: Host{Permissions: func() map[string]any { return map[string]any{"mode": "ask"} }}}
+	for _, dir := range []string{"skills", "prompts"} {
+		if err := os.MkdirAll(filepath.Join(opts.PiHome, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cpu, start := cputime.Used(), time.Now()
 	r, err := New(context.Background(), opts)
 	returned := time.Since(start)

@@ -4,7 +4,9 @@
 // .pi/init.lua), project trust ($PI_HOME/trust.json), and the bundled scripts themselves
 // (the permission policy, skills, prompt templates, the MCP bridge and the Agent tools, written
 // in Lua on the public API and embedded with go:embed; mcp.lua loads only when pi.toml names an
-// MCP server, subagents.lua only when the Agent tools are on).
+// MCP server, subagents.lua only when the Agent tools are on, and the others only when they
+// have work: permissions.lua with a policy to enforce, skills.lua and templates.lua where a
+// folder of theirs exists or another script could hand them paths; see idle.go).
 //
 // It may import provider, tools and internal/proc (which runs pi.exec's and pi.spawn's
 // processes), and nothing else of this module (its tests also use internal/mcptest and internal/chattest). It must not append to the transcript, call a model, or draw on the

@@ -364,8 +364,6 @@ func (r *Runtime) Emit(ctx context.Context, event string, payload map[string]any
 	}, nil, nil, nil)
 }
 
-var syntaxError = regexp.MustCompile(`^(.*) line:(\d+)\(column:(\d+)\) near '(.*)':\s*(.*?)\s*$`)
-
 // cleanError gives a Lua error as "file:line: message": no Go stack trace, and gopher-lua's
 // syntax error format brought in line with its runtime errors.
 func cleanError(err error) string {
@@ -378,6 +376,11 @@ func cleanError(err error) string {
 		}
 	}
 	msg = strings.TrimSpace(msg)
+	if !strings.Contains(msg, " line:") {
+		return msg
+	}
+	// Compiled here, not at package init: only a syntax error needs it.
+	syntaxError := regexp.MustCompile(`^(.*) line:(\d+)\(column:(\d+)\) near '(.*)':\s*(.*?)\s*$`)
 	if m := syntaxError.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("%s:%s: %s near '%s'", m[1], m[2], m[5], m[4])
 	}

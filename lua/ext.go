@@ -117,7 +117,7 @@ func (v *vm) registerFlag(L *lua.LState) int {
 	if typ == "" {
 		typ = "boolean"
 	}
-	if !commandName.MatchString(name) || (typ != "boolean" && typ != "string") {
+	if !isCommandName(name) || (typ != "boolean" && typ != "string") {
 		L.ArgError(1, fmt.Sprintf(`flag %q of type %q: want a name of letters, digits, _ - . and type "boolean" or "string"`, name, typ))
 	}
 	if v.ext.flags == nil {

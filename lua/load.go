@@ -107,7 +107,9 @@ func (r *Runtime) collectScripts(ctx context.Context) (out []script) {
 	if s, ok := r.readScript(filepath.Join(r.opts.PiHome, "init.lua")); ok {
 		out = append(out, s)
 	}
-	defer func() { out = append(append(out, r.packageScripts(ctx)...), r.extensionScripts()...) }()
+	defer func() {
+		out = r.dropIdleBundled(append(append(out, r.packageScripts(ctx)...), r.extensionScripts()...))
+	}()
 	if r.opts.NoProject || r.opts.Cwd == "" {
 		return out
 	}

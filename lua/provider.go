@@ -52,7 +52,7 @@ func providerFuncs(v *vm) map[string]lua.LGFunction {
 // replaces the earlier registration.
 func (v *vm) registerProvider(L *lua.LState) int {
 	name, def := L.CheckString(1), L.CheckTable(2)
-	if !toolName.MatchString(name) {
+	if !isToolName(name) {
 		L.ArgError(1, fmt.Sprintf("provider name %q: use letters, digits, _ and -", name))
 	}
 	reg := providerReg{def: provider.Definition{Name: name, Kind: optString(L, def, "api"), BaseURL: optString(L, def, "base_url"),

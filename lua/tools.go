@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"time"
 
@@ -14,7 +13,15 @@ import (
 	"pi/tools"
 )
 
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// isToolName reports whether name fits ^[A-Za-z0-9_-]{1,64}$ (what providers accept).
+func isToolName(name string) bool {
+	for _, c := range []byte(name) {
+		if !isAlnum(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return len(name) >= 1 && len(name) <= 64
+}
 
 // luaTool is a tool a script registered. It is a full tools.Tool: the loop validates its
 // arguments against Parameters like a built-in's, and it runs in parallel with other tools
@@ -166,7 +173,7 @@ func (v *vm) contentFromLua(x lua.LValue) ([]provider.Block, error) {
 func (v *vm) registerTool(L *lua.LState) int {
 	def := L.CheckTable(1)
 	name := optString(L, def, "name")
-	if !toolName.MatchString(name) {
+	if !isToolName(name) {
 		L.ArgError(1, fmt.Sprintf("tool name %q: use 1-64 letters, digits, _ or -", name))
 	}
 	execute, ok := def.RawGetString("execute").(*lua.LFunction)

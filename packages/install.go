@@ -34,7 +34,7 @@ func Install(ctx context.Context, root, spec string) (Package, error) {
 	if name == "" {
 		name = nameFor(source)
 	}
-	if !validName.MatchString(name) {
+	if !validName(name) {
 		return Package{}, fmt.Errorf("install %s: %q is not a usable package name (letters, digits, _ . -)", spec, name)
 	}
 	if err := os.WriteFile(filepath.Join(staged, sourceFile), []byte(sourceOf(source)+"\n"+ref+"\n"), 0o644); err != nil {

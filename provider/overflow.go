@@ -4,7 +4,7 @@ import "regexp"
 
 // overflowPattern matches the words servers use when a prompt does not fit the model's context.
 // Each alternative names who says it; the tests hold their full texts.
-var overflowPattern = regexp.MustCompile(`(?i)` +
+const overflowPattern = `(?i)` +
 	`prompt is too long` + // Anthropic: "prompt is too long: 213462 tokens > 200000 maximum"
 	`|exceed context limit` + // Anthropic: "input length and `max_tokens` exceed context limit: …"
 	`|exceeds the context window` + // OpenAI
@@ -22,12 +22,13 @@ var overflowPattern = regexp.MustCompile(`(?i)` +
 	`|maximum prompt length is \d+` + // xAI
 	`|input is too long for requested model` + // Bedrock
 	`|too many tokens|token limit exceeded` + // generic
-	`|^413\b`) // a bare "413 Request Entity Too Large" with no body (Cerebras, Mistral)
+	`|^413\b` // a bare "413 Request Entity Too Large" with no body (Cerebras, Mistral)
 
 // IsContextOverflow reports whether msg failed because its prompt did not fit the context
 // window, by the servers' error texts. A reply that completed is an answer, whatever input
 // it reports: its usage only plans the next turn (the compaction threshold), it never makes
 // the reply an overflow. An overflow is never retried as is: the loop compacts first.
 func IsContextOverflow(msg *Message) bool {
-	return msg != nil && msg.StopReason == StopError && overflowPattern.MatchString(msg.ErrorMessage)
+	// Compiled here, not at package init: only a failed reply needs it.
+	return msg != nil && msg.StopReason == StopError && regexp.MustCompile(overflowPattern).MatchString(msg.ErrorMessage)
 }

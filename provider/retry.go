@@ -11,13 +11,13 @@ import (
 // transientPattern matches failures worth another try: rate limits, overloaded or failing
 // servers, and broken or slow connections. The texts are those of the servers and of Go's
 // net/http, as the adapters put them into ErrorMessage.
-var transientPattern = regexp.MustCompile(`(?i)` +
+const transientPattern = `(?i)` +
 	`\b(429|500|502|503|504|529)\b|overloaded|rate.?limit|too many requests` +
 	`|service.?unavailable|server.?error|internal.?error|bad gateway|gateway time` +
 	`|connection.?(error|refused|reset|lost|closed)|broken pipe|unexpected eof|network.?error` +
 	`|timed? ?out|timeout|deadline exceeded|other side closed|socket hang up|fetch failed` +
 	`|upstream.?connect|reset before headers|stream ended without|provider.?returned.?error` +
-	`|stream overran`) // wire.StreamError: a reply past its output budget; timeouts say "timed out"
+	`|stream overran` // wire.StreamError: a reply past its output budget; timeouts say "timed out"
 
 // IsRetryable reports whether msg is a failed reply that may succeed if sent again unchanged.
 // A context overflow never is: sending the same prompt again overflows again.
@@ -25,7 +25,8 @@ func IsRetryable(msg *Message) bool {
 	if msg == nil || msg.StopReason != StopError || IsContextOverflow(msg) {
 		return false
 	}
-	return transientPattern.MatchString(msg.ErrorMessage)
+	// Compiled here, not at package init: only a failed reply needs it.
+	return regexp.MustCompile(transientPattern).MatchString(msg.ErrorMessage)
 }
 
 // RetryPolicy says how often and how long to wait before retrying a transient failure.

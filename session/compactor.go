@@ -217,11 +217,14 @@ func (c *Compactor) complete(ctx context.Context, prompt string, maxTokens int) 
 	return text, nil
 }
 
-var fileListPattern = regexp.MustCompile(`(?s)\s*<(read|modified)-files>.*?</(read|modified)-files>`)
-
 // stripFileLists removes the file lists from a previous summary: they are carried in the
 // entry's details and appended afresh, and a model asked to keep them would repeat them.
 func stripFileLists(s string) string {
+	if !strings.Contains(s, "-files>") {
+		return strings.TrimSpace(s)
+	}
+	// Compiled here, not at package init: only a summary with file lists needs it.
+	fileListPattern := regexp.MustCompile(`(?s)\s*<(read|modified)-files>.*?</(read|modified)-files>`)
 	return strings.TrimSpace(fileListPattern.ReplaceAllString(s, ""))
 }
 

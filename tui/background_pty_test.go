@@ -77,7 +77,7 @@ func TestAutoThemeFromTerminal(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "pi")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+	if out, err := releaseBuild(bin).CombinedOutput(); err != nil {
 		t.Skipf("pi does not build: %v\n%s", err, out)
 	}
 	os.WriteFile(filepath.Join(dir, "script.json"), []byte(`{"replies": [{"content": [{"type": "text", "text": "ok"}]}]}`), 0o644)

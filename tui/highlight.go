@@ -28,29 +28,32 @@ func words(s string) map[string]bool {
 	return m
 }
 
-// languages maps fence names to their specs; a constant table built once.
-var languages = buildLanguages()
-
-func buildLanguages() map[string]*langSpec {
+// languageSpec gives the spec for a fence name (lower case), or nil. It builds only that one,
+// when a fence opens: a table of every language built at package init would cost each start.
+func languageSpec(name string) *langSpec {
 	cLike := func(kw string) *langSpec {
 		return &langSpec{line: []string{"//"}, blockOpen: "/*", blockClose: "*/", quotes: "\"'`", keywords: words(kw)}
 	}
 	hashy := func(kw string) *langSpec { return &langSpec{line: []string{"#"}, quotes: "\"'", keywords: words(kw)} }
-	m := map[string]*langSpec{}
-	add := func(s *langSpec, names ...string) {
-		for _, n := range names {
-			m[n] = s
-		}
+	switch name {
+	case "go", "golang":
+		return cLike("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var nil true false")
+	case "js", "javascript", "ts", "typescript", "jsx", "tsx":
+		return cLike("async await break case catch class const continue default delete do else export extends finally for from function if import in instanceof let new of return static super switch this throw try typeof var void while yield null undefined true false interface type")
+	case "rust", "rs":
+		return cLike("as async await break const continue crate dyn else enum extern fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait type unsafe use where while true false")
+	case "c", "cpp", "c++", "h", "hpp", "java", "kotlin", "swift", "cs", "csharp", "zig":
+		return cLike("auto break case char class const continue default do double else enum extern float for fn goto if int long new private protected public return short signed sizeof static struct switch this throw try typedef union unsigned void volatile while true false null nullptr import package val var let func")
+	case "python", "py":
+		return hashy("and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield None True False")
+	case "sh", "bash", "shell", "zsh", "console":
+		return hashy("if then else elif fi for while do done case esac function in return export local echo cd")
+	case "lua":
+		return &langSpec{line: []string{"--"}, quotes: "\"'", keywords: words("and break do else elseif end false for function goto if in local nil not or repeat return then true until while")}
+	case "json", "yaml", "yml", "toml":
+		return hashy("true false null")
 	}
-	add(cLike("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var nil true false"), "go", "golang")
-	add(cLike("async await break case catch class const continue default delete do else export extends finally for from function if import in instanceof let new of return static super switch this throw try typeof var void while yield null undefined true false interface type"), "js", "javascript", "ts", "typescript", "jsx", "tsx")
-	add(cLike("as async await break const continue crate dyn else enum extern fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait type unsafe use where while true false"), "rust", "rs")
-	add(cLike("auto break case char class const continue default do double else enum extern float for fn goto if int long new private protected public return short signed sizeof static struct switch this throw try typedef union unsigned void volatile while true false null nullptr import package val var let func"), "c", "cpp", "c++", "h", "hpp", "java", "kotlin", "swift", "cs", "csharp", "zig")
-	add(hashy("and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield None True False"), "python", "py")
-	add(hashy("if then else elif fi for while do done case esac function in return export local echo cd"), "sh", "bash", "shell", "zsh", "console")
-	add(&langSpec{line: []string{"--"}, quotes: "\"'", keywords: words("and break do else elseif end false for function goto if in local nil not or repeat return then true until while")}, "lua")
-	add(hashy("true false null"), "json", "yaml", "yml", "toml")
-	return m
+	return nil
 }
 
 // highlightLine styles one line of code; inBlock carries an open block comment from one line

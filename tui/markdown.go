@@ -310,7 +310,7 @@ func (r *mdRenderer) code(n ast.Node, lang string, width int, fenced bool) []str
 	if fenced {
 		out = append(out, Truncate(paint(r.th.CodeFence, "```"+lang), width, ""))
 	}
-	spec := languages[strings.ToLower(lang)]
+	spec := languageSpec(strings.ToLower(lang))
 	inBlock := false
 	for _, l := range strings.Split(body, "\n") {
 		var lines []string

@@ -106,7 +106,7 @@ func (m *Markdown) startFence(open string) *fenceState {
 	}
 	lang := string(n.Language(head))
 	m.lines = joinBlocks(m.lines, []string{Truncate(paint(m.th.CodeFence, "```"+lang), m.width, "")})
-	f := &fenceState{start: m.stableEnd, spec: languages[strings.ToLower(lang)], done: nl + 1}
+	f := &fenceState{start: m.stableEnd, spec: languageSpec(strings.ToLower(lang)), done: nl + 1}
 	f.base, f.end, f.head = len(m.lines), len(m.lines), m.lines[len(m.lines)-1]
 	return f
 }

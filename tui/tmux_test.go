@@ -80,11 +80,19 @@ func tmuxPi(t *testing.T) (dir, bin string) {
 	bin = filepath.Join(dir, "pi")
 	if prebuilt := os.Getenv("PI_TEST_BINARY"); prebuilt != "" {
 		bin = prebuilt // a binary built elsewhere, e.g. with a work-in-progress main
-	} else if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+	} else if out, err := releaseBuild(bin).CombinedOutput(); err != nil {
 		// The root package's own tests report a broken build; this test is about the UI.
 		t.Skipf("tmux test: pi does not build: %v\n%s", err, out)
 	}
 	return dir, bin
+}
+
+// releaseBuild builds pi into bin as the README's install line does, without cgo: the
+// binary users run. The race detector is for the test binaries; this one runs as a process.
+func releaseBuild(bin string) *exec.Cmd {
+	cmd := exec.Command("go", "build", "-o", bin, "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	return cmd
 }
 
 // startTmuxWith builds pi and starts it in a w×h tmux session on script, with toml as
