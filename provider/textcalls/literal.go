@@ -299,7 +299,7 @@ func pythonicSpot(sc *scan, i int) spot {
 // pythonic reads NAME(key=value, …) or [NAME(…), NAME(…)] filling the rest of its line, as
 // Llama 3.2/4 templates ask for.
 func pythonic(sc *scan, i int) result {
-	nl := strings.IndexByte(sc.text[i:], '\n')
+	nl := sc.index(i, "\n") - i
 	if nl < 0 && !sc.final {
 		return undecided()
 	}

@@ -190,7 +190,7 @@ func invokes(sc *scan, i int, prefix, wrapOpen, wrapClose string) result {
 				}
 				break
 			}
-			gt := strings.IndexByte(text[p:], '>')
+			gt := sc.index(p, ">") - p
 			if gt < 0 {
 				if !sc.final {
 					return undecided()
