@@ -47,6 +47,8 @@ type scan struct {
 	names   []string                        // the offered tools' names, for a stream's partial lines
 	memo    searches                        // a stream's unfinished searches (search.go)
 	stream  bool                            // the text will grow: searches are remembered
+	// escapableName says an offered name holds a character a JSON escape other than \u writes.
+	escapableName bool
 }
 
 // paramType is the schema type of a tool's parameter, "" when unknown.

@@ -260,11 +260,11 @@ func (sc *scan) mayNameOffered(raw string) bool {
 		return true
 	}
 	for _, n := range sc.names {
-		if strings.Contains(raw, n) || strings.ContainsFunc(n, escapable) {
+		if strings.Contains(raw, n) {
 			return true
 		}
 	}
-	return false
+	return sc.escapableName
 }
 
 // escapable reports whether a JSON escape other than \u may stand for r.

@@ -40,6 +40,7 @@ func New(b *provider.Builder, req *provider.Request) *Stream {
 		s.text.Grow(4 << 10) // a reply's first lines without growing
 		for _, t := range req.Tools {
 			s.sc.names = append(s.sc.names, t.Name)
+			s.sc.escapableName = s.sc.escapableName || strings.ContainsFunc(t.Name, escapable)
 		}
 	}
 	return s
