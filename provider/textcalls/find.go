@@ -15,6 +15,7 @@
 package textcalls
 
 import (
+	"math/bits"
 	"strings"
 )
 
@@ -44,6 +45,10 @@ type scan struct {
 	typeOf  func(tool, param string) string // JSON Schema type of a parameter, "" when unknown
 	prefer  string                          // the format this model used last: tried first
 	names   []string                        // the offered tools' names, for a stream's partial lines
+	memo    searches                        // a stream's unfinished searches (search.go)
+	stream  bool                            // the text will grow: searches are remembered
+	// escapableName says an offered name holds a character a JSON escape other than \u writes.
+	escapableName bool
 }
 
 // paramType is the schema type of a tool's parameter, "" when unknown.
@@ -108,7 +113,7 @@ func find(sc *scan, from int) []Match {
 // readAt tries the shapes spotted at i, the model's last format first. It returns the match
 // (nil when none holds offered calls), where scanning resumes, and whether a shape needs more
 // text to decide.
-func (sc *scan) readAt(i int, cands []*shape) (*Match, int, bool) {
+func (sc *scan) readAt(i int, cands shapeSet) (*Match, int, bool) {
 	end, more := i+1, false
 	try := func(s *shape) *Match {
 		r := s.read(sc, i)
@@ -122,17 +127,13 @@ func (sc *scan) readAt(i int, cands []*shape) (*Match, int, bool) {
 		end = max(end, r.end)
 		return nil
 	}
-	for _, s := range cands {
-		if s.format == sc.prefer {
-			if m := try(s); m != nil {
-				return m, m.End, false
-			}
-		}
-	}
-	for _, s := range cands {
-		if s.format != sc.prefer {
-			if m := try(s); m != nil {
-				return m, m.End, false
+	for _, preferred := range [2]bool{true, false} {
+		for set := cands; set != 0; set &= set - 1 {
+			s := &shapes[bits.TrailingZeros64(uint64(set))]
+			if (s.format == sc.prefer) == preferred {
+				if m := try(s); m != nil {
+					return m, m.End, false
+				}
 			}
 		}
 	}
@@ -158,7 +159,7 @@ const tagBytes = "<[{`~\n"
 // next finds the first place at or after from where markup may start and the shapes that may
 // start there. partial says the text ends inside what may become an opener (e.g. "<tool_"),
 // which a stream must hold back; then i is where it starts and no shape is returned.
-func (sc *scan) next(from int) (int, []*shape, bool) {
+func (sc *scan) next(from int) (int, shapeSet, bool) {
 	text := sc.text
 	lineStart := atLineStart(text, from)
 	for i := from; i < len(text); {
@@ -170,7 +171,7 @@ func (sc *scan) next(from int) (int, []*shape, bool) {
 			if i == len(text) {
 				break
 			}
-			if cands, partial := sc.shapesAt(i, true); partial || cands != nil {
+			if cands, partial := sc.shapesAt(i, true); partial || cands != 0 {
 				return i, cands, partial
 			}
 			if text[i] == '\n' {
@@ -179,38 +180,84 @@ func (sc *scan) next(from int) (int, []*shape, bool) {
 			i++
 			continue
 		}
-		j := strings.IndexAny(text[i:], tagBytes)
-		if j < 0 {
+		for i < len(text) && !isTagByte[text[i]] {
+			i++
+		}
+		if i == len(text) {
 			break
 		}
-		i += j
 		if text[i] == '\n' {
 			i++
 			lineStart = true
 			continue
 		}
-		if cands, partial := sc.shapesAt(i, false); partial || cands != nil {
+		if cands, partial := sc.shapesAt(i, false); partial || cands != 0 {
 			return i, cands, partial
 		}
 		i++
 	}
-	return -1, nil, false
+	return -1, 0, false
+}
+
+var isTagByte = func() (is [256]bool) {
+	for _, c := range []byte(tagBytes) {
+		is[c] = true
+	}
+	return is
+}()
+
+// shapeSet is a set of the shapes' indexes in the table.
+type shapeSet uint64
+
+const _ = uint(64 - len(shapes)) // a shapeSet holds every shape
+
+// firstByte and secondByte list, for each byte, the shapes that may have it first (second) in
+// their opener: those with an opener that does, and those spotted otherwise. A shape outside
+// both sets at a place cannot start there. Computed once and never written.
+var firstByte, secondByte = func() (first, second [256]shapeSet) {
+	for k, s := range shapes {
+		for c := range first {
+			if s.spot != nil {
+				first[c] |= 1 << k
+				second[c] |= 1 << k
+			}
+		}
+		for _, op := range s.openers {
+			first[op[0]] |= 1 << k
+			for c := range second {
+				if len(op) == 1 || op[1] == byte(c) {
+					second[c] |= 1 << k
+				}
+			}
+		}
+	}
+	return first, second
+}()
+
+// mayOpen is the set of shapes that may start at i, by its first two bytes.
+func (sc *scan) mayOpen(i int) shapeSet {
+	set := firstByte[sc.text[i]]
+	if i+1 < len(sc.text) {
+		set &= secondByte[sc.text[i+1]]
+	}
+	return set
 }
 
 // shapesAt lists the shapes whose opener is at i; partial says the text ends inside one.
-func (sc *scan) shapesAt(i int, lineStart bool) ([]*shape, bool) {
+func (sc *scan) shapesAt(i int, lineStart bool) (shapeSet, bool) {
 	inlineCode := i > 0 && sc.text[i-1] == '`' // `<tool_call>` in inline code is a mention
-	var cands []*shape
-	for k := range shapes {
+	var cands shapeSet
+	for set := sc.mayOpen(i); set != 0; set &= set - 1 {
+		k := bits.TrailingZeros64(uint64(set))
 		s := &shapes[k]
 		if s.lineStart && !lineStart || !s.lineStart && inlineCode {
 			continue
 		}
 		switch s.spotAt(sc, i) {
 		case spotYes:
-			cands = append(cands, s)
+			cands |= 1 << k
 		case spotPartial:
-			return nil, true
+			return 0, true
 		}
 	}
 	return cands, false
@@ -290,8 +337,8 @@ func pending(sc *scan, p int, toks ...string) bool {
 // closeOrEnd finds closeTag at or after from: the body's end and the end of the markup. When the
 // tag is missing, a final scan ends the body at the end of the text; otherwise ok is false.
 func closeOrEnd(sc *scan, from int, closeTag string) (bodyEnd, end int, ok bool) {
-	if j := strings.Index(sc.text[from:], closeTag); j >= 0 {
-		return from + j, from + j + len(closeTag), true
+	if j := sc.index(from, closeTag); j >= 0 {
+		return j, j + len(closeTag), true
 	}
 	if sc.final {
 		return len(sc.text), len(sc.text), true

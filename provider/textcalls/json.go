@@ -2,6 +2,7 @@ package textcalls
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"pi/provider"
 )
@@ -9,26 +10,38 @@ import (
 // jsonEnd returns the end of the JSON object or array that starts at i, or -1 when the text ends
 // first. It follows strings and escapes, nothing more: the value is parsed afterwards.
 func jsonEnd(text string, i int) int {
-	depth, inString, escaped := 0, false, false
-	for j := i; j < len(text); j++ {
+	var st jsonState
+	return st.end(text, i)
+}
+
+// jsonState is how far jsonEnd got: the depth of brackets and whether it is in a string, or
+// just after a backslash in one.
+type jsonState struct {
+	depth             int
+	inString, escaped bool
+}
+
+// end reads text from j on: the end of the value, or -1 when the text ends first.
+func (st *jsonState) end(text string, j int) int {
+	for ; j < len(text); j++ {
 		c := text[j]
 		switch {
-		case inString:
+		case st.inString:
 			switch {
-			case escaped:
-				escaped = false
+			case st.escaped:
+				st.escaped = false
 			case c == '\\':
-				escaped = true
+				st.escaped = true
 			case c == '"':
-				inString = false
+				st.inString = false
 			}
 		case c == '"':
-			inString = true
+			st.inString = true
 		case c == '{' || c == '[':
-			depth++
+			st.depth++
 		case c == '}' || c == ']':
-			depth--
-			if depth == 0 {
+			st.depth--
+			if st.depth == 0 {
 				return j + 1
 			}
 		}
@@ -194,7 +207,7 @@ func jsonRun(sc *scan, pos, resume int) result {
 		if text[j] != '{' && text[j] != '[' {
 			break
 		}
-		e := jsonEnd(text, j)
+		e := sc.jsonEnd(j)
 		if e < 0 {
 			if !sc.final {
 				return undecided()
@@ -225,14 +238,38 @@ func bareJSON(sc *scan, i int) result {
 	} else if j == len(text) && !sc.final {
 		return undecided()
 	}
-	end := jsonEnd(text, i)
+	end := sc.jsonEnd(i)
 	if end < 0 {
 		if !sc.final {
 			return undecided()
 		}
 		return notCall(len(text))
 	}
+	if !sc.mayNameOffered(text[i:end]) {
+		return notCall(end)
+	}
 	return callsOrNot(parseCalls(text[i:end], true), end, end)
+}
+
+// mayNameOffered reports whether JSON text may name an offered tool, so that the JSON a reply
+// shows is not parsed for nothing. In valid UTF-8 and without \u escapes, the other escapes
+// decode to quotes, slashes or control characters: a name without those that a string of the
+// JSON holds stands in the text as written.
+func (sc *scan) mayNameOffered(raw string) bool {
+	if sc.names == nil || strings.Contains(raw, `\u`) || !utf8.ValidString(raw) {
+		return true
+	}
+	for _, n := range sc.names {
+		if strings.Contains(raw, n) {
+			return true
+		}
+	}
+	return sc.escapableName
+}
+
+// escapable reports whether a JSON escape other than \u may stand for r.
+func escapable(r rune) bool {
+	return r < 0x20 || r == '"' || r == '\'' || r == '\\' || r == '/'
 }
 
 // fenced reads a fenced block (``` or ~~~). A json (or untagged, or tool_call) block may hold
@@ -240,16 +277,16 @@ func bareJSON(sc *scan, i int) result {
 func fenced(sc *scan, i int) result {
 	text := sc.text
 	marker := text[i : i+3]
-	nl := strings.IndexByte(text[i:], '\n')
+	nl := sc.index(i, "\n")
 	if nl < 0 {
 		if !sc.final {
 			return undecided()
 		}
 		return notCall(len(text))
 	}
-	info := strings.ToLower(strings.TrimSpace(strings.TrimLeft(text[i:i+nl], marker[:1])))
-	bodyStart := i + nl + 1
-	bodyEnd, end := closingFence(text, bodyStart, marker)
+	info := strings.ToLower(strings.TrimSpace(strings.TrimLeft(text[i:nl], marker[:1])))
+	bodyStart := nl + 1
+	bodyEnd, end := sc.closingFence(bodyStart, marker)
 	if end < 0 {
 		if !sc.final {
 			return undecided()
@@ -259,7 +296,7 @@ func fenced(sc *scan, i int) result {
 		}
 		bodyEnd, end = len(text), len(text)
 	}
-	if !callFenceInfo(info) {
+	if !callFenceInfo(info) || !sc.mayNameOffered(text[bodyStart:bodyEnd]) {
 		return notCall(end)
 	}
 	return callsOrNot(jsonCalls(text[bodyStart:bodyEnd], true), end, end)

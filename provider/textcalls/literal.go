@@ -171,26 +171,24 @@ func (l *literal) word() (any, bool) {
 // gemma reads Gemma 4's <|tool_call>call:NAME{key:<|"|>v<|"|>}<tool_call|> and FunctionGemma's
 // <start_function_call>call:NAME{key:<escape>v<escape>}<end_function_call>.
 func gemma(sc *scan, i int, opener, closeTag, quote string) result {
-	{
-		var calls []Call
-		pos := i
-		for strings.HasPrefix(sc.text[skipSpace(sc.text, pos):], opener) {
-			body := skipSpace(sc.text, pos) + len(opener)
-			bodyEnd, end, ok := closeOrEnd(sc, body, closeTag)
-			if !ok {
-				return undecided()
-			}
-			c, ok := gemmaCall(sc.text[body:bodyEnd], quote)
-			if !ok {
-				return notCall(i + 1)
-			}
-			calls, pos = append(calls, c), end
-		}
-		if p := skipSpace(sc.text, pos); pending(sc, p, opener) {
+	var calls []Call
+	pos := i
+	for strings.HasPrefix(sc.text[skipSpace(sc.text, pos):], opener) {
+		body := skipSpace(sc.text, pos) + len(opener)
+		bodyEnd, end, ok := closeOrEnd(sc, body, closeTag)
+		if !ok {
 			return undecided()
 		}
-		return callsOrNot(calls, pos, i+1)
+		c, ok := gemmaCall(sc.text[body:bodyEnd], quote)
+		if !ok {
+			return notCall(i + 1)
+		}
+		calls, pos = append(calls, c), end
 	}
+	if p := skipSpace(sc.text, pos); pending(sc, p, opener) {
+		return undecided()
+	}
+	return callsOrNot(calls, pos, i+1)
 }
 
 func gemmaCall(body, quote string) (Call, bool) {
@@ -299,7 +297,7 @@ func pythonicSpot(sc *scan, i int) spot {
 // pythonic reads NAME(key=value, …) or [NAME(…), NAME(…)] filling the rest of its line, as
 // Llama 3.2/4 templates ask for.
 func pythonic(sc *scan, i int) result {
-	nl := strings.IndexByte(sc.text[i:], '\n')
+	nl := sc.index(i, "\n") - i
 	if nl < 0 && !sc.final {
 		return undecided()
 	}

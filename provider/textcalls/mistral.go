@@ -35,7 +35,7 @@ func mistral(sc *scan, i int) result {
 		if j >= len(text) || text[j] != '{' {
 			break
 		}
-		e := jsonEnd(text, j)
+		e := sc.jsonEnd(j)
 		if e < 0 {
 			if !sc.final {
 				return undecided()

@@ -213,15 +213,15 @@ var shapes = [...]shape{
 func hermes(sc *scan, i int) result    { return jsonTagged(sc, i, openHermes, closeHermes) }
 func granite(sc *scan, i int) result   { return jsonTagged(sc, i, "<|tool_call|>", "") }
 func pythonTag(sc *scan, i int) result { return jsonTagged(sc, i, "<|python_tag|>", "") }
-func namedTag(sc *scan, i int) result  { return attrTag(sc, i, "tool_call", "<param", "</param>") }
+func namedTag(sc *scan, i int) result  { return attrTag(sc, i, closeHermes, "<param", "</param>") }
 func functionTag(sc *scan, i int) result {
-	return attrTag(sc, i, "function", "<param", "</param>")
+	return attrTag(sc, i, "</function>", "<param", "</param>")
 }
 func minimaxInvokes(sc *scan, i int) result {
-	return invokes(sc, i, "", "<minimax:tool_call>", "</minimax:tool_call>")
+	return invokes(sc, i, &minimaxTags)
 }
 func dsmlInvokes(sc *scan, i int) result {
-	return invokes(sc, i, "｜DSML｜", "<｜DSML｜function_calls>", "</｜DSML｜function_calls>")
+	return invokes(sc, i, &dsmlTags)
 }
 func gemma4(sc *scan, i int) result { return gemma(sc, i, "<|tool_call>", "<tool_call|>", `<|"|>`) }
 func functionGemma(sc *scan, i int) result {

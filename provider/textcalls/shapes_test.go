@@ -137,12 +137,12 @@ func TestTheModelsLastFormatIsTriedFirst(t *testing.T) {
 	req := sampleRequest(true)
 	req.Model.ID = "m1"
 	req.Messages = append(req.Messages, prev)
-	if s := New(provider.NewBuilder(&req.Model, func(provider.Event) {}), req); s.prefer != FormatGLM {
-		t.Fatalf("prefer %q", s.prefer)
+	if s := New(provider.NewBuilder(&req.Model, func(provider.Event) {}), req); s.sc.prefer != FormatGLM {
+		t.Fatalf("prefer %q", s.sc.prefer)
 	}
 	req.Model.ID = "m2"
-	if s := New(provider.NewBuilder(&req.Model, func(provider.Event) {}), req); s.prefer != "" {
-		t.Fatalf("another model preferred %q", s.prefer)
+	if s := New(provider.NewBuilder(&req.Model, func(provider.Event) {}), req); s.sc.prefer != "" {
+		t.Fatalf("another model preferred %q", s.sc.prefer)
 	}
 }
 
@@ -169,17 +169,52 @@ func TestMarkupNeverShownWhileStreaming(t *testing.T) {
 	}
 }
 
-// BenchmarkScanNoCalls streams a 50 KB reply without calls (prose, code, tags and JSON that
-// are not calls) in 64-byte chunks through a Stream, with and without recovery.
+// BenchmarkScanNoCalls streams replies without calls in 64-byte chunks through a Stream, with
+// and without recovery: prose with tags, links, braces, inline code and small blocks; a Go file
+// in a ```go block (braces, brackets, backticks, composite literals opening lines); a JSON
+// document. The 500 KB variants show the cost stays linear in the reply's length.
 func BenchmarkScanNoCalls(b *testing.B) {
-	var sb strings.Builder
-	para := "The <b>scan</b> looks at [links](x) and {braces}, `code` and lists:\n- item one\n- item two\n" +
-		"```go\nfunc f() { return }\n```\n{\"name\": \"Bob\"}\nread the file, then bash it.\n"
-	for sb.Len() < 50<<10 {
-		sb.WriteString(para)
+	for _, r := range []struct {
+		name string
+		unit string
+		size int
+		wrap func(string) string
+	}{
+		{"prose-50KB", "The <b>scan</b> looks at [links](x) and {braces}, `code` and lists:\n- item one\n- item two\n" +
+			"```go\nfunc f() { return }\n```\n{\"name\": \"Bob\"}\nread the file, then bash it.\n", 50 << 10, nil},
+		{"go-50KB", goUnit, 50 << 10, goBlock},
+		{"go-500KB", goUnit, 500 << 10, goBlock},
+		{"json-50KB", jsonUnit, 50 << 10, jsonDocument},
+		{"json-500KB", jsonUnit, 500 << 10, jsonDocument},
+	} {
+		reply := strings.Repeat(r.unit, r.size/len(r.unit)+1)
+		if r.wrap != nil {
+			reply = r.wrap(reply)
+		}
+		b.Run(r.name, func(b *testing.B) { benchmarkStream(b, reply, 64) })
 	}
-	reply := sb.String()
-	chunks := chunked(reply, 64)
+}
+
+// goUnit is a piece of a Go file: a table of composite literals, struct tags and raw strings.
+const goUnit = "type entry struct {\n\tName string `json:\"name\"`\n\tArgs []string `json:\"args,omitempty\"`\n}\n\n" +
+	"var entries = []entry{\n\t{Name: \"a\", Args: []string{\"x\", \"y\"}},\n\t{\"b\", nil},\n}\n\n" +
+	"func pick(m map[string][]int, k string) int {\n\tif v := m[k]; len(v) > 0 && v[0] < 10 {\n\t\treturn v[0]\n\t}\n" +
+	"\treturn len(`<tag attr=\"{x}\">[y]</tag>`)\n}\n\n"
+
+func goBlock(code string) string {
+	return "Here is the file:\n\n```go\npackage main\n\n" + code + "```\n\nIt compiles.\n"
+}
+
+// jsonUnit is an element of a JSON document's list of objects.
+const jsonUnit = "  {\n    \"name\": \"item\",\n    \"tags\": [\"a\", \"b\"],\n    \"nested\": {\"x\": 1, \"y\": [1, 2, {\"z\": null}]},\n" +
+	"    \"text\": \"braces { and [ in a string \\\" with an escape\"\n  },\n"
+
+func jsonDocument(items string) string {
+	return "The document:\n[\n" + strings.TrimSuffix(items, ",\n") + "\n]\n"
+}
+
+func benchmarkStream(b *testing.B, reply string, chunk int) {
+	chunks := chunked(reply, chunk)
 	for _, on := range []bool{true, false} {
 		name := "recovery"
 		if !on {
@@ -200,4 +235,16 @@ func BenchmarkScanNoCalls(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkScanCalls streams every shape's samples, one after another as one reply, in 64-byte
+// chunks: the cost of recovering calls.
+func BenchmarkScanCalls(b *testing.B) {
+	samples, _ := Samples()
+	var replies []string
+	for _, smp := range samples {
+		replies = append(replies, smp.Reply)
+	}
+	reply := strings.Join(replies, "\n")
+	b.Run("samples", func(b *testing.B) { benchmarkStream(b, reply, 64) })
 }

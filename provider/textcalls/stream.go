@@ -25,8 +25,7 @@ type Stream struct {
 	pos     int  // where the next scan for markup starts; emitted <= pos
 	latched bool // markup naming an offered tool was seen: hold the rest until the end
 	types   paramTypes
-	prefer  string
-	names   []string
+	sc      scan // the look at the text so far, kept with its unfinished searches
 }
 
 // New returns a Stream feeding b for the reply to req. Recovery is off when the request offers
@@ -36,9 +35,12 @@ func New(b *provider.Builder, req *provider.Request) *Stream {
 	s := &Stream{b: b, req: req, off: len(req.Tools) == 0 || req.Model.NoTextToolCalls}
 	if !s.off {
 		s.types.tools = req.Tools
-		s.prefer = lastFormat(req.Messages, req.Model.ID)
+		s.sc = scan{offered: s.offered, typeOf: s.types.typeOf, prefer: lastFormat(req.Messages, req.Model.ID), stream: true}
+		s.sc.names = make([]string, 0, len(req.Tools))
+		s.text.Grow(4 << 10) // a reply's first lines without growing
 		for _, t := range req.Tools {
-			s.names = append(s.names, t.Name)
+			s.sc.names = append(s.sc.names, t.Name)
+			s.sc.escapableName = s.sc.escapableName || strings.ContainsFunc(t.Name, escapable)
 		}
 	}
 	return s
@@ -58,8 +60,10 @@ func lastFormat(msgs []provider.Message, model string) string {
 	return ""
 }
 
+// scan brings the stream's look at the text up to date.
 func (s *Stream) scan(final bool) *scan {
-	return &scan{text: s.text.String(), final: final, offered: s.offered, typeOf: s.types.typeOf, prefer: s.prefer, names: s.names}
+	s.sc.text, s.sc.final = s.text.String(), final
+	return &s.sc
 }
 
 // Text takes one text fragment of the reply.
@@ -68,9 +72,11 @@ func (s *Stream) Text(delta string) {
 		s.b.TextDelta(delta)
 		return
 	}
+	s.text.Grow(len(delta)) // doubles the buffer when full, where appending grows it by a quarter
 	s.text.WriteString(delta)
 	if !s.latched {
 		s.advance()
+		s.sc.forget(s.pos)
 	}
 }
 

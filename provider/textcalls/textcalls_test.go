@@ -193,3 +193,24 @@ func TestDetailsSurviveASessionRoundTrip(t *testing.T) {
 		t.Fatalf("after a round trip %s: recovered %d (%v)", data, Recovered(&back), err)
 	}
 }
+
+// TestEscapedNamesAreStillRead: JSON that names no offered tool as written is not parsed, but a
+// name written with escapes is still read.
+func TestEscapedNamesAreStillRead(t *testing.T) {
+	slashed := &provider.Request{Tools: []provider.ToolDef{{Name: "fs/read"}}, Messages: []provider.Message{provider.UserText("go", 1)}}
+	for _, tc := range []struct {
+		name, reply, want string
+		req               *provider.Request
+	}{
+		{"unicode escape", "{\"name\": \"re\\u0061d\", \"arguments\": {\"path\": \"a\"}}", "read", request("go")},
+		{"escaped slash", "```json\n{\"name\": \"fs\\/read\", \"arguments\": {}}\n```", "fs/read", slashed},
+		{"named as written", "{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}", "bash", request("go")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg, _ := run(t, tc.req, chunked(tc.reply, 5)...)
+			if calls := msg.ToolCalls(); len(calls) != 1 || calls[0].Name != tc.want {
+				t.Fatalf("calls %+v from %q", calls, tc.reply)
+			}
+		})
+	}
+}

@@ -61,8 +61,8 @@ func deepSeek(sc *scan, i int) result {
 			break
 		}
 		bodyStart := p + n
-		j, m := indexToken(text[bodyStart:], dsCallEnd)
-		bodyEnd, end := bodyStart+j, bodyStart+j+m
+		j, m := sc.indexToken(bodyStart, dsCallEnd)
+		bodyEnd, end := j, j+m
 		if j < 0 {
 			if !sc.final {
 				return undecided()
@@ -190,8 +190,8 @@ func harmonyCalls(sc *scan, i int) result {
 			break
 		}
 		bodyStart := p + h + len(harmonyMessage)
-		j, n := indexToken(text[bodyStart:], harmonyEnds)
-		bodyEnd, end := bodyStart+j, bodyStart+j+n
+		j, n := sc.indexToken(bodyStart, harmonyEnds)
+		bodyEnd, end := j, j+n
 		if j < 0 {
 			if !sc.final {
 				return undecided()

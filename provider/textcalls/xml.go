@@ -168,56 +168,63 @@ func between(s, open, close string) (string, int, bool) {
 	return s[len(open) : len(open)+e], len(open) + e + len(close), true
 }
 
+// invokeTags are the tags of a shape written as invokes: MiniMax M2's, and DeepSeek V3.2's with
+// its token in each tag (<｜DSML｜invoke …>). Never written.
+type invokeTags struct {
+	invoke, param, endInvoke, endParam, wrapOpen, wrapClose string
+}
+
+var (
+	minimaxTags = invokeTags{"<invoke", "<parameter", "</invoke>", "</parameter>", "<minimax:tool_call>", "</minimax:tool_call>"}
+	dsmlTags    = invokeTags{"<｜DSML｜invoke", "<｜DSML｜parameter", "</｜DSML｜invoke>", "</｜DSML｜parameter>", "<｜DSML｜function_calls>", "</｜DSML｜function_calls>"}
+)
+
 // invokes reads <invoke name="NAME"><parameter name="K">V</parameter></invoke>, several in a
-// row, optionally wrapped in wrapOpen…wrapClose; prefix is the token DeepSeek V3.2 puts in
-// each tag (<｜DSML｜invoke …>), "" for MiniMax M2.
-func invokes(sc *scan, i int, prefix, wrapOpen, wrapClose string) result {
-	invoke, param := "<"+prefix+"invoke", "<"+prefix+"parameter"
-	endInvoke, endParam := "</"+prefix+"invoke>", "</"+prefix+"parameter>"
-	{
-		text := sc.text
-		pos := i
-		wrapped := strings.HasPrefix(text[i:], wrapOpen)
-		if wrapped {
-			pos += len(wrapOpen)
-		}
-		var calls []Call
-		for {
-			p := skipSpace(text, pos)
-			if !strings.HasPrefix(text[p:], invoke) {
-				if pending(sc, p, invoke, wrapClose) {
-					return undecided()
-				}
-				break
-			}
-			gt := strings.IndexByte(text[p:], '>')
-			if gt < 0 {
-				if !sc.final {
-					return undecided()
-				}
-				return notCall(i + 1)
-			}
-			name, ok := attr(text[p:p+gt], "name")
-			if !ok || !sc.offered(name) {
-				return notCall(i + 1)
-			}
-			bodyEnd, end, ok := closeOrEnd(sc, p+gt+1, endInvoke)
-			if !ok {
+// row, optionally wrapped in wrapOpen…wrapClose.
+func invokes(sc *scan, i int, t *invokeTags) result {
+	invoke, param, endInvoke, endParam, wrapOpen, wrapClose := t.invoke, t.param, t.endInvoke, t.endParam, t.wrapOpen, t.wrapClose
+	text := sc.text
+	pos := i
+	wrapped := strings.HasPrefix(text[i:], wrapOpen)
+	if wrapped {
+		pos += len(wrapOpen)
+	}
+	var calls []Call
+	for {
+		p := skipSpace(text, pos)
+		if !strings.HasPrefix(text[p:], invoke) {
+			if pending(sc, p, invoke, wrapClose) {
 				return undecided()
 			}
-			args, ok := attrParams(sc, name, text[p+gt+1:bodyEnd], param, endParam)
-			if !ok {
-				return notCall(end)
-			}
-			calls, pos = append(calls, Call{Name: name, Arguments: args}), end
+			break
 		}
-		if p := skipSpace(text, pos); wrapped && strings.HasPrefix(text[p:], wrapClose) {
-			pos = p + len(wrapClose)
-		} else if wrapped && pending(sc, p, wrapClose) {
+		gt := sc.index(p, ">") - p
+		if gt < 0 {
+			if !sc.final {
+				return undecided()
+			}
+			return notCall(i + 1)
+		}
+		name, ok := attr(text[p:p+gt], "name")
+		if !ok || !sc.offered(name) {
+			return notCall(i + 1)
+		}
+		bodyEnd, end, ok := closeOrEnd(sc, p+gt+1, endInvoke)
+		if !ok {
 			return undecided()
 		}
-		return callsOrNot(calls, pos, i+1)
+		args, ok := attrParams(sc, name, text[p+gt+1:bodyEnd], param, endParam)
+		if !ok {
+			return notCall(end)
+		}
+		calls, pos = append(calls, Call{Name: name, Arguments: args}), end
 	}
+	if p := skipSpace(text, pos); wrapped && strings.HasPrefix(text[p:], wrapClose) {
+		pos = p + len(wrapClose)
+	} else if wrapped && pending(sc, p, wrapClose) {
+		return undecided()
+	}
+	return callsOrNot(calls, pos, i+1)
 }
 
 // attrParams reads <param name="K" …>V</param> (open is "<param"), nothing else between them.
@@ -286,31 +293,28 @@ func attr(tag, name string) (string, bool) {
 // attrTag reads a tag that carries the name as an attribute and the arguments in its body:
 // <tool_call name="NAME" id="…">{…}</tool_call>, and MiniCPM's <function name="NAME"><param
 // name="K">V</param></function>.
-func attrTag(sc *scan, i int, tagName, paramOpen, paramClose string) result {
-	closeTag := "</" + tagName + ">"
-	{
-		text := sc.text
-		gt := strings.IndexByte(text[i:], '>')
-		if gt < 0 || gt > 512 {
-			if !sc.final && gt < 0 && len(text)-i <= 512 {
-				return undecided()
-			}
-			return notCall(i + 1)
-		}
-		name, ok := attr(text[i+1:i+gt], "name")
-		if !ok || !sc.offered(name) {
-			return notCall(i + 1)
-		}
-		bodyEnd, end, ok := closeOrEnd(sc, i+gt+1, closeTag)
-		if !ok {
+func attrTag(sc *scan, i int, closeTag, paramOpen, paramClose string) result {
+	text := sc.text
+	gt := strings.IndexByte(text[i:], '>')
+	if gt < 0 || gt > 512 {
+		if !sc.final && gt < 0 && len(text)-i <= 512 {
 			return undecided()
 		}
-		args, ok := attrParams(sc, name, text[i+gt+1:bodyEnd], paramOpen, paramClose)
-		if !ok {
-			return notCall(end)
-		}
-		return result{end: end, calls: []Call{{Name: name, Arguments: args}}}
+		return notCall(i + 1)
 	}
+	name, ok := attr(text[i+1:i+gt], "name")
+	if !ok || !sc.offered(name) {
+		return notCall(i + 1)
+	}
+	bodyEnd, end, ok := closeOrEnd(sc, i+gt+1, closeTag)
+	if !ok {
+		return undecided()
+	}
+	args, ok := attrParams(sc, name, text[i+gt+1:bodyEnd], paramOpen, paramClose)
+	if !ok {
+		return notCall(end)
+	}
+	return result{end: end, calls: []Call{{Name: name, Arguments: args}}}
 }
 
 func unquote(s string) string {
