@@ -112,9 +112,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case interactive:
 		return runInteractiveMode(ctx, h, opts.messages, opts.images, opts.resume)
 	case opts.mode == "rpc":
-		return runRPCMode(ctx, h, stdin, stdout, stderr)
+		return runRPCMode(ctx, h, opts.fullUpdates, stdin, stdout, stderr)
 	case opts.mode == "json":
-		return runJSONMode(ctx, h, opts.messages, opts.images, stdout, stderr)
+		return runJSONMode(ctx, h, opts.fullUpdates, opts.messages, opts.images, stdout, stderr)
 	case len(opts.messages) == 0:
 		fmt.Fprintln(stderr, "pi: nothing to do: give a prompt, e.g. pi -p \"explain main.go\"")
 		return 2

@@ -81,7 +81,7 @@ func (s served) Close()              { s.close() }
 // runConnected is -p and --mode rpc with --connect: a client of a session of pi serve.
 func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.mode == "rpc" {
-		return server.RunRPCBridge(ctx, server.BridgeOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd}, stdin, stdout, stderr)
+		return server.RunRPCBridge(ctx, server.BridgeOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd, FullUpdates: o.fullUpdates}, stdin, stdout, stderr)
 	}
 	if !o.print {
 		fmt.Fprintln(stderr, "pi: --connect works with -p and --mode rpc (not with the terminal UI yet)")
