@@ -18,6 +18,7 @@ import (
 	"pi/subagent"
 	"pi/tools"
 	"runtime/debug"
+	"slices"
 	"strings"
 )
 
@@ -241,5 +242,13 @@ func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Write
 		return 1
 	}
 	session.WriteList(stdout, infos)
+	var damaged []session.Unreadable
+	for i, dir := range dirs {
+		if !slices.Contains(dirs[:i], dir) {
+			files, _ := session.ListUnreadable(dir) // a folder List could read, read again
+			damaged = append(damaged, files...)
+		}
+	}
+	session.WriteUnreadable(stdout, damaged)
 	return 0
 }
