@@ -370,7 +370,7 @@ func TestDamagedHeadersAreNamed(t *testing.T) {
 	files := []struct{ name, content string }{
 		{"a.jsonl", `{"type":"session","version":3,"id":"0000-old","timestamp":"` + ts + `","cwd":"/p"}` + "\n"},
 		{"b.jsonl", `{"type":"session","version":3,"id":"0000-b` + "\n" + `{"type":"message"}` + "\n"}, // torn header
-		{"c.jsonl", `{"type":"model_change","id":"abcd1234"}` + "\n"},                                     // no header
+		{"c.jsonl", `{"type":"model_change","id":"abcd1234"}` + "\n"},                                  // no header
 	}
 	for i, f := range files {
 		p := filepath.Join(dir, f.name)
