@@ -35,9 +35,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		open := func(ctx context.Context, req server.OpenRequest) (server.Runtime, error) {
 			return openServed(ctx, *o, req, stderr)
 		}
+		ln, lerr := server.Listen(cmd.Socket) // a socket already taken is said before "listening on"
+		if lerr != nil {
+			err = lerr
+			break
+		}
 		fmt.Fprintln(stderr, "pi serve: listening on", cmd.Socket)
 		err = server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Open: open, Log: stderr, Token: cmd.Token,
-			Models: func(ctx context.Context) []config.ProviderModels { return servedModels(ctx, o) }}).Serve(ctx)
+			Models: func(ctx context.Context) []config.ProviderModels { return servedModels(ctx, o) }}).ServeListener(ctx, ln)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "pi serve:", err)
