@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pi/provider/faux"
 )
 
 // endlessServer is an OpenAI-compatible server whose reply never ends: text chunks until the
@@ -118,5 +120,35 @@ func TestEndlessReplyStopsAtTheOutputBudgetInEveryMode(t *testing.T) {
 			}
 			t.Logf("%s: %d bytes of output", tc.mode, counted.n)
 		})
+	}
+}
+
+// TestRPCSetFullUpdates: by default an RPC client gets the partial reply in the first
+// message_update of a reply and then now and then; set_full_updates gives it in every one.
+func TestRPCSetFullUpdates(t *testing.T) {
+	long := strings.Repeat("a reply long enough for several snapshots ", 200)
+	a := newOpsApp(t, fauxModel(false), faux.Text(long), faux.Text(long))
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	for _, full := range []bool{false, true} {
+		if full {
+			c.mustCall(map[string]any{"type": "set_full_updates", "enabled": true})
+		}
+		from := c.mark()
+		c.mustCall(map[string]any{"type": "prompt", "message": "go"})
+		c.awaitEvent(from, "agent_end")
+		updates, snapshots := 0, 0
+		for _, l := range c.history[from:] {
+			if l["type"] != "message_update" {
+				continue
+			}
+			updates++
+			if _, ok := l["message"]; ok {
+				snapshots++
+			}
+		}
+		if full && snapshots != updates || !full && (snapshots == 0 || snapshots > 8) {
+			t.Fatalf("full %v: %d snapshots in %d updates", full, snapshots, updates)
+		}
 	}
 }
