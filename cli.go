@@ -18,6 +18,7 @@ import (
 	"pi/subagent"
 	"pi/tools"
 	"runtime/debug"
+	"slices"
 	"strings"
 )
 
@@ -48,6 +49,7 @@ type cliOptions struct {
 	sessionRef     string
 	exportRef      string // --export SESSION [file]
 	connect        string // --connect: the socket of pi serve, for -p
+	fullUpdates    bool   // --full-updates: every message_update of json and rpc modes carries the partial reply
 	forkRef        string
 	noSession      bool
 	sessionDir     string
@@ -117,6 +119,7 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.resume, "resume", false, "same as -r")
 	fs.StringVar(&o.sessionRef, "session", "", "continue a session: a file path or the start of its id")
 	fs.StringVar(&o.exportRef, "export", "", "write a session (path or id prefix) as an HTML page: pi --export SESSION [file.html]")
+	fs.BoolVar(&o.fullUpdates, "full-updates", false, "json and rpc modes: every message_update carries the whole partial reply (otherwise only now and then)")
 	fs.StringVar(&o.connect, "connect", "", "with -p: send the prompts to a session of pi serve at this socket")
 	fs.StringVar(&o.forkRef, "fork", "", "copy a session (path or id prefix) into a new one and continue there")
 	fs.BoolVar(&o.noSession, "no-session", false, "keep the session in memory only")
@@ -244,5 +247,13 @@ func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Write
 		return 1
 	}
 	session.WriteList(stdout, infos)
+	var damaged []session.Unreadable
+	for i, dir := range dirs {
+		if !slices.Contains(dirs[:i], dir) {
+			files, _ := session.ListUnreadable(dir) // a folder List could read, read again
+			damaged = append(damaged, files...)
+		}
+	}
+	session.WriteUnreadable(stdout, damaged)
 	return 0
 }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"pi/config"
+	"pi/internal/proc"
 	"pi/internal/sandbox"
 	"pi/prompt"
 
@@ -35,12 +36,22 @@ func main() {
 	if sandbox.IsHelper(os.Args) { // starting a command pi confines: nothing else of pi runs
 		os.Exit(sandbox.RunHelper(os.Args, os.Stderr))
 	}
+	// What leaves the tools' process groups (setsid, a daemon an MCP server forks) is adopted
+	// by pi once its parent is gone (Linux), so that exitKillingDescendants still finds it.
+	proc.AdoptOrphans()
 	// SIGHUP (the terminal or the ssh session went away) ends pi as SIGTERM does: the run is
 	// aborted and the tools' process groups are killed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go exitSoonAfter(ctx, exitGrace)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	exitKillingDescendants(code)
+}
+
+// exitKillingDescendants ends pi and every process it started that still runs: nothing pi or
+// its tools started outlives it.
+func exitKillingDescendants(code int) {
+	proc.KillDescendants()
 	os.Exit(code)
 }
 
@@ -54,7 +65,7 @@ func exitSoonAfter(ctx context.Context, grace time.Duration) {
 	<-ctx.Done()
 	time.Sleep(grace)
 	fmt.Fprintln(os.Stderr, "pi: still winding down after the signal; exiting now")
-	os.Exit(1)
+	exitKillingDescendants(1)
 }
 
 // run is pi without the process: it returns the exit code.
@@ -107,9 +118,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case interactive:
 		return runInteractiveMode(ctx, h, opts.messages, opts.images, opts.resume)
 	case opts.mode == "rpc":
-		return runRPCMode(ctx, h, stdin, stdout, stderr)
+		return runRPCMode(ctx, h, opts.fullUpdates, stdin, stdout, stderr)
 	case opts.mode == "json":
-		return runJSONMode(ctx, h, opts.messages, opts.images, stdout, stderr)
+		return runJSONMode(ctx, h, opts.fullUpdates, opts.messages, opts.images, stdout, stderr)
 	case len(opts.messages) == 0:
 		fmt.Fprintln(stderr, "pi: nothing to do: give a prompt, e.g. pi -p \"explain main.go\"")
 		return 2

@@ -29,8 +29,9 @@ func runPrintMode(ctx context.Context, h *harness, prompts []string, images []pr
 }
 
 // runJSONMode writes a session header line, then every agent event as one JSON line, and
-// queue_update when the steering or follow-up queue changed.
-func runJSONMode(ctx context.Context, h *harness, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
+// queue_update when the steering or follow-up queue changed. A message_update carries the
+// partial reply only now and then (agent.UpdateGate), unless fullUpdates.
+func runJSONMode(ctx context.Context, h *harness, fullUpdates bool, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
 	w := bufio.NewWriter(stdout)
 	writeLine := func(v any) {
 		data, err := json.Marshal(v)
@@ -44,9 +45,11 @@ func runJSONMode(ctx context.Context, h *harness, prompts []string, images []pro
 	}
 	writeLine(sessionHeaderLine(h.rec.session().Header()))
 	var queue queueWatch
+	var updates agent.UpdateGate
+	updates.SetFull(fullUpdates)
 	unsubscribe := h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
 		if ev.Type != evQueueUpdate {
-			writeLine(ev)
+			writeLine(updates.Thin(ev))
 		}
 		if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == evQueueUpdate {
 			if line, changed := queue.update(h.agent); changed { // a queued message is delivered at its message_start

@@ -21,7 +21,7 @@ func TestJSONModeReportsQueueChanges(t *testing.T) {
 		}),
 		faux.Text("second answer"))
 	var out, errOut bytes.Buffer
-	if code := runJSONMode(context.Background(), a, []string{"go"}, nil, &out, &errOut); code != 0 {
+	if code := runJSONMode(context.Background(), a, false, []string{"go"}, nil, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	var updates []string

@@ -44,9 +44,10 @@ type rpcServer struct {
 	// Confirm, Select, Input, Editor and Notify are what the scripts' user interface asks for,
 	// so scripts get the same answers in RPC mode as in the terminal UI.
 	*extui.Asker
-	queue     queueWatch     // sends queue_update only on changes
-	answering sync.WaitGroup // goroutines that will still write a response
-	maxLine   int            // longest command line read; longer ones are dropped
+	queue     queueWatch       // sends queue_update only on changes
+	updates   agent.UpdateGate // which message_update events carry the partial reply
+	answering sync.WaitGroup   // goroutines that will still write a response
+	maxLine   int              // longest command line read; longer ones are dropped
 }
 
 // Bounds on what a client can make pi hold or echo: a command line (images travel inline, as
@@ -70,8 +71,10 @@ func jsonNull() json.RawMessage { return json.RawMessage("null") }
 
 // runRPCMode serves the protocol until stdin ends or ctx is cancelled (SIGTERM). It aborts a
 // run in progress and waits for it, so the caller can close the session; it always returns 0.
-func runRPCMode(ctx context.Context, h *harness, stdin io.Reader, stdout, stderr io.Writer) int {
-	return newRPCServer(h, stdout, stderr).serve(ctx, stdin)
+func runRPCMode(ctx context.Context, h *harness, fullUpdates bool, stdin io.Reader, stdout, stderr io.Writer) int {
+	s := newRPCServer(h, stdout, stderr)
+	s.updates.SetFull(fullUpdates)
+	return s.serve(ctx, stdin)
 }
 
 func newRPCServer(h *harness, stdout, stderr io.Writer) *rpcServer {
@@ -291,7 +294,7 @@ func (s *rpcServer) respond(id json.RawMessage, command string, data any, err er
 // onEvent forwards every agent event, and queue_update when a queue changed.
 func (s *rpcServer) onEvent(_ context.Context, ev agent.Event) {
 	if ev.Type != evQueueUpdate {
-		s.write(ev)
+		s.write(s.updates.Thin(ev))
 	}
 	if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == evQueueUpdate {
 		s.queueUpdate() // a queued message is delivered just before its message_start

@@ -34,6 +34,7 @@ func commandTable() map[string]rpcHandler {
 		"compact":                       cmdCompact,
 		"set_auto_compaction":           cmdAutoCompaction,
 		"set_auto_retry":                cmdAutoRetry,
+		"set_full_updates":              cmdFullUpdates,
 		"abort_retry":                   cmdAbortRetry,
 		"bash":                          cmdBash,
 		"abort_bash":                    cmdAbortBash,
@@ -210,6 +211,16 @@ func cmdAutoCompaction(_ context.Context, s *rpcServer, c *rpcCommand) (any, err
 		return nil, errors.New(`set_auto_compaction needs "enabled": true or false`)
 	}
 	s.h.settings.setAutoCompaction(*c.Enabled)
+	return nil, nil
+}
+
+// cmdFullUpdates is set_full_updates{enabled}: every message_update carries the whole partial
+// reply (pi's shape, at a cost quadratic in the reply), or only now and then (the default).
+func cmdFullUpdates(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+	if c.Enabled == nil {
+		return nil, errors.New(`set_full_updates needs "enabled": true or false`)
+	}
+	s.updates.SetFull(*c.Enabled)
 	return nil, nil
 }
 

@@ -35,9 +35,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		open := func(ctx context.Context, req server.OpenRequest) (server.Runtime, error) {
 			return openServed(ctx, *o, req, stderr)
 		}
+		ln, lerr := server.Listen(cmd.Socket) // a socket already taken is said before "listening on"
+		if lerr != nil {
+			err = lerr
+			break
+		}
 		fmt.Fprintln(stderr, "pi serve: listening on", cmd.Socket)
 		err = server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Open: open, Log: stderr, Token: cmd.Token,
-			Models: func(ctx context.Context) []config.ProviderModels { return servedModels(ctx, o) }}).Serve(ctx)
+			Models: func(ctx context.Context) []config.ProviderModels { return servedModels(ctx, o) }}).ServeListener(ctx, ln)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "pi serve:", err)
@@ -81,7 +86,7 @@ func (s served) Close()              { s.close() }
 // runConnected is -p and --mode rpc with --connect: a client of a session of pi serve.
 func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.mode == "rpc" {
-		return server.RunRPCBridge(ctx, server.BridgeOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd}, stdin, stdout, stderr)
+		return server.RunRPCBridge(ctx, server.BridgeOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd, FullUpdates: o.fullUpdates}, stdin, stdout, stderr)
 	}
 	if !o.print {
 		fmt.Fprintln(stderr, "pi: --connect works with -p and --mode rpc (not with the terminal UI yet)")

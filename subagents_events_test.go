@@ -39,7 +39,7 @@ func TestSubagentEventsInJSONAndRPC(t *testing.T) {
 			switch mode {
 			case "json":
 				var out, errOut bytes.Buffer
-				if code := runJSONMode(context.Background(), h, []string{"go"}, nil, &out, &errOut); code != 0 {
+				if code := runJSONMode(context.Background(), h, false, []string{"go"}, nil, &out, &errOut); code != 0 {
 					t.Fatalf("exit %d: %s", code, errOut.String())
 				}
 				for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
@@ -53,7 +53,7 @@ func TestSubagentEventsInJSONAndRPC(t *testing.T) {
 				inR, inW := io.Pipe()
 				outR, outW := io.Pipe()
 				done := make(chan int, 1)
-				go func() { done <- runRPCMode(context.Background(), h, inR, outW, io.Discard); outW.Close() }()
+				go func() { done <- runRPCMode(context.Background(), h, false, inR, outW, io.Discard); outW.Close() }()
 				c := newRPCClient(t, inW, outR)
 				c.prompt("go")
 				inW.Close()

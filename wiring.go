@@ -203,14 +203,17 @@ func buildTools(o *cliOptions, p *parts) error {
 
 func loadPromptParts(o *cliOptions, p *parts) error {
 	parts := prompt.Parts{Body: o.systemPrompt}
-	fileBody, fileAppend, err := prompt.LoadPromptFiles(p.piHome, p.cwd)
+	files, err := prompt.LoadPromptFiles(p.piHome, p.cwd, projectTrusted(o.trust, p.piHome, p.cwd))
 	if err != nil {
 		return err
 	}
-	if parts.Body == "" {
-		parts.Body = fileBody
+	if files.Demoted != "" {
+		fmt.Fprintf(p.stderr, "pi: %s is added after pi's system prompt, not in its place: this project is not trusted\n", files.Demoted)
 	}
-	parts.Append = []string{fileAppend, o.appendPrompt}
+	if parts.Body == "" {
+		parts.Body = files.Body
+	}
+	parts.Append = []string{files.Append, o.appendPrompt}
 	if !o.noContextFiles {
 		if parts.ContextFiles, err = prompt.LoadContextFiles(p.piHome, p.cwd); err != nil {
 			return err

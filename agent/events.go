@@ -49,6 +49,8 @@ type Event struct {
 
 	AgentID string // subagent_event: the child's id in its parent's session
 	Sub     *Event // subagent_event: the child's own event
+
+	Detail UpdateDetail // message_update: how much of the partial reply its JSON carries (UpdateGate)
 }
 
 // CompactionInfo describes a compaction for compaction_start and compaction_end.
@@ -135,8 +137,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	case EvMessageStart, EvMessageEnd:
 		w.Field("message", e.Message)
 	case EvMessageUpdate:
-		w.Field("message", e.Message)
-		w.Field("assistantMessageEvent", e.AssistantEvent)
+		e.writeUpdate(w)
 	case EvToolExecutionStart, EvToolExecutionUpdate, EvToolExecutionEnd:
 		e.writeTool(w)
 	case EvCompactionStart, EvCompactionEnd:
@@ -152,6 +153,21 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.Field("event", e.Sub)
 	}
 	return w.Close()
+}
+
+// writeUpdate writes message_update's fields as its Detail says: the partial reply in
+// message and again in assistantMessageEvent.partial (pi's shape), once, or not at all.
+func (e *Event) writeUpdate(w *provider.ObjectWriter) {
+	if e.Detail != UpdateDelta {
+		w.Field("message", e.Message)
+	}
+	ae := e.AssistantEvent
+	if ae != nil && e.Detail != UpdateFull {
+		delta := *ae
+		delta.Partial = nil
+		ae = &delta
+	}
+	w.Field("assistantMessageEvent", ae)
 }
 
 func (e *Event) writeTool(w *provider.ObjectWriter) {

@@ -57,3 +57,22 @@ func TestConfigDefinitions(t *testing.T) {
 		t.Fatalf("the original config changed: %v", err)
 	}
 }
+
+// TestHeaderTokensAreRedacted: the tokens in a provider's and an MCP server's headers are
+// among the keys tool output is cleaned of; other header values are not.
+func TestHeaderTokensAreRedacted(t *testing.T) {
+	c := fixture(t, `
+[providers.gw]
+kind = "openai"
+base_url = "http://gw.example/v1"
+headers = { Authorization = "Bearer gw-token-Qx7vR2mK9pL4", "HTTP-Referer" = "https://example.com/app" }
+
+[mcp.servers.docs]
+url = "http://127.0.0.1:9/mcp"
+headers = { "X-Api-Key" = "mcp-key-Zt5wN3bH8" }
+`, "", nil)
+	out, _ := c.SecretPolicy().Redact("cat: Bearer gw-token-Qx7vR2mK9pL4 and mcp-key-Zt5wN3bH8, see https://example.com/app")
+	if want := "cat: Bearer [redacted] and [redacted], see https://example.com/app"; out != want {
+		t.Fatalf("redacted %q, want %q", out, want)
+	}
+}

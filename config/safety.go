@@ -190,13 +190,21 @@ func (c *Config) KeyVars() []string {
 	return out
 }
 
-// KeyValues are the keys pi knows of now: the values of KeyVars, and what api_key_cmd printed
-// so far.
+// KeyValues are the keys pi knows of now: the values of KeyVars, what api_key_cmd printed
+// so far, and the tokens in the providers' and MCP servers' headers (secrets.HeaderSecrets).
 func (c *Config) KeyValues() []string {
 	var out []string
 	for _, v := range c.KeyVars() {
 		if key := strings.TrimSpace(c.getenv(v)); key != "" {
 			out = append(out, key)
+		}
+	}
+	for _, name := range c.providerNames() {
+		out = append(out, secrets.HeaderSecrets(c.provider(name).Headers)...)
+	}
+	for _, s := range c.MCP.Servers {
+		if s != nil {
+			out = append(out, secrets.HeaderSecrets(s.Headers)...)
 		}
 	}
 	return append(out, c.keysRead.list()...)

@@ -197,11 +197,22 @@ func readContextFile(dir string) (*ContextFile, error) {
 	return nil, nil
 }
 
-// LoadPromptFiles reads .pi/SYSTEM.md and APPEND_SYSTEM.md, project files first, then those
-// in piHome. A missing file is not an error.
-func LoadPromptFiles(piHome, cwd string) (body string, appendText string, err error) {
-	read := func(name string) (string, error) {
-		for _, dir := range []string{filepath.Join(cwd, ".pi"), piHome} {
+// PromptFiles are SYSTEM.md and APPEND_SYSTEM.md as they apply to one run.
+type PromptFiles struct {
+	Body   string // replaces the base prompt: the project's .pi/SYSTEM.md if trusted, else $PI_HOME's
+	Append string // added after the prompt: an untrusted project's SYSTEM.md, then APPEND_SYSTEM.md
+	// Demoted is the path of an untrusted project's SYSTEM.md, added after pi's prompt as its
+	// AGENTS.md is instead of replacing it: an untrusted folder must not drop pi's own text.
+	Demoted string
+}
+
+// LoadPromptFiles reads .pi/SYSTEM.md and APPEND_SYSTEM.md, the project's first, then those
+// in piHome. A missing file is not an error. An untrusted project's SYSTEM.md does not replace
+// the prompt's body (the user's $PI_HOME/SYSTEM.md still may); it is appended instead.
+func LoadPromptFiles(piHome, cwd string, projectTrusted bool) (PromptFiles, error) {
+	project := filepath.Join(cwd, ".pi")
+	read := func(name string, dirs ...string) (string, error) {
+		for _, dir := range dirs {
 			if dir == "" {
 				continue
 			}
@@ -215,9 +226,22 @@ func LoadPromptFiles(piHome, cwd string) (body string, appendText string, err er
 		}
 		return "", nil
 	}
-	if body, err = read("SYSTEM.md"); err != nil {
-		return "", "", err
+	var f PromptFiles
+	var err error
+	bodyDirs := []string{project, piHome}
+	if !projectTrusted {
+		if f.Append, err = read("SYSTEM.md", project); err != nil {
+			return f, err
+		}
+		if strings.TrimSpace(f.Append) != "" {
+			f.Demoted = filepath.Join(project, "SYSTEM.md")
+		}
+		bodyDirs = []string{piHome}
 	}
-	appendText, err = read("APPEND_SYSTEM.md")
-	return body, appendText, err
+	if f.Body, err = read("SYSTEM.md", bodyDirs...); err != nil {
+		return f, err
+	}
+	appendText, err := read("APPEND_SYSTEM.md", project, piHome)
+	f.Append = strings.TrimSpace(strings.TrimSpace(f.Append) + "\n\n" + strings.TrimSpace(appendText))
+	return f, err
 }

@@ -98,19 +98,39 @@ func TestContextFilesFromRootDownToCwd(t *testing.T) {
 	}
 }
 
+// TestPromptFilesProjectBeforeGlobal: a trusted project's SYSTEM.md replaces the prompt's body
+// (the user's too); an untrusted project's is added after pi's prompt, as its AGENTS.md is,
+// and the user's SYSTEM.md, or pi's own text, stays the body.
 func TestPromptFilesProjectBeforeGlobal(t *testing.T) {
-	home, cwd := t.TempDir(), t.TempDir()
-	os.MkdirAll(filepath.Join(cwd, ".pi"), 0o755)
-	os.WriteFile(filepath.Join(home, "SYSTEM.md"), []byte("global system"), 0o644)
-	os.WriteFile(filepath.Join(cwd, ".pi", "SYSTEM.md"), []byte("project system"), 0o644)
-	os.WriteFile(filepath.Join(home, "APPEND_SYSTEM.md"), []byte("global append"), 0o644)
-	body, appendText, err := LoadPromptFiles(home, cwd)
-	if err != nil || body != "project system" || appendText != "global append" {
-		t.Fatalf("body %q append %q err %v", body, appendText, err)
+	cases := []struct {
+		name               string
+		trusted, userFile  bool
+		wantBody, wantApp  string
+		wantDemoted        bool
+		wantPromptStarting string
+	}{
+		{"trusted", true, true, "project system", "global append", false, "project system\n\nglobal append"},
+		{"untrusted", false, true, "global system", "project system\n\nglobal append", true, "global system\n\nproject system\n\nglobal append"},
+		{"untrusted, no SYSTEM.md of the user's", false, false, "", "project system\n\nglobal append", true, basePrompt},
 	}
-	got := Build(Parts{Body: body, Append: []string{appendText}})
-	if got != "project system\n\nglobal append" {
-		t.Fatalf("prompt %q", got)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			home, cwd := t.TempDir(), t.TempDir()
+			os.MkdirAll(filepath.Join(cwd, ".pi"), 0o755)
+			if tc.userFile {
+				os.WriteFile(filepath.Join(home, "SYSTEM.md"), []byte("global system"), 0o644)
+			}
+			os.WriteFile(filepath.Join(cwd, ".pi", "SYSTEM.md"), []byte("project system"), 0o644)
+			os.WriteFile(filepath.Join(home, "APPEND_SYSTEM.md"), []byte("global append"), 0o644)
+			f, err := LoadPromptFiles(home, cwd, tc.trusted)
+			if err != nil || f.Body != tc.wantBody || f.Append != tc.wantApp || (f.Demoted != "") != tc.wantDemoted {
+				t.Fatalf("files %+v err %v", f, err)
+			}
+			got := Build(Parts{Body: f.Body, Append: []string{f.Append}})
+			if !strings.HasPrefix(got, tc.wantPromptStarting) || !strings.HasSuffix(got, "project system\n\nglobal append") {
+				t.Fatalf("prompt %q", got)
+			}
+		})
 	}
 }
 

@@ -62,7 +62,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			w.Field("toolCall", e.ToolCall)
 		}
 	}
-	w.Field("partial", e.Partial)
+	if e.Partial != nil { // left out where a front end sends the partial reply only now and then
+		w.Field("partial", e.Partial)
+	}
 	return w.Close()
 }
 

@@ -162,6 +162,8 @@ func (l *live) piEventLocked(ev agent.Event) {
 	switch ev.Type {
 	case agent.EvTurnStart, agent.EvTurnEnd, agent.EvToolExecutionUpdate, agent.EvCompactionStart,
 		agent.EvCompactionEnd, agent.EvAutoRetryStart, agent.EvAutoRetryEnd, agent.EvSubagent:
+		// paced even while nobody reads, so that a reader arriving mid-reply gets its next snapshot in time
+		ev = l.updates.Thin(ev)
 		if l.anyPiLocked() { // a child's every streamed chunk comes here: encode only for a reader
 			line, _ = json.Marshal(ev)
 		}

@@ -31,9 +31,10 @@ type live struct {
 	stream    *streaming
 	tools     map[string]*Item // started tool calls whose result is not in the transcript yet
 	toolOrder []string
-	ops       int    // commands in flight
-	gone      bool   // disposed
-	queueLast string // the last queue_update sent to pi's clients
+	ops       int              // commands in flight
+	gone      bool             // disposed
+	queueLast string           // the last queue_update sent to pi's clients
+	updates   agent.UpdateGate // a child's message_update in a pi_event carries its partial reply only now and then
 	unsub     func()
 	ui        *extui.Asker // the scripts' questions, asked of pi's clients (ui.go)
 	screen    screen

@@ -23,6 +23,7 @@ import (
 // BridgeOptions are the bridge's: the session to attach to (its id), or a new one in Cwd.
 type BridgeOptions struct {
 	Socket, Session, Cwd string
+	FullUpdates          bool // every message_update carries the partial reply (--full-updates)
 }
 
 // cwdOr is dir, else this process's folder: a new session works where its client is.
@@ -69,6 +70,7 @@ func RunRPCBridge(ctx context.Context, o BridgeOptions, stdin io.Reader, stdout,
 	b.snap, _ = res["session"].(map[string]any)
 	b.id, _ = b.snap["id"].(string)
 	b.events.phase, _ = b.snap["phase"].(string)
+	b.events.full.Store(o.FullUpdates)
 	go b.forward()
 	b.readCommands(ctx, stdin)
 	b.answers.Wait()
@@ -128,6 +130,7 @@ type rpcLine struct {
 	ModelID           string          `json:"modelId"`
 	Level             string          `json:"level"`
 	StreamingBehavior string          `json:"streamingBehavior"`
+	Enabled           *bool           `json:"enabled"` // set_full_updates
 	raw               []byte
 }
 
@@ -177,6 +180,13 @@ func (b *bridge) run(ctx context.Context, l *rpcLine) (any, error) {
 	// A "/command" may be a script's, which answers at once (and may ask the client first),
 	// as RPC mode does; v1's prompt would answer only when it ends.
 	slash := l.Type == "prompt" && (l.StreamingBehavior != "" || strings.HasPrefix(l.Message, "/"))
+	if l.Type == "set_full_updates" { // the bridge writes the events, so the bridge answers
+		if l.Enabled == nil {
+			return nil, fmt.Errorf(`set_full_updates needs "enabled": true or false`)
+		}
+		b.events.full.Store(*l.Enabled)
+		return nil, nil
+	}
 	if b.c.HasPi() && (l.Type == "get_state" || slash || !bridged(l.Type)) {
 		return b.rpc(ctx, l.raw)
 	}

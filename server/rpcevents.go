@@ -1,5 +1,7 @@
 package server
 
+import "sync/atomic"
+
 // rpcevents.go turns protocol events back into pi's agent events for the RPC bridge: the
 // transcript items become pi messages, progress becomes message_* and tool_execution_*,
 // phase changes in snapshots become agent_start and agent_end.
@@ -8,9 +10,17 @@ package server
 type eventState struct {
 	phase   string
 	partial map[string]any // the streaming reply as a pi message
+
+	// As agent.UpdateGate: message_update carries the partial reply only when it has grown by
+	// half since the last time (the first one too), unless full (set_full_updates).
+	full        atomic.Bool
+	grown, next int
 }
 
 type object = map[string]any
+
+// minSnapshotStep is the least growth of a reply between two snapshots, as agent's.
+const minSnapshotStep = 1 << 10
 
 func (e *eventState) translate(ev object, id string) []object {
 	switch ev["type"] {
@@ -73,6 +83,7 @@ func (e *eventState) started(item object) []object {
 		return []object{{"type": "message_start", "message": m}, {"type": "message_end", "message": m}}
 	case "assistant":
 		e.partial = messageOf(item)
+		e.grown, e.next = 0, 0
 		return []object{{"type": "message_start", "message": e.partial}}
 	case "tool":
 		return []object{{"type": "tool_execution_start", "toolCallId": item["toolCallId"], "toolName": item["toolName"],
@@ -102,12 +113,21 @@ func (e *eventState) delta(p object) []object {
 	if kind == "toolCall" {
 		kind = "toolcall"
 	}
+	e.grown += len(delta)
 	return []object{e.update(object{"type": kind + "_delta", "contentIndex": i, "delta": delta})}
 }
 
 func (e *eventState) update(ame object) object {
-	ame["partial"] = e.partial
-	return object{"type": "message_update", "message": e.partial, "assistantMessageEvent": ame}
+	if e.full.Load() {
+		ame["partial"] = e.partial
+		return object{"type": "message_update", "message": e.partial, "assistantMessageEvent": ame}
+	}
+	up := object{"type": "message_update", "assistantMessageEvent": ame}
+	if e.grown >= e.next {
+		up["message"] = e.partial
+		e.next = e.grown + max(e.grown/2, minSnapshotStep)
+	}
+	return up
 }
 
 func (e *eventState) finished(item object) []object {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Choice is the session a run asks for on the command line.
@@ -54,15 +55,35 @@ func Choose(ctx context.Context, c Choice) (*Session, error) {
 		}
 		return Open(ctx, path)
 	case c.Continue:
-		path, err := FindNewest(dir)
-		if err != nil {
-			return nil, fmt.Errorf("-c: %w", err)
-		}
-		if path != "" {
-			return Open(ctx, path)
-		}
+		return continueNewest(ctx, dir, c)
 	}
 	return CreateChild(dir, c.Cwd, c.Parent), nil
+}
+
+// continueNewest is -c: the newest readable session of dir, else a new one, with a warning
+// for each newer file passed over because its header line is damaged.
+func continueNewest(ctx context.Context, dir string, c Choice) (*Session, error) {
+	path, err := FindNewest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("-c: %w", err)
+	}
+	s := CreateChild(dir, c.Cwd, c.Parent)
+	var newerThan time.Time
+	if path != "" {
+		if s, err = Open(ctx, path); err != nil {
+			return nil, err
+		}
+		if st, err := os.Stat(path); err == nil {
+			newerThan = st.ModTime()
+		}
+	}
+	damaged, _ := ListUnreadable(dir)
+	for _, d := range damaged {
+		if d.Modified.After(newerThan) {
+			s.warn(Warning{File: d.Path, Reason: "passed over, a newer session whose first line is damaged: " + d.Why})
+		}
+	}
+	return s, nil
 }
 
 // createAt starts a session in a new file at the user's path, as pi does, but only in a folder

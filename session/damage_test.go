@@ -361,3 +361,50 @@ func TestForkAcrossLabel(t *testing.T) {
 		t.Fatalf("label = %q", again.Label(u1))
 	}
 }
+
+// TestDamagedHeadersAreNamed: a file whose header line is damaged is listed with the reason,
+// and -c, continuing the newest readable session, warns that it passed a newer one over.
+func TestDamagedHeadersAreNamed(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	files := []struct{ name, content string }{
+		{"a.jsonl", `{"type":"session","version":3,"id":"0000-old","timestamp":"` + ts + `","cwd":"/p"}` + "\n"},
+		{"b.jsonl", `{"type":"session","version":3,"id":"0000-b` + "\n" + `{"type":"message"}` + "\n"}, // torn header
+		{"c.jsonl", `{"type":"model_change","id":"abcd1234"}` + "\n"},                                  // no header
+	}
+	for i, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, []byte(f.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now, now.Add(time.Duration(i)*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad, err := ListUnreadable(dir)
+	if err != nil || len(bad) != 2 || filepath.Base(bad[0].Path) != "c.jsonl" || filepath.Base(bad[1].Path) != "b.jsonl" {
+		t.Fatalf("ListUnreadable = %+v, %v; want c.jsonl and b.jsonl", bad, err)
+	}
+	for _, b := range bad {
+		if !strings.Contains(b.Why, "not a pi session file") || strings.Contains(b.Why, b.Path) {
+			t.Errorf("%s: reason %q", b.Path, b.Why)
+		}
+	}
+	s, err := Choose(context.Background(), Choice{Dir: dir, Cwd: "/p", Continue: true})
+	if err != nil || s.ID() != "0000-old" {
+		t.Fatalf("-c opened %v, %v; want the readable a.jsonl", s, err)
+	}
+	defer s.Close()
+	var warned []string
+	for _, w := range s.Warnings() {
+		warned = append(warned, w.String())
+	}
+	if len(warned) != 2 || !strings.Contains(warned[0], "c.jsonl: passed over") || !strings.Contains(warned[1], "b.jsonl: passed over") {
+		t.Fatalf("-c warned %q", warned)
+	}
+	var out strings.Builder
+	WriteUnreadable(&out, bad)
+	if !strings.Contains(out.String(), "2 session file(s) cannot be read") || !strings.Contains(out.String(), "b.jsonl: not a pi session file") {
+		t.Fatalf("listing:\n%s", out.String())
+	}
+}

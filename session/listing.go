@@ -70,6 +70,18 @@ func WriteList(w io.Writer, infos []Info) {
 	fmt.Fprintln(w, "\ncontinue one with: pi --session <id prefix>")
 }
 
+// WriteUnreadable prints the files that look like sessions but whose header line is damaged,
+// so that a listing does not pass over them without a word.
+func WriteUnreadable(w io.Writer, files []Unreadable) {
+	if len(files) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%d session file(s) cannot be read (their first line is damaged):\n", len(files))
+	for _, f := range files {
+		fmt.Fprintf(w, "  %s  %s: %s\n", f.Modified.Format("2006-01-02 15:04"), f.Path, f.Why)
+	}
+}
+
 func humanSize(n int64) string {
 	switch {
 	case n >= 1<<20:

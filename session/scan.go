@@ -24,9 +24,13 @@ type Warning struct {
 	Line   int   // 1-based line number in the file
 	Offset int64 // byte offset of the line
 	Reason string
+	File   string // another file, passed over (pi -c), when the warning is not of a line
 }
 
 func (w Warning) String() string {
+	if w.File != "" {
+		return w.File + ": " + w.Reason
+	}
 	return fmt.Sprintf("line %d (byte %d): %s", w.Line, w.Offset, w.Reason)
 }
 

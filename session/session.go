@@ -411,6 +411,13 @@ func (s *Session) Persisted() bool {
 	return s.f != nil
 }
 
+// warn adds a warning for the front end to show.
+func (s *Session) warn(w Warning) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.warnings = append(s.warnings, w)
+}
+
 // Warnings returns what loading skipped or repaired.
 func (s *Session) Warnings() []Warning {
 	s.mu.Lock()

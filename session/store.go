@@ -40,7 +40,7 @@ func Dir(piHome, cwd string) string {
 }
 
 // FindNewest returns the most recently modified session file in dir (for -c), or "" when dir
-// holds none. Files that are not sessions are ignored.
+// holds none. Files that are not sessions are passed over (ListUnreadable names them).
 func FindNewest(dir string) (string, error) {
 	files, err := sessionFiles(dir)
 	if err != nil {
@@ -58,6 +58,35 @@ func FindNewest(dir string) (string, error) {
 		best, bestTime = f, st.ModTime()
 	}
 	return best, nil
+}
+
+// Unreadable is a file of a session folder whose header line cannot be read, and why.
+type Unreadable struct {
+	Path     string
+	Modified time.Time
+	Why      string
+}
+
+// ListUnreadable lists the .jsonl files of dir that List passes over because their header
+// line is damaged, newest first.
+func ListUnreadable(dir string) ([]Unreadable, error) {
+	files, err := sessionFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Unreadable
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if _, err := readHeader(f); errors.Is(err, ErrNotSession) {
+			why := strings.TrimPrefix(err.Error(), f+": ")
+			out = append(out, Unreadable{Path: f, Modified: st.ModTime(), Why: why})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Modified.After(out[j].Modified) })
+	return out, nil
 }
 
 func sessionFiles(dir string) ([]string, error) {

@@ -85,13 +85,74 @@ func (p *Policy) keys() []string {
 	return out
 }
 
-// Redact replaces every key value in text by [redacted]; changed says whether there was one.
+// Redact replaces every key value in text by [redacted], and every part of one too: a run of
+// minPartialLen or more characters that also stand in a row in a key (a prefix a server
+// echoes, `${KEY:0:14}`), so that at most minPartialLen-1 characters of a key show in a row.
+// changed says whether anything was replaced.
 func (p *Policy) Redact(text string) (string, bool) {
-	changed := false
-	for _, k := range p.keys() {
-		if strings.Contains(text, k) {
-			text, changed = strings.ReplaceAll(text, k, Redacted), true
+	return redactKeys(text, p.keys())
+}
+
+// RedactKeys is Redact with the keys given (those shorter than 8 characters are left alone).
+func RedactKeys(text string, keys ...string) string {
+	p := &Policy{Values: func() []string { return keys }}
+	out, _ := p.Redact(text)
+	return out
+}
+
+// minPartialLen is the shortest part of a key that is redacted where it stands alone.
+const minPartialLen = 6
+
+func redactKeys(text string, keys []string) (string, bool) {
+	if len(keys) == 0 || len(text) < minPartialLen {
+		return text, false
+	}
+	grams := map[string]bool{}
+	for _, k := range keys {
+		for i := 0; i+minPartialLen <= len(k); i++ {
+			grams[k[i:i+minPartialLen]] = true
 		}
 	}
-	return text, changed
+	covered := make([]bool, len(text)) // bytes inside some run of a key's characters
+	hit := false
+	for i := 0; i+minPartialLen <= len(text); i++ {
+		if grams[text[i:i+minPartialLen]] {
+			hit = true
+			for j := i; j < i+minPartialLen; j++ {
+				covered[j] = true
+			}
+		}
+	}
+	if !hit {
+		return text, false
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); i++ {
+		if !covered[i] {
+			b.WriteByte(text[i])
+		} else if i == 0 || !covered[i-1] {
+			b.WriteString(Redacted)
+		}
+	}
+	return b.String(), true
+}
+
+// HeaderSecrets are the secrets in HTTP headers (a provider's or an MCP server's): the words
+// of the value of each header whose name says it carries one (Authorization, Cookie, X-Api-Key,
+// anything with KEY, TOKEN, SECRET, PASSWORD or AUTH), so "Bearer xyz" gives xyz.
+func HeaderSecrets(headers map[string]string) []string {
+	var out []string
+	for name, value := range headers {
+		upper := strings.ToUpper(name)
+		if !strings.Contains(upper, "AUTH") && !strings.Contains(upper, "COOKIE") &&
+			!slices.ContainsFunc(secretWords(), func(w string) bool { return strings.Contains(upper, w) }) {
+			continue
+		}
+		for _, word := range strings.FieldsFunc(value, func(r rune) bool { return r == ' ' || r == ';' || r == ',' || r == '=' }) {
+			if len(word) >= minSecretLen {
+				out = append(out, word)
+			}
+		}
+	}
+	return out
 }

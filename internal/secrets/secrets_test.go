@@ -32,6 +32,10 @@ func TestRedact(t *testing.T) {
 		{`{"t":"quo\"te-key-1"}`, `{"t":"[redacted]"}`},
 		{"sk-spaced-key", "[redacted]"},
 		{"nothing here", "nothing here"},
+		{"key starts sk-abcdefg…", "key starts [redacted]…"},                              // a prefix
+		{"Incorrect key: sk-abc****gh-longer", "Incorrect key: [redacted]****[redacted]"}, // as a server masks it
+		{"tail: cdefgh-lon", "tail: [redacted]"},
+		{"five: sk-ab fine", "five: sk-ab fine"}, // at most five characters in a row show
 	}
 	for _, tt := range tests {
 		got, changed := p.Redact(tt.in)
@@ -42,6 +46,30 @@ func TestRedact(t *testing.T) {
 	var none *Policy
 	if got, changed := none.Redact("x sk-abcdefgh"); changed || got != "x sk-abcdefgh" {
 		t.Error("a nil policy redacted")
+	}
+}
+
+// TestRedactPartOfARealKey: a 14-character prefix of a key, as `echo ${KEY:0:14}` prints it,
+// shows none of it; nor does a key's last part.
+func TestRedactPartOfARealKey(t *testing.T) {
+	const key = "sk-proj-Qx7vR2mK9pL4nB8wT1yZ"
+	for _, text := range []string{key[:14], "x" + key[:14] + "y", key[len(key)-10:], "Bearer " + key} {
+		got := RedactKeys(text, key)
+		for i := 0; i+minPartialLen <= len(key); i++ {
+			if strings.Contains(got, key[i:i+minPartialLen]) {
+				t.Fatalf("RedactKeys(%q) = %q: %q of the key shows", text, got, key[i:i+minPartialLen])
+			}
+		}
+	}
+}
+
+func TestHeaderSecrets(t *testing.T) {
+	got := HeaderSecrets(map[string]string{"Authorization": "Bearer tok-1234567890", "X-Api-Key": "abcdefghij",
+		"Cookie": "session=cookie-secret-1; theme=dark", "HTTP-Referer": "https://example.com/app", "X-Client": "pi"})
+	slices.Sort(got)
+	want := []string{"abcdefghij", "cookie-secret-1", "tok-1234567890"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("HeaderSecrets = %q, want %q", got, want)
 	}
 }
 

@@ -76,22 +76,23 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 	b := provider.NewBuilder(&req.Model, emit)
 	b.Start()
 	key := p.key(req)
+	secrets := append(wire.HeaderSecrets(p.cfg.Headers), key) // what an error must not repeat
 	r := buildRequest(req)
 	body, err := json.Marshal(r)
 	if err != nil {
-		return wire.Fail(ctx, b, fmt.Errorf("encoding request for model %q: %w", req.Model.ID, err), key)
+		return wire.Fail(ctx, b, fmt.Errorf("encoding request for model %q: %w", req.Model.ID, err), secrets...)
 	}
 	hdr := p.header(key)
 	hdr.Set("Accept", "text/event-stream")
 	resp, err := wire.Post(ctx, p.cfg.Client, p.cfg.BaseURL+"/v1/messages", hdr, body)
 	if err != nil {
-		return wire.Fail(ctx, b, err, key)
+		return wire.Fail(ctx, b, err, secrets...)
 	}
 	defer resp.Body.Close()
 	s := &streamState{b: b, stop: provider.StopStop, text: textcalls.New(b, req)}
 	if err := s.read(wire.NewSSEReader(wire.LimitReply(resp.Body, p.cfg.BaseURL, r.MaxTokens))); err != nil {
 		s.text.Flush()
-		return wire.Fail(ctx, b, err, key)
+		return wire.Fail(ctx, b, err, secrets...)
 	}
 	s.text.Finish()
 	provider.FinishUsage(b.Message().Usage, req.Model.Cost)
@@ -102,7 +103,7 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 func (p *Provider) ListModels(ctx context.Context) ([]provider.Model, error) {
 	resp, err := wire.Get(ctx, p.cfg.Client, p.cfg.BaseURL+"/v1/models?limit=1000", p.header(p.cfg.APIKey))
 	if err != nil {
-		return nil, fmt.Errorf("listing models at %s: %s", p.cfg.BaseURL, wire.Redact(err.Error(), p.cfg.APIKey))
+		return nil, fmt.Errorf("listing models at %s: %s", p.cfg.BaseURL, wire.Redact(err.Error(), append(wire.HeaderSecrets(p.cfg.Headers), p.cfg.APIKey)...))
 	}
 	defer resp.Body.Close()
 	var list struct {

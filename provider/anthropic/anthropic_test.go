@@ -202,3 +202,20 @@ func TestAPIKeyKeptOutOfErrors(t *testing.T) {
 		t.Errorf("error message %q", msg.ErrorMessage)
 	}
 }
+
+// TestHeaderTokensKeptOutOfErrors: a token in the configured headers, or the start of one as
+// a server masks it, does not reach the error message.
+func TestHeaderTokensKeptOutOfErrors(t *testing.T) {
+	const token = "gw-token-Qx7vR2mK9pL4nB8w"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(401)
+		io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"bad token `+
+			r.Header.Get("X-Gateway-Token")+` (starts `+token[:14]+`***)"}}`)
+	}))
+	defer srv.Close()
+	p := New(Config{BaseURL: srv.URL, APIKey: "sk-ant-api03-secretsecret", Headers: map[string]string{"X-Gateway-Token": token}})
+	_, msg := replay.Run(t, p, &provider.Request{Model: testModel()})
+	if strings.Contains(msg.ErrorMessage, token[:6]) || !strings.Contains(msg.ErrorMessage, "authentication_error") {
+		t.Errorf("error message %q", msg.ErrorMessage)
+	}
+}

@@ -137,35 +137,35 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(provider.Event)) provider.Message {
 	b := provider.NewBuilder(&req.Model, emit)
 	b.Start()
-	key := p.cfg.APIKey
+	secrets := append(wire.HeaderSecrets(p.cfg.Headers), p.cfg.APIKey) // what an error must not repeat
 	info, err := p.info(ctx, req.Model.ID)
 	if err != nil {
-		return wire.Fail(ctx, b, err, key)
+		return wire.Fail(ctx, b, err, secrets...)
 	}
 	chat, err := p.buildRequest(req, info)
 	if err != nil {
-		return wire.Fail(ctx, b, err, key)
+		return wire.Fail(ctx, b, err, secrets...)
 	}
 	body, err := json.Marshal(chat)
 	if err != nil {
-		return wire.Fail(ctx, b, fmt.Errorf("encoding request for model %q: %w", req.Model.ID, err), key)
+		return wire.Fail(ctx, b, fmt.Errorf("encoding request for model %q: %w", req.Model.ID, err), secrets...)
 	}
 	hdr := p.cfg.header()
 	hdr.Set("Accept", "application/x-ndjson")
 	if k := req.Options.APIKey; k != "" {
-		key = k
+		secrets = append(secrets, k)
 		hdr.Set("Authorization", "Bearer "+k)
 	}
 	resp, err := wire.Post(ctx, p.cfg.Client, p.base.JoinPath("/api/chat").String(), hdr, body)
 	if err != nil {
-		return wire.Fail(ctx, b, err, key)
+		return wire.Fail(ctx, b, err, secrets...)
 	}
 	defer resp.Body.Close()
 	s := &streamState{b: b, text: textcalls.New(b, req)}
 	reply := wire.LimitReply(resp.Body, p.BaseURL(), outputBudget(chat))
 	if err := s.read(wire.NewNDJSONReader(reply)); err != nil {
 		s.text.Flush()
-		return wire.Fail(ctx, b, err, key)
+		return wire.Fail(ctx, b, err, secrets...)
 	}
 	s.text.Finish()
 	provider.FinishUsage(b.Message().Usage, req.Model.Cost)

@@ -51,7 +51,7 @@ func (p *Provider) errorText(err error) string {
 	if errors.As(err, &serr) {
 		err = serr
 	}
-	return wire.Redact(err.Error(), p.cfg.APIKey)
+	return wire.Redact(err.Error(), append(wire.HeaderSecrets(p.cfg.Headers), p.cfg.APIKey)...)
 }
 
 func parseShow(resp *api.ShowResponse) *modelInfo {

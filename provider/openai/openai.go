@@ -74,14 +74,15 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 	b := provider.NewBuilder(&req.Model, emit)
 	b.Start()
 	key := p.key(req)
+	secrets := append(wire.HeaderSecrets(p.cfg.Headers), key) // what an error must not repeat
 	r := p.buildRequest(req)
 	body, err := encode(r)
 	if err != nil {
-		return wire.Fail(ctx, b, fmt.Errorf("encoding request for model %q: %w", req.Model.ID, err), key)
+		return wire.Fail(ctx, b, fmt.Errorf("encoding request for model %q: %w", req.Model.ID, err), secrets...)
 	}
 	resp, err := wire.Post(ctx, p.cfg.Client, p.cfg.BaseURL+"/chat/completions", p.header(key), body)
 	if err != nil {
-		return wire.Fail(ctx, b, err, key)
+		return wire.Fail(ctx, b, err, secrets...)
 	}
 	defer resp.Body.Close()
 	s := &streamState{b: b, text: textcalls.New(b, req)}
@@ -89,7 +90,7 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request, emit func(
 	budget := cmp.Or(r.MaxTokens, r.MaxCompletionTokens, req.Model.ContextWindow)
 	if err := s.read(wire.NewSSEReader(wire.LimitReply(resp.Body, p.cfg.BaseURL, budget))); err != nil {
 		s.text.Flush()
-		return wire.Fail(ctx, b, err, key)
+		return wire.Fail(ctx, b, err, secrets...)
 	}
 	s.finishToolCalls()
 	s.text.Finish()
@@ -114,7 +115,7 @@ func encode(r *chatRequest) ([]byte, error) {
 func (p *Provider) ListModels(ctx context.Context) ([]provider.Model, error) {
 	resp, err := wire.Get(ctx, p.cfg.Client, p.cfg.BaseURL+"/models", p.header(p.cfg.APIKey))
 	if err != nil {
-		return nil, fmt.Errorf("listing models at %s: %s", safeURL(p.cfg.BaseURL), wire.Redact(err.Error(), p.cfg.APIKey))
+		return nil, fmt.Errorf("listing models at %s: %s", safeURL(p.cfg.BaseURL), wire.Redact(err.Error(), append(wire.HeaderSecrets(p.cfg.Headers), p.cfg.APIKey)...))
 	}
 	defer resp.Body.Close()
 	var list struct {

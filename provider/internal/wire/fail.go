@@ -3,8 +3,8 @@ package wire
 import (
 	"context"
 	"errors"
-	"strings"
 
+	redaction "pi/internal/secrets"
 	"pi/provider"
 )
 
@@ -30,13 +30,12 @@ func Fail(ctx context.Context, b *provider.Builder, err error, secrets ...string
 	return b.Fail(provider.StopError, Redact(err.Error(), secrets...))
 }
 
-// Redact replaces each non-empty secret in s, so a server echoing a key back in an error
-// ("Incorrect API key provided: sk-…") cannot put it into a session file.
+// Redact replaces each secret in s, and any run of six or more of its characters (a prefix
+// the server echoes, "Incorrect API key provided: sk-proj-abc***"), so a server echoing a key
+// back in an error cannot put it into a session file.
 func Redact(s string, secrets ...string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
+	return redaction.RedactKeys(s, secrets...)
 }
+
+// HeaderSecrets are the tokens in a provider's extra headers, redacted as its key is.
+func HeaderSecrets(headers map[string]string) []string { return redaction.HeaderSecrets(headers) }
