@@ -43,6 +43,7 @@ func main() {
 	// aborted and the tools' process groups are killed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go exitSoonAfter(ctx, exitGrace)
+	go proc.ReapOrphans(ctx)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	exitKillingDescendants(code)

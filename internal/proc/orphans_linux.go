@@ -1,7 +1,9 @@
 package proc
 
 import (
+	"context"
 	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,22 +72,85 @@ func descendants(root int) []int {
 	return out
 }
 
-// readStat is a process's parent and state from /proc/PID/stat, whose command name (in
-// parentheses) may itself hold spaces and parentheses.
-func readStat(pid int) (ppid int, state string, ok bool) {
+// ReapOrphans waits, until ctx ends, for the adopted orphans that have exited, so that they do
+// not stay zombies while a long-lived pi (pi serve) runs. It never waits for a child pi started
+// itself, whose status belongs to its os/exec Cmd: pi starts children in its own process group
+// or in a group of their own, never in another session, so an exited child of pi that is in
+// another session, or in another child's group, was adopted.
+func ReapOrphans(ctx context.Context) {
+	exited := make(chan os.Signal, 1)
+	signal.Notify(exited, syscall.SIGCHLD)
+	defer signal.Stop(exited)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-exited:
+			reapAdopted()
+		}
+	}
+}
+
+// reapAdopted waits for every exited adopted orphan found in /proc.
+func reapAdopted() {
+	self, group := os.Getpid(), syscall.Getpgrp()
+	session, err := unix.Getsid(0)
+	if err != nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, ok := readProcStat(pid)
+		if !ok || st.ppid != self || st.state != "Z" {
+			continue
+		}
+		if st.session != session || st.group != pid && st.group != group {
+			var ws unix.WaitStatus
+			unix.Wait4(pid, &ws, unix.WNOHANG, nil) // only pi waits for its children: pid is still this zombie
+		}
+	}
+}
+
+// procStat is what /proc/PID/stat says of a process's family.
+type procStat struct {
+	state                string
+	ppid, group, session int
+}
+
+// readProcStat reads /proc/PID/stat, whose command name (in parentheses) may itself hold spaces
+// and parentheses.
+func readProcStat(pid int) (procStat, bool) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, "", false
+		return procStat{}, false
 	}
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, "", false
+		return procStat{}, false
 	}
 	fields := strings.Fields(s[i+1:])
-	if len(fields) < 2 {
-		return 0, "", false
+	if len(fields) < 4 {
+		return procStat{}, false
 	}
-	ppid, err = strconv.Atoi(fields[1])
-	return ppid, fields[0], err == nil
+	var nums [3]int
+	for j := range nums {
+		if nums[j], err = strconv.Atoi(fields[j+1]); err != nil {
+			return procStat{}, false
+		}
+	}
+	return procStat{state: fields[0], ppid: nums[0], group: nums[1], session: nums[2]}, true
+}
+
+// readStat is a process's parent and state.
+func readStat(pid int) (ppid int, state string, ok bool) {
+	st, ok := readProcStat(pid)
+	return st.ppid, st.state, ok
 }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // orphanHelperEnv makes the test binary play pi: adopt orphans, start a shell that leaves a
@@ -39,4 +43,88 @@ func TestDescendantsThatLeftTheGroupDieAtExit(t *testing.T) {
 		t.Fatalf("helper: %v\n%s", err, out)
 	}
 	assertGone(t, waitForPid(t, pidPath))
+}
+
+// reapHelperEnv makes the test binary play a long-lived pi: adopt orphans and reap them while
+// its own children's statuses stay theirs.
+const reapHelperEnv = "PI_PROC_REAP_HELPER"
+
+func TestReapHelperProcess(t *testing.T) {
+	pidPath := os.Getenv(reapHelperEnv)
+	if pidPath == "" {
+		t.Skip("only run as the helper of TestExitedOrphansAreReapedWhileOwnChildrenKeepTheirStatus")
+	}
+	if err := AdoptOrphans(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go ReapOrphans(ctx)
+	// An orphan in a session of its own, and one left in a finished shell's group.
+	for _, script := range []string{
+		`setsid sh -c 'echo $$ >> "$0"; exec sleep 0.2' "$0" &`,
+		`sh -c 'echo $$ >> "$0"; exec sleep 0.2' "$0" &`,
+	} {
+		if err := Command(ctx, "sh", "-c", script, pidPath).Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Meanwhile pi's own children, in its group and in groups of their own, exit with 3: the
+	// reaper must leave each status to its Cmd.
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command("sh", "-c", "exit 3")
+			if i%2 == 0 {
+				cmd = Command(ctx, "sh", "-c", "exit 3")
+			}
+			if err := cmd.Run(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3 {
+				t.Errorf("own child: %v, want exit status 3", err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, pid := range readPids(t, pidPath, 2) {
+		waitUntil(t, 30*time.Second, func() bool { _, _, ok := readStat(pid); return !ok })
+	}
+}
+
+// TestExitedOrphansAreReapedWhileOwnChildrenKeepTheirStatus: an orphan pi adopted does not
+// stay a zombie after it exits, and reaping it never takes a status from pi's own children.
+func TestExitedOrphansAreReapedWhileOwnChildrenKeepTheirStatus(t *testing.T) {
+	pidPath := pidFile(t)
+	helper := exec.Command(os.Args[0], "-test.run=^TestReapHelperProcess$", "-test.v")
+	helper.Env = append(os.Environ(), reapHelperEnv+"="+pidPath)
+	if out, err := helper.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: TestReapHelperProcess") {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+}
+
+// readPids waits until path holds n pids, one a line.
+func readPids(t *testing.T, path string, n int) []int {
+	t.Helper()
+	var pids []int
+	waitUntil(t, 30*time.Second, func() bool {
+		data, _ := os.ReadFile(path)
+		pids = pids[:0]
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+		return len(pids) >= n
+	})
+	return pids
+}
+
+// waitUntil polls cond until it holds or the deadline passes.
+func waitUntil(t *testing.T, deadline time.Duration, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(deadline); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("still not so after %s", deadline)
+		}
+	}
 }
