@@ -309,14 +309,20 @@ func TestSubagentQueueHoldsChildrenPastTheLimit(t *testing.T) {
 	}
 }
 
+// The parent steers only once the child is inside its first model call, so the steer meets a
+// running child (not one still being built, whose steers wait for it) and the child cannot end,
+// and its notice reach the parent, before the parent has asked for its result.
 func TestSubagentSteerReachesARunningChild(t *testing.T) {
-	release := make(chan struct{})
+	inCall, release := make(chan struct{}), make(chan struct{})
+	var enterOnce, releaseOnce sync.Once
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) }) // a failed run leaves no child blocked
 	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
 		if strings.Contains(who, "WORK") {
 			if last.Role == provider.RoleUser && strings.Contains(last.TextContent(), "STEER-MSG") {
 				return faux.Text("child heard: " + last.TextContent())
 			}
 			if last.Role == provider.RoleUser {
+				enterOnce.Do(func() { close(inCall) })
 				<-release // keeps the child running until the parent has steered
 				return subCall("ls", map[string]any{})
 			}
@@ -328,17 +334,22 @@ func TestSubagentSteerReachesARunningChild(t *testing.T) {
 		case last.Role == provider.RoleUser:
 			return subCall("Agent", map[string]any{"prompt": "WORK slowly", "description": "w", "run_in_background": true})
 		case strings.Contains(last.TextContent(), "started in the background"):
+			select {
+			case <-inCall:
+			case <-time.After(15 * time.Second):
+				return faux.Text("the child never made its first model call")
+			}
 			return subCall("steer_subagent", map[string]any{"agent_id": "agent-1", "message": "STEER-MSG"})
 		case strings.Contains(last.TextContent(), "delivered"):
-			close(release)
+			releaseOnce.Do(func() { close(release) })
 			return subCall("get_subagent_result", map[string]any{"agent_id": "agent-1", "wait": true})
 		}
 		return faux.Text("final: " + last.TextContent())
 	})
 	send(t, h, "go")
 	res := toolResultTexts(h)
-	if last := res[len(res)-1]; !strings.Contains(last, "child heard: STEER-MSG") {
-		t.Fatalf("the child's answer %q should show the steer arrived", last)
+	if len(res) == 0 || !strings.Contains(res[len(res)-1], "child heard: STEER-MSG") {
+		t.Fatalf("the parent's tool results %q should end with the child's answer showing the steer arrived", res)
 	}
 }
 
