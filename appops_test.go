@@ -201,7 +201,7 @@ func TestOpsBashAbortAndTruncation(t *testing.T) {
 		res, _ := a.shell.run(context.Background(), "echo started; sleep 30", false, nil)
 		done <- res
 	}()
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, "the command running", func() bool { return a.work.running(workBash) })
 	a.work.cancel(workBash)
 	select {
 	case res := <-done:

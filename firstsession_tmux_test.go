@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pi/internal/ollamatest"
+	"pi/internal/testwait"
 	"pi/tui/theme"
 )
 
@@ -94,13 +95,14 @@ func TestTmuxFirstSessionOnRealOllama(t *testing.T) {
 	f.typeText("/")
 	f.mustSee("the / popup", "› /")
 	found := false
-	for range 40 {
-		if strings.Contains(f.visible(), "› /hotkeys") {
+	for range 40 { // one Down at a time, each once the last has moved the selection
+		before := f.visible()
+		if strings.Contains(before, "› /hotkeys") {
 			found = true
 			break
 		}
 		f.keys("Down")
-		time.Sleep(60 * time.Millisecond)
+		testwait.Within(testwait.Deadline, func() bool { return f.visible() != before })
 	}
 	if !found {
 		t.Fatalf("Down never reached /hotkeys:\n%s", f.visible())

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"pi/internal/chattest"
+	"pi/internal/testwait"
 	"pi/provider"
 )
 
@@ -33,8 +34,8 @@ func TestLuaProviderMisbehaving(t *testing.T) {
 			h := setupLuaProvider(t, srv, "hostile/h1", script)
 			done := make(chan error, 1)
 			go func() { done <- h.Send(context.Background(), Input{Text: "hi", Source: sourceRPC}) }()
-			if c.abort {
-				time.Sleep(200 * time.Millisecond)
+			if c.abort { // once the run is registered, an abort reaches it wherever it is
+				waitFor(t, "the run", h.Busy)
 				h.Abort()
 			}
 			select {
@@ -42,8 +43,8 @@ func TestLuaProviderMisbehaving(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Send: %v", err)
 				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("the reply did not end within 5 s")
+			case <-time.After(testwait.Deadline):
+				t.Fatalf("the reply did not end within %v", testwait.Deadline)
 			}
 			msgs := h.agent.MessagesView()
 			last := msgs[len(msgs)-1]

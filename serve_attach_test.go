@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/internal/testwait"
 	"pi/server"
 )
 
@@ -111,9 +112,7 @@ func TestAttachScriptUIInTmux(t *testing.T) {
 	}
 	k.keys("Enter")
 	k.must("the script's notice", "the answer was true")
-	for i := 0; i < 100 && strings.Contains(other.visible(), "Proceed with now?"); i++ {
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Within(testwait.Deadline, func() bool { return !strings.Contains(other.visible(), "Proceed with now?") })
 	if strings.Contains(other.visible(), "Proceed with now?") {
 		t.Fatalf("the other screen's dialog stayed after the answer; pane:\n%s", other.visible())
 	}

@@ -15,6 +15,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/internal/testwait"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -206,15 +207,10 @@ func TestSubagentMaxTurnsStopsALoopingChild(t *testing.T) {
 	}
 }
 
-// waitFor polls until ok or fails after 15 s.
+// waitFor polls until ok, or fails after testwait's deadline.
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
+	testwait.Until(t, what, ok)
 }
 
 var agentIDIn = regexp.MustCompile(`agent-\d+`)
@@ -227,9 +223,7 @@ func TestSubagentBackgroundChildrenRunTogether(t *testing.T) {
 			for most.Load() < n {
 				most.CompareAndSwap(most.Load(), n)
 			}
-			for end := time.Now().Add(3 * time.Second); inside.Load() < 2 && time.Now().Before(end); {
-				time.Sleep(5 * time.Millisecond)
-			}
+			testwait.Within(testwait.Deadline, func() bool { return inside.Load() >= 2 })
 			return faux.Text("result of " + strings.Fields(who)[1])
 		}
 		noticed, fetched := map[string]bool{}, map[string]bool{}
@@ -309,14 +303,20 @@ func TestSubagentQueueHoldsChildrenPastTheLimit(t *testing.T) {
 	}
 }
 
+// The parent steers only once the child is inside its first model call, so the steer meets a
+// running child (not one still being built, whose steers wait for it) and the child cannot end,
+// and its notice reach the parent, before the parent has asked for its result.
 func TestSubagentSteerReachesARunningChild(t *testing.T) {
-	release := make(chan struct{})
+	inCall, release := make(chan struct{}), make(chan struct{})
+	var enterOnce, releaseOnce sync.Once
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) }) // a failed run leaves no child blocked
 	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
 		if strings.Contains(who, "WORK") {
 			if last.Role == provider.RoleUser && strings.Contains(last.TextContent(), "STEER-MSG") {
 				return faux.Text("child heard: " + last.TextContent())
 			}
 			if last.Role == provider.RoleUser {
+				enterOnce.Do(func() { close(inCall) })
 				<-release // keeps the child running until the parent has steered
 				return subCall("ls", map[string]any{})
 			}
@@ -328,17 +328,22 @@ func TestSubagentSteerReachesARunningChild(t *testing.T) {
 		case last.Role == provider.RoleUser:
 			return subCall("Agent", map[string]any{"prompt": "WORK slowly", "description": "w", "run_in_background": true})
 		case strings.Contains(last.TextContent(), "started in the background"):
+			select {
+			case <-inCall:
+			case <-time.After(15 * time.Second):
+				return faux.Text("the child never made its first model call")
+			}
 			return subCall("steer_subagent", map[string]any{"agent_id": "agent-1", "message": "STEER-MSG"})
 		case strings.Contains(last.TextContent(), "delivered"):
-			close(release)
+			releaseOnce.Do(func() { close(release) })
 			return subCall("get_subagent_result", map[string]any{"agent_id": "agent-1", "wait": true})
 		}
 		return faux.Text("final: " + last.TextContent())
 	})
 	send(t, h, "go")
 	res := toolResultTexts(h)
-	if last := res[len(res)-1]; !strings.Contains(last, "child heard: STEER-MSG") {
-		t.Fatalf("the child's answer %q should show the steer arrived", last)
+	if len(res) == 0 || !strings.Contains(res[len(res)-1], "child heard: STEER-MSG") {
+		t.Fatalf("the parent's tool results %q should end with the child's answer showing the steer arrived", res)
 	}
 }
 
@@ -469,8 +474,8 @@ func TestSubagentWorktreeIsolation(t *testing.T) {
 }
 
 func TestSubagentParentAbortStopsAForegroundChild(t *testing.T) {
-	inCall := make(chan struct{})
-	var once sync.Once
+	inCall, inSleep := make(chan struct{}), make(chan struct{})
+	var once, sleeping sync.Once
 	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
 		if strings.Contains(who, "HANG") {
 			once.Do(func() { close(inCall) })
@@ -481,14 +486,15 @@ func TestSubagentParentAbortStopsAForegroundChild(t *testing.T) {
 		}
 		return faux.Text("after: " + last.TextContent())
 	})
+	h.agent.Subscribe(func(_ context.Context, ev agent.Event) { // the child's bash has started its sleep
+		if ev.Type == agent.EvSubagent && ev.Sub != nil && ev.Sub.Type == agent.EvToolExecutionStart && ev.Sub.ToolName == "bash" {
+			sleeping.Do(func() { close(inSleep) })
+		}
+	})
 	done := make(chan error, 1)
 	go func() { done <- h.Send(context.Background(), Input{Text: "go", Source: sourceRPC}) }()
-	select {
-	case <-inCall:
-	case <-time.After(15 * time.Second):
-		t.Fatal("the child never started")
-	}
-	time.Sleep(200 * time.Millisecond) // into its sleep
+	testwait.Receive(t, "the child's first model call", inCall)
+	testwait.Receive(t, "the child's bash", inSleep)
 	start := time.Now()
 	h.Abort()
 	select {

@@ -271,19 +271,29 @@ func lookup(v any, path string) string {
 	return strings.Trim(string(data), `"`)
 }
 
+// The observers wait for a gate the test opens only once both Emits have returned: an Emit
+// that waited for its observer would return only when the gate's 20 s cap ran out.
 func TestEmitIsAsyncAndSurvivesAbort(t *testing.T) {
 	e := newEnv(t)
+	e.opts.HookTimeout = 30 * time.Second // the observers wait for the gate, not for their deadline
+	gate := filepath.Join(t.TempDir(), "gate")
 	r := e.start(t, `
 count = 0
-pi.on("agent_end", function(ev) pi.exec("sleep 0.3") count = count + 1 end)
+pi.on("agent_end", function(ev)
+  pi.exec("i=0; while [ ! -e '`+gate+`' ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done")
+  count = count + 1
+end)
 pi.register_tool{name = "count", execute = function() return tostring(count) end}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the run was aborted: observers still hear agent_end
 	start := time.Now()
 	r.Emit(ctx, "agent_end", map[string]any{"messages": []any{}})
 	r.Emit(ctx, "agent_end", map[string]any{"messages": []any{}})
-	if time.Since(start) > 100*time.Millisecond {
-		t.Errorf("Emit waited %v", time.Since(start))
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Emit waited %v, for its observer", d)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := r.Flush(ctxT(t)); err != nil {
 		t.Fatal(err)

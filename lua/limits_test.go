@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/internal/testwait"
 	"pi/tools"
 )
 
@@ -49,6 +50,14 @@ type hostileCase struct {
 	memory int64         // Options.MemoryLimit; 0: 64 MiB
 }
 
+// running is what a stop case's script says before its endless loop, and stopWithin how soon
+// it must end after the stop: well under the 10 s after which it counts as never stopping,
+// and not so tight that a loaded machine misses it.
+const (
+	running    = `pi.notify("RUNNING") `
+	stopWithin = 3 * time.Second
+)
+
 const recurse = `local function f() local co = coroutine.create(f); coroutine.resume(co) end
 `
 
@@ -75,11 +84,12 @@ func hostileCases() []hostileCase {
 		{"a string that doubles while loading", `local s = "x" while true do s = s .. s end`, "load", "out of memory for scripts", 15 * time.Second, 0},
 		{"table.concat of one big string many times", tool(`local s, t = string.rep("x", 1048576), {} for i = 1, 1000 do t[i] = s end return table.concat(t)`), "tool", "table.concat: a result of", 3 * time.Second, 0},
 		{"pi.read_file of /dev/zero", tool(`return select(2, pi.read_file("/dev/zero"))`), "tool", "larger than the 64 MiB", 5 * time.Second, 512 << 20},
-		{"Close during an endless tool", tool(`while true do end`), "close", "", time.Second, 0},
-		{"Close during coroutine churn in a tool", tool(`while true do pcall(coroutine.wrap(function() local t = {} for i = 1, 1e4 do t[i] = {} end end)) end`), "close", "", time.Second, 0},
-		{"Close while a script loads forever", `while true do end`, "close-load", "", time.Second, 0},
-		{"a cancelled context stops an endless tool", tool(`while true do end`), "cancel", "", time.Second, 0},
-		{"a cancelled context stops loading", `while true do end`, "cancel-load", "", time.Second, 0},
+		// The stop cases say "running" before their endless loop: the stop waits for it.
+		{"Close during an endless tool", tool(running + `while true do end`), "close", "", stopWithin, 0},
+		{"Close during coroutine churn in a tool", tool(running + `while true do pcall(coroutine.wrap(function() local t = {} for i = 1, 1e4 do t[i] = {} end end)) end`), "close", "", stopWithin, 0},
+		{"Close while a script loads forever", running + `while true do end`, "close-load", "", stopWithin, 0},
+		{"a cancelled context stops an endless tool", tool(running + `while true do end`), "cancel", "", stopWithin, 0},
+		{"a cancelled context stops loading", running + `while true do end`, "cancel-load", "", stopWithin, 0},
 	}
 }
 
@@ -177,7 +187,7 @@ func runHostile(t *testing.T, c hostileCase) hostileResult {
 		r.ToolCall(context.Background(), "bash", "1", map[string]any{"command": "ls"})
 		res.Text = noticeText(e)
 	case "close", "cancel":
-		return hostileStop(t, r, c)
+		return hostileStop(t, e, r, c)
 	}
 	res.Elapsed = time.Since(start)
 	res.After = text(runTool(t, r, "ok", context.Background()))
@@ -186,12 +196,12 @@ func runHostile(t *testing.T, c hostileCase) hostileResult {
 
 // hostileStop starts the tool "bad" and, once it has run a while, closes the runtime or
 // cancels the tool's context; Elapsed is how long the tool took to stop after that.
-func hostileStop(t *testing.T, r *Runtime, c hostileCase) hostileResult {
+func hostileStop(t *testing.T, e *env, r *Runtime, c hostileCase) hostileResult {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan tools.Result, 1)
 	go func() { done <- runTool(t, r, "bad", ctx) }()
-	time.Sleep(300 * time.Millisecond)
+	waitRunning(t, e)
 	start := time.Now()
 	if c.do == "close" {
 		r.Close()
@@ -216,7 +226,7 @@ func hostileLoad(t *testing.T, e *env, c hostileCase) hostileResult {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	time.Sleep(300 * time.Millisecond)
+	waitRunning(t, e)
 	start := time.Now()
 	if c.do == "close-load" {
 		r.Close()
@@ -225,6 +235,12 @@ func hostileLoad(t *testing.T, e *env, c hostileCase) hostileResult {
 	}
 	r.Ready(context.Background())
 	return hostileResult{Text: noticeText(e), Elapsed: time.Since(start)}
+}
+
+// waitRunning waits until a stop case's script has said it runs its endless loop.
+func waitRunning(t *testing.T, e *env) {
+	t.Helper()
+	testwait.Until(t, "the script's RUNNING notice", func() bool { _, ok := e.noticeContaining("RUNNING"); return ok })
 }
 
 func runTool(t *testing.T, r *Runtime, name string, ctx context.Context) tools.Result {
@@ -390,16 +406,16 @@ func TestAbortDoesNotWaitForAnotherScript(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
-			r := e.start(t, `pi.on("agent_end", function() while true do end end)
+			r := e.start(t, `pi.on("agent_end", function() `+running+`while true do end end)
 pi.on("tool_call", function() end)
 pi.register_tool{name = "t", description = "d", execute = function() return "x" end}`)
 			r.Emit(context.Background(), "agent_end", map[string]any{})
-			time.Sleep(50 * time.Millisecond) // the observer is running
+			waitRunning(t, e)
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			defer cancel()
 			start := time.Now()
 			tc.call(ctx, r)
-			if d := time.Since(start); d > time.Second {
+			if d := time.Since(start); d > stopWithin { // the observer's deadline is 5 s
 				t.Errorf("returned after %v, want soon after its context ended at 200ms", d)
 			}
 		})

@@ -5,12 +5,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"pi/internal/mcptest"
+	"pi/internal/testwait"
 	"pi/tools"
 )
 
@@ -167,11 +169,7 @@ func TestMCPCancel(t *testing.T) {
 		if d := time.Since(start); d > 3*time.Second || !res.IsError {
 			t.Errorf("aborted call took %v: %+v", d, res)
 		}
-		deadline := time.Now().Add(3 * time.Second)
-		for cancelled() == "" && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if cancelled() == "" {
+		if !testwait.Within(testwait.Deadline, func() bool { return cancelled() != "" }) {
 			t.Errorf("the server never heard of the cancellation")
 		}
 		if res, _ := e.call(t, ctxT(t), "mcp__fake__echo", map[string]any{"text": "still"}); text(res) != "echo: still" {
@@ -180,12 +178,15 @@ func TestMCPCancel(t *testing.T) {
 	})
 }
 
-// The server's list changes: its tools are listed again before the next prompt.
+// The server's list changes: its tools are listed again before the next prompt. The
+// notification comes after grow's answer, so prompts go until one has seen it.
 func TestMCPToolListChanged(t *testing.T) {
 	mcpTransports(t, func(t *testing.T, e *mcpEnv, _ func() string) {
 		e.call(t, ctxT(t), "mcp__fake__grow", nil)
-		time.Sleep(100 * time.Millisecond) // the notification follows the answer
-		e.r.Input(ctxT(t), "next prompt", nil, "interactive")
+		testwait.Until(t, "mcp__fake__extra listed at a prompt", func() bool {
+			e.r.Input(ctxT(t), "next prompt", nil, "interactive")
+			return slices.ContainsFunc(e.r.Tools(), func(tl tools.Tool) bool { return tl.Info().Name == "mcp__fake__extra" })
+		})
 		if res, _ := e.call(t, ctxT(t), "mcp__fake__extra", nil); !res.IsError || !strings.Contains(text(res), "unknown tool extra") {
 			t.Errorf("extra: %+v", res)
 		}
@@ -227,7 +228,7 @@ func TestMCPCrashRestartsOnce(t *testing.T) {
 		if !res.IsError || !strings.Contains(text(res), "exited with code 3") {
 			t.Fatalf("crash %d: %+v", round, res)
 		}
-		time.Sleep(200 * time.Millisecond)
+		// on_exit restarted it (or gave up) before the crash's call heard of the exit
 		if res, _ := e.call(t, ctxT(t), "mcp__fake__echo", map[string]any{"text": "back"}); !strings.Contains(text(res), want) {
 			t.Fatalf("after crash %d: %q, want %q", round+1, text(res), want)
 		}

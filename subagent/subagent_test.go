@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pi/agent"
+	"pi/internal/testwait"
 	"pi/provider"
 )
 
@@ -130,7 +131,7 @@ func TestManagerQueueSteerAbort(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
-	time.Sleep(50 * time.Millisecond)
+	testwait.Until(t, "two children running", func() bool { return running.Load() == 2 })
 	if r, _ := m.Get(ctx, ids[2], false); r.Status != Queued {
 		t.Errorf("third child is %s, want queued behind the limit of 2", r.Status)
 	}
@@ -195,9 +196,7 @@ func TestManagerWatchTranscriptView(t *testing.T) {
 	stop := m.Watch(func(r Result) { mu.Lock(); seen = append(seen, r.Status); mu.Unlock() })
 	ctx := context.Background()
 	id, _ := m.Start(ctx, Spec{Prompt: "x", Background: true})
-	for running.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Until(t, "the child running", func() bool { return running.Load() == 1 })
 	if msgs, err := m.Transcript(id); err != nil || len(msgs) != 1 {
 		t.Fatalf("running child's transcript: %v %v", msgs, err)
 	}
@@ -296,16 +295,14 @@ func TestManagerNext(t *testing.T) {
 	defer m.Close()
 	ctx := context.Background()
 	id, _ := m.Start(ctx, Spec{Prompt: "x", Background: true})
-	for running.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	time.AfterFunc(50*time.Millisecond, func() { m.launch(m.entries[id]).Progress(Progress{Tool: "grep"}) })
-	start := time.Now()
+	testwait.Until(t, "the child running", func() bool { return running.Load() == 1 })
+	var changed atomic.Bool // set just before the change: Next returning without it came too early
+	time.AfterFunc(50*time.Millisecond, func() { changed.Store(true); m.launch(m.entries[id]).Progress(Progress{Tool: "grep"}) })
 	if err := m.Next(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d < 40*time.Millisecond || d > 5*time.Second {
-		t.Errorf("Next returned after %v, want at the change 50ms on", d)
+	if !changed.Load() {
+		t.Error("Next returned before the child changed")
 	}
 	if r, _ := m.Get(ctx, id, false); r.Tool != "grep" {
 		t.Errorf("after Next the child's tool is %q", r.Tool)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"pi/internal/proc"
+	"pi/internal/testwait"
 )
 
 func TestBash(t *testing.T) {
@@ -95,21 +96,16 @@ func processAlive(pid int) bool {
 	return len(fields) > 0 && fields[0] != "Z"
 }
 
-// Abort kills the whole process group, including a child that ignores SIGTERM.
+// Abort kills the whole process group, including a child that ignores SIGTERM. The child
+// writes its pid only once its trap is set, so the abort meets a child that ignores TERM.
 func TestBashAbortKillsGroup(t *testing.T) {
 	env := testEnv(t)
 	pidFile := filepath.Join(env.Cwd, "child.pid")
-	cmd := `bash -c 'trap "" TERM; while true; do sleep 0.05; done' & echo $! > child.pid; wait`
+	cmd := `bash -c 'trap "" TERM; echo $$ > child.pid.tmp; mv child.pid.tmp child.pid; while true; do sleep 0.05; done' & wait`
 	tool, _ := New("bash", env)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for range 100 {
-			if _, err := os.Stat(pidFile); err == nil {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		time.Sleep(100 * time.Millisecond)
+		testwait.Within(testwait.Deadline, func() bool { _, err := os.Stat(pidFile); return err == nil })
 		cancel()
 	}()
 	res, err := tool.Execute(ctx, "c", map[string]any{"command": cmd}, nil)
@@ -120,14 +116,10 @@ func TestBashAbortKillsGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 50 {
-		if !processAlive(pid) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Within(testwait.Deadline, func() bool { return !processAlive(pid) }) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("child %d survived the abort", pid)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Fatalf("child %d survived the abort", pid)
 }
 
 func TestBashStreamsUpdates(t *testing.T) {

@@ -5,24 +5,20 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"pi/internal/testwait"
 )
 
 // waitModal waits until the App shows a question (ask runs on another goroutine).
 func waitModal(t *testing.T, app *App) {
 	t.Helper()
-	for range 200 {
+	testwait.Until(t, "a question shown", func() bool {
 		app.mu.Lock()
-		open := app.modal != nil
-		app.mu.Unlock()
-		if open {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatal("no question shown")
+		defer app.mu.Unlock()
+		return app.modal != nil
+	})
 }
 
 func TestModals(t *testing.T) {

@@ -8,15 +8,19 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"pi/internal/cputime"
+	"pi/internal/testwait"
 )
 
 // gatedVT is a terminal whose writes wait while its gate is closed, as a pty does when
 // nobody reads it (a recorder that is itself waiting to write our input).
 type gatedVT struct {
-	mu     sync.Mutex
-	vt     *vt
-	open   chan struct{} // closed while writes may go through
-	writes int
+	mu      sync.Mutex
+	vt      *vt
+	open    chan struct{} // closed while writes may go through
+	writes  int
+	waiting int // writes held at the gate
 }
 
 func newGatedVT(w, h int) *gatedVT {
@@ -28,12 +32,20 @@ func newGatedVT(w, h int) *gatedVT {
 func (g *gatedVT) Write(p []byte) (int, error) {
 	g.mu.Lock()
 	open := g.open
+	g.waiting++
 	g.mu.Unlock()
 	<-open
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.waiting--
 	g.writes++
 	return g.vt.Write(p)
+}
+
+func (g *gatedVT) writesWaiting() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.waiting
 }
 
 func (g *gatedVT) writesSoFar() int {
@@ -104,18 +116,19 @@ func TestBlockedTerminalHoldsNothingUp(t *testing.T) {
 	term.block()
 	app.StartAssistant()
 	app.UpdateAssistant(assistant("written while blocked"))
-	time.Sleep(50 * time.Millisecond) // a frame is now waiting in Write
-	within(t, time.Second, "a key press", func() { typeText(app, "typed meanwhile") })
-	within(t, time.Second, "an agent event", func() {
+	testwait.Until(t, "a frame waiting in Write", func() bool { return term.writesWaiting() > 0 })
+	// Held up, they would wait for ever; 5 s only keeps a loaded machine from failing them.
+	within(t, 5*time.Second, "a key press", func() { typeText(app, "typed meanwhile") })
+	within(t, 5*time.Second, "an agent event", func() {
 		app.UpdateAssistant(assistant("written while blocked, and more"))
 		app.EndAssistant(assistant("written while blocked, and more. THE END"))
 	})
-	within(t, time.Second, "a resize", func() { app.HandleEvent(tcell.NewEventResize(80, 24)) })
+	within(t, 5*time.Second, "a resize", func() { app.HandleEvent(tcell.NewEventResize(80, 24)) })
 	term.unblock()
-	if d := waitScreen(t, term, "THE END", 2*time.Second); d > 100*time.Millisecond {
+	if d := waitScreen(t, term, "THE END", testwait.Deadline); d > 100*time.Millisecond {
 		t.Logf("the end showed %s after the terminal read again", d)
 	}
-	waitScreen(t, term, "typed meanwhile", time.Second)
+	waitScreen(t, term, "typed meanwhile", testwait.Deadline)
 }
 
 // lockedVT is a terminal model safe to read while the App writes to it.
@@ -132,7 +145,8 @@ func (l *lockedVT) Write(p []byte) (int, error) {
 
 // The stall, with the real frame timer: after a long transcript a reply far taller than the
 // screen arrives as fast as it can, in big chunks or small ones; its end is on screen, above
-// the editor and footer, within 100 ms of its last byte.
+// the editor and footer, within 100 ms of CPU time after its last byte (a stall that never
+// draws it fails at testwait's deadline).
 func TestReplyEndShowsPromptly(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -182,7 +196,7 @@ func replyEndWithin(t *testing.T, chunk int, limit time.Duration) string {
 		app.UpdateAssistant(assistant(text[:i]))
 	}
 	app.UpdateAssistant(assistant(text))
-	last := time.Now()
+	last, cpu := time.Now(), cputime.Used()
 	app.EndAssistant(assistant(text))
 	app.SetWorking(false)
 	for {
@@ -192,10 +206,15 @@ func replyEndWithin(t *testing.T, chunk int, limit time.Duration) string {
 		if len(rows) > 7 && rows[len(rows)-7] == "second END OF REPLY" {
 			break
 		}
-		if time.Since(last) > limit {
-			return fmt.Sprintf("%s after the reply's last byte the screen shows\n%s", limit, strings.Join(rows, "\n"))
+		if time.Since(last) > testwait.Deadline {
+			return fmt.Sprintf("%s after the reply's last byte the screen shows\n%s", testwait.Deadline, strings.Join(rows, "\n"))
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // few looks, so that they cost little of the CPU time measured
+	}
+	// The work it took is this process's CPU time: a loaded machine stretches the wall time.
+	if used := cputime.Used() - cpu; used > limit || (cpu == 0 && time.Since(last) > limit) {
+		return fmt.Sprintf("the end showed after %v of CPU time (%v of wall time), want at most %v",
+			used, time.Since(last).Round(time.Millisecond), limit)
 	}
 	term.mu.Lock()
 	defer term.mu.Unlock()
@@ -209,16 +228,18 @@ func TestSpinnerMovesWhileWaiting(t *testing.T) {
 	app := NewApp(term, 60, 10, Callbacks{}, Options{Cwd: t.TempDir()})
 	t.Cleanup(func() { app.Close() })
 	app.SetWorking(true)
-	start := app.Stats().Frames
-	time.Sleep(550 * time.Millisecond)
-	if n := app.Stats().Frames - start; n < 3 || n > 8 {
-		t.Fatalf("%d frames in 550 ms of waiting, want about 5", n)
+	began, start := time.Now(), app.Stats().Frames
+	// Five frames at ten a second: a loaded machine may make them late, never early.
+	testwait.Until(t, "five spinner frames", func() bool { return app.Stats().Frames-start >= 5 })
+	if d := time.Since(began); d < 250*time.Millisecond {
+		t.Fatalf("five frames in %v of waiting, want about 500 ms", d)
 	}
 	app.SetWorking(false)
-	time.Sleep(50 * time.Millisecond)
-	idle := app.Stats().Frames
-	time.Sleep(300 * time.Millisecond)
-	if n := app.Stats().Frames - idle; n != 0 {
-		t.Fatalf("%d frames while idle", n)
-	}
+	// A frame already due may still come; after it, 300 ms (three spinner steps) pass
+	// without one. A spinner still turning never lets that hold.
+	testwait.Until(t, "300 ms without a frame while idle", func() bool {
+		idle := app.Stats().Frames
+		time.Sleep(300 * time.Millisecond)
+		return app.Stats().Frames == idle
+	})
 }

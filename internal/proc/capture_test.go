@@ -25,7 +25,7 @@ func TestCapture(t *testing.T) {
 		{"capped", CaptureSpec{Command: "head -c 100000 /dev/zero | tr '\\0' x; echo e >&2", MaxBytes: 10},
 			Captured{Stdout: "xxxxxxxxxx", Stderr: "e\n"}},
 		{"killed by a signal", CaptureSpec{Command: "kill -9 $$"}, Captured{Code: -1}},
-		{"timeout", CaptureSpec{Command: "echo started; sleep 30", Timeout: 200 * time.Millisecond},
+		{"timeout", CaptureSpec{Command: "echo started; sleep 30", Timeout: grandchildTimeout}, // time to print "started" under load
 			Captured{Stdout: "started\n", Code: -1, Killed: true}},
 	}
 	for _, tc := range tests {
@@ -35,7 +35,7 @@ func TestCapture(t *testing.T) {
 			if err != nil || got != tc.want {
 				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
 			}
-			if d := time.Since(start); d > 3*time.Second {
+			if d := time.Since(start); d > 10*time.Second { // the timeout case sleeps 30 s
 				t.Fatalf("took %v", d)
 			}
 		})

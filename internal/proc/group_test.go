@@ -5,12 +5,15 @@ package proc
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"pi/internal/testwait"
 )
 
 // A background child that keeps the output open must not keep the caller waiting: each
@@ -25,14 +28,14 @@ func TestBackgroundChildDoesNotHang(t *testing.T) {
 		{"RunShell", func() (string, error) {
 			out, err := RunShell(context.Background(), specOf(command))
 			return out.Tail, err
-		}, time.Second},
+		}, 10 * time.Second},
 		{"Capture", func() (string, error) { // gives the pipe up after waitDelay
 			got, err := Capture(context.Background(), CaptureSpec{Command: command})
 			if err == nil && (got.Code != 0 || got.Killed) {
 				t.Errorf("got %+v, want a plain exit", got)
 			}
 			return got.Stdout, err
-		}, waitDelay + 700*time.Millisecond},
+		}, waitDelay + 10*time.Second},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,38 +56,43 @@ func TestBackgroundChildDoesNotHang(t *testing.T) {
 	}
 }
 
+// grandchildTimeout is long enough for a loaded machine to start a command's first step (a
+// grandchild, a line of output) before the timeout or abort ends it.
+const grandchildTimeout = 2 * time.Second
+
 // Cancelling, by timeout or by ctx, kills the whole group: a grandchild that ignores SIGTERM
-// goes too.
+// goes too. The grandchild writes its pid once its trap is set; only the cancel cases cancel.
 func TestCancelKillsGrandchildren(t *testing.T) {
-	const script = `sh -c 'trap "" TERM; sleep 100' & echo $! > %s; wait`
+	const script = `sh -c 'trap "" TERM; echo $$ > %s; sleep 100' & wait`
 	tests := []struct {
-		name string
-		run  func(ctx context.Context, command string) error
+		name    string
+		cancels bool
+		run     func(ctx context.Context, command string) error
 	}{
-		{"RunShell timeout", func(ctx context.Context, command string) error {
+		{"RunShell timeout", false, func(ctx context.Context, command string) error {
 			spec := specOf(command)
-			spec.Timeout = 300 * time.Millisecond
+			spec.Timeout = grandchildTimeout
 			out, err := RunShell(ctx, spec)
 			if err == nil && !out.TimedOut {
 				t.Errorf("got %+v, want a timeout", out)
 			}
 			return err
 		}},
-		{"RunShell abort", func(ctx context.Context, command string) error {
+		{"RunShell abort", true, func(ctx context.Context, command string) error {
 			out, err := RunShell(ctx, specOf(command))
 			if err == nil && !out.Aborted {
 				t.Errorf("got %+v, want an abort", out)
 			}
 			return err
 		}},
-		{"Capture timeout", func(ctx context.Context, command string) error {
-			got, err := Capture(ctx, CaptureSpec{Command: command, Timeout: 300 * time.Millisecond})
+		{"Capture timeout", false, func(ctx context.Context, command string) error {
+			got, err := Capture(ctx, CaptureSpec{Command: command, Timeout: grandchildTimeout})
 			if err == nil && !got.Killed {
 				t.Errorf("got %+v, want killed", got)
 			}
 			return err
 		}},
-		{"Command cancel", func(ctx context.Context, command string) error {
+		{"Command cancel", true, func(ctx context.Context, command string) error {
 			if err := Command(ctx, "sh", "-c", command).Run(); !errors.As(err, new(*exec.ExitError)) {
 				t.Errorf("got %v, want the shell killed", err)
 			}
@@ -96,21 +104,24 @@ func TestCancelKillsGrandchildren(t *testing.T) {
 			path := pidFile(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			pids := make(chan int, 1)
-			go func() {
-				pid := waitForPid(t, path)
-				pids <- pid
-				time.Sleep(400 * time.Millisecond) // the timeout cases end first
-				cancel()
-			}()
+			hasPid := func() bool {
+				data, err := os.ReadFile(path)
+				return err == nil && strings.HasSuffix(string(data), "\n")
+			}
+			if tc.cancels {
+				go func() { testwait.Within(testwait.Deadline, hasPid); cancel() }()
+			}
 			start := time.Now()
 			if err := tc.run(ctx, strings.Replace(script, "%s", path, 1)); err != nil {
 				t.Fatal(err)
 			}
-			if d := time.Since(start); d > 3*time.Second {
+			if d := time.Since(start); d > 10*time.Second+grandchildTimeout { // the grandchild sleeps 100 s
 				t.Fatalf("took %v", d)
 			}
-			assertGone(t, <-pids)
+			if !hasPid() {
+				t.Fatalf("the run ended before the grandchild had started (its timeout is %v)", grandchildTimeout)
+			}
+			assertGone(t, waitForPid(t, path))
 		})
 	}
 }

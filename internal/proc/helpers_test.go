@@ -10,7 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"pi/internal/testwait"
 )
 
 // specOf is a ShellSpec with small limits, so that spilling starts early.
@@ -35,31 +36,26 @@ func processAlive(pid int) bool {
 // waitForPid waits until a command has written a pid to path and returns it.
 func waitForPid(t *testing.T, path string) int {
 	t.Helper()
-	for range 200 {
-		if data, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(data), "\n") {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-			if err != nil {
-				t.Fatalf("pid file %s holds %q: %v", path, data, err)
-			}
-			return pid
-		}
-		time.Sleep(10 * time.Millisecond)
+	var data []byte
+	testwait.Until(t, "a pid in "+path, func() bool {
+		var err error
+		data, err = os.ReadFile(path)
+		return err == nil && strings.HasSuffix(string(data), "\n")
+	})
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("pid file %s holds %q: %v", path, data, err)
 	}
-	t.Fatalf("no pid in %s after 2s", path)
-	return 0
+	return pid
 }
 
-// assertGone fails when pid is still alive a second from now, and kills it then.
+// assertGone fails when pid is still alive after testwait's deadline, and kills it then.
 func assertGone(t *testing.T, pid int) {
 	t.Helper()
-	for range 50 {
-		if !processAlive(pid) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Within(testwait.Deadline, func() bool { return !processAlive(pid) }) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("process %d survived", pid)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Fatalf("process %d survived", pid)
 }
 
 // pidFile is a path in a fresh directory for a command to write a pid to.

@@ -39,9 +39,9 @@ func TestRunShellEnds(t *testing.T) {
 		{name: "no stdin", command: "cat; echo done", tail: "done\n"},
 		{name: "dir and env", command: `echo "$PI_X"; pwd`, env: []string{"PI_X=42"}, tail: "42\n" + dir + "\n"},
 		{name: "killed by a signal", command: "echo bye; kill -9 $$", tail: "bye\n", code: -1, signal: "killed"},
-		{name: "timeout", command: "echo started; sleep 30", timeout: 300 * time.Millisecond,
+		{name: "timeout", command: "echo started; sleep 30", timeout: grandchildTimeout, // time to print "started" under load
 			tail: "started\n", code: -1, signal: "killed", timedOut: true},
-		{name: "abort", command: "echo started; sleep 30", timeout: 10 * time.Second, abortAfter: 300 * time.Millisecond,
+		{name: "abort", command: "echo started; sleep 30", timeout: 10 * time.Second, abortAfter: grandchildTimeout,
 			tail: "started\n", code: -1, signal: "killed", aborted: true},
 	}
 	for _, tc := range tests {
@@ -58,7 +58,7 @@ func TestRunShellEnds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := time.Since(start); d > 3*time.Second {
+			if d := time.Since(start); d > 10*time.Second { // the command sleeps 30 s
 				t.Fatalf("took %v", d)
 			}
 			code := -1

@@ -7,7 +7,8 @@ import (
 	"io"
 	"syscall"
 	"testing"
-	"time"
+
+	"pi/internal/testwait"
 )
 
 func TestStart(t *testing.T) {
@@ -21,7 +22,7 @@ func TestStart(t *testing.T) {
 		want       Exit
 	}{
 		{"pipes", "sh", []string{"-c", "cat; echo err >&2; exit 4"}, "in\n", 0, "in\n", "err\n", Exit{Code: 4}},
-		{"signal to the group", "sh", []string{"-c", "sleep 100 & wait"}, "", syscall.SIGTERM, "", "", Exit{Code: -1, Signal: "terminated"}},
+		{"signal to the group", "sh", []string{"-c", "sleep 100 & echo started; wait"}, "", syscall.SIGTERM, "started\n", "", Exit{Code: -1, Signal: "terminated"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -31,13 +32,18 @@ func TestStart(t *testing.T) {
 			}
 			io.WriteString(r.Stdin, tc.stdin)
 			r.Stdin.Close()
-			if tc.signal != 0 {
-				time.Sleep(100 * time.Millisecond)
+			var out []byte
+			if tc.signal != 0 { // once the shell says its background child is started
+				out = make([]byte, len(tc.wantOut))
+				if _, err := io.ReadFull(r.Stdout, out); err != nil {
+					t.Fatalf("before the signal: %q, %v", out, err)
+				}
 				if err := r.Signal(tc.signal); err != nil {
 					t.Fatal(err)
 				}
 			}
-			out, _ := io.ReadAll(r.Stdout)
+			rest, _ := io.ReadAll(r.Stdout)
+			out = append(out, rest...)
 			errOut, _ := io.ReadAll(r.Stderr)
 			exit, err := r.Wait()
 			if err != nil || exit != tc.want || string(out) != tc.wantOut || string(errOut) != tc.wantErr {
@@ -71,11 +77,7 @@ func TestStartCancelKillsGroup(t *testing.T) {
 			pid = pid*10 + int(c-'0')
 		}
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for processAlive(pid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if processAlive(pid) {
+	if !testwait.Within(testwait.Deadline, func() bool { return !processAlive(pid) }) {
 		t.Errorf("grandchild %d outlived the cancel", pid)
 	}
 }

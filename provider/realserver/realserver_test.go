@@ -131,7 +131,7 @@ func TestNativeAbort(t *testing.T) {
 			cancel()
 		}
 	})
-	if msg.StopReason != provider.StopAborted || time.Since(cancelled) > 100*time.Millisecond {
+	if msg.StopReason != provider.StopAborted || time.Since(cancelled) > time.Second { // a loaded machine, not a reply that runs on
 		t.Fatalf("got %s %q after %v", msg.StopReason, msg.ErrorMessage, time.Since(cancelled))
 	}
 }

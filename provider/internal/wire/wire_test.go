@@ -236,7 +236,7 @@ func TestBodyClosedOnCancel(t *testing.T) {
 	time.AfterFunc(20*time.Millisecond, cancel)
 	start := time.Now()
 	_, _ = io.ReadAll(resp.Body)
-	if d := time.Since(start); d > 100*time.Millisecond+20*time.Millisecond {
+	if d := time.Since(start); d > 5*time.Second { // a read deaf to the cancel waits for the release at the end
 		t.Fatalf("read returned after %v", d)
 	}
 }
