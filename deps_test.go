@@ -19,7 +19,7 @@ var allowedImports = map[string][]string{
 	"internal/atomicfile": nil, "internal/cbor": nil, "internal/chattest": nil,
 	"internal/cputime": nil, "internal/gitwalk": nil, "internal/mcptest": nil,
 	"internal/ollamatest": nil, "internal/proc": nil, "internal/realpath": nil,
-	"internal/sandbox": nil, "internal/secrets": nil, "extui": nil, "packages": nil,
+	"internal/sandbox": nil, "internal/secrets": nil, "internal/testwait": nil, "extui": nil, "packages": nil,
 	"tui/theme": nil, "provider": nil, "provider/realserver": nil,
 
 	// The message model's neighbours: adapters speak provider's types and share the wire code.
