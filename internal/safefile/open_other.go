@@ -27,7 +27,7 @@ func Open(path string) (*File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &NotRegularError{Path: path, Kind: kind(fi.Mode())}
+		return nil, &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
 	}
 	return &File{File: f, size: fi.Size()}, nil
 }

@@ -44,8 +44,8 @@ func (e *TooLargeError) Error() string {
 
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
-// kind names what a file of mode m is, for NotRegularError.
-func kind(m fs.FileMode) string {
+// Kind names what a file of mode m is, for NotRegularError.
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
@@ -68,7 +68,7 @@ func check(path string) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return &NotRegularError{Path: path, Kind: kind(fi.Mode())}
+		return &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
 	}
 	return nil
 }
