@@ -4,6 +4,9 @@ package safefile
 
 import "os"
 
+// nonBlocking is nothing where opens of pipes do not wait.
+const nonBlocking = 0
+
 // File is an open regular file.
 type File struct {
 	*os.File

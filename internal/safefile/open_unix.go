@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// nonBlocking keeps an open of a pipe from waiting for its other end.
+const nonBlocking = syscall.O_NONBLOCK
+
 // File is an open regular file read with system calls directly: os.Open also registers every
 // file with the network poller, which costs a search of many small files a third of its
 // system calls.

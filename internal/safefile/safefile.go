@@ -150,3 +150,35 @@ func formatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// OpenFile is os.OpenFile(path, flag, 0) for an existing regular file, refused as Open
+// refuses; for callers that need an *os.File (ReadAt, locks, appends).
+func OpenFile(path string, flag int) (*os.File, error) {
+	if err := check(path); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, flag|nonBlocking, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
+	}
+	return f, nil
+}
+
+// ReadAll reads r, named name in errors, up to limit bytes; more is refused with a
+// TooLargeError (standard input piped from /dev/zero must not run pi out of memory).
+func ReadAll(ctx context.Context, r io.Reader, name string, limit int64) ([]byte, error) {
+	return readAll(ctx, r, name, 0, limit)
+}
+
+// MaxTextFile bounds a file a person writes for pi to read whole: configuration, prompt and
+// context files, skills, agent types, themes. One over it is a mistake or an attack.
+const MaxTextFile = 16 << 20
