@@ -77,6 +77,7 @@ func hostileCases() []hostileCase {
 		{"pi.read_file of /dev/zero", tool(`return select(2, pi.read_file("/dev/zero"))`), "tool", "character device, not a regular file", 5 * time.Second, 512 << 20},
 		// The children's heap limit is 64 MiB: the 60 MB string and its copy are over it.
 		{"string.gsub over a 60 MB string", tool(`local s = string.rep("a", 60 * 1048576) local r, n = s:gsub("a", "b") return #r .. " " .. n`), "tool", "out of memory for scripts", 15 * time.Second, 0},
+		{"a pattern that backtracks without end, in a hook", hook(`string.find(string.rep("a", 100000), string.rep(".-", 5) .. "b")`), "hook", "timed out after 30s", 45 * time.Second, 0},
 		{"string.format with a width of 100 MB", tool(`return select(2, pcall(string.format, "%99999999s", "x"))`), "tool", "width or precision too long", 3 * time.Second, 0},
 		{"Close during an endless tool", tool(`while true do end`), "close", "", time.Second, 0},
 		{"Close during coroutine churn in a tool", tool(`while true do pcall(coroutine.wrap(function() local t = {} for i = 1, 1e4 do t[i] = {} end end)) end`), "close", "", time.Second, 0},

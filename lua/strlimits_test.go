@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// string.gsub is ours (strlimits.go): it must keep Lua 5.1's results.
-func TestGsubKeepsLuaSemantics(t *testing.T) {
+// string.gsub, find, match and gmatch are ours (strlimits.go): they must keep Lua 5.1's results.
+func TestPatternFunctionsKeepLuaSemantics(t *testing.T) {
 	tests := []struct{ name, call, want string }{
 		{"plain", `("hello world"):gsub("o", "0")`, "hell0 w0rld 2"},
 		{"capture", `("hello world"):gsub("(o)", "[%1]")`, "hell[o] w[o]rld 2"},
@@ -26,11 +26,25 @@ func TestGsubKeepsLuaSemantics(t *testing.T) {
 		{"position captures", `("abc"):gsub("()", "%1")`, "1a2b3c4 4"},
 		{"a result over 64 MiB", `local ok, err = pcall(string.gsub, string.rep("a", 1048576), "a", string.rep("b", 100)) return err:match("string.gsub: .*")`,
 			"string.gsub: a result of more than 64 MiB is over the limit for scripts"},
+		{"find", `string.find("hello world", "o w")`, "5 7"},
+		{"find a pattern with captures", `string.find("key = value", "(%w+) = (%w+)")`, "1 11 key value"},
+		{"find from init", `string.find("abcabc", "b", 3)`, "5 5"},
+		{"find from a negative init", `string.find("abcabc", "a", -3)`, "4 4"},
+		{"find plain", `string.find("a.b", ".", 1, true)`, "2 2"},
+		{"find nothing", `string.find("abc", "%d")`, "nil"},
+		{"find the empty pattern", `string.find("abc", "")`, "1 0"},
+		{"match", `string.match("2024-05-06", "(%d+)-(%d+)")`, "2024 05"},
+		{"match without captures", `string.match("  trim  ", "%S+")`, "trim"},
+		{"match anchored", `string.match("xab", "^a")`, "nil"},
+		{"match a position", `string.match("hello", "()ll()")`, "3 5"},
+		{"gmatch", `local t = {} for k, v in string.gmatch("a=1, b=2", "(%w+)=(%w+)") do t[#t+1] = k .. v end return table.concat(t, ",")`, "a1,b2"},
+		{"gmatch of words", `local t = {} for w in ("one two  three"):gmatch("%a+") do t[#t+1] = w end return table.concat(t, "|")`, "one|two|three"},
 		{"more matches than a batch", `local s, n = string.rep("ab", 10000):gsub("b", "") return #s .. " " .. n`, "10000 10000"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			body := "local s, n = " + tc.call + " return s .. ' ' .. n"
+			body := "local r = {" + tc.call + "} for i = 1, select('#', unpack(r)) do r[i] = tostring(r[i]) end " +
+				"return #r == 0 and 'nil' or table.concat(r, ' ')"
 			if strings.HasPrefix(tc.call, "local") {
 				body = tc.call
 			}
