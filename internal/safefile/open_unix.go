@@ -43,7 +43,7 @@ func openNonBlocking(path string) (*File, error) {
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		syscall.Close(fd)
-		return nil, &NotRegularError{Path: path, Kind: kindOfStat(st.Mode)}
+		return nil, &NotRegularError{Path: path, Kind: kindOfStat(uint32(st.Mode))}
 	}
 	return &File{fd: fd, size: st.Size}, nil
 }
