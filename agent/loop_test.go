@@ -615,3 +615,28 @@ func TestPromptWhileRunningRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A tool stuck where its context cannot reach (a system call that waits on a pipe or a hung
+// mount) must not keep the run, and so RPC's abort, from answering: the loop leaves it behind.
+func TestAbortLeavesBehindAToolThatDoesNotStop(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	stuck := testTool("stuck", func(ctx context.Context, _ map[string]any) (tools.Result, error) {
+		close(started)
+		<-release // ignores ctx
+		return tools.TextResult("late"), nil
+	})
+	a, _ := newTestAgent(t, faux.New(call("c1", "stuck", map[string]any{"x": 1}), faux.Text("never")), stuck)
+	go func() { <-started; a.Abort() }()
+	ended := make(chan struct{})
+	go func() { defer close(ended); prompt(t, a, "go") }()
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run has not ended 30s after the abort: the stuck tool holds it")
+	}
+	res := lastToolResults(a)[0]
+	if text := res.TextContent(); !res.IsError || !strings.Contains(text, "did not stop") || !strings.Contains(text, "aborted") {
+		t.Fatalf("result = %+v", res)
+	}
+}

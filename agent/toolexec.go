@@ -168,7 +168,7 @@ func (a *Agent) execute(ctx context.Context, c *callState) {
 		a.emit(ctx, Event{Type: EvToolExecutionUpdate, ToolCallID: c.call.ID, ToolName: c.call.Name,
 			Args: c.call.Args, Result: &partial})
 	}
-	res, err := safeExecute(ctx, c, onUpdate)
+	res, err := executeOrLeave(ctx, c, onUpdate)
 	settled.Store(true)
 	switch {
 	case ctx.Err() != nil && (err != nil || !res.IsError):
@@ -195,6 +195,39 @@ func (a *Agent) redact(r tools.Result) tools.Result {
 		return r
 	}
 	return a.hooks.Redact(r)
+}
+
+// toolStopGrace is how long an aborted run waits for a tool to return once its context is
+// cancelled. A tool stuck past it, where no context reaches (a system call on a hung mount), is
+// left behind, so that the run ends and an abort is answered.
+const toolStopGrace = time.Second
+
+// executeOrLeave runs the call on its own goroutine, and gives up on it toolStopGrace after ctx
+// ends; its result, should it come, is dropped.
+func executeOrLeave(ctx context.Context, c *callState, onUpdate func(tools.Result)) (tools.Result, error) {
+	type outcome struct {
+		res tools.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := safeExecute(ctx, c, onUpdate)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(toolStopGrace)
+	defer grace.Stop()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-grace.C:
+		return tools.TextResult(fmt.Sprintf("The tool did not stop within %v of the abort and was left behind; what it still does is not reported.",
+			toolStopGrace)), nil
+	}
 }
 
 func safeExecute(ctx context.Context, c *callState, onUpdate func(tools.Result)) (res tools.Result, err error) {

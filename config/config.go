@@ -21,6 +21,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"pi/internal/proc"
+	"pi/internal/safefile"
 	"pi/internal/sandbox"
 	"pi/provider"
 	"pi/provider/anthropic"
@@ -226,7 +227,7 @@ func Load(piHome, cwd string, projectTrusted bool) (*Config, error) {
 }
 
 func (c *Config) mergeFile(path string, project, untrusted bool) error {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(context.Background(), path, safefile.MaxTextFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -6,9 +6,11 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"pi/internal/atomicfile"
+	"pi/internal/safefile"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -21,7 +23,7 @@ func SaveSetting(path, table, key string, value any) error {
 	if err != nil {
 		return fmt.Errorf("saving %s in %s: %w", key, path, err)
 	}
-	old, err := os.ReadFile(path)
+	old, err := safefile.ReadFile(context.Background(), path, safefile.MaxTextFile)
 	if err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("saving %s: %w", key, err)
 	}

@@ -1,11 +1,14 @@
 package images
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"pi/internal/safefile"
 )
 
 // MaxFile bounds an image file pi reads whole: a 6000×4000 screenshot is a few tens of MB at
@@ -23,7 +26,7 @@ func Load(path string, lim Limits) (Fitted, error) {
 	case fi.Size() > MaxFile:
 		return Fitted{}, fmt.Errorf("image %s has %d bytes, over the %d pi reads", path, fi.Size(), MaxFile)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(context.Background(), path, MaxFile)
 	if err != nil {
 		return Fitted{}, fmt.Errorf("image %s: %w", path, err)
 	}

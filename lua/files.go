@@ -2,8 +2,8 @@ package lua
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +13,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"pi/internal/proc"
+	"pi/internal/safefile"
 )
 
 func (v *vm) exec(L *lua.LState) int {
@@ -60,7 +61,7 @@ func (v *vm) path(p string) string {
 }
 
 func (v *vm) readFile(L *lua.LState) int {
-	data, err := readLimited(v.path(L.CheckString(1)), maxStringBytes)
+	data, err := readLimited(callContext(L, v.ctx), v.path(L.CheckString(1)), maxStringBytes)
 	if err != nil {
 		return v.ok(L, err)
 	}
@@ -68,22 +69,22 @@ func (v *vm) readFile(L *lua.LState) int {
 	return 1
 }
 
-// readLimited reads a file of at most max bytes: pi.read_file("/dev/zero") must not read
-// until pi runs out of memory.
-func readLimited(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// callContext is the context of the call L runs, or else fallback.
+func callContext(L *lua.LState, fallback context.Context) context.Context {
+	if ctx := L.Context(); ctx != nil {
+		return ctx
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if int64(len(data)) > max {
+	return fallback
+}
+
+// readLimited reads a regular file of at most max bytes: pi.read_file("/dev/zero") must not
+// read until pi runs out of memory, nor pi.read_file of a pipe wait for its writer.
+func readLimited(ctx context.Context, path string, max int64) ([]byte, error) {
+	data, err := safefile.ReadFile(ctx, path, max)
+	if errors.Is(err, safefile.ErrTooLarge) {
 		return nil, fmt.Errorf("%s is larger than the %d MiB scripts may read at once", path, max>>20)
 	}
-	return data, nil
+	return data, err
 }
 
 func (v *vm) writeFile(L *lua.LState) int {

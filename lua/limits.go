@@ -51,6 +51,7 @@ func (v *vm) limit(L *lua.LState, msg string) {
 // limitLibraries puts the limits on the library functions that need them.
 func (v *vm) limitLibraries() {
 	v.limitStrings()
+	v.limitGsubAndFormat()
 	v.limitLoad()
 	v.limitCoroutines()
 }

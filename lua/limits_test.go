@@ -83,7 +83,10 @@ func hostileCases() []hostileCase {
 		{"a global table that grows forever in a hook", hook(`t = t or {} while true do t[#t+1] = {} end`), "hook", "out of memory for scripts", 15 * time.Second, 0},
 		{"a string that doubles while loading", `local s = "x" while true do s = s .. s end`, "load", "out of memory for scripts", 15 * time.Second, 0},
 		{"table.concat of one big string many times", tool(`local s, t = string.rep("x", 1048576), {} for i = 1, 1000 do t[i] = s end return table.concat(t)`), "tool", "table.concat: a result of", 3 * time.Second, 0},
-		{"pi.read_file of /dev/zero", tool(`return select(2, pi.read_file("/dev/zero"))`), "tool", "larger than the 64 MiB", 5 * time.Second, 512 << 20},
+		{"pi.read_file of /dev/zero", tool(`return select(2, pi.read_file("/dev/zero"))`), "tool", "character device, not a regular file", 5 * time.Second, 512 << 20},
+		{"string.gsub over a 60 MB string", tool(`local s = string.rep("a", 60 * 1048576) local r, n = s:gsub("a", "b") return #r .. " " .. n`), "tool", "out of memory for scripts", 15 * time.Second, 0},
+		{"a pattern that backtracks without end, in a hook", hook(`string.find(string.rep("a", 100000), string.rep(".-", 5) .. "b")`), "hook", "timed out after 30s", 45 * time.Second, 0},
+		{"string.format with a width of 100 MB", tool(`return select(2, pcall(string.format, "%99999999s", "x"))`), "tool", "width or precision too long", 3 * time.Second, 0},
 		// The stop cases say "running" before their endless loop: the stop waits for it.
 		{"Close during an endless tool", tool(running + `while true do end`), "close", "", stopWithin, 0},
 		{"Close during coroutine churn in a tool", tool(running + `while true do pcall(coroutine.wrap(function() local t = {} for i = 1, 1e4 do t[i] = {} end end)) end`), "close", "", stopWithin, 0},

@@ -14,6 +14,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
+
+	"pi/internal/safefile"
 )
 
 //go:embed bundled/*.lua
@@ -136,7 +138,9 @@ func (r *Runtime) readScript(path string) (script, bool) {
 	if r.opts.PiHome == "" && !filepath.IsAbs(path) {
 		return script{}, false
 	}
-	data, err := os.ReadFile(path)
+	// gopher-lua's parser takes about 150 times the source, so a script file is held to what
+	// loadstring compiles.
+	data, err := safefile.ReadFile(context.Background(), path, maxChunkBytes)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			r.notify("error", "lua: cannot read %s: %v", path, err)

@@ -1,13 +1,17 @@
 package packages
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"pi/internal/safefile"
 )
 
 // Install puts source (a folder or a git URL, optionally @ref) under root and returns the
@@ -68,7 +72,7 @@ func fetch(ctx context.Context, source, ref, dest string) error {
 			if _, err := os.Stat(filepath.Join(source, ".git")); err == nil && ref != "" {
 				return clone(ctx, source, ref, dest) // a local repository pinned to a ref
 			}
-			return copyTree(source, dest)
+			return copyTree(ctx, source, dest)
 		}
 		return fmt.Errorf("%s is neither a folder nor a git URL", source)
 	}
@@ -100,7 +104,7 @@ func git(ctx context.Context, dir string, args ...string) error {
 }
 
 // copyTree copies regular files and folders of src into dest, leaving out .git and links.
-func copyTree(src, dest string) error {
+func copyTree(ctx context.Context, src, dest string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -114,14 +118,65 @@ func copyTree(src, dest string) error {
 		case d.IsDir():
 			return os.MkdirAll(target, 0o755)
 		case d.Type().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(target, data, 0o644)
+			return copyFile(ctx, p, target)
 		}
 		return nil // links and devices stay behind
 	})
+}
+
+// copyBlock is how much of a file copyFile holds at a time.
+const copyBlock = 1 << 20
+
+// copyFile streams the regular file src to a new file dst, a block at a time (a package may
+// hold model weights of gigabytes), and leaves a hole where a block is all zeros, so that a
+// sparse file stays sparse.
+func copyFile(ctx context.Context, src, dst string) error {
+	in, err := safefile.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	buf, zeros := make([]byte, copyBlock), make([]byte, copyBlock)
+	var size int64
+	for {
+		if err := ctx.Err(); err != nil {
+			out.Close()
+			return fmt.Errorf("copying %s: %w", src, err)
+		}
+		n, rerr := io.ReadFull(in, buf)
+		if err := writeOrSkip(out, buf[:n], zeros); err != nil {
+			out.Close()
+			return fmt.Errorf("copying %s: %w", src, err)
+		}
+		size += int64(n)
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			out.Close()
+			return fmt.Errorf("copying %s: %w", src, rerr)
+		}
+	}
+	if err := out.Truncate(size); err != nil { // a file that ends in a hole
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// writeOrSkip writes b to f, or seeks past it when it is all zeros (zeros, of at least its
+// length, is compared with memequal's vector code).
+func writeOrSkip(f *os.File, b, zeros []byte) error {
+	if !bytes.Equal(b, zeros[:len(b)]) {
+		_, err := f.Write(b)
+		return err
+	}
+	_, err := f.Seek(int64(len(b)), io.SeekCurrent)
+	return err
 }
 
 // Remove deletes the package called name under root.

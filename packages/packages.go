@@ -13,6 +13,7 @@
 package packages
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"pi/internal/safefile"
 )
 
 // Manifest is package.toml.
@@ -112,7 +115,7 @@ func read(dir string) Package {
 	if p.Name == "" {
 		p.Name = filepath.Base(dir)
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, sourceFile)); err == nil {
+	if data, err := safefile.ReadFile(context.Background(), filepath.Join(dir, sourceFile), safefile.MaxTextFile); err == nil {
 		lines := strings.SplitN(strings.TrimSpace(string(data)), "\n", 2)
 		p.Source = lines[0]
 		if len(lines) > 1 {
@@ -124,7 +127,7 @@ func read(dir string) Package {
 
 func readManifest(dir string) (Manifest, error) {
 	var m Manifest
-	data, err := os.ReadFile(filepath.Join(dir, "package.toml"))
+	data, err := safefile.ReadFile(context.Background(), filepath.Join(dir, "package.toml"), safefile.MaxTextFile)
 	if err != nil {
 		return m, err
 	}

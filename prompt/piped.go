@@ -1,10 +1,17 @@
 package prompt
 
 import (
+	"context"
 	"io"
 	"os"
 	"strings"
+
+	"pi/internal/safefile"
 )
+
+// MaxPiped bounds piped standard input: more would not fit any model's window, and
+// `pi -p < /dev/zero` must not run pi out of memory.
+const MaxPiped = 64 << 20
 
 // ReadPiped reads standard input when it is not a terminal (pi -p with piped input); a
 // terminal, or a reader that is no file, gives "".
@@ -17,7 +24,7 @@ func ReadPiped(stdin io.Reader) (string, error) {
 	if err != nil || st.Mode()&os.ModeCharDevice != 0 {
 		return "", nil
 	}
-	data, err := io.ReadAll(f)
+	data, err := safefile.ReadAll(context.Background(), f, "standard input", MaxPiped)
 	return strings.TrimRight(string(data), "\n"), err
 }
 

@@ -5,14 +5,15 @@
 package prompt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"pi/internal/safefile"
 	"pi/provider"
 	"pi/tools"
 )
@@ -185,7 +186,7 @@ func LoadContextFiles(piHome, cwd string) ([]ContextFile, error) {
 func readContextFile(dir string) (*ContextFile, error) {
 	for _, name := range []string{"AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"} {
 		path := filepath.Join(dir, name)
-		data, err := os.ReadFile(path)
+		data, err := safefile.ReadFile(context.Background(), path, safefile.MaxTextFile)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			continue
 		}
@@ -216,7 +217,7 @@ func LoadPromptFiles(piHome, cwd string, projectTrusted bool) (PromptFiles, erro
 			if dir == "" {
 				continue
 			}
-			data, err := os.ReadFile(filepath.Join(dir, name))
+			data, err := safefile.ReadFile(context.Background(), filepath.Join(dir, name), safefile.MaxTextFile)
 			if err == nil {
 				return string(data), nil
 			}

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
-	"os"
 	"strings"
+
+	"pi/internal/safefile"
 )
 
 // CodeAuth is the pre-release version-2 error code of a refused token.
@@ -34,7 +36,7 @@ func tokenDigest(t string) []byte { d := sha256.Sum256([]byte(t)); return d[:] }
 
 // ReadToken reads a token file: its first line, without surrounding space.
 func ReadToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(context.Background(), path, 64<<10)
 	if err != nil {
 		return "", fmt.Errorf("reading the token file: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"pi/internal/safefile"
 	"pi/provider"
 )
 
@@ -138,7 +139,7 @@ func Open(ctx context.Context, path string) (*Session, error) {
 }
 
 func openLocked(ctx context.Context, path string) (*Session, bool, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := safefile.OpenFile(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return nil, false, fmt.Errorf("open session: %w", err)
 	}

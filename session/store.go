@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"pi/internal/safefile"
 	"pi/provider"
 )
 
@@ -108,7 +109,7 @@ func sessionFiles(dir string) ([]string, error) {
 
 // readHeader reads and checks the first line of a file, as Open does.
 func readHeader(path string) (Header, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenFile(path, os.O_RDONLY)
 	if err != nil {
 		return Header{}, err
 	}
@@ -208,7 +209,7 @@ func List(ctx context.Context, dir string) ([]Info, error) {
 			return nil, err
 		}
 		info, err := Describe(ctx, f)
-		if errors.Is(err, ErrNotSession) {
+		if errors.Is(err, ErrNotSession) || errors.Is(err, safefile.ErrNotRegular) {
 			continue
 		}
 		if err != nil {
@@ -225,7 +226,7 @@ func List(ctx context.Context, dir string) ([]Info, error) {
 // to decode is counted unless it was read for FirstPrompt). A file of a newer version is
 // described as far as this pi can read it.
 func Describe(ctx context.Context, path string) (Info, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenFile(path, os.O_RDONLY)
 	if err != nil {
 		return Info{}, fmt.Errorf("describe session: %w", err)
 	}
@@ -288,7 +289,7 @@ func (s *Session) firstPrompt() (string, error) {
 // warnings are passed on, marked as src's. The new session is open for appending, with the
 // leaf on the last entry.
 func ForkFile(ctx context.Context, src, dir, cwd string) (*Session, error) {
-	in, err := os.Open(src)
+	in, err := safefile.OpenFile(src, os.O_RDONLY)
 	if err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
 	}

@@ -1,15 +1,17 @@
 package subagent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"pi/internal/safefile"
 )
 
 // Type is an agent type: what a child is told and may use.
@@ -88,7 +90,7 @@ func LoadTypes(piHome, cwd string, project bool, packageDirs []string, warn io.W
 }
 
 func readType(path string) (Type, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(context.Background(), path, safefile.MaxTextFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Type{}, fmt.Errorf("agent type %s: %w", path, err)
 	}

@@ -6,6 +6,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"pi/images"
+	"pi/internal/safefile"
 	"pi/provider"
 )
 
@@ -72,5 +74,5 @@ func readAttachment(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s has %d bytes; an @file may have up to %d (the read tool can page through bigger ones)",
 			path, fi.Size(), MaxAttachment)
 	}
-	return os.ReadFile(path)
+	return safefile.ReadFile(context.Background(), path, images.MaxFile)
 }

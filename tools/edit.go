@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -94,7 +93,7 @@ func runEdit(ctx context.Context, env *Env, args map[string]any) (Result, error)
 		return Result{}, err
 	}
 	defer unlock()
-	data, err := readForEdit(key, name)
+	data, err := readForEdit(ctx, key, name)
 	if err != nil {
 		return Result{}, err
 	}
@@ -124,7 +123,7 @@ func runEdit(ctx context.Context, env *Env, args map[string]any) (Result, error)
 // EditPreview computes the diff an edit call would make without writing anything, so a UI can
 // show it while the call waits (pi shows it before the tool runs). Errors are the ones the call
 // itself would return.
-func EditPreview(env *Env, args map[string]any) (EditDetails, error) {
+func EditPreview(ctx context.Context, env *Env, args map[string]any) (EditDetails, error) {
 	name, path, err := argPath(env, args, "path", true)
 	if err != nil {
 		return EditDetails{}, err
@@ -133,7 +132,7 @@ func EditPreview(env *Env, args map[string]any) (EditDetails, error) {
 	if err != nil {
 		return EditDetails{}, err
 	}
-	data, err := readForEdit(path, name)
+	data, err := readForEdit(ctx, path, name)
 	if err != nil {
 		return EditDetails{}, err
 	}
@@ -147,20 +146,8 @@ func EditPreview(env *Env, args map[string]any) (EditDetails, error) {
 
 // readForEdit reads the file to edit, refusing one over maxReadFileSize as read does: the
 // edit holds the file several times over, old and new, and the model cannot have read it.
-func readForEdit(path, name string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot edit %s: %w", name, err)
-	}
-	if fi.Size() > maxReadFileSize {
-		return nil, fmt.Errorf("%s is %s, too large to edit whole; change it with bash (sed -i, or a script)",
-			name, FormatSize(int(fi.Size())))
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot edit %s: %w", name, err)
-	}
-	return data, nil
+func readForEdit(ctx context.Context, path, name string) ([]byte, error) {
+	return readWhole(ctx, path, name, "edit", "change it with bash (sed -i, or a script)")
 }
 
 // editContent applies edits to a file's text, matching on LF line endings without a BOM and

@@ -214,14 +214,14 @@ func TestEditKeepsMode(t *testing.T) {
 func TestEditPreviewWritesNothing(t *testing.T) {
 	env := testEnv(t)
 	writeFiles(t, env.Cwd, map[string]string{"f.txt": "a\nb\n"})
-	d, err := EditPreview(env, map[string]any{"path": "f.txt", "oldText": "b", "newText": "B"})
+	d, err := EditPreview(context.Background(), env, map[string]any{"path": "f.txt", "oldText": "b", "newText": "B"})
 	if err != nil || d.Diff != " 1 a\n-2 b\n+2 B" || d.FirstChangedLine != 2 {
 		t.Fatalf("preview %+v, %v", d, err)
 	}
 	if got := readFileT(t, filepath.Join(env.Cwd, "f.txt")); got != "a\nb\n" {
 		t.Fatalf("file changed to %q", got)
 	}
-	if _, err := EditPreview(env, map[string]any{"path": "f.txt", "oldText": "zz", "newText": "B"}); err == nil {
+	if _, err := EditPreview(context.Background(), env, map[string]any{"path": "f.txt", "oldText": "zz", "newText": "B"}); err == nil {
 		t.Fatal("preview of a failing edit gave no error")
 	}
 }

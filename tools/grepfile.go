@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"pi/internal/safefile"
 )
 
 // grepBlock is how much of a file a grep worker holds at a time. A file that fits is searched
@@ -22,12 +24,12 @@ const grepOverlap = 4 << 10
 // knows there are more) with their context lines, and whether a line longer than a block was
 // searched in pieces. Unreadable and binary files give nothing.
 func (s *grepSearch) file(p, rel string, buf *[]byte, sc *searchScratch) ([]grepLine, bool) {
-	f, size, err := openRegular(p)
+	f, err := safefile.Open(p)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	return s.search(f, size, rel, buf, sc)
+	return s.search(f, f.Size(), rel, buf, sc)
 }
 
 // search searches the size bytes r holds a block at a time, in *buf (made to the block size

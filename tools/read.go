@@ -4,14 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"pi/internal/safefile"
 )
 
 // maxReadFileSize stops read from loading huge files whole; bash with sed or head can still
-// show parts of them.
-const maxReadFileSize = 256 << 20
+// show parts of them. A file that reports no size (/proc, /sys) is read to at most
+// maxUnsizedFileSize: the bound is on the bytes read, and some of them never end.
+const (
+	maxReadFileSize    = 256 << 20
+	maxUnsizedFileSize = 16 << 20
+)
 
 // ReadDetails is the details of a read result.
 type ReadDetails struct {
@@ -31,11 +38,11 @@ func newRead(env *Env) Tool {
 			`"required":["path"]}`),
 		Guidelines: []string{"Read a file before you edit it."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
-		return runRead(env, args)
+		return runRead(ctx, env, args)
 	}}
 }
 
-func runRead(env *Env, args map[string]any) (Result, error) {
+func runRead(ctx context.Context, env *Env, args map[string]any) (Result, error) {
 	name, path, err := argPath(env, args, "path", true)
 	if err != nil {
 		return Result{}, err
@@ -48,20 +55,9 @@ func runRead(env *Env, args map[string]any) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	fi, err := os.Stat(path)
+	data, err := readWhole(ctx, path, name, "read", "show parts with bash (sed -n, head, tail)")
 	if err != nil {
-		return Result{}, fmt.Errorf("cannot read %s: %w", name, err)
-	}
-	if fi.IsDir() {
-		return Result{}, fmt.Errorf("%s is a directory; list it with ls or bash", name)
-	}
-	if fi.Size() > maxReadFileSize {
-		return Result{}, fmt.Errorf("%s is %s, too large to read whole; show parts with bash (sed -n, head, tail)",
-			name, FormatSize(int(fi.Size())))
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Result{}, fmt.Errorf("cannot read %s: %w", name, err)
+		return Result{}, err
 	}
 	env.remember(lockKey(path), data)
 	if mime := imageMIME(data); mime != "" {
@@ -75,6 +71,32 @@ func runRead(env *Env, args map[string]any) (Result, error) {
 		limit = -1
 	}
 	return readText(name, data, offset, limit, env.Limits())
+}
+
+// readWhole reads the regular file at path for the tool verb, refusing a directory, a pipe,
+// a device, and a file over maxReadFileSize (then saying what to do instead: instead).
+func readWhole(ctx context.Context, path, name, verb, instead string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("cannot %s %s: %w", verb, name, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a directory; list it with ls or bash", name)
+	case fi.Size() > maxReadFileSize:
+		return nil, fmt.Errorf("%s is %s, too large to %s whole; %s", name, FormatSize(int(fi.Size())), verb, instead)
+	}
+	limit := int64(maxReadFileSize)
+	if fi.Size() == 0 {
+		limit = maxUnsizedFileSize
+	}
+	data, err := safefile.ReadFile(ctx, path, limit)
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return nil, fmt.Errorf("cannot %s %s: %w; %s", verb, name, err, instead)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot %s %s: %w", verb, name, err)
+	}
+	return data, nil
 }
 
 // readText shows lines [offset, offset+limit) of a text file within the output limits, with a

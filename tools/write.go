@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"pi/internal/safefile"
 )
 
 func newWrite(env *Env) Tool {
@@ -72,6 +74,9 @@ func replaceFile(path string, data []byte) error {
 	}
 	if err != nil {
 		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return &safefile.NotRegularError{Path: path, Kind: safefile.Kind(fi.Mode())}
 	}
 	if fi.Mode().Perm()&0o222 == 0 {
 		return fmt.Errorf("it is read-only (mode %v); make it writable first if it is meant to change", fi.Mode().Perm())

@@ -5,12 +5,15 @@
 package atomicfile
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"pi/internal/safefile"
 )
 
 // Replace writes data to path through a temporary file in the same folder (made if missing).
@@ -40,7 +43,7 @@ func Replace(path string, data []byte) error {
 // ReadJSON decodes the JSON file at path into v. A missing file is no error and leaves v as
 // it was; an unreadable or damaged one is, naming the file.
 func ReadJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(context.Background(), path, safefile.MaxTextFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -2,9 +2,12 @@ package gitwalk
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"pi/internal/safefile"
 )
 
 // ignoreRule is one line of a .gitignore file.
@@ -105,7 +108,7 @@ func ancestorIgnores(root string) []*ignoreFile {
 	relRoot = filepath.ToSlash(relRoot) + "/"
 	stack := loadExclude(repo, relRoot)
 	for i := len(dirs) - 1; i >= 0; i-- {
-		data, err := os.ReadFile(filepath.Join(dirs[i], ".gitignore"))
+		data, err := safefile.ReadFile(context.Background(), filepath.Join(dirs[i], ".gitignore"), safefile.MaxTextFile)
 		if err != nil {
 			continue
 		}
@@ -116,7 +119,7 @@ func ancestorIgnores(root string) []*ignoreFile {
 }
 
 func loadExclude(repo, add string) []*ignoreFile {
-	data, err := os.ReadFile(filepath.Join(repo, ".git", "info", "exclude"))
+	data, err := safefile.ReadFile(context.Background(), filepath.Join(repo, ".git", "info", "exclude"), safefile.MaxTextFile)
 	if err != nil {
 		return nil
 	}

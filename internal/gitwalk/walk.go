@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"pi/internal/safefile"
 )
 
 // ErrStop, returned by a walk function, ends the walk early without being an error.
@@ -36,7 +38,7 @@ func walkDir(ctx context.Context, dir, rel string, stack []*ignoreFile, fn func(
 	}
 	for _, e := range entries {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
-			if data, err := os.ReadFile(filepath.Join(dir, ".gitignore")); err == nil {
+			if data, err := safefile.ReadFile(context.Background(), filepath.Join(dir, ".gitignore"), safefile.MaxTextFile); err == nil {
 				stack = append(stack[:len(stack):len(stack)], &ignoreFile{strip: prefix, rules: parseIgnore(data)})
 			}
 			break

@@ -8,6 +8,7 @@ package theme
 //	code    = ""             # the terminal's own colour
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"pi/internal/safefile"
 )
 
 // Parse reads a theme file's text; name is what errors call it (its path). Roles the file
@@ -102,7 +105,7 @@ func fmtValue(v any) string {
 
 // Load reads the theme file at path.
 func Load(path string, base *Theme) (*Theme, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(context.Background(), path, safefile.MaxTextFile)
 	if err != nil {
 		return nil, fmt.Errorf("theme: %w", err)
 	}
