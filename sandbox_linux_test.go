@@ -267,3 +267,26 @@ func TestSandboxCannotDriveServe(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxEvalCheckIsConfined: under [sandbox] mode = "workspace" pi eval's check runs in
+// the run's sandbox. The model's confined bash cannot write ~/.bashrc, so it writes a script
+// in its scratch copy that does, for the task's check to run after the run.
+func TestSandboxEvalCheckIsConfined(t *testing.T) {
+	needLandlock(t, sandbox.Settings{Mode: "workspace"})
+	bin := buildPi(t)
+	d := newSBDirs(t)
+	os.WriteFile(filepath.Join(d.piHome, "pi.toml"), []byte("[sandbox]\nmode = \"workspace\"\n"), 0o644)
+	bashrc := filepath.Join(d.home, ".bashrc")
+	os.WriteFile(bashrc, []byte("# mine\n"), 0o644)
+	plant := `echo x >> "$HOME/.bashrc"; echo "direct=$?"; printf 'echo pwned >> "$HOME/.bashrc"\n' > run.sh`
+	script, _ := json.Marshal([]any{sbCall("c1", "bash", map[string]any{"command": plant}), sbText("done")})
+	tasks := filepath.Join(d.tmp, "tasks")
+	writeTask(t, tasks, "plants", "prompt = \"go\"\ncheck = \"sh run.sh\"\ntimeout_seconds = 60\n", string(script), map[string]string{"keep.txt": "x\n"})
+	out, errOut, _ := runSB(t, bin, d, "", "eval", "--model", "faux", "--tasks", tasks)
+	if got, _ := os.ReadFile(bashrc); string(got) != "# mine\n" {
+		t.Fatalf("~/.bashrc changed through the eval check: %q\n%s\n%s", got, out, errOut)
+	}
+	if !strings.Contains(out+errOut, "Permission denied") || !strings.Contains(out, "0/1") {
+		t.Fatalf("the check should fail, confined, with a permission error:\n%s\n%s", out, errOut)
+	}
+}
