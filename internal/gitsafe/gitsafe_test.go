@@ -113,3 +113,32 @@ func TestRepositoryRunsNothing(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRun measures what the overrides cost a command: `git rev-parse` run plainly and
+// through Run, which first lists the repository's filter drivers (one more git process).
+func BenchmarkRun(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	repo := b.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
+	ctx := context.Background()
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command("git", "rev-parse", "--show-toplevel")
+			cmd.Dir = repo
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("gitsafe", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Run(ctx, repo, nil, "rev-parse", "--show-toplevel"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
