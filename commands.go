@@ -47,7 +47,8 @@ func commands() []command {
                                  to (default $XDG_RUNTIME_DIR/pi/server.sock); the flags configure
                                  every session; --status lists the live ones, --stop stops it (the
                                  runs are aborted; with --wait they finish first); --token-file f
-                                 requires f's token of every client`},
+                                 requires f's token of every client; clients inside pi's sandbox
+                                 (no_new_privs) are refused unless --allow-no-new-privs`},
 		{words: []string{"attach"}, ownArgs: true, run: func(ctx context.Context, c invocation) int {
 			return remote.Attach(ctx, c.args, piHomeDir(), c.stderr)
 		}, usage: `  pi attach [--socket path] [id] the terminal UI on a session of pi serve (default: this folder's

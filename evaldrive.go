@@ -38,7 +38,8 @@ func driveEval(ctx context.Context, r eval.Run) (eval.Outcome, error) {
 	defer unsubscribe()
 	start := time.Now()
 	err = h.Send(ctx, Input{Text: r.Prompt, Source: sourceInteractive})
-	return eval.Outcome{Messages: h.agent.State().Messages, API: h.agent.Model().API, Wall: time.Since(start)}, err
+	return eval.Outcome{Messages: h.agent.State().Messages, API: h.agent.Model().API, Wall: time.Since(start),
+		Confine: h.shell.confine}, err
 }
 
 // checkEvalModel resolves pi eval's model with the user's configuration.

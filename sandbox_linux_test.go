@@ -221,3 +221,72 @@ func TestSandboxNoNetwork(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxCannotDriveServe: a confined command cannot write ~/.bashrc, so it asks pi serve,
+// which runs unconfined, to: it opens a session in $HOME through `pi --mode rpc --connect` and
+// runs the write there with RPC bash. The server refuses the client (no_new_privs), with the
+// reason; unconfined, or with the server's --allow-no-new-privs, the same command gets through
+// (the rows show the refusal, not a probe that cannot work).
+func TestSandboxCannotDriveServe(t *testing.T) {
+	needLandlock(t, sandbox.Settings{Mode: "workspace"})
+	bin := buildPi(t)
+	script, _ := filepath.Abs("testdata/server/short.json")
+	for _, tc := range []struct {
+		name      string
+		confined  bool
+		serveArgs []string
+		refused   bool
+	}{
+		{"confined", true, nil, true},
+		{"unconfined", false, nil, false},
+		{"confined, --allow-no-new-privs", true, []string{"--allow-no-new-privs"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newSBDirs(t)
+			sock := startServe(t, bin, shortTempDir(t), append([]string{"--faux-script", script}, tc.serveArgs...)...)
+			bashrc := filepath.Join(d.home, ".bashrc")
+			os.WriteFile(bashrc, []byte("# mine\n"), 0o644)
+			line, _ := json.Marshal(map[string]any{"id": "b", "type": "bash", "command": "echo pwned >> " + bashrc})
+			probe := fmt.Sprintf(`cd "$HOME" && printf '%%s\n' '%s' | %s --mode rpc --connect %s; echo "bridge=$?"`, line, bin, sock)
+			args := []string{"--mode", "json", "--faux-script", bashScript(t, d.tmp, probe)}
+			if tc.confined {
+				args = append(args, "--sandbox", "workspace")
+			}
+			out, errOut, code := runSB(t, bin, d, "", append(args, "go")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			res := toolResults(t, out)["c1"]
+			got, _ := os.ReadFile(bashrc)
+			if changed := string(got) != "# mine\n"; changed == tc.refused {
+				t.Fatalf("~/.bashrc changed %v, want %v: %q; the tool said:\n%s", changed, !tc.refused, got, res)
+			}
+			if tc.refused && (!strings.Contains(res, "pi serve refuses this client") || !strings.Contains(res, "bridge=1")) {
+				t.Fatalf("the bridge should fail with the server's reason; the tool said:\n%s", res)
+			}
+		})
+	}
+}
+
+// TestSandboxEvalCheckIsConfined: under [sandbox] mode = "workspace" pi eval's check runs in
+// the run's sandbox. The model's confined bash cannot write ~/.bashrc, so it writes a script
+// in its scratch copy that does, for the task's check to run after the run.
+func TestSandboxEvalCheckIsConfined(t *testing.T) {
+	needLandlock(t, sandbox.Settings{Mode: "workspace"})
+	bin := buildPi(t)
+	d := newSBDirs(t)
+	os.WriteFile(filepath.Join(d.piHome, "pi.toml"), []byte("[sandbox]\nmode = \"workspace\"\n"), 0o644)
+	bashrc := filepath.Join(d.home, ".bashrc")
+	os.WriteFile(bashrc, []byte("# mine\n"), 0o644)
+	plant := `echo x >> "$HOME/.bashrc"; echo "direct=$?"; printf 'echo pwned >> "$HOME/.bashrc"\n' > run.sh`
+	script, _ := json.Marshal([]any{sbCall("c1", "bash", map[string]any{"command": plant}), sbText("done")})
+	tasks := filepath.Join(d.tmp, "tasks")
+	writeTask(t, tasks, "plants", "prompt = \"go\"\ncheck = \"sh run.sh\"\ntimeout_seconds = 60\n", string(script), map[string]string{"keep.txt": "x\n"})
+	out, errOut, _ := runSB(t, bin, d, "", "eval", "--model", "faux", "--tasks", tasks)
+	if got, _ := os.ReadFile(bashrc); string(got) != "# mine\n" {
+		t.Fatalf("~/.bashrc changed through the eval check: %q\n%s\n%s", got, out, errOut)
+	}
+	if !strings.Contains(out+errOut, "Permission denied") || !strings.Contains(out, "0/1") {
+		t.Fatalf("the check should fail, confined, with a permission error:\n%s\n%s", out, errOut)
+	}
+}

@@ -42,7 +42,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		fmt.Fprintln(stderr, "pi serve: listening on", cmd.Socket)
 		err = server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Open: open, Log: stderr, Token: cmd.Token,
-			Models: func(ctx context.Context) []config.ProviderModels { return servedModels(ctx, o) }}).ServeListener(ctx, ln)
+			AllowNoNewPrivs: cmd.AllowNoNewPrivs,
+			Models:          func(ctx context.Context) []config.ProviderModels { return servedModels(ctx, o) }}).ServeListener(ctx, ln)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "pi serve:", err)

@@ -56,6 +56,9 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 	o.noContextFiles, o.noExtensions = o.noContextFiles || l.Isolated, o.noExtensions || l.Isolated
 	p.stopAfter = func(context.Context, *provider.Message, []provider.Message) bool { return c.StopAfterTurn() }
 	var err error
+	if p.sandbox != nil && parent.scripts.rt != nil {
+		p.loadedScripts = parentScripts(parent.scripts.rt.Sources(), p.cwd, l.Cwd)
+	}
 	if l.Cwd != p.cwd && p.sandbox != nil { // a worktree child's commands may write in its worktree, not in the parent's project
 		if p.sandbox, _, err = sandbox.New(p.cfg.Sandbox, l.Cwd, sandbox.Options{Mode: o.sandbox}); err != nil {
 			return nil, err
@@ -87,4 +90,19 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 			return h.Send(h.life, Input{Text: text, Source: sourceExtension, Deliver: deliverSteer, Queue: true})
 		}})
 	return c, nil
+}
+
+// parentScripts gives a child under the sandbox its parent's scripts as the parent read them,
+// never the files as they are now: scripts run unconfined in pi, and the parent's confined
+// commands could have rewritten them (.pi/init.lua in the project, or committed for a worktree
+// child's checkout) to do what the sandbox denies them. A path in the child's folder is the
+// same path in the parent's (a worktree child's folder stands for the parent's).
+func parentScripts(sources map[string]string, parentCwd, childCwd string) func(string) (string, bool) {
+	return func(path string) (string, bool) {
+		if rel, err := filepath.Rel(childCwd, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			path = filepath.Join(parentCwd, rel)
+		}
+		src, ok := sources[path]
+		return src, ok
+	}
 }

@@ -43,6 +43,9 @@ type parts struct {
 	unknownModel bool           // no configured provider has the model: perhaps one the scripts register
 	spill        *proc.SpillDir // the tools' folder for bash output, which the user's !cmd shares
 	sandbox      *sandbox.Sandbox
+	// loadedScripts, for a child under the sandbox, gives the parent's scripts as the parent
+	// read them (lua.Options.Loaded); nil reads them from disk.
+	loadedScripts func(path string) (string, bool)
 }
 
 // assemble builds the harness around its agent. The caller attaches a session next.
@@ -130,7 +133,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 	box.Mode = cmp.Or(o.sandbox, box.Mode)
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
 		NoProject: o.noExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *harness { return h }, subs),
-		AskTrust: askTrust, Confine: p.sandbox.Confine, HTTPAllowed: box.HTTPAllowed, Extensions: o.extensions, Flags: o.scriptFlags,
+		AskTrust: askTrust, Confine: p.sandbox.Confine, HTTPAllowed: box.HTTPAllowed, Loaded: p.loadedScripts, Extensions: o.extensions, Flags: o.scriptFlags,
 		Packages: packages.Dirs(packages.Root(p.piHome, p.cwd, false)), ProjectPackages: packages.Dirs(packages.Root(p.piHome, p.cwd, true))})
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)

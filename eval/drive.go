@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"pi/internal/proc"
 	"pi/provider"
 )
 
@@ -49,6 +50,9 @@ type Outcome struct {
 	Messages []provider.Message // the transcript: prompt, replies, tool results
 	API      string             // the model's provider API (anthropic.API, ...), which says how to read its usage
 	Wall     time.Duration      // from giving the prompt to the end of the run; setting up is not counted
+	// Confine is the OS sandbox the run's commands ran in, nil for none: the check runs in it
+	// too, since it runs what the model wrote.
+	Confine proc.Confiner
 }
 
 // SetupError is a Drive's error when the agent could not be set up, so nothing ran. Log is what
@@ -73,7 +77,7 @@ func runFor(model string, t *task, s *scratchRun) Run {
 
 // driveTask has drive run the task within its budgets, and fills in the measurements. It
 // returns the final answer, and a reason when the run failed before the check could judge it.
-func driveTask(ctx context.Context, drive Drive, run Run, t *task, res *runResult, progress io.Writer) (string, string) {
+func driveTask(ctx context.Context, drive Drive, run Run, t *task, res *runResult, progress io.Writer) (answer, reason string, confine proc.Confiner) {
 	tctx, cancel := context.WithTimeout(ctx, t.timeout())
 	defer cancel()
 	turns := &turnWatch{max: t.MaxTurns, progress: progress}
@@ -81,30 +85,29 @@ func driveTask(ctx context.Context, drive Drive, run Run, t *task, res *runResul
 	out, err := drive(tctx, run)
 	var setupErr *SetupError
 	if errors.As(err, &setupErr) {
-		return "", setupErr.Error() + reasonSuffix(provider.OneLine(setupErr.Log, 200))
+		return "", setupErr.Error() + reasonSuffix(provider.OneLine(setupErr.Log, 200)), nil
 	}
 	res.WallMs = out.Wall.Milliseconds()
 	measure(res, out.Messages, out.API)
 	last := provider.LastAssistant(out.Messages)
-	answer := ""
 	if last != nil {
 		answer = last.TextContent()
 	}
 	switch {
 	case ctx.Err() != nil:
-		return answer, "interrupted"
+		return answer, "interrupted", out.Confine
 	case tctx.Err() != nil:
-		return answer, fmt.Sprintf("time budget of %s used up", t.timeout())
+		return answer, fmt.Sprintf("time budget of %s used up", t.timeout()), out.Confine
 	case err != nil:
-		return answer, "run: " + err.Error()
+		return answer, "run: " + err.Error(), out.Confine
 	case last.Failed():
-		return answer, "model error: " + last.FailureText()
+		return answer, "model error: " + last.FailureText(), out.Confine
 	case turns.exceeded:
-		return answer, fmt.Sprintf("turn budget of %d used up while the model still called tools", t.MaxTurns)
+		return answer, fmt.Sprintf("turn budget of %d used up while the model still called tools", t.MaxTurns), out.Confine
 	case last == nil:
-		return answer, "the model gave no reply"
+		return answer, "the model gave no reply", out.Confine
 	}
-	return answer, ""
+	return answer, "", out.Confine
 }
 
 // turnWatch is a run's OnTurn: it prints a line per turn, and stops the run after max model

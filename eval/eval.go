@@ -177,13 +177,13 @@ func runOneTask(ctx context.Context, f *flags, t *task, drive Drive, progress io
 	} else {
 		defer os.RemoveAll(s.root)
 	}
-	answer, reason := driveTask(ctx, drive, runFor(f.model, t, s), t, &res, progress)
+	answer, reason, confine := driveTask(ctx, drive, runFor(f.model, t, s), t, &res, progress)
 	res.Answer = provider.OneLine(answer, 300)
 	if reason != "" {
 		res.Reason = reason
 		return res
 	}
-	pass, why, err := checkOutcome(ctx, t, s, answer)
+	pass, why, err := checkOutcome(ctx, t, s, answer, confine)
 	res.Pass = pass
 	res.Reason = why
 	if err != nil {

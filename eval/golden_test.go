@@ -68,7 +68,7 @@ func replayGolden(t *testing.T, bin string, tk *task) {
 	if tk.Category == "recovery" && !slices.ContainsFunc(msgs, func(m provider.Message) bool { return m.IsError }) {
 		t.Fatalf("a recovery task whose replay met no tool error: it no longer tests recovery")
 	}
-	pass, why, err := checkOutcome(ctx, tk, s, strings.TrimSpace(stdout.String()))
+	pass, why, err := checkOutcome(ctx, tk, s, strings.TrimSpace(stdout.String()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

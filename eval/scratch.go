@@ -75,14 +75,15 @@ func newScratch(t *task) (*scratchRun, error) {
 	return s, nil
 }
 
-// checkOutcome runs the task's check in the work folder. It reports whether it passed and,
-// when not, the end of its output; err is for a check that could not be run at all.
-func checkOutcome(ctx context.Context, t *task, s *scratchRun, answer string) (bool, string, error) {
+// checkOutcome runs the task's check in the work folder, confined as the run's commands were
+// (it runs what the model wrote). It reports whether it passed and, when not, the end of its
+// output; err is for a check that could not be run at all.
+func checkOutcome(ctx context.Context, t *task, s *scratchRun, answer string, confine proc.Confiner) (bool, string, error) {
 	if err := os.WriteFile(s.answer, []byte(answer), 0o644); err != nil {
 		return false, "", fmt.Errorf("task %s: writing the answer: %w", t.Name, err)
 	}
 	res, err := proc.Capture(ctx, proc.CaptureSpec{Command: t.Check, Dir: s.work, Timeout: checkTimeout, Combined: true,
-		Env: append(os.Environ(), answerEnv+"="+s.answer, taskDirEnv+"="+t.Dir)})
+		Env: append(os.Environ(), answerEnv+"="+s.answer, taskDirEnv+"="+t.Dir), Confine: confine})
 	switch {
 	case err != nil:
 		return false, "", fmt.Errorf("task %s: %w", t.Name, err)

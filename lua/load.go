@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,6 +91,9 @@ func BundledScripts() []string {
 // $PI_HOME/init.lua, then the project's .pi/init.lua when the directory is trusted. Problems
 // become notices; a missing file is simply not there.
 func (r *Runtime) collectScripts(ctx context.Context) (out []script) {
+	r.mu.Lock()
+	r.sources = map[string]string{}
+	r.mu.Unlock()
 	for _, name := range r.opts.Disabled {
 		if !slices.Contains(BundledScripts(), name) {
 			r.notify("warning", "lua: cannot switch off %q: the bundled scripts are %s", name, strings.Join(BundledScripts(), ", "))
@@ -116,7 +120,10 @@ func (r *Runtime) collectScripts(ctx context.Context) (out []script) {
 		return out
 	}
 	project := filepath.Join(r.opts.Cwd, ".pi", "init.lua")
-	if _, err := os.Stat(project); err != nil {
+	if _, err := os.Stat(project); err != nil && r.opts.Loaded == nil {
+		return out
+	}
+	if _, ok := r.loadedSource(project); r.opts.Loaded != nil && !ok {
 		return out
 	}
 	if r.projectTrusted(ctx, project) {
@@ -138,16 +145,39 @@ func (r *Runtime) readScript(path string) (script, bool) {
 	if r.opts.PiHome == "" && !filepath.IsAbs(path) {
 		return script{}, false
 	}
-	// gopher-lua's parser takes about 150 times the source, so a script file is held to what
-	// loadstring compiles.
-	data, err := safefile.ReadFile(context.Background(), path, maxChunkBytes)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+	src, ok := r.loadedSource(path)
+	if r.opts.Loaded == nil {
+		// gopher-lua's parser takes about 150 times the source, so a script file is held to what
+		// loadstring compiles.
+		data, err := safefile.ReadFile(context.Background(), path, maxChunkBytes)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			r.notify("error", "lua: cannot read %s: %v", path, err)
 		}
+		src, ok = string(data), err == nil
+	}
+	if !ok {
 		return script{}, false
 	}
-	return script{name: path, src: string(data)}, true
+	r.mu.Lock()
+	r.sources[path] = src
+	r.mu.Unlock()
+	return script{name: path, src: src}, true
+}
+
+// loadedSource is Options.Loaded's source for path; false when there is no Loaded.
+func (r *Runtime) loadedSource(path string) (string, bool) {
+	if r.opts.Loaded == nil {
+		return "", false
+	}
+	return r.opts.Loaded(path)
+}
+
+// Sources are the scripts the runtime read from disk (or took from Options.Loaded) at its
+// last load, by path: what a child's Options.Loaded hands back.
+func (r *Runtime) Sources() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.sources)
 }
 
 // projectTrusted decides whether the project script may run, asking the user when the host

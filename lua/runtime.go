@@ -65,6 +65,11 @@ type Options struct {
 	// HTTPAllowed, when set, says whether pi.http may reach a host (the sandbox may deny the
 	// network); nil allows every host.
 	HTTPAllowed func(host string) error
+	// Loaded, when set, replaces reading scripts from disk: a script's source is what Loaded
+	// gives for its path, and a path it gives none for is not loaded. A child session under
+	// the OS sandbox loads its parent's scripts so (Runtime.Sources): scripts run unconfined
+	// in pi, and the confined commands may have rewritten the files since the parent read them.
+	Loaded func(path string) (src string, ok bool)
 
 	Host Host
 }
@@ -87,6 +92,7 @@ type Runtime struct {
 	shortcuts   []Shortcut
 	providers   []provider.Definition // pi.register_provider (provider.go)
 	packages    []string              // the package folders loaded, for pi.package_dirs
+	sources     map[string]string     // the scripts read from disk at the last load, by path
 	themes      []string              // theme folders resources_discover added
 	stringFlags []string              // the flags registered with type "string", sorted
 	nextTurn    []provider.Message    // pi.send_message's custom messages for the next prompt

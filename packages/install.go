@@ -7,10 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
+	"pi/internal/gitsafe"
 	"pi/internal/safefile"
 )
 
@@ -92,15 +91,11 @@ func clone(ctx context.Context, source, ref, dest string) error {
 	return nil
 }
 
+// git runs with gitsafe's overrides (no hooks, no program from the package's config) and
+// without git-lfs's download.
 func git(ctx context.Context, dir string, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_LFS_SKIP_SMUDGE=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-	}
-	return nil
+	_, err := gitsafe.Run(ctx, dir, []string{"GIT_LFS_SKIP_SMUDGE=1"}, args...)
+	return err
 }
 
 // copyTree copies regular files and folders of src into dest, leaving out .git and links.

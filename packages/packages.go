@@ -5,10 +5,11 @@
 // `-l` under the project's .pi/packages/, which loads only when the project is trusted.
 //
 // A source is a local folder or a git URL, with an optional pinned ref: URL@v1.2. Git runs
-// as the git command with hooks switched off; nothing of the package runs at install. Each
+// through internal/gitsafe (no hooks, no program a config names); nothing of the package runs
+// at install. Each
 // installed package records where it came from in .pi-source, which update reads.
 //
-// It imports nothing of this module; main runs the commands and hands the folders to the
+// Of this module it imports only internal/gitsafe; main runs the commands and hands the folders to the
 // Lua runtime.
 package packages
 

@@ -22,6 +22,8 @@ type Command struct {
 	// Token is the token file's (--token-file): pi serve requires it of every client; the
 	// clients send it.
 	Token string
+	// AllowNoNewPrivs (--allow-no-new-privs) serves clients with no_new_privs (Options).
+	AllowNoNewPrivs bool
 }
 
 // ParseCommand takes `pi serve`'s flags out of args and returns the rest; the socket is
@@ -49,6 +51,8 @@ func ParseCommand(args []string, piHome string) (Command, []string, error) {
 			c.Status = true
 		case name == "stop":
 			c.Stop = true
+		case name == "allow-no-new-privs":
+			c.AllowNoNewPrivs = true
 		case name == "wait":
 			c.Wait = true
 		default:

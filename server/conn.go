@@ -34,6 +34,8 @@ type conn struct {
 	pi       bool  // the hello asked for pi's extensions (extension.go)
 	attached map[string]*live
 	done     chan struct{} // closed when the writer has ended
+	// refusal, when set, is the hello_error the client gets for its hello (Server.refusal).
+	refusal string
 }
 
 type outFrame struct {
@@ -248,6 +250,9 @@ func (c *conn) handshake(fr *cbor.FrameReader) bool {
 	c.nc.SetReadDeadline(time.Time{})
 	msg, err := parseClientMessage(payload, int(c.srv.opts.MaxFrame))
 	switch {
+	case c.refusal != "": // whatever it sent: a refused client gets no further
+		c.fail(CodeInvalidRequest, c.refusal)
+		return false
 	case err != nil:
 		c.fail(CodeInvalidRequest, err.Error())
 		return false

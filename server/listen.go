@@ -90,16 +90,24 @@ func clearStale(path string) error {
 
 // Accept waits for the next client of the same user; others are turned away.
 func (l *Listener) Accept() (net.Conn, error) {
+	c, _, err := l.accept()
+	return c, err
+}
+
+// accept is Accept that also says who the client is, read as it is accepted: what a client
+// does later (exit, hand the connection on) changes nothing.
+func (l *Listener) accept() (net.Conn, peer, error) {
 	for {
 		c, err := l.ln.AcceptUnix()
 		if err != nil {
-			return nil, err
+			return nil, peer{}, err
 		}
-		if err := checkPeer(c); err != nil {
+		p, err := checkPeer(c)
+		if err != nil {
 			c.Close()
 			continue
 		}
-		return c, nil
+		return c, p, nil
 	}
 }
 

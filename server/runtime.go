@@ -73,6 +73,11 @@ type Options struct {
 	// ({type: "hello", version: 2, token}); clients of version 1 cannot send one and are
 	// refused. For sockets forwarded where their mode does not protect them.
 	Token string
+	// AllowNoNewPrivs serves clients that run with no_new_privs, which are refused otherwise:
+	// pi's sandbox sets it on every command it confines. For systems where every program has
+	// it (a service with NoNewPrivileges=yes, some containers). Only the server's own command
+	// line sets it, never a client.
+	AllowNoNewPrivs bool
 
 	MaxFrame         uint32        // largest payload in either direction; 0: 16 MiB
 	HandshakeTimeout time.Duration // 0: 5 s

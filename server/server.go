@@ -79,7 +79,7 @@ func (s *Server) ServeListener(ctx context.Context, ln *Listener) error {
 	}()
 	var conns sync.WaitGroup
 	for {
-		nc, err := ln.Accept()
+		nc, who, err := ln.accept()
 		if err != nil {
 			if ctx.Err() == nil && !errors.Is(err, net.ErrClosed) {
 				fmt.Fprintln(s.opts.Log, "pi serve: accepting:", err)
@@ -88,6 +88,7 @@ func (s *Server) ServeListener(ctx context.Context, ln *Listener) error {
 			break
 		}
 		c := newConn(s, nc)
+		c.refusal = s.refusal(who)
 		s.mu.Lock()
 		s.conns[c] = true
 		s.mu.Unlock()
@@ -100,6 +101,22 @@ func (s *Server) ServeListener(ctx context.Context, ln *Listener) error {
 	ln.Close() // the closing goroutine may not have removed the socket yet: it is gone on return
 	s.shutdown(&conns)
 	return nil
+}
+
+// refusal is why the server refuses the client who, or "" when it serves it. A client with
+// no_new_privs may run inside pi's sandbox: the server runs unconfined, so one of its
+// sessions would do for a confined command what the sandbox denies it (write $HOME).
+func (s *Server) refusal(who peer) string {
+	if s.opts.AllowNoNewPrivs || (!who.sandboxed && who.unknown == nil) {
+		return ""
+	}
+	why := "the client runs with no_new_privs, as every command inside pi's sandbox does"
+	if who.unknown != nil {
+		why = "pi serve cannot tell whether the client runs inside pi's sandbox: " + who.unknown.Error()
+	}
+	fmt.Fprintf(s.opts.Log, "pi serve: refused a client (pid %d): %s\n", who.pid, why)
+	return "pi serve refuses this client: " + why + "; a sandboxed command may not drive the unconfined server " +
+		"(start pi serve with --allow-no-new-privs where every program runs with no_new_privs)"
 }
 
 // stopSoon stops the server once the current response is on its way; with wait, once no

@@ -1,13 +1,14 @@
 // Package subagent owns the children a session starts with the Agent tool: the agent types
 // (built in, $PI_HOME/agents/*.md, the project's .pi/agents/*.md), the registry of children
 // with their status and results, the queue that keeps at most N background children running,
-// steering, aborts, resumption, and worktree isolation through the git command.
+// steering, aborts, resumption, and worktree isolation through the git command (run through
+// internal/gitsafe, so that a repository the child's commands changed runs nothing as pi).
 //
 // It does not build sessions: the host's Factory turns a Launch into a running Child (main
 // builds one more harness in the same process). Of this module it imports provider (a
 // child's messages, for its answer and tokens), agent (a child's events, which it passes to
-// the parent's agent as subagent_event) and session (inherit_context writes the child's first
-// session file and compacts it).
+// the parent's agent as subagent_event), session (inherit_context writes the child's first
+// session file and compacts it) and internal/gitsafe.
 package subagent
 
 import (

@@ -1,14 +1,14 @@
 package subagent
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"pi/internal/gitsafe"
 )
 
 // worktree is a child's own checkout: a new branch at the parent's HEAD, in a temporary
@@ -20,14 +20,10 @@ type worktree struct {
 	branch string
 }
 
+// git runs as pi, unconfined, in a repository the child's confined commands may have changed:
+// gitsafe keeps its hooks and the programs its config names from running.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s in %s: %w: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(errb.String()))
-	}
-	return strings.TrimSpace(out.String()), nil
+	return gitsafe.Run(ctx, dir, nil, args...)
 }
 
 func addWorktree(ctx context.Context, cwd, id string) (*worktree, error) {
@@ -59,7 +55,7 @@ func (w *worktree) finish(ctx context.Context, message string) (files []string, 
 	if _, err := git(ctx, w.dir, "add", "-A"); err != nil {
 		return nil, true, err
 	}
-	names, err := git(ctx, w.dir, "diff", "--cached", "--name-only")
+	names, err := git(ctx, w.dir, "diff", "--cached", "--name-only", "--no-ext-diff", "--no-textconv")
 	if err != nil {
 		return nil, true, err
 	}
