@@ -43,10 +43,11 @@ func TestDocLinksResolve(t *testing.T) {
 // stripCode drops fenced code blocks and inline code, where brackets are not links.
 func stripCode(s string) string {
 	var b strings.Builder
-	inline := regexp.MustCompile("`[^`]*`")
+	inline := regexp.MustCompile("`+[^`]*`+")
+	fence := regexp.MustCompile("^\\s*(```+|~~~+)[^`]*$") // not a line that starts with inline code
 	fenced := false
 	for line := range strings.SplitSeq(s, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+		if fence.MatchString(line) {
 			fenced = !fenced
 			continue
 		}

@@ -1,7 +1,7 @@
 package main
 
 // rpc.go is `pi --mode rpc`: pi's JSONL protocol on stdin and stdout, so that editor plug-ins,
-// web front ends and scripts written for pi can drive this pi unchanged. The README's RPC
+// web front ends and scripts written for pi can drive this pi unchanged. docs/rpc.md's
 // section describes the protocol.
 //
 // Framing is strict JSONL: lines end at '\n' only (a trailing '\r' is dropped), never at

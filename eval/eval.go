@@ -11,7 +11,7 @@
 // in, but as a field rather than a package variable (eval keeps no mutable package state). Nor
 // does it set up process groups itself: a check runs through pi/internal/proc.
 //
-// A task is a folder (documented in the README's pi eval section):
+// A task is a folder (documented in docs/eval.md):
 //
 //	task.toml    prompt, check, max_turns, timeout_seconds, and optionally tools, description
 //	fixture/     the tiny project the task starts from; copied fresh for every run

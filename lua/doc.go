@@ -69,7 +69,7 @@ package lua
 // rt.Input, then rt.BeforeAgentStart sets the system prompt for that run. Emit session_start
 // after New, session_shutdown then Flush before exit (at a signal with a short deadline, half a
 // second: Close may take a second more), model_select on a model change;
-// BeforeCompact and session_compact around compaction. the README's Lua section lists the payloads.
+// BeforeCompact and session_compact around compaction. docs/lua.md lists the payloads.
 //
 // Host functions run on the Lua goroutine or on a helper goroutine and must return promptly
 // without calling back into the Runtime (Emit excepted). Command.Run, Command.Complete and

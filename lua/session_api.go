@@ -15,7 +15,7 @@ import (
 // Session is what scripts reach of the live session beyond the questions Host asks: the run,
 // the session file, the thinking level, the screen's extension slots. main supplies it as
 // Host.Session; nil is a run with no session to reach (each function's default is noted in
-// the README). The methods run on the Lua goroutine or on an awaited call's goroutine and
+// docs/lua.md). The methods run on the Lua goroutine or on an awaited call's goroutine and
 // must return promptly; Compact only starts the compaction.
 type Session interface {
 	Abort()     // stop the run in flight; it does not wait

@@ -45,7 +45,7 @@ type role struct {
 	field *string
 }
 
-// roles lists t's roles in the order the README documents them.
+// roles lists t's roles in the order docs/usage.md documents them.
 func (t *Theme) roles() []role {
 	return []role{
 		{"accent", &t.Accent}, {"muted", &t.Muted}, {"success", &t.Success}, {"error", &t.Error},
