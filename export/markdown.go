@@ -7,16 +7,17 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
+
+	"pi/internal/mdext"
 )
 
 // markdown renders text as HTML: GitHub's flavour (tables, task lists, strikethrough,
 // autolinks), code blocks highlighted, HTML in the text shown as text (as the terminal UI
 // does), unsafe link schemes dropped (goldmark's default).
 func markdown(text string) template.HTML {
-	md := goldmark.New(goldmark.WithExtensions(extension.GFM),
+	md := goldmark.New(goldmark.WithExtensions(mdext.GFM{}),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(codeRenderer{}, 100))))
 	var buf bytes.Buffer
 	if err := md.Convert([]byte(text), &buf); err != nil {

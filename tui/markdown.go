@@ -6,11 +6,11 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
+	"pi/internal/mdext"
 	"pi/tui/theme"
 )
 
@@ -52,7 +52,7 @@ type Markdown struct {
 
 // NewMarkdown returns an empty markdown view drawn in th.
 func NewMarkdown(th *theme.Theme) *Markdown {
-	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+	md := goldmark.New(goldmark.WithExtensions(mdext.Table{}, mdext.Strikethrough{}))
 	return &Markdown{th: th, parser: md.Parser(), frozen: map[int][][]int{}, codeCache: map[codeKey]codeLines{}}
 }
 
