@@ -32,7 +32,7 @@ var allowedImports = map[string][]string{
 	// The message model's neighbours: adapters speak provider's types and share the wire code.
 	// The wire code redacts keys and header tokens from the errors it reports.
 	"provider/internal/wire":   {"provider", "internal/secrets"},
-	"provider/internal/replay": {"provider"},
+	"provider/internal/replay": {"provider", "provider/textcalls"}, // the adapters' shared test scenarios
 	"provider/textcalls":       {"provider"},
 	"provider/faux":            {"provider"},
 	"provider/ollama":          {"provider", "provider/internal/wire", "provider/textcalls"},
