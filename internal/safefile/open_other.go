@@ -23,14 +23,9 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
+	fi, err := keepRegular(f, path)
 	if err != nil {
-		f.Close()
 		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
 	}
 	return &File{File: f, size: fi.Size()}, nil
 }

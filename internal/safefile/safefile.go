@@ -161,6 +161,15 @@ func OpenFile(path string, flag int) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := keepRegular(f, path); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// keepRegular is the open f's FileInfo when f is a regular file; otherwise f is closed and
+// refused with a NotRegularError.
+func keepRegular(f *os.File, path string) (os.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -170,7 +179,7 @@ func OpenFile(path string, flag int) (*os.File, error) {
 		f.Close()
 		return nil, &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
 	}
-	return f, nil
+	return fi, nil
 }
 
 // ReadAll reads r, named name in errors, up to limit bytes; more is refused with a
