@@ -3,18 +3,14 @@
 package packages
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
+
+	"pi/internal/testwait"
 )
 
 const installChildEnv = "PI_INSTALL_MEMORY_CHILD"
@@ -63,59 +59,6 @@ func runCappedChild(t *testing.T, capKB int, env ...string) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$")
 	cmd.Env = append(os.Environ(), env...)
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("child: %v\n%s", err, out)
-			}
-			return int(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
-		case <-tick.C:
-			if rss := residentKB(cmd.Process.Pid); rss > capKB {
-				cmd.Process.Kill()
-				<-exited
-				t.Fatalf("child killed at %d kB resident, over the %d kB cap", rss, capKB)
-			}
-		}
-	}
-}
-
-func residentKB(pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(data)
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(string(m[1]))
-	return n
-}
-
-// lockedBuffer is the child's output, written by exec's copying goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	_, peak := testwait.RunCapped(t, cmd, capKB)
+	return peak
 }

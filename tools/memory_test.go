@@ -11,7 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"pi/internal/testwait"
 )
 
 // memoryChildEnv names the test a child process runs for memoryOfChild.
@@ -33,32 +34,10 @@ func reportMemory(t *testing.T, base int) {
 // the test then.
 func memoryOfChild(t *testing.T, capKB int, env ...string) (peak, growth int) {
 	t.Helper()
-	var out strings.Builder
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
 	cmd.Env = append(append(os.Environ(), memoryChildEnv+"="+t.Name()), env...)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the child: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("child: %v\n%s", err, out.String())
-			}
-			return peakReported(t, out.String())
-		case <-tick.C:
-			if rss := residentKB(cmd.Process.Pid); rss > capKB {
-				cmd.Process.Kill()
-				<-exited
-				t.Fatalf("child killed at %d kB resident, over the %d kB cap\n%s", rss, capKB, out.String())
-			}
-		}
-	}
+	out, _ := testwait.RunCapped(t, cmd, capKB)
+	return peakReported(t, out)
 }
 
 func peakReported(t *testing.T, out string) (peak, growth int) {
@@ -71,20 +50,6 @@ func peakReported(t *testing.T, out string) (peak, growth int) {
 	base, _ := strconv.Atoi(m[2])
 	t.Logf("peak RSS %d kB, %d kB before the measured work", peak, base)
 	return peak, peak - base
-}
-
-// residentKB is the resident memory of process pid (VmRSS), 0 once it is gone.
-func residentKB(pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(data)
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(string(m[1]))
-	return n
 }
 
 // An edit whose oldText has no exact match in a big file falls back to the fuzzy match, which

@@ -1,6 +1,7 @@
 // Package testwait is how tests wait for something to happen: they poll a condition, or
 // receive from a channel, until it holds or a generous deadline passes, so a busy machine
-// makes a test slower, never wrong. It is for _test.go files only; it keeps no state and
+// makes a test slower, never wrong; RunCapped waits for a child process under a memory cap.
+// It is for _test.go files only; it keeps no state and
 // imports nothing of pi's.
 package testwait
 
