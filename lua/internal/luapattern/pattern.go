@@ -3,6 +3,8 @@
 // changed in one way: Find takes a stop function that the matcher calls every few thousand
 // steps, so that a pattern that backtracks without end ends at the script's deadline instead
 // of running past it inside one call. It imports nothing of this module and holds no state.
+// parsePattern and recursiveVM keep upstream's shape, longer than a screen, so that this copy
+// stays easy to compare with gopher-lua's.
 package luapattern
 
 import (
