@@ -6,12 +6,15 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 
 	"pi/internal/proc"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // DefaultBashTimeout bounds a bash call whose arguments name no timeout. pi has none, which
@@ -145,9 +148,20 @@ func (e *Env) Resolve(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.Cwd, p)
 	}
-	p = filepath.Clean(p)
+	return resolveSpelling(filepath.Clean(p)), nil
+}
+
+// screenshotTime matches the space before a clock suffix in a screenshot name, in either case
+// (macOS writes "AM" or "am" depending on the locale).
+var screenshotTime = regexp.MustCompile(`(?i) (am|pm)\.`)
+
+// resolveSpelling returns p, or when nothing is there, the first of the spellings models and
+// people get wrong that names something: plain spaces for Unicode ones, the narrow no-break space
+// macOS puts before AM/PM, a curly apostrophe, and the other Unicode normal form (macOS file
+// systems and archives made there store names decomposed).
+func resolveSpelling(p string) string {
 	if exists(p) {
-		return p, nil
+		return p
 	}
 	plain := strings.Map(func(r rune) rune {
 		if r != ' ' && unicode.Is(unicode.Zs, r) {
@@ -155,16 +169,21 @@ func (e *Env) Resolve(p string) (string, error) {
 		}
 		return r
 	}, p)
-	for _, alt := range []string{
-		plain,
-		strings.NewReplacer(" AM.", "\u202fAM.", " PM.", "\u202fPM.").Replace(plain),
-		strings.ReplaceAll(p, "'", "\u2019"),
-	} {
+	screenshot := screenshotTime.ReplaceAllString(plain, "\u202f$1.")
+	curly := strings.ReplaceAll(p, "'", "\u2019")
+	for _, alt := range []string{plain, screenshot, curly} {
 		if alt != p && exists(alt) {
-			return alt, nil
+			return alt
 		}
 	}
-	return p, nil
+	for _, base := range []string{p, screenshot, curly} {
+		for _, alt := range []string{norm.NFD.String(base), norm.NFC.String(base)} {
+			if alt != p && exists(alt) {
+				return alt
+			}
+		}
+	}
+	return p
 }
 
 // fileStamp identifies a file's content as the agent last saw it.
