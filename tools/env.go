@@ -265,10 +265,13 @@ func (e *Env) lockPath(ctx context.Context, path string) (unlock func(), err err
 }
 
 // lockKey is the path a lock and the stale-file guard use: symlinks resolved where they exist,
-// so two names of one file share a lock.
+// so two names of one file share a lock; a file not yet there is named in its resolved folder.
 func lockKey(abs string) string {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
 	}
 	return abs
 }
