@@ -132,7 +132,8 @@ func (e *Env) imagesAllowed() bool { return e.ImagesAllowed != nil && e.ImagesAl
 // Resolve turns a path as a model writes it into an absolute, clean path: relative to Cwd,
 // `~` expanded, a leading `@` (from pi's file mentions) dropped. When that names nothing, the
 // spellings models get wrong are tried: plain spaces for Unicode ones and back, the narrow
-// no-break space macOS puts before AM/PM in screenshot names, and a curly apostrophe.
+// no-break space macOS puts before AM/PM in screenshot names, a curly apostrophe, and the other
+// Unicode normal form (see resolveSpelling).
 func (e *Env) Resolve(p string) (string, error) {
 	p = strings.TrimPrefix(p, "@")
 	if p == "~" || strings.HasPrefix(p, "~/") {
