@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -23,6 +24,10 @@ type callState struct {
 	done bool
 	// retry is set when the arguments were asked for again (argretry.go).
 	retry *argumentRetry
+	// after are the turns of the earlier calls of the batch that change a file this one
+	// changes; turn is closed when this call is finished (see reserveFileTurns).
+	after []chan struct{}
+	turn  chan struct{}
 }
 
 // executeToolCalls runs one assistant message's tool calls and returns their result messages in
@@ -71,12 +76,14 @@ func (a *Agent) executeToolCalls(ctx context.Context, assistant *provider.Messag
 // tool_execution_end events arrive in completion order.
 func (a *Agent) runParallel(ctx context.Context, blocks []provider.Block, calls []*callState, sent sentRequest) {
 	var ready []*callState
+	lastTurn := map[string]chan struct{}{}
 	for i, c := range calls {
 		a.startCall(ctx, c)
 		a.preflight(ctx, &blocks[i], c, sent)
 		if c.done {
 			a.endCall(ctx, c)
 		} else {
+			reserveFileTurns(c, lastTurn)
 			ready = append(ready, c)
 		}
 	}
@@ -90,11 +97,53 @@ func (a *Agent) runParallel(ctx context.Context, blocks []provider.Block, calls 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.execute(ctx, c)
+			if waitFileTurn(ctx, c) {
+				a.execute(ctx, c)
+			}
+			if c.turn != nil {
+				close(c.turn)
+			}
 			a.endCall(ctx, c)
 		}()
 	}
 	wg.Wait()
+}
+
+// reserveFileTurns queues c behind the earlier calls of the batch that change a file it changes,
+// so that calls on one file run in the order the model sent them (an edit and then a write of
+// one file would otherwise race). It runs during preflight, in source order, before any call
+// starts; lastTurn maps each file to the turn of the latest call queued on it.
+func reserveFileTurns(c *callState, lastTurn map[string]chan struct{}) {
+	changer, ok := c.tool.(tools.FileChanger)
+	if !ok {
+		return
+	}
+	for _, key := range changer.ChangedFiles(c.call.Args) {
+		if key == "" {
+			continue
+		}
+		if c.turn == nil {
+			c.turn = make(chan struct{})
+		}
+		if prev := lastTurn[key]; prev != nil && !slices.Contains(c.after, prev) {
+			c.after = append(c.after, prev)
+		}
+		lastTurn[key] = c.turn
+	}
+}
+
+// waitFileTurn waits until the earlier calls on c's files have finished; false, with an error
+// result in c, when the run was aborted first.
+func waitFileTurn(ctx context.Context, c *callState) bool {
+	for _, prev := range c.after {
+		select {
+		case <-prev:
+		case <-ctx.Done():
+			c.result, c.done = tools.ErrorResult("Tool call aborted: the user interrupted the run while it waited for an earlier change to the same file."), true
+			return false
+		}
+	}
+	return true
 }
 
 func (a *Agent) startCall(ctx context.Context, c *callState) {

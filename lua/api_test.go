@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -456,6 +457,35 @@ func TestDefinitionsCoverAPI(t *testing.T) {
 	for _, ev := range append(Events(), moreEvents()...) {
 		if !strings.Contains(defs, `"`+ev+`"`) {
 			t.Errorf("event %s missing from pi.d.lua", ev)
+		}
+	}
+}
+
+// A script tool that says which arguments it writes is queued with the reply's other calls on
+// those files; the keys are the built-ins' (resolved, symlinks followed).
+func TestLuaToolWritesNamesItsFiles(t *testing.T) {
+	e := newEnv(t)
+	r := e.start(t, `
+pi.register_tool{name = "one", writes = "path", execute = function() return "" end}
+pi.register_tool{name = "two", writes = {"from", "to"}, execute = function() return "" end}
+pi.register_tool{name = "none", execute = function() return "" end}`)
+	cwd, _ := filepath.EvalSymlinks(e.cwd)
+	tests := map[string]struct {
+		args map[string]any
+		want []string
+	}{
+		"one":  {map[string]any{"path": "./a.txt"}, []string{filepath.Join(cwd, "a.txt")}},
+		"two":  {map[string]any{"from": "a", "to": "/tmp/../b", "other": "c"}, []string{filepath.Join(cwd, "a"), "/b"}},
+		"none": {map[string]any{"path": "a.txt"}, nil},
+	}
+	for _, tool := range r.Tools() {
+		tc := tests[tool.Info().Name]
+		var got []string
+		if changer, ok := tool.(tools.FileChanger); ok {
+			got = changer.ChangedFiles(tc.args)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %v changes %q, want %q", tool.Info().Name, tc.args, got, tc.want)
 		}
 	}
 }

@@ -44,6 +44,7 @@ pi = {}
 ---@field execute fun(args: table, ctx: pi.ToolContext): (string|pi.ToolResult|nil) raise an error to return an error result
 ---@field sequential? boolean never run alongside other tools
 ---@field read_only? boolean the tool changes nothing: permission modes let it run without asking
+---@field writes? string|string[] the names of the arguments holding paths of files the tool changes: its calls run in order with the reply's other calls on those files
 ---@field prompt_snippet? string one line for the system prompt's tool list
 ---@field prompt_guidelines? string[] bullets added to the system prompt while the tool is active
 ---@field timeout? number seconds before the call is stopped (default 600)

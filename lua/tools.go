@@ -32,9 +32,24 @@ type luaTool struct {
 	timeout time.Duration
 	// which of the optional functions the script gave (toolextras.go)
 	prepare, renderCall, renderResult bool
+	// writes names the arguments that hold paths of files the tool changes (`writes`).
+	writes []string
 }
 
 func (t *luaTool) Info() *tools.Info { return &t.info }
+
+// ChangedFiles returns the files named by the arguments the script said it writes, so that the
+// loop queues its calls with the reply's other calls on those files.
+func (t *luaTool) ChangedFiles(args map[string]any) []string {
+	var keys []string
+	where := &tools.Env{Cwd: t.r.opts.Cwd}
+	for _, name := range t.writes {
+		if p, ok := args[name].(string); ok && p != "" {
+			keys = append(keys, where.FileKey(p))
+		}
+	}
+	return keys
+}
 
 // Execute runs the script's execute(args, ctx). ctx.update(text or result) streams partial
 // output; ctx.aborted() tells whether the run was aborted. A raised error, a timeout or a bad
@@ -188,13 +203,20 @@ func (v *vm) registerTool(L *lua.LState) int {
 	if err != nil {
 		L.ArgError(1, fmt.Sprintf("tool %q: %v", name, err))
 	}
+	writes, err := stringList("writes", def.RawGetString("writes"))
+	if s, ok := def.RawGetString("writes").(lua.LString); ok {
+		writes, err = []string{string(s)}, nil
+	}
+	if err != nil {
+		L.ArgError(1, fmt.Sprintf("tool %q: %v", name, err))
+	}
 	timeout := optSeconds(L, def, "timeout")
 	if timeout == 0 {
 		timeout = v.r.opts.ToolTimeout
 	}
 	extras := v.readToolExtras(L, name, def)
 	t := &luaTool{r: v.r, timeout: timeout, prepare: extras.prepare != nil, renderCall: extras.renderCall != nil,
-		renderResult: extras.renderResult != nil, info: tools.Info{Name: name, Label: optString(L, def, "label"), Description: optString(L, def, "description"),
+		renderResult: extras.renderResult != nil, writes: writes, info: tools.Info{Name: name, Label: optString(L, def, "label"), Description: optString(L, def, "description"),
 			Parameters: params, Sequential: lua.LVAsBool(def.RawGetString("sequential")), ReadOnly: lua.LVAsBool(def.RawGetString("read_only")),
 			Snippet: optString(L, def, "prompt_snippet"), Guidelines: guidelines,
 			NoConstrainedSampling: def.RawGetString("constrained_sampling") == lua.LFalse}}

@@ -35,6 +35,7 @@ func Attachments(paths []string, cwd string) (string, []provider.Block, error) {
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, p)
 		}
+		abs = resolveSpelling(filepath.Clean(abs))
 		data, err := readAttachment(abs)
 		if err != nil {
 			return "", nil, fmt.Errorf("@%s: %w", p, err)

@@ -24,7 +24,7 @@ func newBash(env *Env) Tool {
 	return &Func{Spec: shellToolInfo(env, "bash", "bash", "a shell command"),
 		Run: func(ctx context.Context, _ string, args map[string]any, onUpdate func(Result)) (Result, error) {
 			return runBash(ctx, env, args, onUpdate)
-		}}
+		}, Changes: shellChanges(env)}
 }
 
 // shellToolInfo describes a shell tool (bash, powershell): same arguments, same limits.

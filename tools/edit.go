@@ -34,7 +34,7 @@ func newEdit(env *Env) Tool {
 		Guidelines: []string{"Keep oldText short but unique; copy it exactly from what read showed."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runEdit(ctx, env, args)
-	}}
+	}, Changes: pathChanges(env, "path")}
 }
 
 // editArgs collects the edits from `edits` and from top-level oldText/newText, the form of pi's

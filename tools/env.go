@@ -6,12 +6,15 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 
 	"pi/internal/proc"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // DefaultBashTimeout bounds a bash call whose arguments name no timeout. pi has none, which
@@ -129,7 +132,8 @@ func (e *Env) imagesAllowed() bool { return e.ImagesAllowed != nil && e.ImagesAl
 // Resolve turns a path as a model writes it into an absolute, clean path: relative to Cwd,
 // `~` expanded, a leading `@` (from pi's file mentions) dropped. When that names nothing, the
 // spellings models get wrong are tried: plain spaces for Unicode ones and back, the narrow
-// no-break space macOS puts before AM/PM in screenshot names, and a curly apostrophe.
+// no-break space macOS puts before AM/PM in screenshot names, a curly apostrophe, and the other
+// Unicode normal form (see resolveSpelling).
 func (e *Env) Resolve(p string) (string, error) {
 	p = strings.TrimPrefix(p, "@")
 	if p == "~" || strings.HasPrefix(p, "~/") {
@@ -145,9 +149,20 @@ func (e *Env) Resolve(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.Cwd, p)
 	}
-	p = filepath.Clean(p)
+	return resolveSpelling(filepath.Clean(p)), nil
+}
+
+// screenshotTime matches the space before a clock suffix in a screenshot name, in either case
+// (macOS writes "AM" or "am" depending on the locale).
+var screenshotTime = regexp.MustCompile(`(?i) (am|pm)\.`)
+
+// resolveSpelling returns p, or when nothing is there, the first of the spellings models and
+// people get wrong that names something: plain spaces for Unicode ones, the narrow no-break space
+// macOS puts before AM/PM, a curly apostrophe, and the other Unicode normal form (macOS file
+// systems and archives made there store names decomposed).
+func resolveSpelling(p string) string {
 	if exists(p) {
-		return p, nil
+		return p
 	}
 	plain := strings.Map(func(r rune) rune {
 		if r != ' ' && unicode.Is(unicode.Zs, r) {
@@ -155,16 +170,21 @@ func (e *Env) Resolve(p string) (string, error) {
 		}
 		return r
 	}, p)
-	for _, alt := range []string{
-		plain,
-		strings.NewReplacer(" AM.", "\u202fAM.", " PM.", "\u202fPM.").Replace(plain),
-		strings.ReplaceAll(p, "'", "\u2019"),
-	} {
+	screenshot := screenshotTime.ReplaceAllString(plain, "\u202f$1.")
+	curly := strings.ReplaceAll(p, "'", "\u2019")
+	for _, alt := range []string{plain, screenshot, curly} {
 		if alt != p && exists(alt) {
-			return alt, nil
+			return alt
 		}
 	}
-	return p, nil
+	for _, base := range []string{p, screenshot, curly} {
+		for _, alt := range []string{norm.NFD.String(base), norm.NFC.String(base)} {
+			if alt != p && exists(alt) {
+				return alt
+			}
+		}
+	}
+	return p
 }
 
 // fileStamp identifies a file's content as the agent last saw it.
@@ -246,10 +266,13 @@ func (e *Env) lockPath(ctx context.Context, path string) (unlock func(), err err
 }
 
 // lockKey is the path a lock and the stale-file guard use: symlinks resolved where they exist,
-// so two names of one file share a lock.
+// so two names of one file share a lock; a file not yet there is named in its resolved folder.
 func lockKey(abs string) string {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
 	}
 	return abs
 }

@@ -50,6 +50,9 @@ func parseFindArgs(env *Env, args map[string]any) (findArgs, error) {
 	if !ok || pattern == "" {
 		return a, fmt.Errorf(`argument "pattern" is required`)
 	}
+	if err := checkGlob(pattern); err != nil {
+		return a, err
+	}
 	a.pattern = pattern
 	if a.name, a.root, err = argPath(env, args, "path", false); err != nil {
 		return a, err
@@ -62,6 +65,17 @@ func parseFindArgs(env *Env, args map[string]any) (findArgs, error) {
 		a.limit = defaultFindLimit
 	}
 	return a, nil
+}
+
+// checkGlob reports a pattern that matches nothing because it is malformed (an unclosed `[`, a
+// trailing backslash): "No files match" would let the model conclude the file is not there.
+func checkGlob(pattern string) error {
+	for _, seg := range strings.Split(pattern, "/") {
+		if _, err := path.Match(strings.ReplaceAll(seg, "**", "*"), ""); err != nil {
+			return fmt.Errorf("invalid glob pattern %q: %w (close each [ with ], or match a literal [ with [[])", pattern, err)
+		}
+	}
+	return nil
 }
 
 func runFind(ctx context.Context, env *Env, args map[string]any) (Result, error) {

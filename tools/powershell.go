@@ -53,5 +53,5 @@ func newPowerShell(env *Env) (Tool, error) {
 		spec := proc.ShellSpec{Shell: shell, ShellArgs: []string{"-NoProfile", "-NonInteractive"}}
 		return runShellTool(ctx, env, spec, args, onUpdate)
 	}
-	return &Func{Spec: shellToolInfo(env, "powershell", "PowerShell", "a PowerShell command"), Run: run}, nil
+	return &Func{Spec: shellToolInfo(env, "powershell", "PowerShell", "a PowerShell command"), Run: run, Changes: shellChanges(env)}, nil
 }

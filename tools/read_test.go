@@ -160,10 +160,15 @@ func TestResolveSpellingFallbacks(t *testing.T) {
 	env := testEnv(t)
 	writeFiles(t, env.Cwd, map[string]string{
 		"Screenshot 10.00.00\u202fAM.png": "", "it\u2019s.txt": "", "two words.txt": "", "nbsp\u00a0name.txt": "",
+		"Screenshot 9.41.07\u202fpm.png": "", "Cafe\u0301.txt": "", "na\u00efve.txt": "",
 	})
 	tests := map[string]string{
 		"Screenshot 10.00.00 AM.png": "Screenshot 10.00.00\u202fAM.png",
 		"it's.txt":                   "it\u2019s.txt",
+		"Screenshot 9.41.07 pm.png":  "Screenshot 9.41.07\u202fpm.png", // lowercase, as some locales write it
+		"Screenshot 9.41.07 PM.png":  "Screenshot 9.41.07 PM.png",      // no such file in that case: kept
+		"Caf\u00e9.txt":              "Cafe\u0301.txt",                 // typed composed, stored decomposed (macOS)
+		"nai\u0308ve.txt":            "na\u00efve.txt",                 // typed decomposed, stored composed
 		"two\u00a0words.txt":         "two words.txt",
 		"nbsp\u00a0name.txt":         "nbsp\u00a0name.txt", // exists as written: kept
 		"new\u00a0file.txt":          "new\u00a0file.txt",  // exists in no spelling: kept

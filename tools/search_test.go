@@ -132,6 +132,21 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// A malformed glob is an error the model can fix, not "No files match".
+func TestFindInvalidGlob(t *testing.T) {
+	env := testEnv(t)
+	writeFiles(t, env.Cwd, searchTree)
+	for _, pattern := range []string{"[", "sub/[a-", "**/*.go\\", "{a,[}"} {
+		res := callTool(t, env, "find", map[string]any{"pattern": pattern})
+		if got := resultText(res); !res.IsError || !strings.Contains(got, "invalid glob pattern") {
+			t.Errorf("find %q: error %v, %q; want an invalid-pattern error", pattern, res.IsError, got)
+		}
+	}
+	if res := callTool(t, env, "find", map[string]any{"pattern": "[[]*"}); res.IsError {
+		t.Errorf("find [[]*: a literal [ is valid: %q", resultText(res))
+	}
+}
+
 func TestLs(t *testing.T) {
 	env := testEnv(t)
 	writeFiles(t, env.Cwd, map[string]string{"b.txt": "", "A.txt": "", ".dot": "", "dir/x": "", "Zed/y": "", "empty/.keep": ""})

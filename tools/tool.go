@@ -93,6 +93,8 @@ type Tool interface {
 type Func struct {
 	Spec Info
 	Run  func(ctx context.Context, callID string, args map[string]any, onUpdate func(Result)) (Result, error)
+	// Changes, when set, names the files a call may change (see FileChanger).
+	Changes func(args map[string]any) []string
 }
 
 // Info returns the tool's description.

@@ -23,7 +23,7 @@ func newWrite(env *Env) Tool {
 		Guidelines: []string{"Use write only for new files or complete rewrites."},
 	}, Run: func(ctx context.Context, _ string, args map[string]any, _ func(Result)) (Result, error) {
 		return runWrite(ctx, env, args)
-	}}
+	}, Changes: pathChanges(env, "path")}
 }
 
 func runWrite(ctx context.Context, env *Env, args map[string]any) (Result, error) {
