@@ -3,6 +3,7 @@ package tools
 import (
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // FileChanger is a tool whose calls may change files their arguments name. The loop runs the
@@ -42,9 +43,12 @@ func pathChanges(env *Env, arg string) func(map[string]any) []string {
 	}
 }
 
-// shellWordSplit cuts a command at blanks and shell operators; quotes are dropped, not honoured.
-var shellWordSplit = strings.NewReplacer("'", " ", "\"", " ", ";", " ", "|", " ", "&", " ",
-	"<", " ", ">", " ", "(", " ", ")", " ", "`", " ")
+// shellWords cuts a command at blanks and shell operators; quotes are dropped, not honoured.
+func shellWords(command string) []string {
+	return strings.FieldsFunc(command, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune("'\";|&<>()`", r)
+	})
+}
 
 // shellChanges guesses the files a shell command may change: every word that reads as a path
 // (not an option, no expansion) and names an existing file, or has a dot or a slash and names a
@@ -58,7 +62,7 @@ func shellChanges(env *Env) func(map[string]any) []string {
 		}
 		var keys []string
 		seen := map[string]bool{}
-		for _, w := range strings.Fields(shellWordSplit.Replace(command)) {
+		for _, w := range shellWords(command) {
 			if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$*?[]{}=\\") {
 				continue
 			}

@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -152,9 +151,20 @@ func (e *Env) Resolve(p string) (string, error) {
 	return resolveSpelling(filepath.Clean(p)), nil
 }
 
-// screenshotTime matches the space before a clock suffix in a screenshot name, in either case
-// (macOS writes "AM" or "am" depending on the locale).
-var screenshotTime = regexp.MustCompile(`(?i) (am|pm)\.`)
+// screenshotTime puts the narrow no-break space macOS writes before a clock suffix in a
+// screenshot name in place of a plain space, in either case ("AM" or "am", by the locale).
+func screenshotTime(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		if name[i] == ' ' && i+3 < len(name) && name[i+3] == '.' &&
+			(strings.EqualFold(name[i+1:i+3], "am") || strings.EqualFold(name[i+1:i+3], "pm")) {
+			b.WriteString("\u202f")
+			continue
+		}
+		b.WriteByte(name[i])
+	}
+	return b.String()
+}
 
 // resolveSpelling returns p, or when nothing is there, the first of the spellings models and
 // people get wrong that names something: plain spaces for Unicode ones, the narrow no-break space
@@ -170,7 +180,7 @@ func resolveSpelling(p string) string {
 		}
 		return r
 	}, p)
-	screenshot := screenshotTime.ReplaceAllString(plain, "\u202f$1.")
+	screenshot := screenshotTime(plain)
 	curly := strings.ReplaceAll(p, "'", "\u2019")
 	for _, alt := range []string{plain, screenshot, curly} {
 		if alt != p && exists(alt) {
