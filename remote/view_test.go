@@ -236,6 +236,19 @@ func TestNewMovesToANewSession(t *testing.T) {
 	if !slices.Contains(ids, a.v.session()) {
 		t.Errorf("the new session is not listed: %v", ids)
 	}
+	// The connection left the old session: it has no client now, the new one has this one.
+	st, err := a.v.c.Request(context.Background(), map[string]any{"command": "pi_status"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := map[string]int{}
+	for _, l := range st["live"].([]any) {
+		m := l.(map[string]any)
+		clients[str(m["id"])] = integer(m["clients"])
+	}
+	if clients[old] != 0 || clients[a.v.session()] != 1 {
+		t.Errorf("clients by session %v (old %s)", clients, old)
+	}
 }
 
 // /label picks an entry of the tree and sends its new label.
