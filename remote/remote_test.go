@@ -121,3 +121,41 @@ func TestResumeChoices(t *testing.T) {
 		t.Fatalf("labels %q", []string{got[0].label, got[1].label, got[2].label})
 	}
 }
+
+// open attaches to the session a reference names in the server's real list, and refuses an
+// ambiguous or unknown one without attaching.
+func TestOpenPicksFromTheServersList(t *testing.T) {
+	k := startKit(t, nil)
+	c := k.dial(t)
+	ctx := context.Background()
+	for range 2 {
+		if _, err := c.Request(ctx, map[string]any{"command": "create"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		ref, want, fails string
+	}{
+		{"sess-2", "sess-2", ""},
+		{"sess-1", "sess-1", ""},
+		{"sess-", "", "ambiguous"},
+		{"nope", "", `no session of pi serve starts with "nope"`},
+	}
+	for _, cs := range cases {
+		snap, err := open(ctx, c, cs.ref)
+		if cs.fails != "" {
+			if err == nil || !strings.Contains(err.Error(), cs.fails) {
+				t.Errorf("open(%q): %v, want an error with %q", cs.ref, err, cs.fails)
+			}
+			continue
+		}
+		if err != nil || str(snap["id"]) != cs.want {
+			t.Errorf("open(%q) = %v, %v; want %s", cs.ref, snap["id"], err, cs.want)
+		}
+	}
+	// No reference and no session of this folder: a new session.
+	snap, err := open(ctx, c, "")
+	if err != nil || str(snap["id"]) != "sess-3" {
+		t.Errorf("open with no reference: %v, %v", snap["id"], err)
+	}
+}
