@@ -245,9 +245,14 @@ func (sc *scan) mayOpen(i int) shapeSet {
 
 // shapesAt lists the shapes whose opener is at i; partial says the text ends inside one.
 func (sc *scan) shapesAt(i int, lineStart bool) (shapeSet, bool) {
+	return sc.shapesAmong(sc.mayOpen(i), i, lineStart)
+}
+
+// shapesAmong is shapesAt trying only the shapes of set.
+func (sc *scan) shapesAmong(set shapeSet, i int, lineStart bool) (shapeSet, bool) {
 	inlineCode := i > 0 && sc.text[i-1] == '`' // `<tool_call>` in inline code is a mention
 	var cands shapeSet
-	for set := sc.mayOpen(i); set != 0; set &= set - 1 {
+	for ; set != 0; set &= set - 1 {
 		k := bits.TrailingZeros64(uint64(set))
 		s := &shapes[k]
 		if s.lineStart && !lineStart || !s.lineStart && inlineCode {

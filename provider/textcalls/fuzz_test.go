@@ -116,21 +116,7 @@ func streamEvents(reply string, chunks []string, remember bool) []string {
 	return out
 }
 
-// shapesAtEach is shapesAt trying every shape of the table.
+// shapesAtEach is shapesAt trying every shape of the table, not only those mayOpen lets by.
 func shapesAtEach(sc *scan, i int, lineStart bool) (shapeSet, bool) {
-	inlineCode := i > 0 && sc.text[i-1] == '`'
-	var cands shapeSet
-	for k := range shapes {
-		s := &shapes[k]
-		if s.lineStart && !lineStart || !s.lineStart && inlineCode {
-			continue
-		}
-		switch s.spotAt(sc, i) {
-		case spotYes:
-			cands |= 1 << k
-		case spotPartial:
-			return 0, true
-		}
-	}
-	return cands, false
+	return sc.shapesAmong(shapeSet(1)<<len(shapes)-1, i, lineStart)
 }
