@@ -21,7 +21,7 @@ var everyMayImport = []string{"internal/safefile"}
 var allowedImports = map[string][]string{
 	// Leaves: they import nothing of ours but everyMayImport.
 	"internal/atomicfile": nil, "internal/cbor": nil, "internal/chattest": nil,
-	"internal/cputime": nil, "internal/gitwalk": nil, "internal/mcptest": nil, "internal/mdext": nil,
+	"internal/cputime": nil, "internal/gitwalk": nil, "internal/mcptest": nil, "internal/mdext": nil, "internal/codelang": nil,
 	"internal/ollamatest": nil, "internal/proc": nil, "internal/realpath": nil,
 	"internal/sandbox": nil, "internal/secrets": nil, "internal/testwait": nil, "extui": nil,
 	"internal/safefile": nil, "internal/gitsafe": nil, "lua/internal/luapattern": nil,
@@ -42,7 +42,7 @@ var allowedImports = map[string][]string{
 	// One job each, on the message model.
 	"images":     {"provider"},
 	"session":    {"provider"},
-	"export":     {"internal/mdext", "provider", "session"},
+	"export":     {"internal/codelang", "internal/mdext", "provider", "session"},
 	"tools":      {"provider", "images", "internal/gitwalk", "internal/proc"},
 	"prompt":     {"provider", "tools"},
 	"permission": {"internal/atomicfile", "internal/realpath"},
@@ -66,7 +66,7 @@ var allowedImports = map[string][]string{
 	// Terminal front-end parts. tui draws provider's messages; settingsmenu saves to pi.toml
 	// (config) and offers the agent's queue modes; subagents shows a manager's children and
 	// reads their agent events and session entries.
-	"tui":              {"images", "internal/gitwalk", "internal/mdext", "provider", "tui/theme"},
+	"tui":              {"images", "internal/codelang", "internal/gitwalk", "internal/mdext", "provider", "tui/theme"},
 	"tui/settingsmenu": {"agent", "config", "tui"},
 	"tui/subagents":    {"agent", "provider", "session", "subagent", "tui"},
 	// pi attach: a terminal UI over the server's protocol.

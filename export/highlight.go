@@ -3,57 +3,17 @@ package export
 import (
 	"html"
 	"strings"
+
+	"pi/internal/codelang"
 )
 
 // A small highlighter for code blocks: comments, strings, numbers and keywords, as HTML spans
-// the page's style colours. It follows the terminal UI's (tui/highlight.go) lexical rules.
-
-// lang is the lexical conventions of a family of languages.
-type lang struct {
-	line       []string // line-comment openers
-	blockOpen  string
-	blockClose string
-	quotes     string
-	keywords   map[string]bool
-}
-
-func langFor(name string) *lang {
-	kw := func(s string) map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.Fields(s) {
-			m[w] = true
-		}
-		return m
-	}
-	cLike := func(words string) *lang {
-		return &lang{line: []string{"//"}, blockOpen: "/*", blockClose: "*/", quotes: "\"'`", keywords: kw(words)}
-	}
-	hashy := func(words string) *lang { return &lang{line: []string{"#"}, quotes: "\"'", keywords: kw(words)} }
-	switch strings.ToLower(name) {
-	case "go", "golang":
-		return cLike("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var nil true false")
-	case "js", "javascript", "ts", "typescript", "jsx", "tsx":
-		return cLike("async await break case catch class const continue default delete do else export extends finally for from function if import in instanceof let new of return static super switch this throw try typeof var void while yield null undefined true false interface type")
-	case "rust", "rs":
-		return cLike("as async await break const continue crate dyn else enum extern fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait type unsafe use where while true false")
-	case "c", "cpp", "c++", "h", "hpp", "java", "kotlin", "swift", "cs", "csharp", "zig":
-		return cLike("auto break case char class const continue default do double else enum extern float for fn goto if int long new private protected public return short signed sizeof static struct switch this throw try typedef union unsigned void volatile while true false null nullptr import package val var let func")
-	case "python", "py":
-		return hashy("and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield None True False")
-	case "sh", "bash", "shell", "zsh", "console":
-		return hashy("if then else elif fi for while do done case esac function in return export local echo cd")
-	case "lua":
-		return &lang{line: []string{"--"}, quotes: "\"'", keywords: kw("and break do else elseif end false for function goto if in local nil not or repeat return then true until while")}
-	case "json", "yaml", "yml", "toml":
-		return hashy("true false null")
-	}
-	return nil
-}
+// the page's style colours, for the languages internal/codelang knows (as the terminal UI).
 
 // highlight returns code as escaped HTML with spans for comments (c), strings (s), numbers
 // (n) and keywords (k); a language it does not know is only escaped.
 func highlight(code, name string) string {
-	l := langFor(name)
+	l := codelang.Lookup(name)
 	if l == nil {
 		return html.EscapeString(code)
 	}
@@ -73,25 +33,25 @@ func span(b *strings.Builder, class, text string) {
 }
 
 // highlightLine writes one line; inBlock carries an open block comment to the next line.
-func highlightLine(b *strings.Builder, s string, l *lang, inBlock bool) bool {
+func highlightLine(b *strings.Builder, s string, l *codelang.Spec, inBlock bool) bool {
 	for i := 0; i < len(s); {
 		rest := s[i:]
 		switch {
 		case inBlock:
-			end := strings.Index(rest, l.blockClose)
+			end := strings.Index(rest, l.BlockClose)
 			if end < 0 {
 				span(b, "c", rest)
 				return true
 			}
-			span(b, "c", rest[:end+len(l.blockClose)])
-			i += end + len(l.blockClose)
+			span(b, "c", rest[:end+len(l.BlockClose)])
+			i += end + len(l.BlockClose)
 			inBlock = false
-		case hasAnyPrefix(rest, l.line):
+		case hasAnyPrefix(rest, l.Line):
 			span(b, "c", rest)
 			return false
-		case l.blockOpen != "" && strings.HasPrefix(rest, l.blockOpen):
+		case l.BlockOpen != "" && strings.HasPrefix(rest, l.BlockOpen):
 			inBlock = true
-		case strings.IndexByte(l.quotes, s[i]) >= 0:
+		case strings.IndexByte(l.Quotes, s[i]) >= 0:
 			n := quotedLen(rest)
 			span(b, "s", rest[:n])
 			i += n
@@ -101,7 +61,7 @@ func highlightLine(b *strings.Builder, s string, l *lang, inBlock bool) bool {
 			i += n
 		case isWordByte(s[i]):
 			n := wordLen(rest)
-			if l.keywords[rest[:n]] {
+			if l.Keywords[rest[:n]] {
 				span(b, "k", rest[:n])
 			} else {
 				b.WriteString(html.EscapeString(rest[:n]))

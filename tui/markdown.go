@@ -10,6 +10,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
+	"pi/internal/codelang"
 	"pi/internal/mdext"
 	"pi/tui/theme"
 )
@@ -310,7 +311,7 @@ func (r *mdRenderer) code(n ast.Node, lang string, width int, fenced bool) []str
 	if fenced {
 		out = append(out, Truncate(paint(r.th.CodeFence, "```"+lang), width, ""))
 	}
-	spec := languageSpec(strings.ToLower(lang))
+	spec := codelang.Lookup(strings.ToLower(lang))
 	inBlock := false
 	for _, l := range strings.Split(body, "\n") {
 		var lines []string
@@ -326,7 +327,7 @@ func (r *mdRenderer) code(n ast.Node, lang string, width int, fenced bool) []str
 // codeKey identifies a highlighted, wrapped code line: the same text in the same comment
 // state at the same width always lays out the same.
 type codeKey struct {
-	spec    *langSpec
+	spec    *codelang.Spec
 	line    string
 	inBlock bool
 	width   int
@@ -339,7 +340,7 @@ type codeLines struct {
 
 // codeLine highlights and wraps one line of code, through the view's cache: a code block
 // still streaming is laid out again on every frame, and all but its last line are unchanged.
-func (r *mdRenderer) codeLine(l string, spec *langSpec, inBlock bool, width int) ([]string, bool) {
+func (r *mdRenderer) codeLine(l string, spec *codelang.Spec, inBlock bool, width int) ([]string, bool) {
 	k := codeKey{spec, l, inBlock, width}
 	if c, ok := r.cache[k]; ok {
 		return c.lines, c.inBlock

@@ -5,6 +5,8 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
+
+	"pi/internal/codelang"
 )
 
 // fenceState lays out an open chunk that is a fenced code block still streaming, line by
@@ -14,7 +16,7 @@ import (
 // chunk, on anything it does not handle: a line that may close the fence, a control byte.
 type fenceState struct {
 	start   int // offset of the chunk in the source
-	spec    *langSpec
+	spec    *codelang.Spec
 	head    string // the fence line as shown
 	base    int    // index in Markdown.lines of the first code line
 	done    int    // bytes of the chunk laid out: complete code lines, up to the last non-empty one
@@ -87,7 +89,7 @@ func (f *fenceState) addLine(m *Markdown, r *mdRenderer, line string) bool {
 	return true
 }
 
-func (m *Markdown) appendCode(r *mdRenderer, line string, spec *langSpec, inBlock bool) ([]string, bool) {
+func (m *Markdown) appendCode(r *mdRenderer, line string, spec *codelang.Spec, inBlock bool) ([]string, bool) {
 	lines, after := r.codeLine(line, spec, inBlock, m.width)
 	return append(m.lines, lines...), after
 }
@@ -106,7 +108,7 @@ func (m *Markdown) startFence(open string) *fenceState {
 	}
 	lang := string(n.Language(head))
 	m.lines = joinBlocks(m.lines, []string{Truncate(paint(m.th.CodeFence, "```"+lang), m.width, "")})
-	f := &fenceState{start: m.stableEnd, spec: languageSpec(strings.ToLower(lang)), done: nl + 1}
+	f := &fenceState{start: m.stableEnd, spec: codelang.Lookup(strings.ToLower(lang)), done: nl + 1}
 	f.base, f.end, f.head = len(m.lines), len(m.lines), m.lines[len(m.lines)-1]
 	return f
 }
