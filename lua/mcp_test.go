@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,11 +24,14 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PI_MCPTEST_STDIO") == "1" {
 		s := mcptest.New()
 		if log := os.Getenv("PI_MCPTEST_LOG"); log != "" {
-			s.OnCancel = func(id string) {
-				f, _ := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-				f.WriteString("cancelled " + id + "\n")
-				f.Close()
+			note := func(what string) func(id string) {
+				return func(id string) {
+					f, _ := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+					f.WriteString(what + " " + id + "\n")
+					f.Close()
+				}
 			}
+			s.OnCancel, s.OnSlow = note("cancelled"), note("waiting")
 		}
 		s.ServeStdio(os.Stdin, os.Stdout)
 		os.Exit(0)
@@ -38,9 +42,11 @@ func TestMain(m *testing.M) {
 // mcpEnv is a runtime whose pi.config("mcp") names one server, fake, with conf.
 type mcpEnv struct {
 	*env
-	r      *Runtime
-	sentMu sync.Mutex // guards sent (env.mu guards the notices)
-	sent   []string   // pi.send_user_message texts
+	r *Runtime
+	// slowWaiting reports whether the server holds a slow request, waiting for its cancellation.
+	slowWaiting func() bool
+	sentMu      sync.Mutex // guards sent (env.mu guards the notices)
+	sent        []string   // pi.send_user_message texts
 }
 
 func stdioServer(t testing.TB, log string) map[string]any {
@@ -113,13 +119,27 @@ func mcpTransports(t *testing.T, run func(t *testing.T, e *mcpEnv, cancelled fun
 	t.Run("stdio", func(t *testing.T) {
 		log := filepath.Join(t.TempDir(), "cancelled.log")
 		e := startMCP(t, stdioServer(t, log), true)
-		run(t, e, func() string { data, _ := os.ReadFile(log); return string(data) })
+		logged := func(what string) string {
+			data, _ := os.ReadFile(log)
+			var ids []string
+			for line := range strings.SplitSeq(string(data), "\n") {
+				if id, ok := strings.CutPrefix(line, what+" "); ok {
+					ids = append(ids, id)
+				}
+			}
+			return strings.Join(ids, ",")
+		}
+		e.slowWaiting = func() bool { return logged("waiting") != "" }
+		run(t, e, func() string { return logged("cancelled") })
 	})
 	t.Run("http", func(t *testing.T) {
 		s := mcptest.New()
+		var waiting atomic.Bool
+		s.OnSlow = func(string) { waiting.Store(true) }
 		srv := httptest.NewServer(s.Handler())
 		t.Cleanup(srv.Close)
 		e := startMCP(t, map[string]any{"url": srv.URL + "/mcp", "enabled": true, "timeout": 10}, true)
+		e.slowWaiting = waiting.Load
 		run(t, e, func() string { return strings.Join(s.Cancelled(), ",") })
 	})
 }
@@ -163,11 +183,16 @@ func TestMCPTools(t *testing.T) {
 func TestMCPCancel(t *testing.T) {
 	mcpTransports(t, func(t *testing.T, e *mcpEnv, cancelled func() string) {
 		ctx, cancel := context.WithCancel(ctxT(t))
-		time.AfterFunc(300*time.Millisecond, cancel)
-		start := time.Now()
+		var cancelledAt atomic.Int64
+		go func() { // cancel once the server holds the call: before, it could not hear of it
+			if testwait.Within(testwait.Deadline, e.slowWaiting) {
+				cancelledAt.Store(time.Now().UnixNano())
+			}
+			cancel()
+		}()
 		res, _ := e.call(t, ctx, "mcp__fake__slow", nil)
-		if d := time.Since(start); d > 3*time.Second || !res.IsError {
-			t.Errorf("aborted call took %v: %+v", d, res)
+		if d := time.Since(time.Unix(0, cancelledAt.Load())); cancelledAt.Load() == 0 || d > 3*time.Second || !res.IsError {
+			t.Errorf("the call ended %v after its cancellation: %+v", d, res)
 		}
 		if !testwait.Within(testwait.Deadline, func() bool { return cancelled() != "" }) {
 			t.Errorf("the server never heard of the cancellation")

@@ -25,6 +25,9 @@ type Server struct {
 	// OnCancel, when set, hears of every cancelled request (a stdio server in another process
 	// reports it where the test can see it).
 	OnCancel func(id string)
+	// OnSlow, when set, hears of every slow request once it waits for its cancellation, so
+	// that a test cancels only a request the server has.
+	OnSlow func(id string)
 
 	mu        sync.Mutex
 	grown     bool
@@ -189,7 +192,11 @@ func (s *Server) waitCancel(id string, stop <-chan struct{}) {
 	ch := make(chan struct{})
 	s.mu.Lock()
 	s.slow[id] = ch
+	onSlow := s.OnSlow
 	s.mu.Unlock()
+	if onSlow != nil {
+		onSlow(id)
+	}
 	select {
 	case <-ch:
 	case <-stop:
