@@ -12,16 +12,11 @@ import (
 
 	"pi/internal/chattest"
 	"pi/provider"
+	"pi/provider/internal/replay"
 )
 
 func retryOf(model provider.Model) *provider.ArgumentsRequest {
-	req := &provider.Request{Model: model, SystemPrompt: "sys", Tools: tools(),
-		Messages: []provider.Message{provider.UserText("read the readme", 1)}}
-	call := provider.ToolCall("call_1", "read", map[string]any{"path": 7.0})
-	reply := &provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{call,
-		provider.ToolCall("call_2", "bash", map[string]any{"command": "ls"})}, StopReason: provider.StopToolUse}
-	return &provider.ArgumentsRequest{Request: req, Tool: tools()[0], Reply: reply, Call: call,
-		Result: "The arguments for the \"read\" tool are invalid", Problem: "  - path: expected string"}
+	return replay.ArgumentsRetry(model, tools(), map[string]any{"path": 7.0}, "  - path: expected string")
 }
 
 func TestConstrainedArguments(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pi/provider"
+	"pi/provider/internal/replay"
 )
 
 // sseServer answers each chat request with status and the given SSE data lines, or stalls
@@ -55,13 +56,7 @@ const finish = `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
 func argumentsRetry() *provider.ArgumentsRequest {
 	m := testModel()
 	m.ID = "qwen3-coder"
-	req := &provider.Request{Model: m, SystemPrompt: "sys", Tools: tools(),
-		Messages: []provider.Message{provider.UserText("read the readme", 1)}}
-	call := provider.ToolCall("call_1", "read", map[string]any{})
-	reply := &provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{call,
-		provider.ToolCall("call_2", "bash", map[string]any{"command": "ls"})}, StopReason: provider.StopToolUse}
-	return &provider.ArgumentsRequest{Request: req, Tool: tools()[0], Reply: reply, Call: call,
-		Result: "The arguments for the \"read\" tool are invalid", Problem: "  - path: required property is missing"}
+	return replay.ArgumentsRetry(m, tools(), map[string]any{}, "  - path: required property is missing")
 }
 
 func TestConstrainedArguments(t *testing.T) {

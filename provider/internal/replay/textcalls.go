@@ -52,3 +52,16 @@ func SplitText(s string, n int) []string {
 	}
 	return out
 }
+
+// ArgumentsRetry is a constrained retry of a read call whose arguments failed with problem,
+// in a reply that also called bash, as the agent hands it to an adapter: the adapters' tests
+// check the request each builds from it. tools are the request's tools, read first.
+func ArgumentsRetry(model provider.Model, tools []provider.ToolDef, args map[string]any, problem string) *provider.ArgumentsRequest {
+	req := &provider.Request{Model: model, SystemPrompt: "sys", Tools: tools,
+		Messages: []provider.Message{provider.UserText("read the readme", 1)}}
+	call := provider.ToolCall("call_1", "read", args)
+	reply := &provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{call,
+		provider.ToolCall("call_2", "bash", map[string]any{"command": "ls"})}, StopReason: provider.StopToolUse}
+	return &provider.ArgumentsRequest{Request: req, Tool: tools[0], Reply: reply, Call: call,
+		Result: "The arguments for the \"read\" tool are invalid", Problem: problem}
+}
