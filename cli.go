@@ -12,10 +12,10 @@ import (
 	"os"
 	"pi/config"
 	"pi/internal/sandbox"
+	"pi/live"
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
-	"pi/subagent"
 	"pi/tools"
 	"runtime/debug"
 	"slices"
@@ -54,23 +54,11 @@ type cliOptions struct {
 	noSession      bool
 	sessionDir     string
 	messages       []string
-	// cwd is where tools run and sessions and context files are looked up; empty means the
-	// process's directory. pi eval sets it to each task's scratch copy.
-	cwd         string
-	version     bool
-	allSessions bool // pi sessions --all
+	version        bool
+	allSessions    bool // pi sessions --all
 	// files are the @file arguments; images what they attach to the first prompt.
-	files         []string
-	images        []provider.Block
-	parentSession string         // a child session's header names it (subagents.go)
-	child         *subagent.Self // set in a child session: who it is
-	// inheritedTools says toolList is the parent's active set, not a list the user wrote: a
-	// name the child's scripts serve only later (an MCP server's, once the child's own mcp
-	// script has started it at the first prompt) or not at all (an isolated child loads no
-	// extensions) is left out until a script provides it, instead of failing the child.
-	inheritedTools bool
-	// stopAfterTurn ends a run after a turn (pi eval's turn budget).
-	stopAfterTurn func(context.Context, *provider.Message, []provider.Message) bool
+	files  []string
+	images []provider.Block
 }
 
 // parseArgs reads the flags; -h is flag.ErrHelp.
@@ -142,18 +130,39 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// liveOptions is what the command line asks of the live session.
+func (o *cliOptions) liveOptions(interactive bool, stderr io.Writer) live.Options {
+	return live.Options{Stderr: stderr, Interactive: interactive, ProviderName: o.providerName, Model: o.model,
+		Thinking: o.thinking, Scope: splitList(o.models), FauxScript: o.fauxScript, SystemPrompt: o.systemPrompt,
+		AppendPrompt: o.appendPrompt, Tools: splitList(o.toolList), NoTools: o.noTools, NoContextFiles: o.noContextFiles,
+		Trust: o.trust, NoExtensions: o.noExtensions, Extensions: o.extensions, ScriptFlags: o.scriptFlags,
+		Sandbox: o.sandbox, Permissions: o.permissions, Yes: o.yes,
+		Session: session.Choice{Dir: o.sessionDir, InMemory: o.noSession, Fork: o.forkRef, Ref: o.sessionRef, Continue: o.continueLast}}
+}
+
+// splitList is a comma-separated list's items, without blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// piHomeDir is $PI_HOME, else ~/.pi.
+func piHomeDir() string { return live.Home() }
+
 // attachArgs puts the @file arguments in front of the first prompt (a prompt of their own
 // when there is none).
 func attachArgs(o *cliOptions) error {
 	if len(o.files) == 0 {
 		return nil
 	}
-	cwd := o.cwd
-	if cwd == "" {
-		var err error
-		if cwd, err = os.Getwd(); err != nil {
-			return fmt.Errorf("finding the working directory: %w", err)
-		}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("finding the working directory: %w", err)
 	}
 	text, images, err := tools.Attachments(o.files, cwd)
 	if err != nil {
@@ -198,12 +207,12 @@ func runListModels(ctx context.Context, trust bool, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
-	cfg, err := config.Load(piHomeDir(), cwd, projectTrusted(trust, piHomeDir(), cwd))
+	cfg, err := config.Load(piHomeDir(), cwd, live.ProjectTrusted(trust, piHomeDir(), cwd))
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
-	cfg, stop := withScriptProviders(ctx, cfg, trust, cwd)
+	cfg, stop := live.WithScriptProviders(ctx, cfg, piHomeDir(), trust, cwd)
 	defer stop()
 	listed, silent := 0, []string{}
 	for _, pm := range cfg.ListModels(ctx) {

@@ -6,13 +6,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"strings"
 	"time"
 
 	"pi/agent"
 	"pi/config"
 	"pi/eval"
+	"pi/live"
 	"pi/provider"
+	"pi/session"
 )
 
 // driveEval runs one eval task's prompt with an agent set up as for any other mode, in the
@@ -22,24 +23,25 @@ func driveEval(ctx context.Context, r eval.Run) (eval.Outcome, error) {
 	// the same goroutine except after a failed turn, which ends the run anyway. So the event
 	// asks OnTurn, and the hook passes its verdict on.
 	stop := false
-	o := &cliOptions{model: r.Model, cwd: r.Cwd, sessionDir: r.SessionDir, toolList: strings.Join(r.Tools, ","),
-		permissions: config.ModeAuto, fauxScript: r.FauxScript, stopAfterTurn: func(context.Context, *provider.Message, []provider.Message) bool { return stop }}
 	var logs bytes.Buffer // setup warnings would repeat for every run; eval shows them on failure
-	h, err := setup(ctx, o, false, &logs)
+	o := live.Options{Model: r.Model, Cwd: r.Cwd, Tools: r.Tools, Permissions: config.ModeAuto, FauxScript: r.FauxScript,
+		Session: session.Choice{Dir: r.SessionDir}, Stderr: &logs,
+		StopAfterTurn: func(context.Context, *provider.Message, []provider.Message) bool { return stop }}
+	h, err := live.New(ctx, o)
 	if err != nil {
 		return eval.Outcome{}, &eval.SetupError{Err: err, Log: logs.String()}
 	}
-	defer h.close()
-	unsubscribe := h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+	defer h.Close()
+	unsubscribe := h.Agent().Subscribe(func(_ context.Context, ev agent.Event) {
 		if ev.Type == agent.EvTurnEnd && ev.Message != nil {
 			stop = r.OnTurn(ev.Message, ev.ToolResults)
 		}
 	})
 	defer unsubscribe()
 	start := time.Now()
-	err = h.Send(ctx, Input{Text: r.Prompt, Source: sourceInteractive})
-	return eval.Outcome{Messages: h.agent.State().Messages, API: h.agent.Model().API, Wall: time.Since(start),
-		Confine: h.shell.confine}, err
+	err = h.Send(ctx, live.Input{Text: r.Prompt, Source: live.SourceInteractive})
+	return eval.Outcome{Messages: h.Agent().State().Messages, API: h.Agent().Model().API, Wall: time.Since(start),
+		Confine: h.Confine()}, err
 }
 
 // checkEvalModel resolves pi eval's model with the user's configuration.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"pi/agent"
 	"pi/images"
+	"pi/live"
 	"pi/provider"
 	"pi/session"
 	"pi/tools"
@@ -20,30 +22,30 @@ import (
 // runInteractiveMode runs the terminal UI until the user quits. A resumed
 // conversation is shown first; prompts from the command line are then sent, each as a
 // follow-up of the one before. pickSession (-r) opens the session picker.
-func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs []provider.Block, pickSession bool) int {
+func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, imgs []provider.Block, pickSession bool, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	keys, keysProblem := tui.KeymapOr(h.cfg.KeyBindings())
+	keys, keysProblem := tui.KeymapOr(h.Config().KeyBindings())
 	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
-	opts := tui.Options{Cwd: h.cwd, Commands: ic.commandList(), Keys: keys, ShowThinking: !h.cfg.UI.ThinkingHidden(),
-		Clipboard: images.Clipboard, HideImages: !h.cfg.ShowImages(), Theme: h.cfg.UI.Theme, PiHome: h.piHome,
-		ThemeDirs: h.scripts.rt.ThemeDirs(), ToolLabel: func(name string) string { return tools.LabelOf(h.agent.State().Tools, name) }}
+	opts := tui.Options{Cwd: h.Cwd(), Commands: ic.commandList(), Keys: keys, ShowThinking: !h.Config().UI.ThinkingHidden(),
+		Clipboard: images.Clipboard, HideImages: !h.Config().ShowImages(), Theme: h.Config().UI.Theme, PiHome: h.PiHome(),
+		ThemeDirs: h.ThemeDirs(), ToolLabel: func(name string) string { return tools.LabelOf(h.Agent().State().Tools, name) }}
 	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
-		ic.ui, ic.children = ui, subagents.Show(ui, h.scripts.children) // before the events that feed it
+		ic.ui, ic.children = ui, subagents.Show(ui, h.Children()) // before the events that feed it
 		close(ic.uiReady)
-		h.scripts.setUI(ic) // the scripts' questions and notices go to the screen
-		ic.unsubscribe = h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
+		h.SetUI(ic) // the scripts' questions and notices go to the screen
+		ic.unsubscribe = h.Agent().Subscribe(func(_ context.Context, ev agent.Event) {
 			defer ic.guard()
 			ic.onEvent(ev)
 		})
-		ic.ui.Replay(h.agent.MessagesView(), session.ShownUserText, ic.custom)
+		ic.ui.Replay(h.Agent().MessagesView(), session.ShownUserText, ic.custom)
 		ic.updateFooter()
-		ui.Notify(tui.LevelInfo, "pi · "+modelLabel(h.agent.Model())+"\n"+keys.StartHint())
+		ui.Notify(tui.LevelInfo, "pi · "+h.Agent().Model().Label()+"\n"+keys.StartHint())
 		if keysProblem != "" {
 			ui.Notify(tui.LevelWarning, keysProblem)
 		}
-		if h.modelProblem != "" {
-			ui.Notify(tui.LevelWarning, "No model yet: "+h.modelProblem+". Then restart pi, or pick one with /model.")
+		if h.ModelProblem() != "" {
+			ui.Notify(tui.LevelWarning, "No model yet: "+h.ModelProblem()+". Then restart pi, or pick one with /model.")
 		}
 		if pickSession {
 			go tuiResume(ic, "") // -r: the picker asks on screen, off the start callback
@@ -53,7 +55,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 			ic.sendPrompts(prompts, imgs)
 		})
 	})
-	h.scripts.setUI(nil)
+	h.SetUI(nil)
 	if ic.unsubscribe != nil {
 		ic.unsubscribe()
 		ic.children.Close()
@@ -63,7 +65,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 	}
 	h.Quiesce()
 	if err != nil {
-		fmt.Fprintln(h.stderr, "pi:", err)
+		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
 	return 0
@@ -73,7 +75,7 @@ func runInteractiveMode(ctx context.Context, h *harness, prompts []string, imgs 
 // holds no run state: what is in flight is the harness's. It is also the userInterface the
 // scripts talk to.
 type interactive struct {
-	h           *harness
+	h           *live.Session
 	ui          *tui.App
 	keys        *tui.Keymap
 	uiReady     chan struct{} // closed once ui is set
@@ -105,8 +107,14 @@ func (ic *interactive) async(fn func()) {
 
 func (ic *interactive) callbacks() tui.Callbacks {
 	return tui.Callbacks{
-		OnSubmit:   func(text string) { imgs := ic.ui.TakeImages(); ic.async(func() { ic.send(text, imgs, deliverSteer) }) },
-		OnSteer:    func(text string) { imgs := ic.ui.TakeImages(); ic.async(func() { ic.send(text, imgs, deliverSteer) }) },
+		OnSubmit: func(text string) {
+			imgs := ic.ui.TakeImages()
+			ic.async(func() { ic.send(text, imgs, live.DeliverSteer) })
+		},
+		OnSteer: func(text string) {
+			imgs := ic.ui.TakeImages()
+			ic.async(func() { ic.send(text, imgs, live.DeliverSteer) })
+		},
 		OnFollowUp: func(text string) { imgs := ic.ui.TakeImages(); ic.async(func() { ic.followUp(text, imgs) }) },
 		OnAbort: func() {
 			ic.h.ClearQueues() // the TUI has put the queued text back into the editor
@@ -115,7 +123,7 @@ func (ic *interactive) callbacks() tui.Callbacks {
 		OnCommand:  func(name, args string) { ic.async(func() { ic.command(name, args) }) },
 		OnBash:     func(cmd string, keep bool) { ic.async(func() { tuiBang(ic, cmd, keep) }) },
 		OnQuit:     ic.cancel,
-		OnShortcut: func(key string) { ic.async(func() { ic.report(ic.h.scripts.rt.RunShortcut(ic.ctx, key)) }) },
+		OnShortcut: func(key string) { ic.async(func() { ic.report(ic.h.RunShortcut(ic.ctx, key)) }) },
 		OnKey: func(name string) bool {
 			switch name {
 			case "thinking":
@@ -143,15 +151,15 @@ func (ic *interactive) sendPrompts(prompts []string, images []provider.Block) {
 		return
 	}
 	for _, p := range prompts[1:] {
-		ic.report(ic.h.Send(ic.ctx, Input{Text: p, Source: sourceInteractive, Deliver: deliverFollowUp, Queue: true}))
+		ic.report(ic.h.Send(ic.ctx, live.Input{Text: p, Source: live.SourceInteractive, Deliver: live.DeliverFollowUp, Queue: true}))
 	}
-	ic.report(ic.h.Send(ic.ctx, Input{Text: prompts[0], Images: images, Source: sourceInteractive, Deliver: deliverSteer}))
+	ic.report(ic.h.Send(ic.ctx, live.Input{Text: prompts[0], Images: images, Source: live.SourceInteractive, Deliver: live.DeliverSteer}))
 }
 
 // send delivers a line the user typed: a prompt when the agent is idle, else queued as
 // deliver says.
-func (ic *interactive) send(text string, imgs []provider.Block, deliver delivery) {
-	ic.report(ic.h.Send(ic.ctx, Input{Text: text, Images: imgs, Source: sourceInteractive, Deliver: deliver}))
+func (ic *interactive) send(text string, imgs []provider.Block, deliver live.Delivery) {
+	ic.report(ic.h.Send(ic.ctx, live.Input{Text: text, Images: imgs, Source: live.SourceInteractive, Deliver: deliver}))
 }
 
 // followUp queues text as a follow-up, unless it names one of the terminal UI's own commands.
@@ -160,7 +168,7 @@ func (ic *interactive) followUp(text string, imgs []provider.Block) {
 	if strings.HasPrefix(text, "/") && ic.builtin(name, strings.TrimSpace(args)) {
 		return
 	}
-	ic.send(text, imgs, deliverFollowUp)
+	ic.send(text, imgs, live.DeliverFollowUp)
 }
 
 // report shows an error of a harness call, unless pi is quitting.
@@ -171,7 +179,7 @@ func (ic *interactive) report(err error) {
 }
 
 func (ic *interactive) updateQueue() {
-	steer, follow := ic.h.agent.QueuedMessages()
+	steer, follow := ic.h.Agent().QueuedMessages()
 	ic.ui.SetQueue(session.ShownUserTexts(steer), session.ShownUserTexts(follow))
 }
 
@@ -179,7 +187,7 @@ func (ic *interactive) updateQueue() {
 func (ic *interactive) onEvent(ev agent.Event) {
 	ui := ic.ui
 	switch ev.Type {
-	case evQueueUpdate:
+	case live.EvQueueUpdate:
 		ic.updateQueue()
 	case agent.EvAgentStart:
 		ui.SetWorking(true)
@@ -253,27 +261,19 @@ func (ic *interactive) messageStart(m *provider.Message) {
 func (ic *interactive) custom(m *provider.Message) (tui.CustomMessage, bool) {
 	c := *m
 	return tui.CustomMessage{Type: session.CustomType(&c), Text: c.TextContent(), Hidden: !session.Displayed(&c),
-		Render: func(x bool) []string { l, _ := ic.h.scripts.rt.RenderMessage(ic.ctx, &c, x); return l }}, c.Role == session.RoleCustom
+		Render: func(x bool) []string { l, _ := ic.h.RenderMessage(ic.ctx, &c, x); return l }}, c.Role == session.RoleCustom
 }
 
 // updateFooter shows the session's totals; the context in use is the size of the last request,
 // as the last reply reported it.
 func (ic *interactive) updateFooter() {
 	h := ic.h
-	st := h.agent.State()
-	stats := session.StatsOf(h.rec.session(), h.agent.MessagesView())
-	f := tui.FooterInfo{Cwd: h.cwd, Session: h.rec.session().Name(), Model: modelLabel(st.Model), Thinking: st.Thinking,
+	st, stats := h.State(), h.Stats()
+	f := tui.FooterInfo{Cwd: h.Cwd(), Session: st.SessionName, Model: st.Model.Label(), Thinking: st.Thinking,
 		Input: stats.Tokens.Input, Output: stats.Tokens.Output, CacheRead: stats.Tokens.CacheRead,
 		CacheWrite: stats.Tokens.CacheWrite, Cost: stats.Cost, ContextWindow: st.Model.ContextWindow}
-	f.ContextTokens = provider.ContextTokens(h.agent.MessagesView())
+	f.ContextTokens = provider.ContextTokens(h.Agent().MessagesView())
 	ic.ui.SetFooter(f)
-}
-
-func modelLabel(m provider.Model) string {
-	if m.Provider == "" {
-		return m.ID
-	}
-	return m.Provider + "/" + m.ID
 }
 
 // Confirm, Select, Input and Notify answer the scripts (pi.confirm, pi.select, pi.input,

@@ -27,6 +27,7 @@ import (
 	"pi/config"
 	"pi/internal/proc"
 	"pi/internal/sandbox"
+	"pi/live"
 	"pi/prompt"
 
 	"golang.org/x/term"
@@ -106,18 +107,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if opts.resume && !interactive {
 		return runListSessions(ctx, opts, stdout, stderr)
 	}
-	h, err := setup(ctx, opts, interactive, stderr) // before the prompts: string flags may take words
+	h, err := live.New(ctx, opts.liveOptions(interactive, stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
-	defer h.close()
+	defer h.Close()
+	opts.messages = h.TakeFlagWords(opts.messages) // before the prompts: the scripts' string flags take words
 	if code := gatherPrompts(opts, interactive, stdin, stderr); code != 0 {
 		return code
 	}
 	switch {
 	case interactive:
-		return runInteractiveMode(ctx, h, opts.messages, opts.images, opts.resume)
+		return runInteractiveMode(ctx, h, opts.messages, opts.images, opts.resume, stderr)
 	case opts.mode == "rpc":
 		return runRPCMode(ctx, h, opts.fullUpdates, stdin, stdout, stderr)
 	case opts.mode == "json":

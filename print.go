@@ -11,13 +11,14 @@ import (
 	"io"
 
 	"pi/agent"
+	"pi/live"
 	"pi/provider"
 	"pi/session"
 )
 
 // runPrintMode runs each prompt in turn and prints the text of the final assistant reply.
 // A failed or aborted reply prints its error on stderr and exits 1.
-func runPrintMode(ctx context.Context, h *harness, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
+func runPrintMode(ctx context.Context, h *live.Session, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
 	last, err := runPrompts(ctx, h, prompts, images)
 	if reportFailure(stderr, last, err) {
 		return 1
@@ -31,7 +32,7 @@ func runPrintMode(ctx context.Context, h *harness, prompts []string, images []pr
 // runJSONMode writes a session header line, then every agent event as one JSON line, and
 // queue_update when the steering or follow-up queue changed. A message_update carries the
 // partial reply only now and then (agent.UpdateGate), unless fullUpdates.
-func runJSONMode(ctx context.Context, h *harness, fullUpdates bool, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
+func runJSONMode(ctx context.Context, h *live.Session, fullUpdates bool, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
 	w := bufio.NewWriter(stdout)
 	writeLine := func(v any) {
 		data, err := json.Marshal(v)
@@ -43,16 +44,16 @@ func runJSONMode(ctx context.Context, h *harness, fullUpdates bool, prompts []st
 		w.WriteByte('\n')
 		w.Flush()
 	}
-	writeLine(sessionHeaderLine(h.rec.session().Header()))
+	writeLine(sessionHeaderLine(h.Header()))
 	var queue queueWatch
 	var updates agent.UpdateGate
 	updates.SetFull(fullUpdates)
-	unsubscribe := h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
-		if ev.Type != evQueueUpdate {
+	unsubscribe := h.Agent().Subscribe(func(_ context.Context, ev agent.Event) {
+		if ev.Type != live.EvQueueUpdate {
 			writeLine(updates.Thin(ev))
 		}
-		if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == evQueueUpdate {
-			if line, changed := queue.update(h.agent); changed { // a queued message is delivered at its message_start
+		if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == live.EvQueueUpdate {
+			if line, changed := queue.update(h.Agent()); changed { // a queued message is delivered at its message_start
 				writeLine(json.RawMessage(line))
 			}
 		}
@@ -79,24 +80,22 @@ func reportFailure(stderr io.Writer, last *provider.Message, err error) bool {
 }
 
 // runPrompts sends each prompt as its own run and returns the last assistant message.
-func runPrompts(ctx context.Context, h *harness, prompts []string, images []provider.Block) (*provider.Message, error) {
+func runPrompts(ctx context.Context, h *live.Session, prompts []string, images []provider.Block) (*provider.Message, error) {
 	for i, text := range prompts {
-		in := Input{Text: text, Source: sourceInteractive}
+		in := live.Input{Text: text, Source: live.SourceInteractive}
 		if i == 0 {
 			in.Images = images // the @file images go with the first prompt
 		}
 		if err := h.Send(ctx, in); err != nil {
 			return nil, err
 		}
-		h.scriptSends.wait(ctx) // messages the scripts' handlers sent during the run
-		if last := provider.LastAssistant(h.agent.MessagesView()); last.Failed() {
+		h.Settle(ctx, false) // messages the scripts' handlers sent during the run
+		if last := provider.LastAssistant(h.Agent().MessagesView()); last.Failed() {
 			return last, nil
 		}
 	}
-	for h.scripts.children.Wait(ctx) { // background children, then the turns their notices start
-		h.scriptSends.wait(ctx)
-	}
-	return provider.LastAssistant(h.agent.MessagesView()), nil
+	h.Settle(ctx, true) // background children, then the turns their notices start
+	return provider.LastAssistant(h.Agent().MessagesView()), nil
 }
 
 // sessionHeaderLine is the header as JSON mode's first line, with pi's "type" field.

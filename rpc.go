@@ -28,12 +28,13 @@ import (
 
 	"pi/agent"
 	"pi/extui"
+	"pi/live"
 	"pi/provider"
 )
 
 // rpcServer is one RPC session between pi and its client.
 type rpcServer struct {
-	h        *harness
+	h        *live.Session
 	stderr   io.Writer
 	handlers map[string]rpcHandler
 
@@ -71,13 +72,13 @@ func jsonNull() json.RawMessage { return json.RawMessage("null") }
 
 // runRPCMode serves the protocol until stdin ends or ctx is cancelled (SIGTERM). It aborts a
 // run in progress and waits for it, so the caller can close the session; it always returns 0.
-func runRPCMode(ctx context.Context, h *harness, fullUpdates bool, stdin io.Reader, stdout, stderr io.Writer) int {
+func runRPCMode(ctx context.Context, h *live.Session, fullUpdates bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	s := newRPCServer(h, stdout, stderr)
 	s.updates.SetFull(fullUpdates)
 	return s.serve(ctx, stdin)
 }
 
-func newRPCServer(h *harness, stdout, stderr io.Writer) *rpcServer {
+func newRPCServer(h *live.Session, stdout, stderr io.Writer) *rpcServer {
 	s := &rpcServer{h: h, out: stdout, stderr: stderr, maxLine: maxCommandLine}
 	s.Asker = extui.New(func(line []byte) bool { s.writeLine(line); return true })
 	s.handlers = commandTable()
@@ -86,10 +87,10 @@ func newRPCServer(h *harness, stdout, stderr io.Writer) *rpcServer {
 
 // serve reads commands and answers them until stdin ends or ctx is done.
 func (s *rpcServer) serve(ctx context.Context, stdin io.Reader) int {
-	unsubscribe := s.h.agent.Subscribe(s.onEvent)
+	unsubscribe := s.h.Agent().Subscribe(s.onEvent)
 	defer unsubscribe()
-	s.h.scripts.setUI(s) // scripts' questions go to the client
-	defer s.h.scripts.setUI(nil)
+	s.h.SetUI(s) // scripts' questions go to the client
+	defer s.h.SetUI(nil)
 	lines := make(chan []byte)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -293,10 +294,10 @@ func (s *rpcServer) respond(id json.RawMessage, command string, data any, err er
 
 // onEvent forwards every agent event, and queue_update when a queue changed.
 func (s *rpcServer) onEvent(_ context.Context, ev agent.Event) {
-	if ev.Type != evQueueUpdate {
+	if ev.Type != live.EvQueueUpdate {
 		s.write(s.updates.Thin(ev))
 	}
-	if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == evQueueUpdate {
+	if ev.Type == agent.EvMessageStart || ev.Type == agent.EvAgentEnd || ev.Type == live.EvQueueUpdate {
 		s.queueUpdate() // a queued message is delivered just before its message_start
 	}
 }
@@ -304,7 +305,7 @@ func (s *rpcServer) onEvent(_ context.Context, ev agent.Event) {
 // queueUpdate sends queue_update{steering, followUp} when the queues differ from the last one
 // sent.
 func (s *rpcServer) queueUpdate() {
-	if line, changed := s.queue.update(s.h.agent); changed {
+	if line, changed := s.queue.update(s.h.Agent()); changed {
 		s.write(json.RawMessage(line))
 	}
 }
@@ -330,7 +331,7 @@ func (s *rpcServer) background(c *rpcCommand, fn func() (any, error)) answeredLa
 
 // send hands an input to the front door and answers once it has been accepted or refused; a
 // failure after acceptance is a second response to the same id, as in pi.
-func (s *rpcServer) send(ctx context.Context, c *rpcCommand, in Input) (any, error) {
+func (s *rpcServer) send(ctx context.Context, c *rpcCommand, in live.Input) (any, error) {
 	accepted := make(chan struct{})
 	in.Accepted = func() { close(accepted) }
 	result := make(chan error, 1)
@@ -356,11 +357,10 @@ func (s *rpcServer) send(ctx context.Context, c *rpcCommand, in Input) (any, err
 
 // rpcWording says how a client queues a prompt when the agent is busy.
 func rpcWording(err error) error {
-	var busy *busyError
-	if errors.As(err, &busy) && busy.running == workRun {
+	if errors.Is(err, live.ErrRunning) {
 		return errors.New(`the agent is working on a prompt: send it with "streamingBehavior": "steer" or "followUp" to queue it`)
 	}
-	if errors.As(err, &busy) && busy.running == workCompaction {
+	if errors.Is(err, live.ErrCompacting) {
 		return errors.New("the conversation is being compacted: wait for compaction_end")
 	}
 	return err

@@ -9,8 +9,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
-	"pi/export"
-	"pi/session"
+	"pi/live"
 )
 
 // commandTable maps pi's command names to their handlers.
@@ -47,7 +46,7 @@ func commandTable() map[string]rpcHandler {
 		"get_last_assistant_text":       cmdLastAssistantText,
 		"set_session_name":              cmdSetSessionName,
 		"get_commands": func(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-			return map[string]any{"commands": s.h.scripts.rt.SlashCommands()}, nil
+			return map[string]any{"commands": s.h.SlashCommands()}, nil
 		},
 		"get_tree":      cmdGetTree,
 		"navigate_tree": cmdNavigateTree,
@@ -56,17 +55,17 @@ func commandTable() map[string]rpcHandler {
 		// move leaves messages behind (then a summary is offered).
 		"scoped_models": cmdScopedModels,
 		"leaves_conversation": func(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-			return map[string]any{"leaves": session.LeavesConversation(s.h.rec.session(), c.TargetID)}, nil
+			return map[string]any{"leaves": s.h.LeavesConversation(c.TargetID)}, nil
 		},
 		// pi's own, for pi attach: the scripts' shortcut keys, run on the session, and /reload.
 		"get_shortcuts": func(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-			return map[string]any{"shortcuts": s.h.scripts.rt.Shortcuts()}, nil
+			return map[string]any{"shortcuts": s.h.Shortcuts()}, nil
 		},
 		"run_shortcut": func(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-			return nil, s.h.scripts.rt.RunShortcut(ctx, c.Key)
+			return nil, s.h.RunShortcut(ctx, c.Key)
 		},
 		"reload": func(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-			return nil, s.h.scripts.reload(ctx)
+			return nil, s.h.Reload(ctx)
 		},
 	}
 }
@@ -78,21 +77,21 @@ func cmdScopedModels(ctx context.Context, s *rpcServer, c *rpcCommand) (any, err
 		if len(p) == 1 && p[0] == "all" {
 			p = nil
 		}
-		if err := s.h.settings.setScoped(p); err != nil {
+		if err := s.h.SetScope(p); err != nil {
 			return nil, err
 		}
 	}
-	models, scoped := s.h.settings.scopedModels(ctx)
+	models, scoped := s.h.ScopedModels(ctx)
 	return map[string]any{"models": models, "scoped": scoped}, nil
 }
 
 // cmdPrompt starts a run, or while one is going queues the message as streamingBehavior says.
 // A script command runs at once, even while the agent works.
 func cmdPrompt(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-	in := Input{Text: c.Message, Images: c.Images, Source: sourceRPC}
+	in := live.Input{Text: c.Message, Images: c.Images, Source: live.SourceRPC}
 	switch c.StreamingBehavior {
 	case "steer", "followUp":
-		in.Deliver = delivery(c.StreamingBehavior)
+		in.Deliver = live.Delivery(c.StreamingBehavior)
 	}
 	return s.send(ctx, c, in)
 }
@@ -102,9 +101,9 @@ func cmdQueue(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.Message == "" && len(c.Images) == 0 {
 		return nil, errors.New(c.Type + ": the message is empty")
 	}
-	in := Input{Text: c.Message, Images: c.Images, Source: sourceRPC, Deliver: deliverSteer, Queue: true}
+	in := live.Input{Text: c.Message, Images: c.Images, Source: live.SourceRPC, Deliver: live.DeliverSteer, Queue: true}
 	if c.Type == "follow_up" {
-		in.Deliver = deliverFollowUp
+		in.Deliver = live.DeliverFollowUp
 	}
 	return s.send(ctx, c, in)
 }
@@ -121,55 +120,52 @@ func cmdNewSession(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) 
 
 // cmdGetState is pi's RpcSessionState.
 func cmdGetState(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	h := s.h
-	st := h.agent.State()
-	steerMode, followMode := h.settings.queueModes()
-	f := fields{{"model", st.Model}, {"thinkingLevel", config.LevelOrOff(st.Thinking)}, {"isStreaming", h.Streaming()},
-		{"isCompacting", h.compactor.running()}, {"steeringMode", steerMode}, {"followUpMode", followMode}}
-	sess := h.rec.session()
-	if p := sess.Path(); p != "" {
-		f = append(f, field{"sessionFile", p})
+	st := s.h.State()
+	f := fields{{"model", st.Model}, {"thinkingLevel", st.Thinking}, {"isStreaming", st.Streaming},
+		{"isCompacting", st.Compacting}, {"steeringMode", st.SteeringMode}, {"followUpMode", st.FollowUpMode}}
+	if st.SessionFile != "" {
+		f = append(f, field{"sessionFile", st.SessionFile})
 	}
-	f = append(f, field{"sessionId", sess.ID()})
-	if name := sess.Name(); name != "" {
-		f = append(f, field{"sessionName", name})
+	f = append(f, field{"sessionId", st.SessionID})
+	if st.SessionName != "" {
+		f = append(f, field{"sessionName", st.SessionName})
 	}
-	steer, follow := h.agent.QueuedMessages()
-	return append(f, field{"autoCompactionEnabled", h.settings.compactionSettings().Enabled},
-		field{"messageCount", len(st.Messages)}, field{"pendingMessageCount", len(steer) + len(follow)}), nil
+	return append(f, field{"autoCompactionEnabled", st.AutoCompaction},
+		field{"messageCount", st.MessageCount}, field{"pendingMessageCount", st.PendingCount}), nil
 }
 
 func cmdGetMessages(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	return map[string]any{"messages": nonNilMessages(s.h.agent.State().Messages)}, nil
+	return map[string]any{"messages": nonNilMessages(s.h.Agent().State().Messages)}, nil
 }
 
 func cmdSetModel(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.Provider == "" || c.ModelID == "" {
 		return nil, errors.New(`set_model needs "provider" and "modelId"`)
 	}
-	return s.h.settings.setModel(ctx, c.Provider+"/"+c.ModelID, "set")
+	return s.h.SetModel(ctx, c.Provider+"/"+c.ModelID)
 }
 
 // cmdCycleModel steps to the next model of the scope; pi's own "step": -1 steps back.
 func cmdCycleModel(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-	m, err := s.h.settings.cycleModel(ctx, cmp.Or(c.Step, 1))
+	m, err := s.h.CycleModel(ctx, cmp.Or(c.Step, 1))
 	if err != nil || m == nil {
 		return jsonNull(), err
 	}
-	return map[string]any{"model": m, "thinkingLevel": config.LevelOrOff(s.h.settings.thinking()), "isScoped": s.h.settings.isScoped()}, nil
+	st := s.h.State()
+	return map[string]any{"model": m, "thinkingLevel": st.Thinking, "isScoped": st.Scoped}, nil
 }
 
 func cmdAvailableModels(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	return map[string]any{"models": s.h.settings.availableModels(ctx)}, nil
+	return map[string]any{"models": s.h.AvailableModels(ctx)}, nil
 }
 
 func cmdSetThinking(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-	_, err := s.h.settings.setThinking(c.Level)
+	_, err := s.h.SetThinking(c.Level)
 	return nil, err
 }
 
 func cmdCycleThinking(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	level, ok, err := s.h.settings.cycleThinking()
+	level, ok, err := s.h.CycleThinking()
 	if err != nil || !ok {
 		return jsonNull(), err
 	}
@@ -178,7 +174,7 @@ func cmdCycleThinking(_ context.Context, s *rpcServer, _ *rpcCommand) (any, erro
 
 func cmdThinkingLevels(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 	levels := []string{"off"}
-	if s.h.agent.Model().Reasoning {
+	if s.h.Agent().Model().Reasoning {
 		levels = config.ThinkingLevels()
 	}
 	return map[string]any{"levels": levels}, nil
@@ -189,20 +185,21 @@ func cmdQueueMode(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.Type == "set_follow_up_mode" {
 		which = "followUp"
 	}
-	return nil, s.h.settings.setQueueMode(which, agent.QueueMode(c.Mode))
+	return nil, s.h.SetQueueMode(which, agent.QueueMode(c.Mode))
 }
 
 // cmdCompact compacts in the background (a run is stopped first); abort cancels it.
 func cmdCompact(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-	if s.h.work.running(workCompaction) {
-		return nil, errors.New("a compaction is already running")
+	compact, err := s.h.StartCompact(ctx, c.CustomInstructions)
+	if err != nil {
+		return nil, err
 	}
 	return s.background(c, func() (any, error) {
-		res, err := s.h.Compact(ctx, c.CustomInstructions)
+		res, err := compact()
 		if err != nil {
 			return nil, err
 		}
-		return session.CompactionJSON(s.h.rec.session(), res), nil
+		return s.h.CompactionJSON(res), nil
 	}), nil
 }
 
@@ -210,7 +207,7 @@ func cmdAutoCompaction(_ context.Context, s *rpcServer, c *rpcCommand) (any, err
 	if c.Enabled == nil {
 		return nil, errors.New(`set_auto_compaction needs "enabled": true or false`)
 	}
-	s.h.settings.setAutoCompaction(*c.Enabled)
+	s.h.SetAutoCompaction(*c.Enabled)
 	return nil, nil
 }
 
@@ -228,22 +225,20 @@ func cmdAutoRetry(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`set_auto_retry needs "enabled": true or false`)
 	}
-	s.h.settings.setAutoRetry(*c.Enabled)
+	s.h.SetAutoRetry(*c.Enabled)
 	return nil, nil
 }
 
 // cmdAbortRetry stops a run that is waiting to retry a failed call; the failure then stands.
 func cmdAbortRetry(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	if s.h.settings.retryWaiting() {
-		s.h.work.stop(workRun)
-	}
+	s.h.AbortRetry()
 	return nil, nil
 }
 
 // cmdBash claims the shell at once and runs the command in the background, so abort_bash
 // can reach it and a second command sent meanwhile is refused.
 func cmdBash(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-	run, err := s.h.shell.start(ctx, c.Command, c.ExcludeFromContext, nil)
+	run, err := s.h.StartBash(ctx, c.Command, c.ExcludeFromContext)
 	if err != nil {
 		return nil, err
 	}
@@ -257,17 +252,16 @@ func cmdBash(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 }
 
 func cmdAbortBash(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	s.h.work.cancel(workBash)
+	s.h.AbortBash()
 	return nil, nil
 }
 
 func cmdSessionStats(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	return session.StatsOf(s.h.rec.session(), s.h.agent.MessagesView()), nil
+	return s.h.Stats(), nil
 }
 
 func cmdExportHTML(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-	h := s.h
-	path, err := export.File(h.rec.session(), export.Options{Model: modelLabel(h.agent.Model())}, h.cwd, c.OutputPath)
+	path, err := s.h.Export(c.OutputPath)
 	if err != nil {
 		return nil, err
 	}
@@ -288,12 +282,12 @@ func cmdClone(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 }
 
 func cmdForkMessages(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	msgs, err := session.ForkPoints(s.h.rec.session())
+	msgs, err := s.h.ForkPoints()
 	return map[string]any{"messages": msgs}, err
 }
 
 func cmdLastAssistantText(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	text, ok := session.LastAssistantText(s.h.agent.MessagesView())
+	text, ok := s.h.LastReply()
 	if !ok {
 		return map[string]any{"text": nil}, nil
 	}
@@ -301,20 +295,19 @@ func cmdLastAssistantText(_ context.Context, s *rpcServer, _ *rpcCommand) (any, 
 }
 
 func cmdSetSessionName(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-	return nil, session.Rename(s.h.rec.session(), c.Name)
+	return nil, s.h.SetName(c.Name)
 }
 
 // cmdGetTree is the RPC command get_tree: every entry of the session with its parent, type,
 // role, a short preview and its label, and the current leaf (null before the first entry).
 func cmdGetTree(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	sess := s.h.rec.session()
-	entries, err := session.TreeEntries(sess)
+	entries, leafID, err := s.h.Tree()
 	if err != nil {
 		return nil, err
 	}
 	var leaf any
-	if id := sess.Leaf(); id != "" {
-		leaf = id
+	if leafID != "" {
+		leaf = leafID
 	}
 	return map[string]any{"entries": entries, "leafId": leaf}, nil
 }
@@ -329,7 +322,7 @@ func cmdNavigateTree(ctx context.Context, s *rpcServer, c *rpcCommand) (any, err
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{"cancelled": false, "leafId": s.h.rec.session().Leaf()}
+	out := map[string]any{"cancelled": false, "leafId": s.h.State().Leaf}
 	if text != "" {
 		out["editorText"] = text
 	}
@@ -341,5 +334,5 @@ func cmdSetLabel(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.EntryID == "" {
 		return nil, errors.New(`set_label needs "entryId"`)
 	}
-	return nil, session.Label(s.h.rec.session(), c.EntryID, c.Label)
+	return nil, s.h.SetLabel(c.EntryID, c.Label)
 }

@@ -9,11 +9,10 @@ import (
 	"fmt"
 	"io"
 
-	"pi/agent"
 	"pi/config"
 	"pi/extui"
+	"pi/live"
 	"pi/server"
-	"pi/session"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -32,8 +31,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case cmd.Stop:
 		err = server.Stop(ctx, cmd)
 	default:
+		base := o.liveOptions(false, stderr)
 		open := func(ctx context.Context, req server.OpenRequest) (server.Runtime, error) {
-			return openServed(ctx, *o, req, stderr)
+			return openServed(ctx, base, req)
 		}
 		ln, lerr := server.Listen(cmd.Socket) // a socket already taken is said before "listening on"
 		if lerr != nil {
@@ -53,41 +53,38 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // openServed builds the harness of a served session: the file req names, or a new one.
-func openServed(ctx context.Context, o cliOptions, req server.OpenRequest, stderr io.Writer) (server.Runtime, error) {
-	o.messages, o.sessionRef, o.continueLast, o.cwd = nil, req.Path, false, req.Cwd
-	o.model, o.thinking = cmp.Or(req.Model, o.model), cmp.Or(req.Thinking, o.thinking)
-	h, err := setup(ctx, &o, false, stderr)
+func openServed(ctx context.Context, o live.Options, req server.OpenRequest) (server.Runtime, error) {
+	o.Cwd, o.Session.Ref, o.Session.Continue, o.Session.Fork = req.Cwd, req.Path, false, ""
+	o.Model, o.Thinking = cmp.Or(req.Model, o.Model), cmp.Or(req.Thinking, o.Thinking)
+	h, err := live.New(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	if req.Name != "" {
-		session.Rename(h.rec.session(), req.Name) // a name that cannot be saved leaves the session unnamed
+		h.SetName(req.Name) //nolint:errcheck // a name that cannot be saved leaves the session unnamed
 	}
 	return served{h}, nil
 }
 
 // servedModels is what `pi --list-models` lists, for the clients' model pickers.
 func servedModels(ctx context.Context, o *cliOptions) []config.ProviderModels {
-	cwd := cmp.Or(o.cwd, ".")
-	cfg, err := config.Load(piHomeDir(), cwd, projectTrusted(o.trust, piHomeDir(), cwd))
+	cwd := "."
+	cfg, err := config.Load(piHomeDir(), cwd, live.ProjectTrusted(o.trust, piHomeDir(), cwd))
 	if err != nil {
 		return nil
 	}
-	cfg, stop := withScriptProviders(ctx, cfg, o.trust, cwd)
+	cfg, stop := live.WithScriptProviders(ctx, cfg, piHomeDir(), o.trust, cwd)
 	defer stop()
 	return cfg.ListModels(ctx)
 }
 
 // served is a harness as the server sees it.
-type served struct{ *harness }
-
-func (s served) Agent() *agent.Agent { return s.agent }
-func (s served) Close()              { s.close() }
+type served struct{ *live.Session }
 
 // runConnected is -p and --mode rpc with --connect: a client of a session of pi serve.
 func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.mode == "rpc" {
-		return server.RunRPCBridge(ctx, server.BridgeOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd, FullUpdates: o.fullUpdates}, stdin, stdout, stderr)
+		return server.RunRPCBridge(ctx, server.BridgeOptions{Socket: o.connect, Session: o.sessionRef, FullUpdates: o.fullUpdates}, stdin, stdout, stderr)
 	}
 	if !o.print {
 		fmt.Fprintln(stderr, "pi: --connect works with -p and --mode rpc (not with the terminal UI yet)")
@@ -96,34 +93,34 @@ func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, s
 	if code := gatherPrompts(o, false, stdin, stderr); code != 0 { // piped input and @files, as -p
 		return code
 	}
-	return server.RunPrint(ctx, server.PrintOptions{Socket: o.connect, Session: o.sessionRef, Cwd: o.cwd,
+	return server.RunPrint(ctx, server.PrintOptions{Socket: o.connect, Session: o.sessionRef,
 		Prompts: o.messages, Images: o.images}, stdout, stderr)
 }
 
 func (s served) Info() server.Info {
-	hd := s.rec.session().Header()
+	hd := s.Header()
 	return server.Info{ID: hd.ID, Cwd: hd.Cwd, Created: hd.Timestamp}
 }
 
 func (s served) Prompt(ctx context.Context, text string) error {
-	return s.Send(ctx, Input{Text: text, Source: sourceRPC})
+	return s.Send(ctx, live.Input{Text: text, Source: live.SourceRPC})
 }
 
 func (s served) Steer(ctx context.Context, text string) error {
-	return s.Send(ctx, Input{Text: text, Source: sourceRPC, Deliver: deliverSteer, Queue: true})
+	return s.Send(ctx, live.Input{Text: text, Source: live.SourceRPC, Deliver: live.DeliverSteer, Queue: true})
 }
 
 func (s served) SetModel(ctx context.Context, provider, id string) error {
-	_, err := s.settings.setModel(ctx, provider+"/"+id, "set")
+	_, err := s.Session.SetModel(ctx, provider+"/"+id)
 	return err
 }
 
 // RPC runs one RPC command line as --mode rpc does, writing its responses to out.
 func (s served) RPC(ctx context.Context, line []byte, out io.Writer) {
-	newRPCServer(s.harness, out, io.Discard).handleLine(ctx, line)
+	newRPCServer(s.Session, out, io.Discard).handleLine(ctx, line)
 }
 
 // SetUI sends the scripts' questions to the server's clients.
-func (s served) SetUI(a *extui.Asker) { s.scripts.setUI(a) }
+func (s served) SetUI(a *extui.Asker) { s.Session.SetUI(a) }
 
-func (s served) SetThinking(level string) error { _, err := s.settings.setThinking(level); return err }
+func (s served) SetThinking(level string) error { _, err := s.Session.SetThinking(level); return err }

@@ -8,12 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"pi/export"
+	"pi/live"
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
@@ -22,7 +21,7 @@ import (
 
 // tuiCycleThinking steps the thinking level (Shift+Tab).
 func tuiCycleThinking(ic *interactive) {
-	level, ok, err := ic.h.settings.cycleThinking()
+	level, ok, err := ic.h.CycleThinking()
 	switch {
 	case err != nil:
 		ic.ui.Notify(tui.LevelError, err.Error())
@@ -36,28 +35,28 @@ func tuiCycleThinking(ic *interactive) {
 
 // tuiPickModel is the model picker (Ctrl+L, /model): every configured and discovered model.
 func tuiPickModel(ic *interactive) {
-	models := ic.h.settings.availableModels(ic.ctx)
+	models := ic.h.AvailableModels(ic.ctx)
 	labels := make([]string, len(models))
 	current := 0
 	for i, m := range models {
-		labels[i] = modelLabel(m)
+		labels[i] = m.Label()
 		if t := m.Traits(); t != "" {
 			labels[i] += "  (" + t + ")"
 		}
-		if sameModel(m, ic.h.agent.Model()) {
+		if sameModel(m, ic.h.Agent().Model()) {
 			current = i
 		}
 	}
 	i, err := ic.ui.SelectFrom(ic.ctx, "Select a model", labels, current)
-	if err != nil || sameModel(models[i], ic.h.agent.Model()) {
+	if err != nil || sameModel(models[i], ic.h.Agent().Model()) {
 		return
 	}
-	m, err := ic.h.settings.setModel(ic.ctx, models[i].Provider+"/"+models[i].ID, "set")
+	m, err := ic.h.SetModel(ic.ctx, models[i].Provider+"/"+models[i].ID)
 	if err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
-	ic.ui.Notify(tui.LevelInfo, "model: "+modelLabel(m))
+	ic.ui.Notify(tui.LevelInfo, "model: "+m.Label())
 	ic.updateFooter()
 }
 
@@ -74,7 +73,7 @@ func tuiBang(ic *interactive, cmd string, keep bool) {
 		}()
 	}
 	ic.ui.ToolStart(id, "bash", map[string]any{"command": cmd})
-	res, err := ic.h.shell.run(ic.ctx, cmd, !keep, func(r session.BashResult) {
+	res, err := ic.h.Bash(ic.ctx, cmd, !keep, func(r session.BashResult) {
 		ic.ui.ToolUpdate(id, []provider.Block{provider.Text(r.Output)})
 	})
 	text := res.Output
@@ -89,6 +88,8 @@ func tuiBang(ic *interactive, cmd string, keep bool) {
 	}
 	ic.ui.ToolEnd(id, []provider.Block{provider.Text(strings.TrimLeft(text, "\n"))}, nil, failed)
 }
+
+func sameModel(x, y provider.Model) bool { return x.Provider == y.Provider && x.ID == y.ID }
 
 // builtin is a slash command the terminal UI runs itself.
 type builtin struct {
@@ -126,23 +127,22 @@ func (ic *interactive) commandList() []tui.Command {
 	for _, b := range builtins() {
 		cmds = append(cmds, b.Command)
 	}
-	if rt := ic.h.scripts.rt; rt != nil {
-		ic.async(func() {
-			if rt.Ready(ic.ctx) != nil {
-				return
-			}
-			all := append([]tui.Command(nil), cmds...)
-			for _, c := range rt.Commands() {
-				all = append(all, ic.scriptCompletion(c))
-			}
-			select {
-			case <-ic.uiReady:
-				ic.ui.SetCommands(all)
-				ic.ui.SetShortcuts(scriptShortcuts(rt))
-			case <-ic.ctx.Done():
-			}
-		})
-	}
+	ic.async(func() {
+		scripted, err := ic.h.Commands(ic.ctx)
+		if err != nil {
+			return
+		}
+		all := append([]tui.Command(nil), cmds...)
+		for _, c := range scripted {
+			all = append(all, ic.scriptCompletion(c))
+		}
+		select {
+		case <-ic.uiReady:
+			ic.ui.SetCommands(all)
+			ic.ui.SetShortcuts(scriptShortcuts(ic.h.Shortcuts()))
+		case <-ic.ctx.Done():
+		}
+	})
 	return cmds
 }
 
@@ -165,7 +165,7 @@ func (ic *interactive) scriptCompletion(c lua.Command) tui.Command {
 // while the agent works as Enter does.
 func (ic *interactive) command(name, args string) {
 	if !ic.builtin(name, args) {
-		ic.send(strings.TrimSpace("/"+name+" "+args), nil, deliverSteer)
+		ic.send(strings.TrimSpace("/"+name+" "+args), nil, live.DeliverSteer)
 	}
 }
 
@@ -200,14 +200,14 @@ func tuiReplaced(ic *interactive, what string, err error) {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
-	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("%s: %s", what, ic.h.rec.session().ID()))
-	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText, ic.custom)
+	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("%s: %s", what, ic.h.State().SessionID))
+	ic.ui.Replay(ic.h.Agent().MessagesView(), session.ShownUserText, ic.custom)
 	ic.updateQueue()
 	ic.updateFooter()
 }
 
 func tuiFork(ic *interactive, _ string) {
-	msgs, err := session.ForkPoints(ic.h.rec.session())
+	msgs, err := ic.h.ForkPoints()
 	if err != nil || len(msgs) == 0 {
 		ic.ui.Notify(tui.LevelWarning, "nothing to fork from yet")
 		return
@@ -228,11 +228,11 @@ func tuiFork(ic *interactive, _ string) {
 }
 
 func tuiResume(ic *interactive, _ string) {
-	dir := session.Dir(ic.h.piHome, ic.h.cwd)
-	if p := ic.h.rec.session().Path(); p != "" {
+	dir := session.Dir(ic.h.PiHome(), ic.h.Cwd())
+	if p := ic.h.State().SessionFile; p != "" {
 		dir = filepath.Dir(p)
 	}
-	infos, err := session.ListAll(ic.ctx, dir, session.Dir(session.PiAgentDir(), ic.h.cwd)) // pi's own too
+	infos, err := session.ListAll(ic.ctx, dir, session.Dir(session.PiAgentDir(), ic.h.Cwd())) // pi's own too
 	if err != nil || len(infos) == 0 {
 		ic.ui.Notify(tui.LevelWarning, "no sessions to resume in "+dir)
 		return
@@ -253,7 +253,7 @@ func tuiResume(ic *interactive, _ string) {
 }
 
 func tuiName(ic *interactive, args string) {
-	if err := session.Rename(ic.h.rec.session(), args); err != nil {
+	if err := ic.h.SetName(args); err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
@@ -261,7 +261,7 @@ func tuiName(ic *interactive, args string) {
 }
 
 func tuiSessionInfo(ic *interactive, _ string) {
-	s := session.StatsOf(ic.h.rec.session(), ic.h.agent.MessagesView())
+	s := ic.h.Stats()
 	ic.ui.Notify(tui.LevelInfo, fmt.Sprintf("session %s\nfile %s\n%d messages (%d user, %d assistant, %d tool calls)\n"+
 		"tokens: %d in, %d out, %d cache read, %d cache write · cost $%.4f", s.SessionID, s.SessionFile,
 		s.TotalMessages, s.UserMessages, s.AssistantMessages, s.ToolCalls, s.Tokens.Input, s.Tokens.Output,
@@ -270,20 +270,7 @@ func tuiSessionInfo(ic *interactive, _ string) {
 
 // tuiExport writes the session as an HTML page, or copies the session file for a .jsonl name.
 func tuiExport(ic *interactive, path string) {
-	path = strings.TrimSpace(path)
-	if strings.HasSuffix(path, ".jsonl") {
-		data, err := os.ReadFile(ic.h.rec.session().Path())
-		if err == nil {
-			err = os.WriteFile(path, data, 0o644)
-		}
-		if err != nil {
-			ic.ui.Notify(tui.LevelError, fmt.Sprintf("export to %s: %v", path, err))
-			return
-		}
-		ic.ui.Notify(tui.LevelInfo, "exported to "+path)
-		return
-	}
-	out, err := export.File(ic.h.rec.session(), export.Options{Model: modelLabel(ic.h.agent.Model())}, ic.h.cwd, path)
+	out, err := ic.h.Export(strings.TrimSpace(path))
 	if err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
@@ -292,7 +279,7 @@ func tuiExport(ic *interactive, path string) {
 }
 
 func tuiCopyLast(ic *interactive, _ string) {
-	text, ok := session.LastAssistantText(ic.h.agent.MessagesView())
+	text, ok := ic.h.LastReply()
 	if !ok {
 		ic.ui.Notify(tui.LevelWarning, "no reply to copy yet")
 		return
@@ -305,25 +292,25 @@ func tuiCopyLast(ic *interactive, _ string) {
 }
 
 func tuiReload(ic *interactive, _ string) {
-	if err := ic.h.scripts.reload(ic.ctx); err != nil {
+	if err := ic.h.Reload(ic.ctx); err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
 	ic.commandList()
-	ic.ui.SetThemeDirs(ic.h.scripts.rt.ThemeDirs()) // resources_discover ran again
+	ic.ui.SetThemeDirs(ic.h.ThemeDirs()) // resources_discover ran again
 	ic.ui.Notify(tui.LevelInfo, "scripts reloaded")
 }
 
 // tuiCycleModel is Ctrl+P: the next model of the scope (--models, /scoped-models).
 func tuiCycleModel(ic *interactive, step int) {
-	m, err := ic.h.settings.cycleModel(ic.ctx, step)
+	m, err := ic.h.CycleModel(ic.ctx, step)
 	switch {
 	case err != nil:
 		ic.ui.Notify(tui.LevelError, err.Error())
 	case m == nil:
 		ic.ui.Notify(tui.LevelInfo, "no other model to cycle to (see /scoped-models)")
 	default:
-		ic.ui.SetStatus("model: " + modelLabel(*m))
+		ic.ui.SetStatus("model: " + (*m).Label())
 	}
 	ic.updateFooter()
 }
@@ -337,15 +324,15 @@ func tuiScopedModels(ic *interactive, args string) {
 		if args == "all" {
 			patterns = nil
 		}
-		if err := ic.h.settings.setScoped(patterns); err != nil {
+		if err := ic.h.SetScope(patterns); err != nil {
 			ic.ui.Notify(tui.LevelError, err.Error())
 			return
 		}
 	}
-	models, scoped := ic.h.settings.scopedModels(ic.ctx)
+	models, scoped := ic.h.ScopedModels(ic.ctx)
 	names := make([]string, len(models))
 	for i, m := range models {
-		names[i] = modelLabel(m)
+		names[i] = m.Label()
 	}
 	what := "every available model (set a scope with /scoped-models ollama/*,openai/gpt-4o)"
 	if scoped {
@@ -356,11 +343,11 @@ func tuiScopedModels(ic *interactive, args string) {
 
 // tuiAskTrust asks, on the screen, whether an undecided project's script may run.
 func tuiAskTrust(ic *interactive) {
-	if !trustUndecided(ic.h) {
+	if !ic.h.TrustUndecided() {
 		return
 	}
 	yes, err := ic.ui.Confirm(ic.ctx, "Trust this project?",
-		ic.h.cwd+"/.pi/init.lua runs with your permissions. Let it run, now and from now on?")
+		ic.h.Cwd()+"/.pi/init.lua runs with your permissions. Let it run, now and from now on?")
 	if err != nil && !errors.Is(err, tui.ErrCancelled) {
 		return
 	}
@@ -375,7 +362,7 @@ func tuiTrust(ic *interactive, args string) {
 	case "off", "no":
 		tuiSetTrust(ic, false)
 	case "":
-		trusted, _, _ := lua.TrustDecision(ic.h.piHome, ic.h.cwd)
+		trusted, _, _ := lua.TrustDecision(ic.h.PiHome(), ic.h.Cwd())
 		i, err := ic.ui.Select(ic.ctx, fmt.Sprintf("This project's .pi/init.lua (trusted now: %v)", trusted),
 			[]string{"Let it run", "Do not let it run"})
 		if err == nil {
@@ -387,7 +374,7 @@ func tuiTrust(ic *interactive, args string) {
 }
 
 func tuiSetTrust(ic *interactive, trusted bool) {
-	msg, err := setTrust(ic.ctx, ic.h, trusted)
+	msg, err := ic.h.SetTrust(ic.ctx, trusted)
 	if err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
@@ -419,13 +406,12 @@ func tuiTree(ic *interactive, _ string) {
 
 // pickTreeRow shows the session tree in a picker, opened on where the conversation is.
 func pickTreeRow(ic *interactive, title string) ([]session.TreeRow, int, bool) {
-	sess := ic.h.rec.session()
-	entries, err := session.TreeEntries(sess)
+	entries, leaf, err := ic.h.Tree()
 	if err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return nil, 0, false
 	}
-	rows := session.TreeRows(entries, sess.Leaf())
+	rows := session.TreeRows(entries, leaf)
 	if len(rows) == 0 {
 		ic.ui.Notify(tui.LevelWarning, "the session is empty: nothing to pick yet")
 		return nil, 0, false
@@ -446,7 +432,7 @@ func tuiLabel(ic *interactive, _ string) {
 	if err != nil {
 		return
 	}
-	if err := session.Label(ic.h.rec.session(), rows[i].ID, label); err != nil {
+	if err := ic.h.SetLabel(rows[i].ID, label); err != nil {
 		ic.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
@@ -456,7 +442,7 @@ func tuiLabel(ic *interactive, _ string) {
 // tuiAskBranchSummary offers a summary of what the move leaves behind, when it leaves messages;
 // ok is false when the user cancelled.
 func tuiAskBranchSummary(ic *interactive, targetID string) (summarize bool, focus string, ok bool) {
-	if !session.LeavesConversation(ic.h.rec.session(), targetID) {
+	if !ic.h.LeavesConversation(targetID) {
 		return false, "", true
 	}
 	choice, err := ic.ui.Select(ic.ctx, "Summarise the branch you are leaving?",
@@ -494,7 +480,7 @@ func tuiNavigate(ic *interactive, targetID string, summarize bool, focus string)
 		return
 	}
 	ic.ui.Notify(tui.LevelInfo, "moved in the session tree; the conversation now reads:")
-	ic.ui.Replay(ic.h.agent.MessagesView(), session.ShownUserText, ic.custom)
+	ic.ui.Replay(ic.h.Agent().MessagesView(), session.ShownUserText, ic.custom)
 	if text != "" {
 		ic.ui.SetEditorText(text)
 	}
@@ -503,8 +489,8 @@ func tuiNavigate(ic *interactive, targetID string, summarize bool, focus string)
 }
 
 // scriptShortcuts are the keys scripts bound.
-func scriptShortcuts(rt *lua.Runtime) (out []tui.Shortcut) {
-	for _, s := range rt.Shortcuts() {
+func scriptShortcuts(shortcuts []lua.Shortcut) (out []tui.Shortcut) {
+	for _, s := range shortcuts {
 		out = append(out, tui.Shortcut{Key: s.Key, Description: s.Description})
 	}
 	return out

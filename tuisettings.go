@@ -9,11 +9,11 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/live"
 	"pi/tui/settingsmenu"
 )
 
-func settingsOf(h *harness) []settingsmenu.Setting {
-	s := h.settings
+func settingsOf(h *live.Session) []settingsmenu.Setting {
 	queue := func(which string) settingsmenu.Setting {
 		key, label := "steering_mode", "steering mode"
 		if which == "followUp" {
@@ -21,40 +21,40 @@ func settingsOf(h *harness) []settingsmenu.Setting {
 		}
 		return settingsmenu.Setting{Label: label, Key: key, Saved: settingsmenu.AsIs, Values: settingsmenu.QueueModes,
 			Current: func() string {
-				steer, follow := s.queueModes()
+				st := h.State()
 				if which == "steer" {
-					return string(steer)
+					return string(st.SteeringMode)
 				}
-				return string(follow)
+				return string(st.FollowUpMode)
 			},
-			Apply: func(_ context.Context, v string) error { return s.setQueueMode(which, agent.QueueMode(v)) }}
+			Apply: func(_ context.Context, v string) error { return h.SetQueueMode(which, agent.QueueMode(v)) }}
 	}
 	return []settingsmenu.Setting{
 		{Label: "model", Key: "model", Saved: settingsmenu.AsIs,
 			Values: func(ctx context.Context) []string {
 				var out []string
-				for _, m := range s.availableModels(ctx) {
-					out = append(out, modelLabel(m))
+				for _, m := range h.AvailableModels(ctx) {
+					out = append(out, m.Label())
 				}
 				return out
 			},
-			Current: func() string { return modelLabel(h.agent.Model()) },
-			Apply:   func(ctx context.Context, v string) error { _, err := s.setModel(ctx, v, "set"); return err }},
+			Current: func() string { return h.Agent().Model().Label() },
+			Apply:   func(ctx context.Context, v string) error { _, err := h.SetModel(ctx, v); return err }},
 		{Label: "thinking level", Key: "thinking", Saved: settingsmenu.AsIs,
 			Values:  func(context.Context) []string { return config.ThinkingLevels() },
-			Current: func() string { return config.LevelOrOff(s.thinking()) },
-			Apply:   func(_ context.Context, v string) error { _, err := s.setThinking(v); return err }},
+			Current: func() string { return h.State().Thinking },
+			Apply:   func(_ context.Context, v string) error { _, err := h.SetThinking(v); return err }},
 		queue("steer"), queue("followUp"),
 		{Label: "auto-compaction", Table: "compaction", Key: "enabled", Saved: settingsmenu.SavedOnOff, Values: settingsmenu.OnOff,
-			Current: func() string { return settingsmenu.OnOffOf(s.compactionSettings().Enabled) },
-			Apply:   func(_ context.Context, v string) error { s.setAutoCompaction(v == "on"); return nil }},
+			Current: func() string { return settingsmenu.OnOffOf(h.State().AutoCompaction) },
+			Apply:   func(_ context.Context, v string) error { h.SetAutoCompaction(v == "on"); return nil }},
 	}
 }
 
 // tuiSettings shows the settings, lets the user pick one and a value, applies it and saves it.
 func tuiSettings(ic *interactive, _ string) {
 	all := append(settingsOf(ic.h), settingsmenu.Screen(ic.ui)...)
-	if settingsmenu.Run(ic.ctx, ic.ui, filepath.Join(ic.h.piHome, "pi.toml"), all) {
+	if settingsmenu.Run(ic.ctx, ic.ui, filepath.Join(ic.h.PiHome(), "pi.toml"), all) {
 		ic.updateFooter()
 	}
 }

@@ -85,6 +85,15 @@ func (m *Model) AcceptsImages() bool {
 	return false
 }
 
+// Label is how pi names m to the user and in pi.toml: provider/id (the id alone without a
+// provider).
+func (m Model) Label() string {
+	if m.Provider == "" {
+		return m.ID
+	}
+	return m.Provider + "/" + m.ID
+}
+
 // Traits is what a model picker says of m besides its name: "128k context · images".
 func (m *Model) Traits() string {
 	var t []string

@@ -1,4 +1,4 @@
-package main
+package live
 
 // work.go is the registry of work in flight in one live session: the run, a manual compaction,
 // the user's shell command and a branch summary. It is what Abort cancels and Quiesce waits
@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -41,6 +42,17 @@ func newWorkRegistry() *workRegistry { return &workRegistry{items: map[workKind]
 
 // busyError says what is in the way of new work.
 type busyError struct{ want, running workKind }
+
+// ErrRunning and ErrCompacting are what a refusal wraps when a prompt's run, or a
+// compaction, holds the transcript; a front end may word its own advice for them.
+var (
+	ErrRunning    = errors.New("a run holds the transcript")
+	ErrCompacting = errors.New("a compaction holds the transcript")
+)
+
+func (e *busyError) Is(target error) bool {
+	return target == ErrRunning && e.running == workRun || target == ErrCompacting && e.running == workCompaction
+}
 
 func (e *busyError) Error() string {
 	switch {

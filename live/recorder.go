@@ -1,4 +1,4 @@
-package main
+package live
 
 // recorder.go ties the agent to its session file: one subscription records every message,
 // and the session operations every front end offers (new, switch, fork, clone) move the
@@ -77,7 +77,7 @@ type restore struct{ keepModel, keepThinking bool }
 
 // attachSession makes s the recorded session and gives the agent its transcript, model and
 // thinking level (unless the command line named them), recording any difference.
-func (h *harness) attachSession(s *session.Session, keep restore) error {
+func (h *Session) attachSession(s *session.Session, keep restore) error {
 	for _, w := range s.Warnings() {
 		fmt.Fprintln(h.stderr, "pi: warning:", w)
 	}
@@ -112,7 +112,7 @@ func (h *harness) attachSession(s *session.Session, keep restore) error {
 // session is closed. Scripts see session_shutdown and session_start with the reason (new,
 // resume or fork), as in pi; session_before_switch may cancel a new or resumed one (a fork
 // asks session_before_fork before it is made).
-func (h *harness) replaceSession(s *session.Session, reason string) error {
+func (h *Session) replaceSession(s *session.Session, reason string) error {
 	if reason != "fork" && h.scripts.cancelled("session_before_switch", map[string]any{"reason": reason, "target_session_file": s.Path()}) {
 		s.Close()
 		return fmt.Errorf("%s session: a script's session_before_switch handler cancelled it", reason)
@@ -151,7 +151,7 @@ func (h *harness) replaceSession(s *session.Session, reason string) error {
 
 // NewSession starts an empty session beside the current one (in memory when the current one
 // is). A parentSession is named in the new file's header.
-func (h *harness) NewSession(parentSession string) error {
+func (h *Session) NewSession(parentSession string) error {
 	var s *session.Session
 	if p := h.rec.session().Path(); p != "" {
 		s = session.CreateChild(filepath.Dir(p), h.cwd, parentSession)
@@ -162,7 +162,7 @@ func (h *harness) NewSession(parentSession string) error {
 }
 
 // SwitchSession continues the session in the file at path.
-func (h *harness) SwitchSession(ctx context.Context, path string) error {
+func (h *Session) SwitchSession(ctx context.Context, path string) error {
 	if path == "" {
 		return errors.New("switch_session: no session path given")
 	}
@@ -179,7 +179,7 @@ func (h *harness) SwitchSession(ctx context.Context, path string) error {
 
 // ForkAt starts a new session holding the conversation before the user message entryID, and
 // returns that message's text so a front end can offer it for editing (pi's /fork).
-func (h *harness) ForkAt(entryID string) (string, error) {
+func (h *Session) ForkAt(entryID string) (string, error) {
 	sess := h.rec.session()
 	e, err := sess.Entry(entryID)
 	if err != nil {
@@ -203,7 +203,7 @@ func (h *harness) ForkAt(entryID string) (string, error) {
 }
 
 // Clone copies the current branch into a new session and continues there (pi's /clone).
-func (h *harness) Clone() error {
+func (h *Session) Clone() error {
 	sess := h.rec.session()
 	if h.scripts.cancelled("session_before_fork", map[string]any{"reason": "fork", "entry_id": sess.Leaf(), "position": "at"}) {
 		return errors.New("clone: a script's session_before_fork handler cancelled it")

@@ -1,4 +1,4 @@
-package main
+package live
 
 // subagents.go builds the children of the Agent tools (package subagent): each is one more
 // harness in this process, on the parent's provider and model unless the call names others,
@@ -18,53 +18,53 @@ import (
 	"pi/subagent"
 )
 
-func newSubagents(o *cliOptions, p parts, live func() *harness) subagent.Scripted {
+func newSubagents(o *Options, p parts, live func() *Session) subagent.Scripted {
 	warn := p.stderr
-	if o.child != nil { // its warnings would repeat the parent's
+	if o.Child != nil { // its warnings would repeat the parent's
 		warn = io.Discard
 	}
-	trusted := projectTrusted(o.trust, p.piHome, p.cwd)
-	types, _ := subagent.LoadTypes(p.piHome, p.cwd, trusted, packages.Enabled(p.piHome, p.cwd, trusted, o.noExtensions), warn)
+	trusted := ProjectTrusted(o.Trust, p.piHome, p.cwd)
+	types, _ := subagent.LoadTypes(p.piHome, p.cwd, trusted, packages.Enabled(p.piHome, p.cwd, trusted, o.NoExtensions), warn)
 	tree, depth := subagent.NewTree(p.cfg.Subagents.MaxDepth, p.cfg.Subagents.MaxChildren), 0
-	if o.child != nil { // the top-level session's limits, never a child's own configuration
-		tree, depth = o.child.Tree, o.child.Depth
+	if o.Child != nil { // the top-level session's limits, never a child's own configuration
+		tree, depth = o.Child.Tree, o.Child.Depth
 	}
 	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent, Tree: tree, Depth: depth,
 		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
 			return startChild(ctx, *o, p, live(), l)
 		},
 		Finished: func(r subagent.Result) { // a steer while the parent works, else a follow-up that starts a turn
-			h, in := live(), Input{Text: subagent.Notice(r), Source: sourceExtension, Deliver: deliverFollowUp}
+			h, in := live(), Input{Text: subagent.Notice(r), Source: SourceExtension, Deliver: DeliverFollowUp}
 			if h.Busy() {
-				in.Deliver = deliverSteer
+				in.Deliver = DeliverSteer
 			}
 			h.scriptSends.add()                                            // print mode waits for the turn it starts
 			go func() { defer h.scriptSends.done(); h.Send(h.life, in) }() //nolint:errcheck // a closed parent needs no notice
 		}})
-	return subagent.NewScripted(m, p.cfg.Subagents.On(), append(splitList(o.toolList), p.cfg.Tools...), o.child)
+	return subagent.NewScripted(m, p.cfg.Subagents.On(), append(append([]string(nil), o.Tools...), p.cfg.Tools...), o.Child)
 }
 
-func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l subagent.Launch) (subagent.Child, error) {
+func startChild(ctx context.Context, o Options, p parts, parent *Session, l subagent.Launch) (subagent.Child, error) {
 	m, sess := parent.agent.Model(), parent.rec.session()
 	c := subagent.NewSessionChild(l)
-	o.cwd, o.messages, o.continueLast, o.sessionRef, o.forkRef, o.child = l.Cwd, nil, false, l.SessionFile, "", c.Self(o.child, parent.scripts.children.Tree())
-	o.model, o.thinking = cmp.Or(l.Model, m.Provider+"/"+m.ID), cmp.Or(l.Thinking, parent.agent.Thinking())
-	o.parentSession, o.sessionDir, o.noSession = sess.Path(), filepath.Dir(sess.Path()), sess.Path() == ""
-	o.systemPrompt, o.noTools = cmp.Or(l.Type.Prompt, o.systemPrompt), false
-	o.toolList = strings.Join(subagent.ChildTools(l.Type, toolNames(parent.agent.State().Tools)), ",")
-	o.inheritedTools = l.Type.Tools == nil
-	o.noContextFiles, o.noExtensions = o.noContextFiles || l.Isolated, o.noExtensions || l.Isolated
+	o.Cwd, o.Session.Continue, o.Session.Ref, o.Session.Fork, o.Child = l.Cwd, false, l.SessionFile, "", c.Self(o.Child, parent.scripts.children.Tree())
+	o.Model, o.Thinking = cmp.Or(l.Model, m.Provider+"/"+m.ID), cmp.Or(l.Thinking, parent.agent.Thinking())
+	o.Session.Parent, o.Session.Dir, o.Session.InMemory = sess.Path(), filepath.Dir(sess.Path()), sess.Path() == ""
+	o.SystemPrompt, o.NoTools = cmp.Or(l.Type.Prompt, o.SystemPrompt), false
+	o.Tools = subagent.ChildTools(l.Type, toolNames(parent.agent.State().Tools))
+	o.InheritedTools = l.Type.Tools == nil
+	o.NoContextFiles, o.NoExtensions = o.NoContextFiles || l.Isolated, o.NoExtensions || l.Isolated
 	p.stopAfter = func(context.Context, *provider.Message, []provider.Message) bool { return c.StopAfterTurn() }
 	var err error
 	if p.sandbox != nil && parent.scripts.rt != nil {
 		p.loadedScripts = parentScripts(parent.scripts.rt.Sources(), p.cwd, l.Cwd)
 	}
 	if l.Cwd != p.cwd && p.sandbox != nil { // a worktree child's commands may write in its worktree, not in the parent's project
-		if p.sandbox, _, err = sandbox.New(p.cfg.Sandbox, l.Cwd, sandbox.Options{Mode: o.sandbox}); err != nil {
+		if p.sandbox, _, err = sandbox.New(p.cfg.Sandbox, l.Cwd, sandbox.Options{Mode: o.Sandbox}); err != nil {
 			return nil, err
 		}
 	}
-	switch p.cwd, p.provider, p.model, p.thinking = l.Cwd, parent.agent.Provider(), m, o.thinking; {
+	switch p.cwd, p.provider, p.model, p.thinking = l.Cwd, parent.agent.Provider(), m, o.Thinking; {
 	case l.Model != "" && m.Provider == "faux": // the scripted model plays every part
 		p.model.ID = strings.TrimPrefix(l.Model, "faux/")
 	case l.Model != "":
@@ -73,10 +73,11 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 		}
 	}
 	if l.InheritContext && l.SessionFile == "" { // its session opens with the parent's conversation, compacted to fit
-		o.sessionRef = c.Inherit(ctx, subagent.Inheritance{Messages: parent.agent.MessagesView(), Dir: o.sessionDir, Cwd: l.Cwd,
-			Parent: o.parentSession, Compactor: session.Compactor{Provider: p.provider, Model: p.model, Settings: parent.settings.compactionSettings()}})
+		o.Session.Ref = c.Inherit(ctx, subagent.Inheritance{Messages: parent.agent.MessagesView(), Dir: o.Session.Dir, Cwd: l.Cwd,
+			Parent: o.Session.Parent, Compactor: session.Compactor{Provider: p.provider, Model: p.model, Settings: parent.settings.compactionSettings()}})
 	}
-	h, err := setupScripts(ctx, &o, p, false)
+	o.Interactive = false
+	h, err := setupScripts(ctx, &o, p)
 	if err != nil {
 		return nil, err
 	}
@@ -84,10 +85,10 @@ func startChild(ctx context.Context, o cliOptions, p parts, parent *harness, l s
 	h.scripts.parent, h.scripts.childID = parent.scripts, l.ID
 	c.Attach(subagent.Session{Close: h.close, Messages: h.agent.MessagesView, Path: h.rec.session().Path,
 		Send: func(ctx context.Context, text string) error {
-			return h.Send(ctx, Input{Text: text, Source: sourceExtension})
+			return h.Send(ctx, Input{Text: text, Source: SourceExtension})
 		},
 		Steer: func(text string) error {
-			return h.Send(h.life, Input{Text: text, Source: sourceExtension, Deliver: deliverSteer, Queue: true})
+			return h.Send(h.life, Input{Text: text, Source: SourceExtension, Deliver: DeliverSteer, Queue: true})
 		}})
 	return c, nil
 }

@@ -1,4 +1,4 @@
-package main
+package live
 
 // wiring.go builds a harness from the command line and pi.toml: the provider and model, the
 // Lua runtime and the host functions scripts call, the toolset and system prompt, the agent
@@ -49,8 +49,8 @@ type parts struct {
 }
 
 // assemble builds the harness around its agent. The caller attaches a session next.
-func assemble(p parts) *harness {
-	h := &harness{cfg: p.cfg, cwd: p.cwd, piHome: p.piHome, stderr: p.stderr, scripts: p.scripts,
+func assemble(p parts) *Session {
+	h := &Session{cfg: p.cfg, cwd: p.cwd, piHome: p.piHome, stderr: p.stderr, scripts: p.scripts,
 		work: newWorkRegistry(), modelProblem: p.modelProblem}
 	h.life, h.endLife = context.WithCancel(context.Background())
 	s := p.scripts
@@ -81,66 +81,72 @@ func assemble(p parts) *harness {
 	return h
 }
 
-// setup loads the configuration and wires a harness. Without a usable model, the terminal UI
-// still starts (interactive) and says what to do; the other modes fail with that advice.
-func setup(ctx context.Context, o *cliOptions, interactive bool, stderr io.Writer) (*harness, error) {
-	cwd, err := o.cwd, error(nil)
+// New loads the configuration and builds a live session as o says. Without a usable model an
+// interactive session still starts and says what to do (ModelProblem); otherwise that advice
+// is the error.
+func New(ctx context.Context, o Options) (*Session, error) {
+	cwd, err := o.Cwd, error(nil)
 	if cwd == "" {
 		if cwd, err = os.Getwd(); err != nil {
 			return nil, fmt.Errorf("finding the working directory: %w", err)
 		}
 	}
-	p := parts{cwd: cwd, piHome: piHomeDir(), stderr: stderr, stopAfter: o.stopAfterTurn}
-	if p.cfg, err = config.Load(p.piHome, cwd, projectTrusted(o.trust, p.piHome, cwd)); err != nil {
+	if o.PiHome == "" {
+		o.PiHome = Home()
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	p := parts{cwd: cwd, piHome: o.PiHome, stderr: o.Stderr, stopAfter: o.StopAfterTurn}
+	if p.cfg, err = config.Load(p.piHome, cwd, ProjectTrusted(o.Trust, p.piHome, cwd)); err != nil {
 		return nil, err
 	}
 	var notices []string // at most one: what the kernel cannot do of what [sandbox] asks
-	if p.sandbox, notices, err = sandbox.New(p.cfg.Sandbox, cwd, sandbox.Options{Mode: o.sandbox}); err != nil {
+	if p.sandbox, notices, err = sandbox.New(p.cfg.Sandbox, cwd, sandbox.Options{Mode: o.Sandbox}); err != nil {
 		return nil, err
 	}
 	p.cfg.Warnings = append(p.cfg.Warnings, notices...)
-	p.provider, p.model, err = resolveProvider(ctx, o, p.cfg)
+	p.provider, p.model, err = resolveProvider(ctx, &o, p.cfg)
 	for _, w := range p.cfg.Warnings { // the file's, the sandbox's, then the model's (a smaller window)
-		fmt.Fprintln(stderr, "pi: warning:", w)
+		fmt.Fprintln(o.Stderr, "pi: warning:", w)
 	}
-	if p.unknownModel = errors.Is(err, config.ErrNotConfigured); err != nil && !p.unknownModel && (!interactive || p.provider == nil) {
+	if p.unknownModel = errors.Is(err, config.ErrNotConfigured); err != nil && !p.unknownModel && (!o.Interactive || p.provider == nil) {
 		return nil, err
 	}
 	if err != nil {
 		p.modelProblem = err.Error() // the terminal UI starts anyway and shows this first
 	}
-	if p.thinking = o.thinking; p.thinking == "" {
-		p.thinking = p.cfg.ThinkingLevel(o.model)
+	if p.thinking = o.Thinking; p.thinking == "" {
+		p.thinking = p.cfg.ThinkingLevel(o.Model)
 	}
-	return setupScripts(ctx, o, p, interactive)
+	return setupScripts(ctx, &o, p)
 }
 
 // setupScripts starts the Lua runtime (scripts load in the background while the rest of pi
 // starts), builds the toolset, and opens the session.
-func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool) (*harness, error) {
+func setupScripts(ctx context.Context, o *Options, p parts) (*Session, error) {
 	ps := p.cfg.Permissions // the permission settings of pi.toml under --permissions and --yes
-	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: permission.New(permission.Settings{Mode: cmp.Or(o.permissions, ps.Mode),
-		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.yes}, p.piHome, p.cwd)}
-	var h *harness // the host functions reach the harness once it is assembled
-	subs := newSubagents(o, p, func() *harness { return h })
+	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: permission.New(permission.Settings{Mode: cmp.Or(o.Permissions, ps.Mode),
+		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.Yes}, p.piHome, p.cwd)}
+	var h *Session // the host functions reach the harness once it is assembled
+	subs := newSubagents(o, p, func() *Session { return h })
 	p.scripts.children = subs.M
 	var askTrust func(context.Context, string) (bool, error)
-	if interactive { // the terminal UI asks on its own screen once it is up (trust.go)
+	if o.Interactive { // the terminal UI asks on its own screen once it is up (trust.go)
 		askTrust = func(context.Context, string) (bool, error) { return false, lua.ErrAskLater }
-		p.scripts.askTrust = !o.trust && !o.noExtensions
+		p.scripts.askTrust = !o.Trust && !o.NoExtensions
 	}
 	box := p.cfg.Sandbox // as in force: --sandbox replaces its mode
-	box.Mode = cmp.Or(o.sandbox, box.Mode)
-	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.trust, Disabled: p.cfg.Lua.Disable,
-		NoProject: o.noExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *harness { return h }, subs),
-		AskTrust: askTrust, Confine: p.sandbox.Confine, HTTPAllowed: box.HTTPAllowed, Loaded: p.loadedScripts, Extensions: o.extensions, Flags: o.scriptFlags,
+	box.Mode = cmp.Or(o.Sandbox, box.Mode)
+	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.Trust, Disabled: p.cfg.Lua.Disable,
+		NoProject: o.NoExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *Session { return h }, subs),
+		AskTrust: askTrust, Confine: p.sandbox.Confine, HTTPAllowed: box.HTTPAllowed, Loaded: p.loadedScripts, Extensions: o.Extensions, Flags: o.ScriptFlags,
 		Packages: packages.Dirs(packages.Root(p.piHome, p.cwd, false)), ProjectPackages: packages.Dirs(packages.Root(p.piHome, p.cwd, true))})
 	if err != nil {
 		return nil, fmt.Errorf("starting the Lua runtime: %w", err)
 	}
 	p.scripts.rt, p.cfg = rt, p.cfg.WithDefinitions(rt.Providers)
-	o.messages = rt.TakeFlagWords(o.messages) // --name value, for the scripts' string flags
-	if err := p.resolveLater(ctx, o, interactive); err != nil {
+	if err := p.resolveLater(ctx, o); err != nil {
 		rt.Close()
 		return nil, err
 	}
@@ -148,19 +154,19 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 		rt.Close()
 		return nil, err
 	}
-	if _, err := p.scripts.selectActive(!o.inheritedTools); err != nil {
+	if _, err := p.scripts.selectActive(!o.InheritedTools); err != nil {
 		rt.Close()
 		return nil, err
 	}
 	h = assemble(p)
 	context.AfterFunc(h.life, subs.M.Close)
-	if err := h.settings.setScoped(splitList(o.models)); err != nil {
+	if err := h.settings.setScoped(o.Scope); err != nil {
 		h.close()
 		return nil, fmt.Errorf("--models: %w", err)
 	}
 	sess, err := openSession(ctx, o, p)
 	if err == nil {
-		err = h.attachSession(sess, restore{keepModel: o.model != "", keepThinking: o.thinking != ""})
+		err = h.attachSession(sess, restore{keepModel: o.Model != "", keepThinking: o.Thinking != ""})
 	}
 	if err != nil {
 		h.close()
@@ -172,7 +178,7 @@ func setupScripts(ctx context.Context, o *cliOptions, p parts, interactive bool)
 
 // buildTools makes the built-in tools, picks the allow-list and gathers the system prompt's
 // other inputs.
-func buildTools(o *cliOptions, p *parts) error {
+func buildTools(o *Options, p *parts) error {
 	env, err := tools.NewEnv(p.cwd)
 	if err != nil {
 		return err
@@ -194,19 +200,19 @@ func buildTools(o *cliOptions, p *parts) error {
 		s.builtins = append(s.builtins, t)
 	}
 	switch {
-	case o.noTools:
+	case o.NoTools:
 		s.noTools = true
-	case o.toolList != "":
-		s.allowlist = splitList(o.toolList)
+	case len(o.Tools) > 0:
+		s.allowlist = o.Tools
 	default:
 		s.allowlist = p.cfg.Tools
 	}
 	return loadPromptParts(o, p)
 }
 
-func loadPromptParts(o *cliOptions, p *parts) error {
-	parts := prompt.Parts{Body: o.systemPrompt}
-	files, err := prompt.LoadPromptFiles(p.piHome, p.cwd, projectTrusted(o.trust, p.piHome, p.cwd))
+func loadPromptParts(o *Options, p *parts) error {
+	parts := prompt.Parts{Body: o.SystemPrompt}
+	files, err := prompt.LoadPromptFiles(p.piHome, p.cwd, ProjectTrusted(o.Trust, p.piHome, p.cwd))
 	if err != nil {
 		return err
 	}
@@ -216,8 +222,8 @@ func loadPromptParts(o *cliOptions, p *parts) error {
 	if parts.Body == "" {
 		parts.Body = files.Body
 	}
-	parts.Append = []string{files.Append, o.appendPrompt}
-	if !o.noContextFiles {
+	parts.Append = []string{files.Append, o.AppendPrompt}
+	if !o.NoContextFiles {
 		if parts.ContextFiles, err = prompt.LoadContextFiles(p.piHome, p.cwd); err != nil {
 			return err
 		}
@@ -229,14 +235,14 @@ func loadPromptParts(o *cliOptions, p *parts) error {
 // scriptHost is what scripts can do to the live session; every message they send goes
 // through the front door like the user's. It is built before the harness it reaches (live),
 // and scripts may report problems while they load, before there is one.
-func scriptHost(s *scripts, live func() *harness, subs lua.Subagents) lua.Host {
+func scriptHost(s *scripts, live func() *Session, subs lua.Subagents) lua.Host {
 	ui := s.currentUI
 	return lua.Host{Subagents: subs,
 		SendUserMessage: func(text, deliverAs string) error {
 			h := live()
-			in := Input{Text: text, Source: sourceExtension, Deliver: deliverFollowUp}
+			in := Input{Text: text, Source: SourceExtension, Deliver: DeliverFollowUp}
 			if deliverAs == "steer" {
-				in.Deliver = deliverSteer
+				in.Deliver = DeliverSteer
 			}
 			h.scriptSends.add()
 			go func() { // the script's own goroutine must stay free for the input hooks
@@ -284,21 +290,24 @@ func scriptHost(s *scripts, live func() *harness, subs lua.Subagents) lua.Host {
 }
 
 // openSession picks the session the flags ask for (session.Choose).
-func openSession(ctx context.Context, o *cliOptions, p parts) (*session.Session, error) {
-	return session.Choose(ctx, session.Choice{Dir: cmp.Or(o.sessionDir, p.cfg.SessionDir), Home: p.piHome, Cwd: p.cwd,
-		InMemory: o.noSession, Fork: o.forkRef, Ref: o.sessionRef, Continue: o.continueLast, Parent: o.parentSession})
+func openSession(ctx context.Context, o *Options, p parts) (*session.Session, error) {
+	return session.Choose(ctx, session.Choice{Dir: cmp.Or(o.Session.Dir, p.cfg.SessionDir), Home: p.piHome, Cwd: p.cwd,
+		InMemory: o.Session.InMemory, Fork: o.Session.Fork, Ref: o.Session.Ref, Continue: o.Session.Continue, Parent: o.Session.Parent})
 }
 
 // resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that
 // transient failures are retried. A failure to find a model is returned with the
 // unavailable provider, so the terminal UI can still start and say what to do.
-func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (provider.Provider, provider.Model, error) {
-	if o.fauxScript != "" || o.providerName == "faux" {
-		return faux.FromCommandLine(o.fauxScript, o.model)
+func resolveProvider(ctx context.Context, o *Options, cfg *config.Config) (provider.Provider, provider.Model, error) {
+	if o.Provider != nil {
+		return o.Provider, o.ProviderModel, nil
 	}
-	spec := o.model
-	if o.providerName != "" && !strings.Contains(spec, "/") {
-		spec = strings.TrimSuffix(o.providerName+"/"+spec, "/")
+	if o.FauxScript != "" || o.ProviderName == "faux" {
+		return faux.FromCommandLine(o.FauxScript, o.Model)
+	}
+	spec := o.Model
+	if o.ProviderName != "" && !strings.Contains(spec, "/") {
+		spec = strings.TrimSuffix(o.ProviderName+"/"+spec, "/")
 	}
 	p, model, err := cfg.ResolveModel(ctx, spec)
 	if err != nil {
@@ -307,11 +316,11 @@ func resolveProvider(ctx context.Context, o *cliOptions, cfg *config.Config) (pr
 	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
 }
 
-// withScriptProviders is cfg with the providers the user's scripts register, for listing
+// WithScriptProviders is cfg with the providers the user's scripts register, for listing
 // models without a session; stop ends the scripts.
-func withScriptProviders(ctx context.Context, cfg *config.Config, trust bool, cwd string) (_ *config.Config, stop func()) {
-	rt, err := lua.New(ctx, lua.Options{PiHome: piHomeDir(), Cwd: cwd, Trust: trust, Disabled: append([]string{"mcp"}, cfg.Lua.Disable...),
-		Host: lua.Host{Config: cfg.ScriptConfig}, Packages: packages.Dirs(packages.Root(piHomeDir(), cwd, false))})
+func WithScriptProviders(ctx context.Context, cfg *config.Config, piHome string, trust bool, cwd string) (_ *config.Config, stop func()) {
+	rt, err := lua.New(ctx, lua.Options{PiHome: piHome, Cwd: cwd, Trust: trust, Disabled: append([]string{"mcp"}, cfg.Lua.Disable...),
+		Host: lua.Host{Config: cfg.ScriptConfig}, Packages: packages.Dirs(packages.Root(piHome, cwd, false))})
 	if err != nil {
 		return cfg, func() {}
 	}
@@ -324,7 +333,7 @@ func withScriptProviders(ctx context.Context, cfg *config.Config, trust bool, cw
 
 // resolveLater resolves a model no configured provider has once the scripts, which may
 // register its provider, are loaded.
-func (p *parts) resolveLater(ctx context.Context, o *cliOptions, interactive bool) error {
+func (p *parts) resolveLater(ctx context.Context, o *Options) error {
 	if !p.unknownModel {
 		return nil
 	}
@@ -334,21 +343,11 @@ func (p *parts) resolveLater(ctx context.Context, o *cliOptions, interactive boo
 	pr, m, err := resolveProvider(ctx, o, p.cfg)
 	if err == nil {
 		p.provider, p.model, p.modelProblem = pr, m, ""
-	} else if !interactive {
+	} else if !o.Interactive {
 		return err
 	}
 	return nil
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
-// piHomeDir is $PI_HOME, else ~/.pi.
-func piHomeDir() string { h, _ := session.Home(); return h }
+// Home is $PI_HOME, else ~/.pi.
+func Home() string { h, _ := session.Home(); return h }

@@ -1,4 +1,4 @@
-package main
+package live
 
 // tree.go moves the conversation to another point of the session tree (pi's /tree): the
 // operation every front end shares, the entries get_tree sends, and the picker's text
@@ -19,7 +19,7 @@ import (
 // instructions) and recorded as a branch_summary at the new leaf; when nothing is left behind
 // the move is a plain one. The agent's transcript becomes the context at the new leaf. A run
 // in progress is stopped first, as for the other session operations.
-func (h *harness) NavigateTree(ctx context.Context, targetID string, summarize bool, focus string) (string, error) {
+func (h *Session) NavigateTree(ctx context.Context, targetID string, summarize bool, focus string) (string, error) {
 	h.work.stop(workRun)
 	ctx, end, err := h.work.begin(ctx, workBranchSummary)
 	if err != nil {
@@ -54,7 +54,7 @@ func (h *harness) NavigateTree(ctx context.Context, targetID string, summarize b
 // moveLeaf moves the leaf to newLeaf ("" for before the first entry), with a branch summary
 // of what the move from oldLeaf towards targetID leaves behind when asked. A failed summary
 // leaves the leaf where it was.
-func (h *harness) moveLeaf(ctx context.Context, oldLeaf, targetID, newLeaf string, summarize bool, focus string) error {
+func (h *Session) moveLeaf(ctx context.Context, oldLeaf, targetID, newLeaf string, summarize bool, focus string) error {
 	sess := h.rec.session()
 	if summarize {
 		st := h.agent.State()

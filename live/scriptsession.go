@@ -1,4 +1,4 @@
-package main
+package live
 
 // scriptsession.go is what scripts reach of the live session and the screen (lua.Session):
 // abort, compaction, names, labels, entries, the thinking level, the UI's statuses and widgets.
@@ -16,7 +16,7 @@ import (
 // scriptSession is lua.Session: what scripts reach of the live session and the screen.
 type scriptSession struct {
 	s    *scripts
-	live func() *harness
+	live func() *Session
 }
 
 func (x scriptSession) Abort()     { x.live().Abort() }

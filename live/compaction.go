@@ -1,4 +1,4 @@
-package main
+package live
 
 // compaction.go compacts the conversation when the context nears the model's window: between
 // the turns of a tool loop too, once after a provider reports an overflow (then the reply is

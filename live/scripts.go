@@ -1,4 +1,4 @@
-package main
+package live
 
 // scripts.go is the Lua side of a live session: the agent hooks that run the scripts'
 // handlers, the tools the scripts add, their commands and input handlers, the events they
@@ -26,9 +26,9 @@ import (
 	"pi/tools"
 )
 
-// userInterface answers the scripts' questions; the terminal UI and RPC mode supply one.
+// UI answers the scripts' questions; the terminal UI and RPC mode supply one.
 // Without one (print and JSON modes) questions get their no-UI defaults.
-type userInterface interface {
+type UI interface {
 	Confirm(ctx context.Context, title, msg string) (bool, error)
 	Select(ctx context.Context, title string, options []string) (string, bool, error)
 	Input(ctx context.Context, title, placeholder string) (string, bool, error)
@@ -67,11 +67,11 @@ type scripts struct {
 
 	seen      []string // the tools available when the active ones were last picked (tools.Keys)
 	mu        sync.Mutex
-	ui        userInterface
+	ui        UI
 	turnIndex int
 }
 
-func (s *scripts) setUI(ui userInterface) {
+func (s *scripts) setUI(ui UI) {
 	s.mu.Lock()
 	s.ui = ui
 	s.mu.Unlock()
@@ -99,7 +99,7 @@ func (s *scripts) askPermission(ctx context.Context, tool, summary, rule string)
 	return s.gate.Ask(ctx, permission.Request{Tool: tool, Summary: summary, Rule: rule}, choose)
 }
 
-func (s *scripts) currentUI() userInterface {
+func (s *scripts) currentUI() UI {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ui

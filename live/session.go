@@ -1,4 +1,4 @@
-package main
+package live
 
 // harness.go is one live session and its one front door. Every input, whoever sends it,
 // enters through Send; every piece of work in flight is in the harness's registry; every
@@ -36,22 +36,22 @@ import (
 
 // evQueueUpdate is the event a harness emits when a steering or follow-up queue changed; the
 // front ends show or send the queues.
-const evQueueUpdate = "queue_update"
+const EvQueueUpdate = "queue_update"
 
 // Input sources, as the scripts' input hooks see them.
 const (
-	sourceInteractive = "interactive"
-	sourceRPC         = "rpc"
-	sourceExtension   = "extension"
+	SourceInteractive = "interactive"
+	SourceRPC         = "rpc"
+	SourceExtension   = "extension"
 )
 
 // delivery says what becomes of an input that arrives while the agent works.
-type delivery string
+type Delivery string
 
 const (
-	deliverPrompt   delivery = ""         // start a run; refused while one is going
-	deliverSteer    delivery = "steer"    // while a run goes: after its tool calls
-	deliverFollowUp delivery = "followUp" // while a run goes: when it would stop
+	DeliverPrompt   Delivery = ""         // start a run; refused while one is going
+	DeliverSteer    Delivery = "steer"    // while a run goes: after its tool calls
+	DeliverFollowUp Delivery = "followUp" // while a run goes: when it would stop
 )
 
 // Input is one message for the agent, from any front end.
@@ -59,7 +59,7 @@ type Input struct {
 	Text    string
 	Images  []provider.Block
 	Source  string // sourceInteractive, sourceRPC or sourceExtension
-	Deliver delivery
+	Deliver Delivery
 	// Queue puts the message in its queue even while the agent is idle (RPC steer and
 	// follow_up, the terminal UI's second and later command-line prompts).
 	Queue bool
@@ -78,7 +78,7 @@ func (in *Input) accepted() {
 
 // harness owns one live session: the agent, its recorder, the settings, the scripts' view of
 // the session and the work in flight.
-type harness struct {
+type Session struct {
 	agent     *agent.Agent
 	cfg       *config.Config // shared, never changed
 	cwd       string
@@ -107,8 +107,8 @@ type harness struct {
 // rewrite or consume it, and it becomes a prompt or, while a run goes, joins the queue its
 // Deliver names. Send returns when the input has been dealt with: a command has run (with the
 // messages it sent), a message is queued, a prompt's run has ended.
-func (h *harness) Send(ctx context.Context, in Input) error {
-	if in.Source != sourceExtension {
+func (h *Session) Send(ctx context.Context, in Input) error {
+	if in.Source != SourceExtension {
 		if cmd, args, ok := h.scripts.command(in.Text); ok {
 			in.accepted()
 			if err := cmd.Run(ctx, args); err != nil {
@@ -125,7 +125,7 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 	}
 	runCtx, end, err := h.beginRun(ctx)
 	var busy *busyError
-	if errors.As(err, &busy) && in.Deliver != deliverPrompt {
+	if errors.As(err, &busy) && in.Deliver != DeliverPrompt {
 		return h.enqueue(ctx, in)
 	}
 	if err != nil {
@@ -148,7 +148,7 @@ func (h *harness) Send(ctx context.Context, in Input) error {
 // beginRun reserves the run. A run that has emitted agent_end is only tidying up (a !cmd's
 // output joining, an automatic compaction): a prompt sent right after that waits for it
 // instead of being refused as if the agent were still working.
-func (h *harness) beginRun(ctx context.Context) (context.Context, func(), error) {
+func (h *Session) beginRun(ctx context.Context) (context.Context, func(), error) {
 	runCtx, end, err := h.work.begin(ctx, workRun)
 	var busy *busyError
 	if errors.As(err, &busy) && busy.running == workRun && h.runEnding.Load() {
@@ -164,7 +164,7 @@ func (h *harness) beginRun(ctx context.Context) (context.Context, func(), error)
 }
 
 // enqueue puts an input in the steering or follow-up queue, after the input hooks.
-func (h *harness) enqueue(ctx context.Context, in Input) error {
+func (h *Session) enqueue(ctx context.Context, in Input) error {
 	if strings.TrimSpace(in.Text) == "" && len(in.Images) == 0 {
 		return errors.New("the message is empty")
 	}
@@ -174,7 +174,7 @@ func (h *harness) enqueue(ctx context.Context, in Input) error {
 		return nil
 	}
 	msg := prompt.FirstUserMessage(text, in.Images, false, h.cwd, time.Now())
-	if in.Deliver == deliverFollowUp {
+	if in.Deliver == DeliverFollowUp {
 		h.agent.FollowUp(msg)
 	} else {
 		h.agent.Steer(msg)
@@ -184,10 +184,10 @@ func (h *harness) enqueue(ctx context.Context, in Input) error {
 }
 
 // queueChanged tells the subscribers that a queue changed outside the loop.
-func (h *harness) queueChanged() { h.agent.Emit(agent.Event{Type: evQueueUpdate}) }
+func (h *Session) queueChanged() { h.agent.Emit(agent.Event{Type: EvQueueUpdate}) }
 
 // ClearQueues takes every queued message back (the terminal UI puts them in the editor).
-func (h *harness) ClearQueues() []provider.Message {
+func (h *Session) ClearQueues() []provider.Message {
 	out := h.agent.ClearQueues()
 	if len(out) > 0 {
 		h.queueChanged()
@@ -196,21 +196,21 @@ func (h *harness) ClearQueues() []provider.Message {
 }
 
 // Busy reports whether a run is in flight.
-func (h *harness) Busy() bool { return h.work.running(workRun) }
+func (h *Session) Busy() bool { return h.work.running(workRun) }
 
 // Streaming is what RPC's isStreaming reports: a run that has not yet emitted agent_end (a
 // prompt sent while the run tidies up after it waits for the run, so a client may send one).
-func (h *harness) Streaming() bool { return h.Busy() && !h.runEnding.Load() }
+func (h *Session) Streaming() bool { return h.Busy() && !h.runEnding.Load() }
 
 // Abort cancels everything in flight: the run, a compaction, the user's shell command and a
 // branch summary. It does not wait; Quiesce does.
-func (h *harness) Abort() {
+func (h *Session) Abort() {
 	h.work.cancel()
 	h.agent.Abort()
 }
 
 // Quiesce stops everything that may write to the session and waits until it has.
-func (h *harness) Quiesce() {
+func (h *Session) Quiesce() {
 	h.Abort()
 	h.work.stop()
 	h.agent.WaitIdle()
@@ -219,7 +219,7 @@ func (h *harness) Quiesce() {
 // Compact summarises the conversation at the user's request, with optional instructions on
 // what the summary should keep. A run in progress is stopped first, as in pi; messages queued
 // while it worked are sent once it is done.
-func (h *harness) Compact(ctx context.Context, instructions string) (*session.Result, error) {
+func (h *Session) Compact(ctx context.Context, instructions string) (*session.Result, error) {
 	h.work.stop(workRun)
 	res, err := h.compactAlone(ctx, instructions)
 	if err == nil {
@@ -228,7 +228,7 @@ func (h *harness) Compact(ctx context.Context, instructions string) (*session.Re
 	return res, err
 }
 
-func (h *harness) compactAlone(ctx context.Context, instructions string) (*session.Result, error) {
+func (h *Session) compactAlone(ctx context.Context, instructions string) (*session.Result, error) {
 	ctx, end, err := h.work.begin(ctx, workCompaction)
 	if err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func (h *harness) compactAlone(ctx context.Context, instructions string) (*sessi
 // endRun gives up the run's slot. A message queued in the instant after the loop last looked
 // at its queues would wait for the next prompt, so unless the run was aborted it starts a
 // run of its own.
-func (h *harness) endRun(ctx context.Context, end func()) {
+func (h *Session) endRun(ctx context.Context, end func()) {
 	aborted := ctx.Err() != nil // before end, which cancels ctx
 	h.shell.release(end)
 	if !aborted && h.life.Err() == nil {
@@ -254,7 +254,7 @@ func (h *harness) endRun(ctx context.Context, end func()) {
 
 // sendQueued starts a run for the messages that were queued while nothing could run (a
 // compaction): all of them, in order, steering first. A run that is going takes them itself.
-func (h *harness) sendQueued() {
+func (h *Session) sendQueued() {
 	steer, follow := h.agent.QueuedMessages()
 	if len(steer)+len(follow) == 0 {
 		return
@@ -275,7 +275,7 @@ func (h *harness) sendQueued() {
 
 // close ends the session: work in flight is stopped, the spilled command outputs removed, the
 // scripts told and closed, the session file closed.
-func (h *harness) close() {
+func (h *Session) close() {
 	h.closing.Do(func() {
 		h.Quiesce()
 		h.endLife()

@@ -1,4 +1,4 @@
-package main
+package live
 
 // settings.go holds what a user changes about a live session between prompts: the model, the
 // thinking level, how the queues drain, automatic retry and compaction. Changes of model and
@@ -72,7 +72,7 @@ func (s *settings) scopedModels(ctx context.Context) ([]provider.Model, bool) {
 	cur := s.agent.Model()
 	var out []provider.Model
 	for _, m := range all {
-		if sameModel(m, cur) || slices.ContainsFunc(patterns, func(p string) bool { ok, _ := path.Match(p, modelLabel(m)); return ok }) {
+		if sameModel(m, cur) || slices.ContainsFunc(patterns, func(p string) bool { ok, _ := path.Match(p, m.Label()); return ok }) {
 			out = append(out, m)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package live
 
 // usershell.go runs the shell commands the user types (pi's !cmd, RPC bash) with the bash
 // tool's limits, and adds what they printed to the conversation for the model to see with the

@@ -1,4 +1,4 @@
-package main
+package live
 
 // trust.go decides whether the project's .pi/init.lua may run, for the front ends: the
 // terminal UI's question and /trust, and `pi trust` / `pi untrust`. The answers are kept in
@@ -15,14 +15,14 @@ import (
 
 // projectTrusted reports whether the project's files may do what only trusted ones may: --trust,
 // or a saved yes for the directory.
-func projectTrusted(flag bool, piHome, cwd string) bool {
+func ProjectTrusted(flag bool, piHome, cwd string) bool {
 	trusted, decided, _ := lua.TrustDecision(piHome, cwd)
 	return flag || decided && trusted
 }
 
 // trustUndecided reports whether the project has a script (or MCP servers) and nobody has
 // said yet whether it may run.
-func trustUndecided(h *harness) bool {
+func trustUndecided(h *Session) bool {
 	if !h.scripts.askTrust || h.scripts.rt == nil {
 		return false
 	}
@@ -35,7 +35,7 @@ func trustUndecided(h *harness) bool {
 
 // setTrust records whether the project's script may run and reloads the scripts, so that it
 // is loaded, or unloaded, at once. It returns a sentence for the user.
-func setTrust(ctx context.Context, h *harness, trusted bool) (string, error) {
+func setTrust(ctx context.Context, h *Session, trusted bool) (string, error) {
 	if err := lua.SaveTrust(h.piHome, h.cwd, trusted); err != nil {
 		return "", err
 	}
