@@ -15,36 +15,36 @@ import (
 
 // scriptSession is lua.Session: what scripts reach of the live session and the screen.
 type scriptSession struct {
-	s    *scripts
-	live func() *Session
+	s *scripts
+	h *Session
 }
 
-func (x scriptSession) Abort()     { x.live().Abort() }
-func (x scriptSession) Idle() bool { return !x.live().Busy() }
+func (x scriptSession) Abort()     { x.h.Abort() }
+func (x scriptSession) Idle() bool { return !x.h.Busy() }
 func (x scriptSession) ContextUsage() (int, int) {
-	ag := x.live().agent
+	ag := x.h.agent
 	return provider.ContextTokens(ag.MessagesView()), ag.Model().ContextWindow
 }
-func (x scriptSession) Name() string           { return x.live().rec.session().Name() }
-func (x scriptSession) SetName(n string) error { return session.Rename(x.live().rec.session(), n) }
+func (x scriptSession) Name() string           { return x.h.rec.session().Name() }
+func (x scriptSession) SetName(n string) error { return session.Rename(x.h.rec.session(), n) }
 func (x scriptSession) SetLabel(id, l string) error {
-	return session.Label(x.live().rec.session(), id, l)
+	return session.Label(x.h.rec.session(), id, l)
 }
-func (x scriptSession) ThinkingLevel() string { return config.LevelOrOff(x.live().settings.thinking()) }
+func (x scriptSession) ThinkingLevel() string { return config.LevelOrOff(x.h.settings.thinking()) }
 func (x scriptSession) SetThinkingLevel(l string) (string, error) {
-	return x.live().settings.setThinking(l)
+	return x.h.settings.setThinking(l)
 }
 func (x scriptSession) AppendEntry(t string, d any) (string, error) {
-	return x.live().rec.session().AppendCustom(t, d)
+	return x.h.rec.session().AppendCustom(t, d)
 }
 
 func (x scriptSession) Compact(focus string, done func(error)) {
-	h := x.live()
+	h := x.h
 	go func() { _, err := h.Compact(h.life, focus); done(err) }() // a tool may ask: never wait here
 }
 
 func (x scriptSession) SendMessage(m provider.Message, deliverAs string, trigger bool) error {
-	h := x.live()
+	h := x.h
 	if !trigger && !h.Busy() && h.work.whileIdle(func() { h.agent.ReplaceMessages(append(h.agent.MessagesView(), m)) }) {
 		h.agent.Emit(agent.Event{Type: agent.EvMessageStart, Message: &m}) // the recorder records it at its end
 		h.agent.Emit(agent.Event{Type: agent.EvMessageEnd, Message: &m})

@@ -18,7 +18,7 @@ import (
 	"pi/subagent"
 )
 
-func newSubagents(o *Options, p parts, live func() *Session) subagent.Scripted {
+func newSubagents(o *Options, p parts, parent *Session) subagent.Scripted {
 	warn := p.stderr
 	if o.Child != nil { // its warnings would repeat the parent's
 		warn = io.Discard
@@ -31,10 +31,10 @@ func newSubagents(o *Options, p parts, live func() *Session) subagent.Scripted {
 	}
 	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent, Tree: tree, Depth: depth,
 		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
-			return startChild(ctx, *o, p, live(), l)
+			return startChild(ctx, *o, p, parent, l)
 		},
 		Finished: func(r subagent.Result) { // a steer while the parent works, else a follow-up that starts a turn
-			h, in := live(), Input{Text: subagent.Notice(r), Source: SourceExtension, Deliver: DeliverFollowUp}
+			h, in := parent, Input{Text: subagent.Notice(r), Source: SourceExtension, Deliver: DeliverFollowUp}
 			if h.Busy() {
 				in.Deliver = DeliverSteer
 			}

@@ -48,11 +48,17 @@ type parts struct {
 	loadedScripts func(path string) (string, bool)
 }
 
-// assemble builds the harness around its agent. The caller attaches a session next.
-func assemble(p parts) *Session {
-	h := &Session{cfg: p.cfg, cwd: p.cwd, piHome: p.piHome, stderr: p.stderr, scripts: p.scripts,
-		work: newWorkRegistry(), modelProblem: p.modelProblem}
+// newSession is a session before its agent exists: what the scripts' host functions and the
+// subagents' factory hold on to while the scripts load. assemble completes it.
+func newSession(p parts) *Session {
+	h := &Session{cfg: p.cfg, cwd: p.cwd, piHome: p.piHome, stderr: p.stderr, work: newWorkRegistry()}
 	h.life, h.endLife = context.WithCancel(context.Background())
+	return h
+}
+
+// assemble builds the session around its agent. The caller attaches a session file next.
+func (h *Session) assemble(p parts) {
+	h.scripts, h.modelProblem = p.scripts, p.modelProblem
 	s := p.scripts
 	active, _ := s.selectActive(false)
 	h.compactor = &compactor{scripts: s}
@@ -78,7 +84,6 @@ func assemble(p parts) *Session {
 	if r, ok := p.provider.(*provider.Retrying); ok {
 		r.Notify, r.Provider = h.settings.retryNotice, lua.HookProvider(r.Provider, func() *lua.Runtime { return s.rt })
 	}
-	return h
 }
 
 // New loads the configuration and builds a live session as o says. Without a usable model an
@@ -128,8 +133,8 @@ func setupScripts(ctx context.Context, o *Options, p parts) (*Session, error) {
 	ps := p.cfg.Permissions // the permission settings of pi.toml under --permissions and --yes
 	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: permission.New(permission.Settings{Mode: cmp.Or(o.Permissions, ps.Mode),
 		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.Yes}, p.piHome, p.cwd)}
-	var h *Session // the host functions reach the harness once it is assembled
-	subs := newSubagents(o, p, func() *Session { return h })
+	h := newSession(p) // the host functions and the children's factory reach it; assemble completes it
+	subs := newSubagents(o, p, h)
 	p.scripts.children = subs.M
 	var askTrust func(context.Context, string) (bool, error)
 	if o.Interactive { // the terminal UI asks on its own screen once it is up (trust.go)
@@ -139,7 +144,7 @@ func setupScripts(ctx context.Context, o *Options, p parts) (*Session, error) {
 	box := p.cfg.Sandbox // as in force: --sandbox replaces its mode
 	box.Mode = cmp.Or(o.Sandbox, box.Mode)
 	rt, err := lua.New(ctx, lua.Options{PiHome: p.piHome, Cwd: p.cwd, Trust: o.Trust, Disabled: p.cfg.Lua.Disable,
-		NoProject: o.NoExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, func() *Session { return h }, subs),
+		NoProject: o.NoExtensions, Environ: p.cfg.SecretPolicy().Environ, Host: scriptHost(p.scripts, h, subs),
 		AskTrust: askTrust, Confine: p.sandbox.Confine, HTTPAllowed: box.HTTPAllowed, Loaded: p.loadedScripts, Extensions: o.Extensions, Flags: o.ScriptFlags,
 		Packages: packages.Dirs(packages.Root(p.piHome, p.cwd, false)), ProjectPackages: packages.Dirs(packages.Root(p.piHome, p.cwd, true))})
 	if err != nil {
@@ -158,7 +163,7 @@ func setupScripts(ctx context.Context, o *Options, p parts) (*Session, error) {
 		rt.Close()
 		return nil, err
 	}
-	h = assemble(p)
+	h.assemble(p)
 	context.AfterFunc(h.life, subs.M.Close)
 	if err := h.settings.setScoped(o.Scope); err != nil {
 		h.close()
@@ -233,13 +238,12 @@ func loadPromptParts(o *Options, p *parts) error {
 }
 
 // scriptHost is what scripts can do to the live session; every message they send goes
-// through the front door like the user's. It is built before the harness it reaches (live),
-// and scripts may report problems while they load, before there is one.
-func scriptHost(s *scripts, live func() *Session, subs lua.Subagents) lua.Host {
+// through the front door like the user's. Scripts load before h is assembled; until then
+// they may only report problems (Notify) and read their configuration.
+func scriptHost(s *scripts, h *Session, subs lua.Subagents) lua.Host {
 	ui := s.currentUI
 	return lua.Host{Subagents: subs,
 		SendUserMessage: func(text, deliverAs string) error {
-			h := live()
 			in := Input{Text: text, Source: SourceExtension, Deliver: DeliverFollowUp}
 			if deliverAs == "steer" {
 				in.Deliver = DeliverSteer
@@ -254,7 +258,7 @@ func scriptHost(s *scripts, live func() *Session, subs lua.Subagents) lua.Host {
 			return nil
 		},
 		Notify:  s.notify,
-		Session: scriptSession{s, live},
+		Session: scriptSession{s, h},
 		Confirm: func(ctx context.Context, title, msg string) (bool, error) {
 			if u := ui(); u != nil {
 				return u.Confirm(ctx, title, msg)
@@ -273,15 +277,15 @@ func scriptHost(s *scripts, live func() *Session, subs lua.Subagents) lua.Host {
 			}
 			return "", false, nil
 		},
-		Model: func() string { m := live().agent.Model(); return m.Provider + "/" + m.ID },
+		Model: func() string { m := h.agent.Model(); return m.Provider + "/" + m.ID },
 		SetModel: func(ctx context.Context, spec string) error {
-			_, err := live().settings.setModel(ctx, spec, "set")
+			_, err := h.settings.setModel(ctx, spec, "set")
 			return err
 		},
-		ActiveTools:    func() []string { return toolNames(live().agent.State().Tools) },
-		SetActiveTools: func(names []string) error { return live().scripts.setActiveTools(names) },
+		ActiveTools:    func() []string { return toolNames(h.agent.State().Tools) },
+		SetActiveTools: func(names []string) error { return h.scripts.setActiveTools(names) },
 		Complete: func(ctx context.Context, prompt string, opts lua.CompleteOptions) (string, error) {
-			return live().scripts.completeOnce(ctx, prompt, opts)
+			return h.scripts.completeOnce(ctx, prompt, opts)
 		},
 		Config:        func(name string) map[string]any { return s.cfg.ScriptConfig(name) }, // set before loading starts
 		Permissions:   s.gate.Policy,
