@@ -73,7 +73,12 @@ var allowedImports = map[string][]string{
 	"remote": {"config", "extui", "images", "provider", "server", "session", "tui",
 		"tui/settingsmenu"},
 
-	// The root: the process, the CLI, the live session and its front ends. Nothing imports it.
+	// One live session: Send, the work in flight, the recorder, settings, the scripts' side,
+	// the children. It knows no front end: no tui, remote, server, nor the root.
+	"live": {"agent", "config", "export", "images", "internal/proc", "internal/sandbox", "lua",
+		"packages", "permission", "prompt", "provider", "provider/faux", "session", "subagent", "tools"},
+
+	// The root: the process, the CLI and the front ends' adapters. Nothing imports it.
 	".": {"*"},
 }
 

@@ -76,12 +76,9 @@ func (c *compactor) compact(ctx context.Context, reason session.Reason, focus st
 	return res, err
 }
 
-// prompt runs a prompt and, when the model refused the context as too long, compacts and
-// retries once.
-func (c *compactor) prompt(ctx context.Context, msgs ...provider.Message) error {
-	if err := c.agent.Prompt(ctx, msgs...); err != nil {
-		return err
-	}
+// recoverOverflow follows a run that ended with the model refusing the context as too long:
+// it compacts and continues the run once.
+func (c *compactor) recoverOverflow(ctx context.Context) error {
 	if !c.overflowed() || !c.settings.compactionSettings().Enabled {
 		return nil // without compaction the provider's error stands, as the user asked
 	}

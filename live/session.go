@@ -1,20 +1,6 @@
 package live
 
-// harness.go is one live session and its one front door. Every input, whoever sends it,
-// enters through Send; every piece of work in flight is in the harness's registry; every
-// front end is an adapter that turns its I/O into harness calls and events into output.
-//
-//	TUI keys ─┐                           ┌─ recorder: the session file (one subscription)
-//	RPC cmd ──┤                           ├─ work: run, compaction, !cmd, branch summary
-//	-p text ──┼─► harness.Send(Input) ────┼─► agent.Agent ─► provider, tools
-//	scripts ──┤   script command → input  │      │
-//	eval ─────┘   hooks → run, or queue   │      └─► events ─► front ends, Lua, recorder
-//	                                      └─ settings: model, thinking, queues, retry
-//
-// The transcript has one writer at a time: the run, or, while none goes, the harness itself
-// (a compaction, a move in the session tree, a session switch, the user's shell commands),
-// each holding its slot in the registry. Several harnesses live side by side in one process:
-// they share nothing but the configuration and the provider clients.
+// session.go is the Session and its front door, Send; a run, its queues, Abort and Quiesce.
 
 import (
 	"context"
@@ -142,7 +128,16 @@ func (h *Session) Send(ctx context.Context, in Input) error {
 	opens := len(h.agent.MessagesView()) == 0
 	user := prompt.FirstUserMessage(text, in.Images, opens, h.cwd, time.Now())
 	msgs := append([]provider.Message{user}, h.scripts.rt.TakeNextTurn()...)
-	return h.compactor.prompt(runCtx, append(msgs, added...)...)
+	return h.run(runCtx, append(msgs, added...)...)
+}
+
+// run is a prompt's run on the agent; when the model refuses the context as too long, the
+// conversation is compacted and the run continues once.
+func (h *Session) run(ctx context.Context, msgs ...provider.Message) error {
+	if err := h.agent.Prompt(ctx, msgs...); err != nil {
+		return err
+	}
+	return h.compactor.recoverOverflow(ctx)
 }
 
 // beginRun reserves the run. A run that has emitted agent_end is only tidying up (a !cmd's
