@@ -1,7 +1,7 @@
 package main
 
 // cli.go is pi's command line: the flags, -h and --version, piped input, and the listings
-// (pi sessions, --list-models) that need no harness.
+// (pi sessions, --list-models) that need no live session.
 
 import (
 	"context"

@@ -71,8 +71,8 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 	return 0
 }
 
-// interactive adapts the agent's events to the TUI and the TUI's keys to harness calls. It
-// holds no run state: what is in flight is the harness's. It is also the userInterface the
+// interactive adapts the agent's events to the TUI and the TUI's keys to the live session's methods. It
+// holds no run state: what is in flight is the live session's. It is also the userInterface the
 // scripts talk to.
 type interactive struct {
 	h           *live.Session
@@ -171,7 +171,7 @@ func (ic *interactive) followUp(text string, imgs []provider.Block) {
 	ic.send(text, imgs, live.DeliverFollowUp)
 }
 
-// report shows an error of a harness call, unless pi is quitting.
+// report shows an error of a call of the live session, unless pi is quitting.
 func (ic *interactive) report(err error) {
 	if err != nil && ic.ctx.Err() == nil {
 		ic.ui.Notify(tui.LevelError, err.Error())

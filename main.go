@@ -1,15 +1,13 @@
 // Command pi is a terminal coding agent for people who run language models on their own
 // machine.
 //
-// The root package owns the live session and its front ends, and nothing below it: a harness
-// (harness.go) holds one session (the agent, its recorder, settings, scripts and the work in
-// flight) and takes every input through one front door, Send; the modes (terminal UI, RPC,
-// print, JSON, and pi eval through evaldrive.go) are I/O adapters that turn keys, lines and
-// flags into harness calls and events into output, holding no cancels or run state of their
-// own. The agent loop, configuration, providers, tools, sessions, scripts and the terminal are
-// the packages below; the root reaches them through their APIs and small function-typed seams,
-// and nothing imports it. main.go holds the flags and the choice of mode; wiring.go builds a
-// harness.
+// The root package is the process, the command line and the front ends' adapters. A live
+// session (package live) holds one conversation (the agent, its recorder, settings, scripts
+// and the work in flight) and takes every input through one front door, Send; the modes
+// (terminal UI, RPC, print, JSON, pi serve, and pi eval through evaldrive.go) are I/O adapters
+// that turn keys, lines and flags into calls of its methods and events into output, holding no
+// cancels or run state of their own. main.go holds the choice of mode, cli.go the flags (and
+// live.Options from them), commands.go the `pi <word>` subcommands; nothing imports the root.
 package main
 
 import (

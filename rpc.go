@@ -8,10 +8,10 @@ package main
 // U+2028 or U+2029, which JSON allows inside strings. Stdout carries nothing but protocol
 // lines, each written whole under one mutex; diagnostics go to stderr.
 //
-// Commands are handled one at a time, in order, by the serve loop; each is one harness call.
+// Commands are handled one at a time, in order, by the serve loop; each is one call of the live session.
 // Anything that may take long runs on its own goroutine and answers when done: a prompt (its
 // response only says it was accepted; the rest arrives as events), compaction and bash. What
-// is in flight is the harness's business, not the server's. Answers to extension UI requests
+// is in flight is the live session's business, not the server's. Answers to extension UI requests
 // are taken by the reading goroutine itself, so a script waiting for the user never waits
 // behind the command that made it ask.
 

@@ -1,6 +1,6 @@
 package main
 
-// rpccommands.go maps each of pi's RPC commands to one harness call.
+// rpccommands.go maps each of pi's RPC commands to one call of the live session.
 
 import (
 	"cmp"
@@ -313,7 +313,7 @@ func cmdGetTree(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
 }
 
 // cmdNavigateTree is the RPC command navigate_tree{targetId, summarize?, customInstructions?}.
-// It answers when the move is done; the harness keeps runs off the branch being left.
+// It answers when the move is done; the live session keeps runs off the branch being left.
 func cmdNavigateTree(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	if c.TargetID == "" {
 		return nil, errors.New(`navigate_tree needs "targetId"`)

@@ -1,6 +1,6 @@
 package main
 
-// serve.go is `pi serve`: the session server (package server) with one harness per live
+// serve.go is `pi serve`: the session server (package server) with one live session per served
 // session, built as the command line says; every client's input goes through Send.
 
 import (
@@ -52,7 +52,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-// openServed builds the harness of a served session: the file req names, or a new one.
+// openServed builds the live session of a served session: the file req names, or a new one.
 func openServed(ctx context.Context, o live.Options, req server.OpenRequest) (server.Runtime, error) {
 	o.Cwd, o.Session.Ref, o.Session.Continue, o.Session.Fork = req.Cwd, req.Path, false, ""
 	o.Model, o.Thinking = cmp.Or(req.Model, o.Model), cmp.Or(req.Thinking, o.Thinking)
@@ -78,7 +78,7 @@ func servedModels(ctx context.Context, o *cliOptions) []config.ProviderModels {
 	return cfg.ListModels(ctx)
 }
 
-// served is a harness as the server sees it.
+// served is a live session as the server sees it.
 type served struct{ *live.Session }
 
 // runConnected is -p and --mode rpc with --connect: a client of a session of pi serve.

@@ -1,7 +1,7 @@
 package main
 
 // tuicommands.go holds what the terminal UI's slash commands and keys do: each is one or a few
-// harness calls, with pickers and notices around them. They run on their own goroutine (see
+// calls of the live session, with pickers and notices around them. They run on their own goroutine (see
 // interactive.async), so they may ask questions on the screen.
 
 import (

@@ -18,7 +18,7 @@ import (
 var ErrOverflowAfterCompaction = errors.New("the conversation is still too long for the model's context window " +
 	"after compacting it once; start a new session (/new), or use a model with a larger window")
 
-// compactor runs compactions for one harness. Callers hold a slot of the work registry that
+// compactor runs compactions for one session. Callers hold a slot of the work registry that
 // owns the transcript (a run or a manual compaction).
 type compactor struct {
 	agent    *agent.Agent

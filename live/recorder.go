@@ -20,7 +20,7 @@ import (
 )
 
 // recorder writes the agent's messages to the current session. It subscribes once, for the
-// life of the harness; switching sessions only swaps the file it writes to.
+// life of the live session; switching sessions only swaps the file it writes to.
 type recorder struct {
 	stderr      io.Writer
 	unsubscribe func()

@@ -3,7 +3,7 @@ package live
 // scripts.go is the Lua side of a live session: the agent hooks that run the scripts'
 // handlers, the tools the scripts add, their commands and input handlers, the events they
 // observe, and the questions they ask a user interface. The host functions scripts call are
-// wired in wiring.go, since they reach the harness's front door.
+// wired in wiring.go, since they reach the session's front door.
 
 import (
 	"context"
@@ -42,7 +42,7 @@ type extensionErrorReporter interface {
 	ExtensionError(path, event, message string)
 }
 
-// scripts holds the Lua runtime of one harness (nil when scripting is off) and the toolset it
+// scripts holds the Lua runtime of one session (nil when scripting is off) and the toolset it
 // contributes to.
 type scripts struct {
 	rt       *lua.Runtime

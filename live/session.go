@@ -20,7 +20,7 @@ import (
 	"pi/session"
 )
 
-// evQueueUpdate is the event a harness emits when a steering or follow-up queue changed; the
+// evQueueUpdate is the event a session emits when a steering or follow-up queue changed; the
 // front ends show or send the queues.
 const EvQueueUpdate = "queue_update"
 
@@ -62,7 +62,7 @@ func (in *Input) accepted() {
 	}
 }
 
-// harness owns one live session: the agent, its recorder, the settings, the scripts' view of
+// Session is one live session: the agent, its recorder, the settings, the scripts' view of
 // the session and the work in flight.
 type Session struct {
 	agent     *agent.Agent

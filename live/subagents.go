@@ -1,7 +1,7 @@
 package live
 
 // subagents.go builds the children of the Agent tools (package subagent): each is one more
-// harness in this process, on the parent's provider and model unless the call names others,
+// live session in this process, on the parent's provider and model unless the call names others,
 // with its session file in the parent's folder and the parent named in its header.
 
 import (

@@ -21,7 +21,7 @@ import (
 	"pi/tools"
 )
 
-// userShell runs the user's commands for one harness, one at a time.
+// userShell runs the user's commands for one session, one at a time.
 type userShell struct {
 	agent   *agent.Agent
 	rec     *recorder

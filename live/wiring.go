@@ -1,9 +1,9 @@
 package live
 
-// wiring.go builds a harness from the command line and pi.toml: the provider and model, the
-// Lua runtime and the host functions scripts call, the toolset and system prompt, the agent
-// and its session. Several harnesses can be built in one process; none shares state with
-// another but the configuration.
+// wiring.go is New: a live session built from its Options and pi.toml: the provider and
+// model, the Lua runtime and the host functions scripts call, the toolset and system prompt,
+// the agent and its session file. Several sessions can be built in one process; none shares
+// state with another but the configuration.
 
 import (
 	"cmp"
@@ -29,7 +29,7 @@ import (
 	"pi/tools"
 )
 
-// parts is what a harness is assembled from, once the provider and tools are known.
+// parts is what a session is assembled from, once the provider and tools are known.
 type parts struct {
 	cfg          *config.Config
 	cwd, piHome  string
