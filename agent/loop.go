@@ -52,7 +52,31 @@ type Hooks struct {
 	// reports it, and may replace it (pi's message_end result): a replacement of another role
 	// is ignored. An assistant message's replacement is the one whose tool calls run.
 	MessageEnd func(ctx context.Context, m provider.Message) (provider.Message, bool)
+	// FinishTurn is asked when the run would end (a turn without tool calls, nothing queued)
+	// and may continue it instead, with messages for the next model call; it is asked at most
+	// MaxFinishContinues times a run, and ShouldStopAfterTurn still bounds every turn.
+	FinishTurn func(ctx context.Context, assistant *provider.Message) (TurnFinish, error)
+	// PrepareRequest sees each model call as it is about to go out and may change it for that
+	// call only (another model and provider, other messages); the transcript stays as it is.
+	PrepareRequest func(ctx context.Context, out *Outgoing) error
 }
+
+// TurnFinish is what FinishTurn decided: Continue the run, with Messages (none: a user
+// message "Continue.") added before the next model call.
+type TurnFinish struct {
+	Continue bool
+	Messages []provider.Message
+}
+
+// Outgoing is one model call before it is made: the provider it goes to and the request.
+type Outgoing struct {
+	Provider provider.Provider
+	Request  *provider.Request
+}
+
+// MaxFinishContinues bounds how often FinishTurn may continue one run, so that a hook that
+// always continues cannot keep the agent going forever.
+const MaxFinishContinues = 50
 
 // ToolCall is a call the model made, as hooks see it.
 type ToolCall struct {
@@ -314,7 +338,7 @@ func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteerin
 	if pollSteeringFirst {
 		pending = append(pending, a.pollQueue(&a.steerQueue, a.steerMode)...)
 	}
-	first := true
+	first, continues := true, 0
 	for {
 		more := true
 		for more || len(pending) > 0 {
@@ -345,11 +369,39 @@ func (a *Agent) run(ctx context.Context, pending []provider.Message, pollSteerin
 			pending = a.pollQueue(&a.steerQueue, a.steerMode)
 		}
 		pending = a.pollQueue(&a.followQueue, a.followMode)
+		if len(pending) == 0 && continues < MaxFinishContinues {
+			pending, continues = a.finishTurn(ctx, created), continues+1
+		}
 		if len(pending) == 0 {
 			break
 		}
 	}
 	a.emit(ctx, Event{Type: EvAgentEnd, Messages: created})
+}
+
+// finishTurn asks Hooks.FinishTurn whether the run, about to end, goes on; it returns the
+// messages to continue with (none: it ends). A failing hook ends the run, as without one.
+func (a *Agent) finishTurn(ctx context.Context, created []provider.Message) []provider.Message {
+	if a.hooks.FinishTurn == nil || ctx.Err() != nil {
+		return nil
+	}
+	var last *provider.Message
+	for i := len(created) - 1; i >= 0 && last == nil; i-- {
+		if created[i].Role == provider.RoleAssistant {
+			last = &created[i]
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	d, err := a.hooks.FinishTurn(ctx, last)
+	if err != nil || !d.Continue {
+		return nil
+	}
+	if len(d.Messages) == 0 {
+		return []provider.Message{provider.UserText("Continue.", time.Now().UnixMilli())}
+	}
+	return d.Messages
 }
 
 // turn makes one model call and runs its tool calls. It reports whether the model should be
@@ -432,7 +484,14 @@ func (a *Agent) streamAssistant(ctx context.Context) (provider.Message, sentRequ
 	}
 	started := false
 	sent := sentRequest{provider: a.Provider(), req: req}
-	final := sent.provider.Stream(ctx, req, func(ev provider.Event) {
+	if h := a.hooks.PrepareRequest; h != nil {
+		out := Outgoing{Provider: sent.provider, Request: req}
+		if err := h(ctx, &out); err != nil {
+			return a.failure(fmt.Errorf("preparing the model request: %w", err)), sentRequest{}
+		}
+		sent = sentRequest{provider: out.Provider, req: out.Request}
+	}
+	final := sent.provider.Stream(ctx, sent.req, func(ev provider.Event) {
 		switch ev.Type {
 		case provider.EventStart:
 			started = true

@@ -127,12 +127,42 @@ func (s *scripts) hooks(h *agent.Hooks) {
 		return agent.ResultOverride{Content: o.Content, Details: o.Details, IsError: o.IsError, Terminate: o.Terminate, Usage: o.Usage}, nil
 	}
 	h.MessageEnd = rt.MessageEnd // message_end, which may replace the message
+	h.FinishTurn = func(ctx context.Context, reply *provider.Message) (agent.TurnFinish, error) {
+		d := rt.FinishTurn(ctx, reply)
+		if !d.Continue || d.Message == "" {
+			return agent.TurnFinish{Continue: d.Continue}, nil
+		}
+		return agent.TurnFinish{Continue: true, Messages: []provider.Message{provider.UserText(d.Message, time.Now().UnixMilli())}}, nil
+	}
 	h.TransformContext = func(ctx context.Context, msgs []provider.Message) ([]provider.Message, error) {
 		if !rt.HasHandlers("context") {
 			return msgs, nil
 		}
 		return rt.Context(ctx, msgs), nil
 	}
+}
+
+// prepareRequest lets the scripts' prepare_request handlers change one model call: another
+// model (and its provider) or other messages, for that call only.
+func (h *Session) prepareRequest(ctx context.Context, out *agent.Outgoing) error {
+	rt := h.scripts.rt
+	if rt == nil || !rt.HasHandlers("prepare_request") {
+		return nil
+	}
+	req := *out.Request
+	c := rt.PrepareRequest(ctx, req.Model.Label(), &req)
+	if c.Model != "" && c.Model != req.Model.Label() {
+		p, m, err := h.settings.resolve(ctx, c.Model)
+		if err != nil {
+			return fmt.Errorf("prepare_request: model %s: %w", c.Model, err)
+		}
+		out.Provider, req.Model = h.settings.retrying(p), m
+	}
+	if c.Messages != nil {
+		req.Messages = c.Messages
+	}
+	out.Request = &req
+	return nil
 }
 
 // notify shows a script's message in the UI, or on stderr without one. A failure of a script

@@ -44,6 +44,7 @@ func setTrust(ctx context.Context, h *Session, trusted bool) (string, error) {
 			return "", fmt.Errorf("reloading the scripts: %w", err)
 		}
 		h.scripts.refreshTools()
+		rt.ProjectTrust(ctx, h.cwd, trusted) // the scripts as they now are hear of it
 	}
 	where := lua.TrustFile(h.piHome)
 	if trusted {

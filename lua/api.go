@@ -24,7 +24,7 @@ func Events() []string {
 }
 
 func knownEvent(name string) bool {
-	for _, e := range append(Events(), moreEvents()...) {
+	for _, e := range append(append(Events(), moreEvents()...), loopEvents()...) {
 		if e == name {
 			return true
 		}

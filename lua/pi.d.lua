@@ -124,6 +124,15 @@ function pi.register_command(def) end
 ---@class pi.ContextEvent
 ---@field messages pi.Message[] a copy of what the model is about to see
 
+---@class pi.PrepareRequestEvent
+---@field model string provider/id of the call about to go out
+---@field messages pi.Message[] what it sends (a copy)
+---@field system_prompt string
+
+---@class pi.FinishTurnEvent
+---@field message pi.Message the reply that would end the run
+---@field text string its text
+
 ---@class pi.ToolCallEvent
 ---@field tool_name string
 ---@field tool_call_id string
@@ -242,6 +251,9 @@ function pi.register_command(def) end
 ---@overload fun(event: "message_start"|"message_update", fn: fun(ev: pi.MessageEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "message_end", fn: fun(ev: pi.MessageEvent): {message: pi.Message}?, opts?: pi.OnOptions)
 ---@overload fun(event: "context", fn: fun(ev: pi.ContextEvent): {messages: pi.Message[]}?, opts?: pi.OnOptions)
+---@overload fun(event: "prepare_request", fn: fun(ev: pi.PrepareRequestEvent): {model?: string, messages?: pi.Message[]}?, opts?: pi.OnOptions)
+---@overload fun(event: "finish_turn", fn: fun(ev: pi.FinishTurnEvent): "continue"|"end"|{action: "continue"|"end", message?: string}?, opts?: pi.OnOptions)
+---@overload fun(event: "project_trust", fn: fun(ev: {cwd: string, trusted: boolean}), opts?: pi.OnOptions)
 ---@overload fun(event: "tool_call", fn: fun(ev: pi.ToolCallEvent): pi.ToolCallResult?, opts?: pi.OnOptions)
 ---@overload fun(event: "tool_result", fn: fun(ev: pi.ToolResultEvent): pi.ToolResult?, opts?: pi.OnOptions)
 ---@overload fun(event: "tool_execution_start"|"tool_execution_update"|"tool_execution_end", fn: fun(ev: pi.ToolExecutionEvent), opts?: pi.OnOptions)
