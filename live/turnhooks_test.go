@@ -129,7 +129,9 @@ func (n *notifyLog) Confirm(context.Context, string, string) (bool, error) { ret
 func (n *notifyLog) Select(context.Context, string, []string) (string, bool, error) {
 	return "", false, nil
 }
-func (n *notifyLog) Input(context.Context, string, string) (string, bool, error) { return "", false, nil }
+func (n *notifyLog) Input(context.Context, string, string) (string, bool, error) {
+	return "", false, nil
+}
 func (n *notifyLog) Editor(context.Context, string, string) (string, bool, error) {
 	return "", false, nil
 }
