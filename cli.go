@@ -95,7 +95,7 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.providerName, "provider", "", "provider name from pi.toml")
 	fs.StringVar(&o.model, "model", "", "model as provider/model[:thinking]")
 	fs.StringVar(&o.models, "models", "", "models Ctrl+P cycles through: provider/model patterns, comma-separated")
-	fs.StringVar(&o.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	fs.StringVar(&o.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh, max (the model's highest)")
 	fs.StringVar(&o.systemPrompt, "system-prompt", "", "replace the body of the system prompt")
 	fs.StringVar(&o.appendPrompt, "append-system-prompt", "", "text added to the system prompt")
 	fs.StringVar(&o.toolList, "tools", "", "comma-separated tools to enable (default read,bash,edit,write)")

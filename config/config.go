@@ -32,7 +32,7 @@ import (
 // Config is the merged pi.toml.
 type Config struct {
 	Model     string                     `toml:"model"`    // "provider/model[:thinking]"
-	Thinking  string                     `toml:"thinking"` // off, minimal, low, medium, high, xhigh
+	Thinking  string                     `toml:"thinking"` // off, minimal, low, medium, high, xhigh, max
 	Retry     RetryConfig                `toml:"retry"`
 	Stream    StreamConfig               `toml:"stream"`
 	Providers map[string]*ProviderConfig `toml:"providers"`
@@ -176,7 +176,7 @@ const (
 
 // ThinkingLevels are pi's thinking levels, in order.
 func ThinkingLevels() []string {
-	return []string{"off", "minimal", "low", "medium", "high", "xhigh"}
+	return []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"}
 }
 
 func IsThinkingLevel(s string) bool { return slices.Contains(ThinkingLevels(), s) }

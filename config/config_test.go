@@ -28,6 +28,7 @@ func TestConfigParseModelSpec(t *testing.T) {
 		{"ollama/qwen3:1.7b:high", "ollama", "qwen3:1.7b", "high", false},
 		{"ollama/qwen3:latest", "ollama", "qwen3:latest", "", false},
 		{"anthropic/claude-sonnet-4-5:xhigh", "anthropic", "claude-sonnet-4-5", "xhigh", false},
+		{"anthropic/claude-sonnet-4-5:max", "anthropic", "claude-sonnet-4-5", "max", false},
 		{"openrouter/anthropic/claude-sonnet-4.5:off", "openrouter", "anthropic/claude-sonnet-4.5", "off", false},
 		{"lmstudio/qwen/qwen3-8b", "lmstudio", "qwen/qwen3-8b", "", false},
 		{"qwen3:1.7b", "", "qwen3:1.7b", "", false},
@@ -163,7 +164,7 @@ func TestLoadConfigMerges(t *testing.T) {
 
 func TestLoadConfigErrors(t *testing.T) {
 	tests := []struct{ toml, want string }{
-		{`thinking = "max"`, `thinking = "max"`},
+		{`thinking = "maximum"`, `thinking = "maximum"`},
 		{"[providers.x]\nkind = \"gemini\"", `providers.x: kind = "gemini"`},
 		{"[providers.x]\nkind = \"openai\"", "needs base_url"},
 		{"[providers.ollama]\nkeep_alive = \"soon\"", "keep_alive"},

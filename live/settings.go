@@ -182,8 +182,9 @@ func (s *settings) cycleModel(ctx context.Context, step int) (*provider.Model, e
 }
 
 // thinkingCycle is the order Shift+Tab and cycle_thinking_level go through. xhigh is left out:
-// few models have it, and a cycle that lands on an unsupported level helps nobody.
-func thinkingCycle() []string { return []string{"off", "minimal", "low", "medium", "high"} }
+// few models have it, and a cycle that lands on an unsupported level helps nobody; max, the
+// model's highest whatever it is, is always there.
+func thinkingCycle() []string { return []string{"off", "minimal", "low", "medium", "high", "max"} }
 
 // thinking is the level in force ("" is off).
 func (s *settings) thinking() string { return s.agent.State().Thinking }

@@ -654,7 +654,7 @@ function pi.session_name() end
 ---@return string? err
 function pi.set_session_name(name) end
 
----@return string level off, minimal, low, medium, high or xhigh
+---@return string level off, minimal, low, medium, high, xhigh or max
 function pi.thinking_level() end
 
 --- Returns the level in force: a model without reasoning stays off.

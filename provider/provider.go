@@ -32,7 +32,7 @@ type Request struct {
 
 // Options tune one call.
 type Options struct {
-	Thinking    string   // off, minimal, low, medium, high, xhigh; "" means off
+	Thinking    string   // off, minimal, low, medium, high, xhigh, max (the highest the server has); "" means off
 	MaxTokens   int      // 0: the model's default
 	Temperature *float64 // nil: the server's default
 	SessionID   string   // a prompt-cache key for servers that take one

@@ -48,7 +48,7 @@ local agent_params = {
     description = { type = "string", description = "A few words saying what the agent does" },
     subagent_type = { type = "string", description = "The agent type (see the list above); default general-purpose" },
     model = { type = "string", description = "A model for the agent instead of the current one" },
-    thinking = { type = "string", description = "A thinking level for the agent" },
+    thinking = { type = "string", description = "A thinking level for the agent: off, minimal, low, medium, high, xhigh, or max (the model's highest)" },
     max_turns = { type = "integer", description = "Stop the agent after this many turns" },
     run_in_background = { type = "boolean", description = "Return an agent_id at once; a notice comes when it is done" },
     resume = { type = "string", description = "An agent_id or session file to continue" },

@@ -141,6 +141,7 @@ func TestThinkingBudget(t *testing.T) {
 		{"low", 16384, true, 16384, 2048, false},
 		{"high", 4096, true, 16384 + 8192, 16384, false},
 		{"high", 4096, false, 4096, 0, true},
+		{"max", 4096, true, 32768 + 8192, 32768, false}, // the highest pi gives: xhigh's
 	}
 	for _, tt := range tests {
 		m := testModel()

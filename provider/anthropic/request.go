@@ -60,7 +60,8 @@ type tool struct {
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
-// budget is the thinking budget for a level, pi's defaults; xhigh doubles high. 0 means off.
+// budget is the thinking budget for a level, pi's defaults; xhigh doubles high, and max is the
+// highest pi gives, xhigh's. 0 means off.
 func budget(level string) int {
 	switch level {
 	case "minimal":
@@ -71,7 +72,7 @@ func budget(level string) int {
 		return 8192
 	case "high":
 		return 16384
-	case "xhigh":
+	case "xhigh", "max":
 		return 32768
 	}
 	return 0

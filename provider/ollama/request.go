@@ -112,7 +112,7 @@ func thinkValue(level string, info *modelInfo) *api.ThinkValue {
 		switch level {
 		case "medium":
 			return &api.ThinkValue{Value: "medium"}
-		case "high", "xhigh":
+		case "high", "xhigh", "max":
 			return &api.ThinkValue{Value: "high"}
 		}
 		return &api.ThinkValue{Value: "low"}

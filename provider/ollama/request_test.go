@@ -85,7 +85,7 @@ func TestThinkValue(t *testing.T) {
 		want  any
 	}{
 		{"", qwen, false}, {"off", qwen, false}, {"minimal", qwen, true}, {"high", qwen, true},
-		{"off", oss, "low"}, {"minimal", oss, "low"}, {"medium", oss, "medium"}, {"xhigh", oss, "high"},
+		{"off", oss, "low"}, {"minimal", oss, "low"}, {"medium", oss, "medium"}, {"xhigh", oss, "high"}, {"max", oss, "high"}, {"max", qwen, true},
 		{"high", llava, nil},
 	}
 	for _, tt := range tests {

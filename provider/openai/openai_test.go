@@ -146,6 +146,16 @@ func TestRequestBody(t *testing.T) {
 	}
 }
 
+// max is the highest effort such servers take, as xhigh is.
+func TestReasoningEffortOfEachLevel(t *testing.T) {
+	for level, want := range map[string]string{"": "", "off": "", "minimal": "low", "low": "low", "medium": "medium",
+		"high": "high", "xhigh": "high", "max": "high"} {
+		if got := reasoningEffort(level); got != want {
+			t.Errorf("reasoningEffort(%q) = %q, want %q", level, got, want)
+		}
+	}
+}
+
 // TestRequestPrefixStable checks that a turn only appends to the previous request: the model
 // server can then reuse its cache for everything before the newest message.
 func TestRequestPrefixStable(t *testing.T) {

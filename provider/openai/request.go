@@ -134,7 +134,7 @@ func reasoningEffort(level string) string {
 		return "low"
 	case "medium":
 		return "medium"
-	case "high", "xhigh":
+	case "high", "xhigh", "max":
 		return "high"
 	}
 	return ""

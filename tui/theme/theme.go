@@ -92,7 +92,7 @@ func (t *Theme) ThinkingBorder(level string) string {
 		return t.ThinkingMedium
 	case "high":
 		return t.ThinkingHigh
-	case "xhigh":
+	case "xhigh", "max":
 		return t.ThinkingXHigh
 	}
 	return t.Border
