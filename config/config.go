@@ -50,6 +50,7 @@ type Config struct {
 	Permissions  PermissionsConfig `toml:"permissions"` // safety.go
 	Secrets      SecretsConfig     `toml:"secrets"`
 	Images       ImagesConfig      `toml:"images"`
+	Log          LogConfig         `toml:"log"`
 
 	MCP       MCPConfig       `toml:"mcp"`
 	Subagents SubagentsConfig `toml:"subagents"`
@@ -77,6 +78,13 @@ type CompactionConfig struct {
 	Enabled          *bool `toml:"enabled"`
 	ReserveTokens    int   `toml:"reserve_tokens"`
 	KeepRecentTokens int   `toml:"keep_recent_tokens"`
+}
+
+// LogConfig is the [log] table. An untrusted project's file cannot set it (it names a file).
+type LogConfig struct {
+	// Responses is a file that gets one JSON line per model response (tokens and cost); a
+	// relative path is relative to $PI_HOME.
+	Responses string `toml:"responses"`
 }
 
 // ImagesConfig is the [images] table.
@@ -294,7 +302,7 @@ func (c *Config) mergeScalars(f *Config) {
 		c.Thinking = f.Thinking
 	}
 	for _, p := range []struct{ dst, src *string }{{&c.SteeringMode, &f.SteeringMode}, {&c.FollowUpMode, &f.FollowUpMode},
-		{&c.SessionDir, &f.SessionDir}, {&c.Bash.Shell, &f.Bash.Shell}} {
+		{&c.SessionDir, &f.SessionDir}, {&c.Bash.Shell, &f.Bash.Shell}, {&c.Log.Responses, &f.Log.Responses}} {
 		if *p.src != "" {
 			*p.dst = *p.src
 		}

@@ -78,6 +78,9 @@ func (h *Session) assemble(p parts) {
 		}
 	})
 	h.rec = newRecorder(h.agent, p.stderr)
+	if path := p.cfg.Log.Responses; path != "" {
+		h.agent.Subscribe(newResponseLog(path, p.piHome, func() string { return h.rec.session().ID() }, p.stderr).onEvent)
+	}
 	h.settings = &settings{agent: h.agent, cfg: p.cfg, rec: h.rec, scripts: s, stderr: p.stderr}
 	h.compactor.agent, h.compactor.rec, h.compactor.settings = h.agent, h.rec, h.settings
 	h.shell = &userShell{agent: h.agent, rec: h.rec, work: h.work, cfg: p.cfg, cwd: p.cwd, spill: p.spill,
