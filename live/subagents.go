@@ -29,7 +29,9 @@ func newSubagents(o *Options, p parts, parent *Session) subagent.Scripted {
 	if o.Child != nil { // the top-level session's limits, never a child's own configuration
 		tree, depth = o.Child.Tree, o.Child.Depth
 	}
-	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, MaxConcurrent: p.cfg.Subagents.MaxConcurrent, Tree: tree, Depth: depth,
+	sessions := cmp.Or(o.Session.Dir, p.cfg.SessionDir, session.Dir(p.piHome, p.cwd)) // where a session_file may be
+	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, SessionsDir: sessions, MaxConcurrent: p.cfg.Subagents.MaxConcurrent,
+		Tree: tree, Depth: depth,
 		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
 			return startChild(ctx, *o, p, parent, l)
 		},

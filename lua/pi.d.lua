@@ -522,7 +522,8 @@ function pi.complete(prompt, opts) end
 ---@field thinking? string
 ---@field max_turns? integer
 ---@field background? boolean run under the session, queued past [subagents] max_concurrent; a notice reaches the session when it ends
----@field resume? string an agent id or a session file to continue
+---@field resume? string an agent id of this session to continue
+---@field session_file? string a .jsonl file in the project or its sessions folder to run in (continued if it exists)
 ---@field isolated? boolean no context files, no extensions
 ---@field inherit_context? boolean the first prompt carries this conversation so far
 ---@field isolation? "worktree" a fresh git worktree on a new branch

@@ -97,7 +97,8 @@ func (v *vm) subagentList(L *lua.LState, f func(Subagents) []any) int {
 }
 
 // subagentStart is pi.subagent.start{prompt, description, type, model, thinking, max_turns,
-// background, resume, isolated, inherit_context, isolation} → id, or nil and a message.
+// background, resume, session_file, isolated, inherit_context, isolation} → id, or nil and a
+// message.
 func (v *vm) subagentStart(L *lua.LState) int {
 	d, err := v.fromLua(L.CheckTable(1))
 	spec, _ := d.(map[string]any)

@@ -42,7 +42,7 @@ func Choose(ctx context.Context, c Choice) (*Session, error) {
 	case c.Ref != "":
 		path, err := Resolve(c.Ref, dir, root)
 		if errors.Is(err, os.ErrNotExist) && strings.ContainsAny(c.Ref, `/\`) {
-			return createAt(c.Ref, c.Cwd)
+			return createAt(c.Ref, c.Cwd, c.Parent)
 		}
 		if err != nil {
 			agent := PiAgentDir()
@@ -88,10 +88,10 @@ func continueNewest(ctx context.Context, dir string, c Choice) (*Session, error)
 
 // createAt starts a session in a new file at the user's path, as pi does, but only in a folder
 // that exists: a mistyped path must not quietly start a new conversation somewhere.
-func createAt(path, cwd string) (*Session, error) {
+func createAt(path, cwd, parent string) (*Session, error) {
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--session %s: no such session, and there is no folder %s to start one in", path, dir)
 	}
-	return CreateAt(path, cwd), nil
+	return newSession(newHeader(time.Now(), cwd, parent), path, true), nil
 }

@@ -44,7 +44,8 @@ type Spec struct {
 	Model, Thinking           string
 	MaxTurns                  int
 	Background                bool
-	Resume                    string // an agent id or a session file to continue
+	Resume                    string // an agent id of this session to continue (a session file is taken as SessionFile)
+	SessionFile               string // the file the child runs in, new or existing: in SessionsDir or the project
 	Isolated, InheritContext  bool
 	Worktree                  bool // isolation = "worktree"
 }
@@ -95,7 +96,8 @@ type Options struct {
 	Factory       Factory
 	Types         []Type
 	Cwd           string
-	MaxConcurrent int // background children running at once; 0 is DefaultMaxConcurrent
+	SessionsDir   string // the parent's sessions folder: a SessionFile may be there, or in Cwd
+	MaxConcurrent int    // background children running at once; 0 is DefaultMaxConcurrent
 	// Tree is the limits and the count this session shares with its whole tree (nil: a new
 	// tree with the defaults); Depth is this session's place in it, 0 at the top.
 	Tree  *Tree
@@ -182,6 +184,9 @@ func (m *Manager) Start(ctx context.Context, s Spec) (string, error) {
 		return "", errors.New("prompt is empty")
 	}
 	file, typeName, err := m.resumed(s.Resume)
+	if err == nil && s.SessionFile != "" {
+		file, err = m.sessionFile(s.SessionFile)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -230,7 +235,8 @@ func (m *Manager) resumed(ref string) (file, typeName string, err error) {
 	if _, err := os.Stat(ref); err != nil {
 		return "", "", fmt.Errorf("resume %q: neither an agent id of this session nor a session file: %w", ref, err)
 	}
-	return ref, "", nil
+	file, err = m.sessionFile(ref)
+	return file, "", err
 }
 
 func (m *Manager) typeNamed(name string) (Type, error) {

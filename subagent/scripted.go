@@ -59,7 +59,7 @@ func (s Scripted) Start(ctx context.Context, spec map[string]any) (string, error
 	str := func(k string) string { v, _ := spec[k].(string); return v }
 	flag := func(k string) bool { v, _ := spec[k].(bool); return v }
 	sp := Spec{Prompt: str("prompt"), Description: str("description"), Type: str("type"), Model: str("model"),
-		Thinking: str("thinking"), Background: flag("background"), Resume: str("resume"),
+		Thinking: str("thinking"), Background: flag("background"), Resume: str("resume"), SessionFile: str("session_file"),
 		Isolated: flag("isolated"), InheritContext: flag("inherit_context")}
 	if n, ok := spec["max_turns"].(float64); ok {
 		sp.MaxTurns = int(n)
@@ -71,8 +71,8 @@ func (s Scripted) Start(ctx context.Context, spec map[string]any) (string, error
 	default:
 		return "", fmt.Errorf("isolation %q: the only isolation is \"worktree\"", iso)
 	}
-	if s.Of != nil && sp.Resume != "" {
-		return "", fmt.Errorf("resume: a child cannot resume sessions")
+	if s.Of != nil && (sp.Resume != "" || sp.SessionFile != "") {
+		return "", fmt.Errorf("resume, session_file: a child cannot name sessions for its own children")
 	}
 	return s.M.Start(ctx, sp)
 }

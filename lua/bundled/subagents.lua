@@ -51,14 +51,17 @@ local agent_params = {
     thinking = { type = "string", description = "A thinking level for the agent: off, minimal, low, medium, high, xhigh, or max (the model's highest)" },
     max_turns = { type = "integer", description = "Stop the agent after this many turns" },
     run_in_background = { type = "boolean", description = "Return an agent_id at once; a notice comes when it is done" },
-    resume = { type = "string", description = "An agent_id or session file to continue" },
+    resume = { type = "string", description = "An agent_id of this session to continue" },
+    session_file = { type = "string", description = "A session file (.jsonl, in this project or its sessions folder) for the agent to run in: continued when it exists, started when not" },
     isolated = { type = "boolean", description = "Give the agent no context files or extensions" },
     inherit_context = { type = "boolean", description = "Give the agent this conversation so far" },
     isolation = { type = "string", enum = { "worktree" }, description = "worktree: work in a fresh git worktree on a new branch" },
   },
   required = { "prompt", "description" },
 }
-if self then agent_params.properties.resume = nil end -- nested: no resuming other sessions
+if self then -- nested: no resuming, no naming session files
+  agent_params.properties.resume, agent_params.properties.session_file = nil, nil
+end
 
 pi.register_tool {
   name = "Agent",
@@ -70,7 +73,7 @@ pi.register_tool {
     local id, err = sub.start {
       prompt = args.prompt, description = args.description, type = args.subagent_type, model = args.model,
       thinking = args.thinking, max_turns = args.max_turns, background = args.run_in_background,
-      resume = args.resume, isolated = args.isolated, inherit_context = args.inherit_context,
+      resume = args.resume, session_file = args.session_file, isolated = args.isolated, inherit_context = args.inherit_context,
       isolation = args.isolation,
     }
     if not id then error(err, 0) end
