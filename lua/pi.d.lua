@@ -53,6 +53,7 @@ pi = {}
 ---@field prepare_arguments? fun(args: table): table|nil rewrites the model's arguments before the schema check (nil keeps them)
 ---@field render_call? fun(args: table): string the short text the terminal shows for the call
 ---@field render_result? fun(result: pi.ToolResult): string the short text the terminal shows for the output (ctrl+o shows all)
+---@field render_shell? "default"|"self" self: the render texts are the whole box, without pi's frame
 
 --- Register a tool the model can call. Registering a name again replaces the earlier tool.
 ---@param def pi.ToolDef

@@ -199,6 +199,23 @@ func TestToolExtras(t *testing.T) {
 	e.noErrors(t)
 }
 
+// render_shell = "self" marks the texts as the whole box; a value that is neither "default" nor
+// "self" refuses the tool when it is registered.
+func TestToolRenderShell(t *testing.T) {
+	e := newEnv(t)
+	r := e.start(t, `pi.register_tool{name = "todo", description = "d", render_shell = "self",
+  render_result = function(res) return "☐ " .. res.content[1].text end,
+  execute = function() return "a" end}
+assert(not pcall(pi.register_tool, {name = "bad", description = "d", render_shell = "frameless", execute = function() end}))`)
+	tool := r.Tools()[0]
+	res, err := tool.Execute(ctxT(t), "1", map[string]any{}, nil)
+	d, _ := res.Details.(map[string]any)
+	if err != nil || d[tools.RenderShellKey] != "self" || d[tools.RenderResultKey] != "☐ a" || len(r.Tools()) != 1 {
+		t.Fatalf("result %v %+v; tools %d", err, res, len(r.Tools()))
+	}
+	e.noErrors(t)
+}
+
 // pi.send_message makes pi's custom message: next_turn keeps it for the next prompt (once);
 // the others reach the Session with their delivery; a renderer draws messages of its type.
 func TestSendMessage(t *testing.T) {

@@ -82,6 +82,9 @@ func (t *luaTool) render(ctx context.Context, args map[string]any, res *tools.Re
 	if len(texts) == 0 {
 		return
 	}
+	if t.selfShell {
+		texts[tools.RenderShellKey] = "self"
+	}
 	switch d := res.Details.(type) {
 	case nil:
 		res.Details = texts

@@ -32,6 +32,7 @@ type luaTool struct {
 	timeout time.Duration
 	// which of the optional functions the script gave (toolextras.go)
 	prepare, renderCall, renderResult bool
+	selfShell                         bool // render_shell = "self": the tool draws its whole box
 	// writes names the arguments that hold paths of files the tool changes (`writes`).
 	writes []string
 }
@@ -215,7 +216,15 @@ func (v *vm) registerTool(L *lua.LState) int {
 		timeout = v.r.opts.ToolTimeout
 	}
 	extras := v.readToolExtras(L, name, def)
-	t := &luaTool{r: v.r, timeout: timeout, prepare: extras.prepare != nil, renderCall: extras.renderCall != nil,
+	selfShell := false
+	switch shell := optString(L, def, "render_shell"); shell {
+	case "", "default":
+	case "self":
+		selfShell = true
+	default:
+		L.ArgError(1, fmt.Sprintf("tool %q: render_shell %q: want \"default\" or \"self\"", name, shell))
+	}
+	t := &luaTool{selfShell: selfShell, r: v.r, timeout: timeout, prepare: extras.prepare != nil, renderCall: extras.renderCall != nil,
 		renderResult: extras.renderResult != nil, writes: writes, info: tools.Info{Name: name, Label: optString(L, def, "label"), Description: optString(L, def, "description"),
 			Parameters: params, Sequential: lua.LVAsBool(def.RawGetString("sequential")), ReadOnly: lua.LVAsBool(def.RawGetString("read_only")),
 			Snippet: optString(L, def, "prompt_snippet"), Guidelines: guidelines,

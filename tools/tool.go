@@ -66,9 +66,12 @@ type ArgumentPreparer interface {
 // RenderCallKey and RenderResultKey, in a result's Details map, carry the short text a
 // script's render_call and render_result made: the terminal UI shows it in place of its own
 // summary of the arguments and of the output.
+// RenderShellKey is there with "self" when the tool draws its whole box (render_shell =
+// "self"): the terminal UI then shows those texts without its own frame.
 const (
 	RenderCallKey   = "pi_render_call"
 	RenderResultKey = "pi_render_result"
+	RenderShellKey  = "pi_render_shell"
 )
 
 // TextResult is a result holding one text block.

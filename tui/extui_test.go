@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"io"
+	"slices"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -91,6 +92,39 @@ func TestToolRenderTexts(t *testing.T) {
 		}
 		if *exp != strings.Contains(got, "2. [ ] b") || *exp == strings.Contains(got, "2 items") {
 			t.Fatalf("expanded=%v: %q", *exp, got)
+		}
+	}
+}
+
+// A render_shell = "self" tool's box is its own texts alone: no icon, name or frame; ctrl+o
+// (expanded) and a running call still get pi's box.
+func TestToolRenderShellSelf(t *testing.T) {
+	collapsed, expanded := false, true
+	cases := []struct {
+		name     string
+		exp      *bool
+		state    toolState
+		details  map[string]any
+		want     []string // exactly these lines, or (nil) pi's framed box
+		framedOK bool
+	}{
+		{"self", &collapsed, toolDone, map[string]any{"pi_render_call": "☐ add b", "pi_render_result": "1. a\n2. b", "pi_render_shell": "self"},
+			[]string{"☐ add b", "1. a", "2. b"}, false},
+		{"self expanded", &expanded, toolDone, map[string]any{"pi_render_result": "2 items", "pi_render_shell": "self"}, nil, true},
+		{"default", &collapsed, toolDone, map[string]any{"pi_render_result": "2 items", "pi_render_shell": "default"}, nil, true},
+		{"self without texts", &collapsed, toolDone, map[string]any{"pi_render_shell": "self"}, nil, true},
+	}
+	for _, tc := range cases {
+		tv := &toolView{name: "todo", args: map[string]any{"action": "add"}, state: tc.state, expanded: tc.exp, now: time.Now, th: theme.Dark()}
+		tv.setOutput([]provider.Block{provider.Text("1. [ ] a\n2. [ ] b")})
+		tv.setDetails(tc.details)
+		got := tv.Render(60)
+		framed := strings.Contains(strings.Join(got, "\n"), "todo")
+		if tc.want != nil && !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+		if framed != tc.framedOK {
+			t.Errorf("%s: pi's frame drawn %v, want %v: %q", tc.name, framed, tc.framedOK, got)
 		}
 	}
 }

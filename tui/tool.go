@@ -36,6 +36,7 @@ type toolView struct {
 	// a script tool's own text for the call and for its output (render_call, render_result);
 	// ctrl+o still shows the whole output
 	renderCall, renderResult string
+	selfShell                bool // the tool draws its whole box: its texts without pi's frame
 	started                  time.Time
 	ended                    time.Time
 	expanded                 *bool // shared with the App
@@ -83,10 +84,12 @@ func (t *toolView) setDetails(details any) {
 		Diff         string `json:"diff"`
 		RenderCall   string `json:"pi_render_call"`
 		RenderResult string `json:"pi_render_result"`
+		RenderShell  string `json:"pi_render_shell"`
 	}
 	if json.Unmarshal(data, &d) == nil {
 		t.diff = sanitize(d.Diff)
 		t.renderCall, t.renderResult = oneLine(d.RenderCall), strings.TrimRight(sanitize(d.RenderResult), "\n")
+		t.selfShell = d.RenderShell == "self" && (t.renderCall != "" || t.renderResult != "")
 	}
 }
 
@@ -101,6 +104,9 @@ func (t *toolView) style() (icon, style string) {
 }
 
 func (t *toolView) Render(width int) []string {
+	if t.selfShell && !*t.expanded && t.final() { // ctrl+o still shows pi's box, with the whole output
+		return t.renderSelf(width)
+	}
 	icon, style := t.style()
 	head := paint(style, icon) + paint(sBold, sanitize(cmp.Or(t.label, t.name))) + " " + paint(t.th.Muted, t.summary())
 	if t.name == "bash" || t.state == toolRunning {
@@ -114,6 +120,21 @@ func (t *toolView) Render(width int) []string {
 	}
 	if hidden > 0 {
 		lines = append(lines, paint(t.th.Muted, Truncate(fmt.Sprintf("╰ … %d more lines (ctrl+o to expand)", hidden), width, "…")))
+	}
+	return lines
+}
+
+// renderSelf is a render_shell = "self" tool's box: its own call line and result lines, as
+// they are (sanitised and cut to the width).
+func (t *toolView) renderSelf(width int) []string {
+	var lines []string
+	if t.renderCall != "" {
+		lines = append(lines, Truncate(t.renderCall, width, "…"))
+	}
+	if t.renderResult != "" {
+		for _, l := range strings.Split(t.renderResult, "\n") {
+			lines = append(lines, Truncate(l, width, "…"))
+		}
 	}
 	return lines
 }
