@@ -80,10 +80,10 @@ func firstLine(r io.Reader) ([]byte, error) {
 // ccLine is one line of a Claude Code session: a user or assistant message in Anthropic's
 // shape, or something else (a summary, a file snapshot), which is left out.
 type ccLine struct {
-	Type        string    `json:"type"`
-	IsSidechain bool      `json:"isSidechain"`
-	IsMeta      bool      `json:"isMeta"`
-	Timestamp   string    `json:"timestamp"`
+	Type        string     `json:"type"`
+	IsSidechain bool       `json:"isSidechain"`
+	IsMeta      bool       `json:"isMeta"`
+	Timestamp   string     `json:"timestamp"`
 	Message     *ccMessage `json:"message"`
 }
 
