@@ -293,7 +293,7 @@ func newLiveApp(t *testing.T, ls liveSetup, model provider.Model, steps ...faux.
 		}
 	}
 	o := live.Options{Cwd: dir, PiHome: home, Provider: faux.New(steps...), ProviderModel: model, Tools: []string{"bash"},
-		NoContextFiles: true, Session: session.Choice{Dir: filepath.Join(dir, "sessions"), Ref: ls.session}}
+		Thinking: "off", NoContextFiles: true, Session: session.Choice{Dir: filepath.Join(dir, "sessions"), Ref: ls.session}}
 	if ls.allTools {
 		o.Tools = nil
 	}
@@ -361,9 +361,12 @@ func treeAppWith(t *testing.T, ls liveSetup, steps ...faux.Step) (*live.Session,
 	t.Helper()
 	dir := t.TempDir()
 	s := session.Create(filepath.Join(dir, "sessions"), dir)
-	ids := map[string]string{}
+	ids, model := map[string]string{}, pitest.FauxModel(false)
 	add := func(name string, m provider.Message) {
 		t.Helper()
+		if m.Role == provider.RoleAssistant { // as the session records a reply, so that it continues on the same model
+			m.Provider, m.Model = model.Provider, model.ID
+		}
 		id, err := s.AppendMessage(m)
 		if err != nil {
 			t.Fatal(err)
@@ -377,7 +380,6 @@ func treeAppWith(t *testing.T, ls liveSetup, steps ...faux.Step) (*live.Session,
 		return provider.Message{Role: provider.RoleToolResult, ToolCallID: id, ToolName: name,
 			Content: []provider.Block{provider.Text(text)}}
 	}
-	model := pitest.FauxModel(false)
 	if _, err := s.AppendModelChange(model.Provider, model.ID); err != nil { // as a new session records its model
 		t.Fatal(err)
 	}

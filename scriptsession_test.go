@@ -48,10 +48,9 @@ end}`}, pitest.FauxModel(true))
 		t.Fatalf("state %v", st)
 	}
 	var found bool
-	snap := sessionSnapshot(t, a)
-	entries, _ := snap.Entries()
+	entries, _, _ := a.Tree() // nothing is in the file yet: a session is written from its first reply on
 	for _, e := range entries {
-		found = found || (e.Type == "custom" && e.CustomType == "todo-state" && snap.Label(e.ID) == "state")
+		found = found || (e.Type == "custom" && e.Preview == "todo-state" && e.Label == "state") // a custom entry's preview is its type
 	}
 	if !found {
 		t.Fatal("the custom entry is not in the session with its label")
