@@ -22,7 +22,9 @@ var allowedImports = map[string][]string{
 	// Leaves: they import nothing of ours but everyMayImport.
 	"internal/atomicfile": nil, "internal/cbor": nil, "internal/chattest": nil,
 	"internal/cputime": nil, "internal/gitwalk": nil, "internal/mcptest": nil, "internal/mdext": nil, "internal/codelang": nil,
-	"internal/ollamatest": nil, "internal/proc": nil, "internal/realpath": nil,
+	"internal/ollamatest": nil, "internal/proc": nil,
+	// Helpers for tests only (as net/http/httptest): fakes and readers both live/ and the root use.
+	"internal/pitest": {"provider", "provider/faux", "session"}, "internal/realpath": nil,
 	"internal/sandbox": nil, "internal/secrets": nil, "internal/testwait": nil, "extui": nil,
 	"internal/safefile": nil, "internal/gitsafe": nil, "lua/internal/luapattern": nil,
 	"tui/theme": nil, "provider": nil, "provider/realserver": nil,

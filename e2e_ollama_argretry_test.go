@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pi/internal/ollamatest"
+	"pi/internal/pitest"
 	"pi/provider"
 	"pi/provider/textcalls"
 )
@@ -107,7 +108,7 @@ func runQwenCoderTask(t *testing.T, bin string, s *ollamatest.Server, prov, repl
 	if r.code != 0 || strings.TrimSpace(r.stdout) != ollamatest.FinalAnswer {
 		t.Fatalf("%s: code %d\nstdout %q\nstderr %q", prov, r.code, r.stdout, r.stderr)
 	}
-	if got := strings.Join(roles(msgs), ","); got != "user,assistant,toolResult,assistant" {
+	if got := strings.Join(pitest.Roles(msgs), ","); got != "user,assistant,toolResult,assistant" {
 		t.Fatalf("%s: session messages %s", prov, got)
 	}
 	call := msgs[1].ToolCalls()
@@ -145,7 +146,7 @@ func TestPiRetriesInvalidArgumentsWithFormatOnRealOllama(t *testing.T) {
 				t.Fatalf("code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
 			}
 			msgs := sessionMessages(t, dir)
-			if got := strings.Join(roles(msgs), ","); got != "user,assistant,toolResult,assistant" {
+			if got := strings.Join(pitest.Roles(msgs), ","); got != "user,assistant,toolResult,assistant" {
 				t.Fatalf("session messages %s", got)
 			}
 			if call := msgs[1].ToolCalls(); len(call) != 1 || len(call[0].Arguments) != 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"pi/internal/ollamatest"
+	"pi/internal/pitest"
 	"pi/provider"
 	"pi/provider/textcalls"
 )
@@ -80,7 +81,7 @@ func TestPiReadRoundTripOnRealOllama(t *testing.T) {
 				t.Fatalf("code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
 			}
 			msgs := sessionMessages(t, dir)
-			if got := strings.Join(roles(msgs), ","); got != "user,assistant,toolResult,assistant" {
+			if got := strings.Join(pitest.Roles(msgs), ","); got != "user,assistant,toolResult,assistant" {
 				t.Fatalf("session messages %s", got)
 			}
 			call := msgs[1].ToolCalls()
@@ -177,7 +178,7 @@ func TestPiRecoversTextToolCallsOnRealOllama(t *testing.T) {
 				t.Fatalf("code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
 			}
 			msgs := sessionMessages(t, dir)
-			if got := strings.Join(roles(msgs), ","); got != "user,assistant,toolResult,assistant" {
+			if got := strings.Join(pitest.Roles(msgs), ","); got != "user,assistant,toolResult,assistant" {
 				t.Fatalf("session messages %s", got)
 			}
 			call := msgs[1].ToolCalls()

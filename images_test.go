@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"pi/images"
+	"pi/internal/pitest"
 	"pi/provider"
 	"pi/provider/faux"
 )
@@ -35,7 +36,7 @@ func stripedPNG(t *testing.T, w, h int) string {
 // a vision model gets it fitted to 2000×2000 and the byte limit, with a note of what was done;
 // a text-only model gets a note instead, never an error.
 func TestRPCPromptImagesAreFittedOrNoted(t *testing.T) {
-	vision := fauxModel(false)
+	vision := pitest.FauxModel(false)
 	vision.Input = []string{"text", "image"}
 	big := stripedPNG(t, 4000, 2000)
 	cases := []struct {
@@ -45,7 +46,7 @@ func TestRPCPromptImagesAreFittedOrNoted(t *testing.T) {
 		wantNote   string
 	}{
 		{"vision model gets the image resized", vision, 1, "resized from 4000×2000 to 2000×1000"},
-		{"text-only model gets a note", fauxModel(false), 0, "[image omitted: faux-1 does not take images]"},
+		{"text-only model gets a note", pitest.FauxModel(false), 0, "[image omitted: faux-1 does not take images]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"pi/internal/chattest"
 	"pi/internal/testwait"
+	"pi/live"
 	"pi/provider"
 )
 
@@ -33,9 +34,9 @@ func TestLuaProviderMisbehaving(t *testing.T) {
 				c.body + ` end})`
 			h := setupLuaProvider(t, srv, "hostile/h1", script)
 			done := make(chan error, 1)
-			go func() { done <- h.Send(context.Background(), Input{Text: "hi", Source: sourceRPC}) }()
+			go func() { done <- h.Send(context.Background(), live.Input{Text: "hi", Source: live.SourceRPC}) }()
 			if c.abort { // once the run is registered, an abort reaches it wherever it is
-				waitFor(t, "the run", h.Busy)
+				testwait.Until(t, "the run", h.Busy)
 				h.Abort()
 			}
 			select {
@@ -46,7 +47,7 @@ func TestLuaProviderMisbehaving(t *testing.T) {
 			case <-time.After(testwait.Deadline):
 				t.Fatalf("the reply did not end within %v", testwait.Deadline)
 			}
-			msgs := h.agent.MessagesView()
+			msgs := h.Agent().MessagesView()
 			last := msgs[len(msgs)-1]
 			if last.Role != provider.RoleAssistant || last.StopReason != c.stop || !strings.Contains(last.ErrorMessage, c.message) {
 				t.Fatalf("last message %s, stop %s, error %q; want stop %s with %q", last.Role, last.StopReason, last.ErrorMessage, c.stop, c.message)

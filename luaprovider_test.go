@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,36 +11,33 @@ import (
 	"time"
 
 	"pi/internal/chattest"
+	"pi/internal/pitest"
+	"pi/live"
 	"pi/provider"
 	"pi/session"
 )
 
-// setupLuaProvider wires a harness as pi does for --model model, with the Lua provider port
+// setupLuaProvider builds a session as pi does for --model model, with the Lua provider port
 // as the user's script pointed at srv, and more after it.
-func setupLuaProvider(t *testing.T, srv *chattest.Server, model string, more ...string) *harness {
+func setupLuaProvider(t *testing.T, srv *chattest.Server, model string, more ...string) *live.Session {
 	t.Helper()
-	return setupLuaProviderWith(t, srv, cliOptions{model: model}, more...)
+	return setupLuaProviderWith(t, srv, live.Options{Model: model}, more...)
 }
 
-// setupLuaProviderWith is setupLuaProvider with more of the command line.
-func setupLuaProviderWith(t *testing.T, srv *chattest.Server, o cliOptions, more ...string) *harness {
+// setupLuaProviderWith is setupLuaProvider with more of what the command line says.
+func setupLuaProviderWith(t *testing.T, srv *chattest.Server, o live.Options, more ...string) *live.Session {
 	t.Helper()
-	dir, home := t.TempDir(), t.TempDir()
+	home := pitest.LuaProviderHome(t, filepath.Join("testdata", "lua", "ollama-chat-provider.lua"), srv.URL, more...)
 	t.Setenv("PI_HOME", home)
-	src, err := os.ReadFile(filepath.Join("testdata", "lua", "ollama-chat-provider.lua"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(home, "init.lua"), append(src, strings.Join(more, "\n")...), 0o644)
-	toml := "[extensions.ollama-lua]\nbase_url = \"" + srv.URL + "\"\n\n[providers.ollama]\nbase_url = \"http://127.0.0.1:9\"\n"
-	os.WriteFile(filepath.Join(home, "pi.toml"), []byte(toml), 0o644)
 	var stderr bytes.Buffer
-	o.cwd, o.noSession, o.noExtensions = dir, true, true
-	h, err := setup(context.Background(), &o, false, &stderr)
+	dir := t.TempDir()
+	o.Cwd, o.PiHome, o.Stderr, o.NoExtensions = dir, home, &stderr, true
+	o.Session = session.Choice{Dir: filepath.Join(dir, "sessions")} // a file, which the tests read back
+	h, err := live.New(context.Background(), o)
 	if err != nil {
-		t.Fatalf("setup: %v (%s)", err, stderr.String())
+		t.Fatalf("live.New: %v (%s)", err, stderr.String())
 	}
-	t.Cleanup(h.close)
+	t.Cleanup(h.Close)
 	return h
 }
 
@@ -50,20 +46,20 @@ func setupLuaProviderWith(t *testing.T, srv *chattest.Server, o cliOptions, more
 func TestLuaProviderSelectedByModel(t *testing.T) {
 	srv := chattest.Start(t, []string{"m1", "m2"}, chattest.Reply{Lines: []string{chattest.Text("Hello ", ""), chattest.Done("from Lua", 9, 4)}})
 	h := setupLuaProvider(t, srv, "ollama-lua/m2")
-	if m := h.agent.Model(); m.Provider != "ollama-lua" || m.ID != "m2" || m.API != "ollama-lua" || m.ContextWindow != 32768 {
+	if m := h.Agent().Model(); m.Provider != "ollama-lua" || m.ID != "m2" || m.API != "ollama-lua" || m.ContextWindow != 32768 {
 		t.Fatalf("model %+v", m)
 	}
 	var listed []string
-	for _, m := range h.settings.availableModels(context.Background()) {
+	for _, m := range h.AvailableModels(context.Background()) {
 		listed = append(listed, m.Provider+"/"+m.ID)
 	}
 	if !slices.Contains(listed, "ollama-lua/m1") || !slices.Contains(listed, "ollama-lua/m2") {
 		t.Fatalf("available models %v", listed)
 	}
-	if err := h.Send(context.Background(), Input{Text: "hi", Source: sourceRPC}); err != nil {
+	if err := h.Send(context.Background(), live.Input{Text: "hi", Source: live.SourceRPC}); err != nil {
 		t.Fatal(err)
 	}
-	msgs := h.agent.MessagesView()
+	msgs := h.Agent().MessagesView()
 	last := msgs[len(msgs)-1]
 	if last.TextContent() != "Hello from Lua" || last.Provider != "ollama-lua" || last.Usage.Input != 9 || last.Usage.Output != 4 {
 		t.Fatalf("reply %+v", last)
@@ -135,11 +131,11 @@ end)`
 func TestRunEventsAddAndReplaceMessages(t *testing.T) {
 	srv := chattest.Start(t, []string{"m1"}, chattest.Reply{Lines: []string{chattest.Done("hello", 1, 1)}})
 	h := setupLuaProvider(t, srv, "ollama-lua/m1", runEventsScript)
-	if err := h.Send(context.Background(), Input{Text: "hi", Source: sourceRPC}); err != nil {
+	if err := h.Send(context.Background(), live.Input{Text: "hi", Source: live.SourceRPC}); err != nil {
 		t.Fatal(err)
 	}
 	var roles, texts []string
-	for _, m := range h.agent.MessagesView() {
+	for _, m := range h.Agent().MessagesView() {
 		roles, texts = append(roles, string(m.Role)), append(texts, m.TextContent())
 	}
 	if strings.Join(roles, " ") != "user custom assistant" || texts[1] != "Today is a holiday." || texts[2] != "HELLO" {
@@ -149,7 +145,7 @@ func TestRunEventsAddAndReplaceMessages(t *testing.T) {
 	if string(sent) != `[{"content":"Today is a holiday.","role":"user"}]` {
 		t.Fatalf("sent after the prompt %s", sent)
 	}
-	entries, _ := h.rec.session().Entries()
+	entries, _ := sessionSnapshot(t, h).Entries()
 	last := entries[len(entries)-1]
 	if last.Message == nil || last.Message.TextContent() != "HELLO" || entries[len(entries)-2].Type != session.TypeCustomMessage || entries[len(entries)-2].CustomType != "calendar" {
 		t.Fatalf("session %+v", entries)
@@ -194,7 +190,7 @@ func TestRPCAbortReachesLuaProvider(t *testing.T) {
 		t.Fatal("the script's request outlived the abort")
 	}
 	c.awaitEvent(from, "agent_end")
-	msgs := h.agent.MessagesView()
+	msgs := h.Agent().MessagesView()
 	if last := msgs[len(msgs)-1]; last.StopReason != provider.StopAborted || last.TextContent() != "partial" {
 		t.Fatalf("reply %+v", last)
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"pi/internal/chattest"
+	"pi/live"
 	"pi/provider"
-	"pi/session"
 )
 
 // toolsScript has a tool that makes another available (added_tools) and reports its own model
@@ -48,9 +48,9 @@ func sentText(body map[string]any) string {
 // cost, not in the context's size.
 func TestToolResultsAddToolsAndUsage(t *testing.T) {
 	srv := toolsServer(t)
-	h := setupLuaProviderWith(t, srv, cliOptions{model: "ollama-lua/m1", toolList: "unlock"}, toolsScript)
+	h := setupLuaProviderWith(t, srv, live.Options{Model: "ollama-lua/m1", Tools: []string{"unlock"}}, toolsScript)
 	for _, text := range []string{"unlock it", "/lock", "again"} {
-		if err := h.Send(context.Background(), Input{Text: text, Source: sourceRPC}); err != nil {
+		if err := h.Send(context.Background(), live.Input{Text: text, Source: live.SourceRPC}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,12 +64,12 @@ func TestToolResultsAddToolsAndUsage(t *testing.T) {
 	if !strings.HasSuffix(sentText(b[2]), "[Your tools changed.\nThese tools are no longer available: secret.]\nagain") {
 		t.Errorf("third request:\n%s", sentText(b[2]))
 	}
-	msgs := h.agent.MessagesView()
-	st := session.StatsOf(h.rec.session(), msgs)
+	msgs := h.Agent().MessagesView()
+	st := h.Stats()
 	if st.Cost != 0.5 || st.Tokens.Input != 107 || provider.ContextTokens(msgs) != 2 {
 		t.Fatalf("stats %+v, context %d", st, provider.ContextTokens(msgs))
 	}
-	entries, _ := h.rec.session().Entries()
+	entries, _ := sessionSnapshot(t, h).Entries()
 	var roles []string
 	for _, e := range entries {
 		if e.Message != nil {
@@ -85,7 +85,7 @@ func TestToolResultsAddToolsAndUsage(t *testing.T) {
 // tool's own cost.
 func TestRPCToolResultsAddToolsAndUsage(t *testing.T) {
 	srv := toolsServer(t)
-	h := setupLuaProviderWith(t, srv, cliOptions{model: "ollama-lua/m1", toolList: "unlock"}, toolsScript)
+	h := setupLuaProviderWith(t, srv, live.Options{Model: "ollama-lua/m1", Tools: []string{"unlock"}}, toolsScript)
 	c, _, stop := startInProcess(t, context.Background(), h)
 	defer stop()
 	c.prompt("unlock it")
@@ -114,12 +114,12 @@ pi.on("tool_result", function(ev) if ev.tool_name == "unlock" then return {added
 	for _, viaRPC := range []bool{false, true} {
 		t.Run(map[bool]string{false: "harness", true: "rpc"}[viaRPC], func(t *testing.T) {
 			srv := toolsServer(t)
-			h := setupLuaProviderWith(t, srv, cliOptions{model: "ollama-lua/m1", toolList: "unlock"}, script)
+			h := setupLuaProviderWith(t, srv, live.Options{Model: "ollama-lua/m1", Tools: []string{"unlock"}}, script)
 			if viaRPC {
 				c, _, stop := startInProcess(t, context.Background(), h)
 				defer stop()
 				c.prompt("unlock it")
-			} else if err := h.Send(context.Background(), Input{Text: "unlock it", Source: sourceRPC}); err != nil {
+			} else if err := h.Send(context.Background(), live.Input{Text: "unlock it", Source: live.SourceRPC}); err != nil {
 				t.Fatal(err)
 			}
 			if b := srv.Bodies(); len(b) != 2 || sentTools(b[0]) != "unlock" || sentTools(b[1]) != "unlock,secret" {

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"pi/agent"
-	"pi/config"
-	"pi/lua"
 	"strings"
-	"sync"
 	"testing"
+
+	"pi/agent"
+	"pi/internal/pitest"
+	"pi/lua"
 )
 
 const testInitLua = `
@@ -114,12 +114,15 @@ func TestScriptFailureSource(t *testing.T) {
 }
 
 func TestRPCReportsFailingScripts(t *testing.T) {
-	a := newOpsApp(t, fauxModel(false))
+	// The script says what pi says when one of its handlers fails: the same notice, error level.
+	a := newLiveApp(t, liveSetup{initLua: `pi.register_command{name = "fail", run = function()
+  pi.notify("lua: tool_call handler (init.lua) failed, carrying on without it: boom", "error")
+end}`}, pitest.FauxModel(false))
 	c, s, stop := startInProcess(t, context.Background(), a)
 	defer stop()
-	a.scripts.setUI(s)
+	a.SetUI(s)
 	from := c.mark()
-	a.scripts.notify("lua: tool_call handler (init.lua) failed, carrying on without it: boom", "error")
+	c.mustCall(map[string]any{"type": "prompt", "message": "/fail"})
 	ev := c.awaitEvent(from, "extension_error")
 	if ev["extensionPath"] != "init.lua" || ev["event"] != "tool_call" || !strings.Contains(ev["error"].(string), "boom") {
 		t.Fatalf("extension_error %v", ev)
@@ -143,42 +146,5 @@ func TestRPCSteerExpandsTemplates(t *testing.T) {
 	got := userAndAssistantTexts(c.messages())
 	if len(got) < 3 || got[2] != "user: Say hello to Bob, warmly." {
 		t.Fatalf("conversation %q", got)
-	}
-}
-
-// TestScriptsSeeModelSelect checks that a model switch reaches the scripts' model_select
-// handlers with the new and the previous model and the source of the switch.
-func TestScriptsSeeModelSelect(t *testing.T) {
-	a := newOpsApp(t, fauxModel(false))
-	yes := true
-	a.cfg = &config.Config{Providers: map[string]*config.ProviderConfig{"local": {Kind: "openai", BaseURL: "http://127.0.0.1:9/v1",
-		Models: []config.ModelConfig{{ID: "one", Reasoning: &yes}, {ID: "two"}}}}}
-	a.settings.cfg = a.cfg
-	os.MkdirAll(a.piHome, 0o755)
-	os.WriteFile(filepath.Join(a.piHome, "init.lua"), []byte(`pi.on("model_select", function(ev)
-  pi.notify(ev.source .. ": " .. ev.previous_model.id .. " -> " .. ev.model.id, "info")
-end)`), 0o644)
-	var mu sync.Mutex
-	var seen []string
-	rt, err := lua.New(context.Background(), lua.Options{PiHome: a.piHome, Cwd: a.cwd, NoProject: true,
-		Host: lua.Host{Notify: func(msg, _ string) { mu.Lock(); seen = append(seen, msg); mu.Unlock() }}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	a.scripts.rt = rt
-	ctx := context.Background()
-	if _, err := a.settings.setModel(ctx, "local/one", "set"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.settings.cycleModel(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	rt.Flush(ctx)
-	mu.Lock()
-	defer mu.Unlock()
-	want := "set: faux-1 -> one|cycle: one -> two"
-	if strings.Join(seen, "|") != want {
-		t.Fatalf("scripts saw %q, want %q", seen, want)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -13,6 +14,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"pi/internal/pitest"
+	"pi/live"
+	"pi/provider"
+	"pi/provider/faux"
+	"pi/session"
 )
 
 // buildPi compiles the pi binary once per test binary run.
@@ -89,7 +96,7 @@ func TestBinaryPrintAndJSONModes(t *testing.T) {
 			if types[0] != "session" {
 				t.Fatalf("first JSON line is %q, want the session header", types[0])
 			}
-			if !inOrder(types, tc.wantEvents) {
+			if !pitest.InOrder(types, tc.wantEvents) {
 				t.Fatalf("events %v do not contain %v in order", types, tc.wantEvents)
 			}
 			if tc.name == "tool turn" && !strings.Contains(r.stdout, "buy milk") {
@@ -134,16 +141,6 @@ func jsonLineTypes(t *testing.T, out string) []string {
 		t.Fatal("no JSON output")
 	}
 	return types
-}
-
-func inOrder(have, want []string) bool {
-	i := 0
-	for _, h := range have {
-		if i < len(want) && h == want[i] {
-			i++
-		}
-	}
-	return i == len(want)
 }
 
 // TestBinaryRefusesBadValues: a value pi cannot use is an error that says what is wanted, and
@@ -261,5 +258,193 @@ func TestBinaryRemovesSpilledOutputAtExit(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "pi-*")); len(left) != 0 {
 		t.Fatalf("left behind: %v", left)
+	}
+}
+
+// liveSetup is what a front end's test session starts from besides its scripted model.
+type liveSetup struct {
+	cwd      string // "" is a temporary folder
+	toml     string // the pi home's pi.toml
+	initLua  string // the pi home's init.lua
+	session  string // a session file to continue; "" starts one in cwd/sessions
+	allTools bool   // every tool, the scripts' too; otherwise bash only
+}
+
+// newOpsApp builds a live session as a front end does, around a scripted model and a session
+// file in a temporary folder, with bash as its one tool and no scripts.
+func newOpsApp(t *testing.T, model provider.Model, steps ...faux.Step) *live.Session {
+	t.Helper()
+	return newLiveApp(t, liveSetup{}, model, steps...)
+}
+
+// newLiveApp is newOpsApp from ls; the session is closed when the test ends.
+func newLiveApp(t *testing.T, ls liveSetup, model provider.Model, steps ...faux.Step) *live.Session {
+	t.Helper()
+	dir := cmp.Or(ls.cwd, t.TempDir())
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"pi.toml": ls.toml, "init.lua": ls.initLua} {
+		if text != "" {
+			if err := os.WriteFile(filepath.Join(home, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	o := live.Options{Cwd: dir, PiHome: home, Provider: faux.New(steps...), ProviderModel: model, Tools: []string{"bash"},
+		Thinking: "off", NoContextFiles: true, Session: session.Choice{Dir: filepath.Join(dir, "sessions"), Ref: ls.session}}
+	if ls.allTools {
+		o.Tools = nil
+	}
+	h, err := live.New(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	h.Agent().SetSystemPrompt("agent") // the scripted models tell summary requests by this
+	return h
+}
+
+// entriesOfType are the session's entries of one type, as its tree lists them.
+func entriesOfType(t *testing.T, h *live.Session, typ session.Type) []session.TreeEntry {
+	t.Helper()
+	all, _, err := h.Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []session.TreeEntry
+	for _, e := range all {
+		if e.Type == string(typ) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// sessionSnapshot opens a copy of h's session file, for reading what it holds in full.
+func sessionSnapshot(t *testing.T, h *live.Session) *session.Session {
+	t.Helper()
+	data, err := os.ReadFile(h.State().SessionFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := session.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// transcriptOf renders the session's transcript as role:text items.
+func transcriptOf(h *live.Session) string { return pitest.Transcript(h.Agent().MessagesView()) }
+
+// treeApp is a session whose file holds two branches after a shared start:
+//
+//	u1 "plan the cache" → a1 ─┬→ u2 "try redis" → a2 (edit redis.go) → r2 → a3 "redis works"
+//	                          └→ u3 "try memcached" → a4 (read mc.go) → r4 → a5 "memcached is slow"  (leaf)
+//
+// u1 carries the label "start". The file is written first and the session continues it, as
+// pi --session does.
+func treeApp(t *testing.T, steps ...faux.Step) (*live.Session, map[string]string) {
+	t.Helper()
+	return treeAppWith(t, liveSetup{}, steps...)
+}
+
+// treeAppWith is treeApp from ls (its cwd and session are treeApp's).
+func treeAppWith(t *testing.T, ls liveSetup, steps ...faux.Step) (*live.Session, map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	s := session.Create(filepath.Join(dir, "sessions"), dir)
+	ids, model := map[string]string{}, pitest.FauxModel(false)
+	add := func(name string, m provider.Message) {
+		t.Helper()
+		if m.Role == provider.RoleAssistant { // as the session records a reply, so that it continues on the same model
+			m.Provider, m.Model = model.Provider, model.ID
+		}
+		id, err := s.AppendMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = id
+	}
+	call := func(id, name, path string) provider.Message {
+		return faux.Blocks(faux.Call(id, name, map[string]any{"path": path}))
+	}
+	result := func(id, name, text string) provider.Message {
+		return provider.Message{Role: provider.RoleToolResult, ToolCallID: id, ToolName: name,
+			Content: []provider.Block{provider.Text(text)}}
+	}
+	if _, err := s.AppendModelChange(model.Provider, model.ID); err != nil { // as a new session records its model
+		t.Fatal(err)
+	}
+	add("u1", provider.UserText("plan the cache", 1))
+	if _, err := s.SetLabel(ids["u1"], "start"); err != nil {
+		t.Fatal(err)
+	}
+	add("a1", faux.Text("two options"))
+	add("u2", provider.UserText("try redis", 2))
+	add("a2", call("c2", "edit", "redis.go"))
+	add("r2", result("c2", "edit", "edited redis.go"))
+	add("a3", faux.Text("redis works"))
+	if err := s.Branch(ids["a1"]); err != nil {
+		t.Fatal(err)
+	}
+	add("u3", provider.UserText("try memcached", 3))
+	add("a4", call("c4", "read", "mc.go"))
+	add("r4", result("c4", "read", "package mc"))
+	add("a5", faux.Text("memcached is slow"))
+	path := s.Path()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ls.cwd, ls.session = dir, path
+	return newLiveApp(t, ls, model, steps...), ids
+}
+
+func TestBinaryRecordsAndContinuesSessions(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	script, _ := filepath.Abs("testdata/faux/hello.json")
+	for _, args := range [][]string{{"-p", "first"}, {"-c", "-p", "second"}} {
+		r := runPi(t, bin, dir, append([]string{"--faux-script", script}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("%v: code %d stderr %s", args, r.code, r.stderr)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".pihome", "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("want one session file continued by -c, found %v", files)
+	}
+	var users []string
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e struct {
+			Type    string           `json:"type"`
+			Message provider.Message `json:"message"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("bad line %q: %v", sc.Text(), err)
+		}
+		if e.Type == "message" && e.Message.Role == provider.RoleUser {
+			users = append(users, e.Message.Content[len(e.Message.Content)-1].Text)
+		}
+	}
+	if strings.Join(users, ",") != "first,second" {
+		t.Fatalf("user messages in the session: %v", users)
+	}
+	r := runPi(t, bin, dir, "sessions")
+	if r.code != 0 || !strings.Contains(r.stdout, "first") || !strings.Contains(r.stdout, "   4 msgs") {
+		t.Fatalf("pi sessions: %q %q", r.stdout, r.stderr)
 	}
 }

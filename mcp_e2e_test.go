@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"pi/internal/mcptest"
+	"pi/internal/pitest"
 )
 
 // mcpServerScript finds an npm MCP server's entry point in the cache .ci/run installs into
@@ -107,11 +108,9 @@ func runMCP(t *testing.T, toml string, calls []mcpCall) {
 	}
 }
 
-func tomlString(s string) string { b, _ := json.Marshal(s); return string(b) }
-
 func TestMCPServerEverything(t *testing.T) {
 	entry := mcpServerScript(t, "server-everything")
-	runMCP(t, fmt.Sprintf("[mcp.servers.everything]\ncommand = \"node\"\nargs = [%s, \"stdio\"]\n", tomlString(entry)), []mcpCall{
+	runMCP(t, fmt.Sprintf("[mcp.servers.everything]\ncommand = \"node\"\nargs = [%s, \"stdio\"]\n", pitest.TOMLString(entry)), []mcpCall{
 		{id: "c1", tool: "mcp__everything__echo", args: map[string]any{"message": "hi there"}, want: "Echo: hi there"},
 		{id: "c2", tool: "mcp__everything__get-tiny-image", want: "image", image: true},
 		{id: "c3", tool: "mcp__everything__trigger-long-running-operation", args: map[string]any{"duration": 1, "steps": 3},
@@ -127,7 +126,7 @@ func TestMCPServerFilesystem(t *testing.T) {
 	files := t.TempDir()
 	os.WriteFile(filepath.Join(files, "notes.txt"), []byte("buy milk\n"), 0o644)
 	runMCP(t, fmt.Sprintf("[mcp.servers.fs]\ncommand = \"node\"\nargs = [%s, %s]\ntools = [\"read_text_file\", \"list_directory\"]\n",
-		tomlString(entry), tomlString(files)), []mcpCall{
+		pitest.TOMLString(entry), pitest.TOMLString(files)), []mcpCall{
 		{id: "c1", tool: "mcp__fs__read_text_file", args: map[string]any{"path": filepath.Join(files, "notes.txt")}, want: "buy milk"},
 		{id: "c2", tool: "mcp__fs__list_directory", args: map[string]any{"path": files}, want: "[FILE] notes.txt"},
 		{id: "c3", tool: "mcp__fs__read_text_file", args: map[string]any{"path": "/etc/passwd"}, want: "outside allowed directories", isError: true},
@@ -141,7 +140,7 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	s := mcptest.New()
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
-	runMCP(t, fmt.Sprintf("[mcp.servers.local]\nurl = %s\n", tomlString(srv.URL+"/mcp")), []mcpCall{
+	runMCP(t, fmt.Sprintf("[mcp.servers.local]\nurl = %s\n", pitest.TOMLString(srv.URL+"/mcp")), []mcpCall{
 		{id: "c1", tool: "mcp__local__echo", args: map[string]any{"text": "over http"}, want: "echo: over http"},
 		{id: "c2", tool: "mcp__local__progress", args: map[string]any{"steps": 2}, want: "2 steps done", updates: 2},
 		{id: "c3", tool: "mcp__local__image", want: "buy milk", image: true},

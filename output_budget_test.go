@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/internal/pitest"
 	"pi/provider/faux"
 )
 
@@ -127,7 +128,7 @@ func TestEndlessReplyStopsAtTheOutputBudgetInEveryMode(t *testing.T) {
 // message_update of a reply and then now and then; set_full_updates gives it in every one.
 func TestRPCSetFullUpdates(t *testing.T) {
 	long := strings.Repeat("a reply long enough for several snapshots ", 200)
-	a := newOpsApp(t, fauxModel(false), faux.Text(long), faux.Text(long))
+	a := newOpsApp(t, pitest.FauxModel(false), faux.Text(long), faux.Text(long))
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	for _, full := range []bool{false, true} {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"pi/internal/pitest"
+	"pi/live"
 	"pi/provider"
 	"pi/provider/faux"
 )
@@ -13,10 +15,10 @@ import (
 // TestJSONModeReportsQueueChanges checks that --mode json writes queue_update when a follow-up
 // is queued during a run and again when it is delivered.
 func TestJSONModeReportsQueueChanges(t *testing.T) {
-	var a *harness
-	a = newOpsApp(t, fauxModel(false),
+	var a *live.Session
+	a = newOpsApp(t, pitest.FauxModel(false),
 		faux.Reply(func(*provider.Request) provider.Message {
-			a.agent.FollowUp(provider.UserText("one more thing", 2))
+			a.Agent().FollowUp(provider.UserText("one more thing", 2))
 			return faux.Text("first answer")
 		}),
 		faux.Text("second answer"))

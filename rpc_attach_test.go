@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"pi/config"
+	"pi/internal/pitest"
 	"pi/provider/faux"
 )
 
@@ -14,11 +14,7 @@ import (
 // cycle_model steps through it both ways, and leaves_conversation tells whether a /tree move
 // leaves messages behind.
 func TestRPCScopedModelsAndTreeLeaves(t *testing.T) {
-	a := newOpsApp(t, fauxModel(false), faux.Text("A reply."))
-	zero := 0
-	a.cfg = &config.Config{Retry: config.RetryConfig{MaxRetries: &zero}, Providers: map[string]*config.ProviderConfig{
-		"local": {Kind: "openai", BaseURL: "http://127.0.0.1:9/v1", Models: []config.ModelConfig{{ID: "one"}, {ID: "two"}}}}}
-	a.settings.cfg = a.cfg
+	a := newLiveApp(t, liveSetup{toml: localModelsTOML}, pitest.FauxModel(false), faux.Text("A reply."))
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	data := func(r rpcLine) map[string]any { d, _ := r["data"].(map[string]any); return d }
@@ -59,11 +55,10 @@ func TestRPCScopedModelsAndTreeLeaves(t *testing.T) {
 // run_shortcut runs one (its notice comes out as an extension UI request), an unknown key is
 // refused, and reload loads the changed init.lua, whose shortcut then runs instead.
 func TestRPCShortcutsAndReload(t *testing.T) {
-	a := newOpsApp(t, fauxModel(false))
 	shortcut := func(says string) string {
 		return `pi.register_shortcut{key = "ctrl+alt+p", description = "plan", run = function() pi.notify("` + says + `", "info") end}`
 	}
-	startScripts(t, a, shortcut("first"))
+	a := newLiveApp(t, liveSetup{initLua: shortcut("first")}, pitest.FauxModel(false))
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	list, _ := c.mustCall(map[string]any{"type": "get_shortcuts"}).data()["shortcuts"].([]any)
@@ -82,7 +77,23 @@ func TestRPCShortcutsAndReload(t *testing.T) {
 	if r := c.call(map[string]any{"type": "run_shortcut", "key": "ctrl+alt+q"}); r["success"] != false {
 		t.Fatalf("an unknown key: %v", r)
 	}
-	os.WriteFile(filepath.Join(a.piHome, "init.lua"), []byte(shortcut("second")), 0o644)
+	os.WriteFile(filepath.Join(a.PiHome(), "init.lua"), []byte(shortcut("second")), 0o644)
 	c.mustCall(map[string]any{"type": "reload"})
 	run("second")
 }
+
+// localModelsTOML configures a provider "local" with the models one and two, nothing listening
+// at its address, and no retries.
+const localModelsTOML = `[retry]
+max_retries = 0
+
+[providers.local]
+kind = "openai"
+base_url = "http://127.0.0.1:9/v1"
+
+[[providers.local.models]]
+id = "one"
+
+[[providers.local.models]]
+id = "two"
+`

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"pi/internal/pitest"
+	"pi/live"
 	"pi/provider"
 	"pi/provider/faux"
 )
@@ -321,7 +323,7 @@ func rpcToolTurn(t *testing.T, c *rpcClient) {
 	c.prompt("what do the notes say?")
 	want := []string{"agent_start", "turn_start", "message_start", "message_update", "tool_execution_start",
 		"tool_execution_end", "turn_end", "turn_start", "message_update", "agent_end"}
-	if !inOrder(c.types(from), want) {
+	if !pitest.InOrder(c.types(from), want) {
 		t.Fatalf("events %v lack %v in order", c.types(from), want)
 	}
 	st := c.state()
@@ -517,7 +519,7 @@ func rpcSessions(t *testing.T, c *rpcClient) {
 func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // startInProcess serves the protocol on pipes, so a test can reach the server's own methods.
-func startInProcess(t *testing.T, ctx context.Context, a *harness) (*rpcClient, *rpcServer, func() int) {
+func startInProcess(t *testing.T, ctx context.Context, a *live.Session) (*rpcClient, *rpcServer, func() int) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -542,7 +544,7 @@ func startInProcess(t *testing.T, ctx context.Context, a *harness) (*rpcClient, 
 }
 
 func TestRPCExtensionUI(t *testing.T) {
-	a := newOpsApp(t, fauxModel(false))
+	a := newOpsApp(t, pitest.FauxModel(false))
 	c, s, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	ctx := context.Background()
@@ -640,7 +642,7 @@ func TestRPCExtensionUI(t *testing.T) {
 }
 
 func TestRPCThinkingOnAReasoningModel(t *testing.T) {
-	a := newOpsApp(t, fauxModel(true))
+	a := newOpsApp(t, pitest.FauxModel(true))
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	c.mustCall(map[string]any{"type": "set_thinking_level", "level": "high"})
@@ -664,7 +666,7 @@ func TestRPCThinkingOnAReasoningModel(t *testing.T) {
 func TestRPCBashReachesTheNextRequest(t *testing.T) {
 	var mu sync.Mutex
 	var sent []provider.Message
-	a := newOpsApp(t, fauxModel(false), faux.Reply(func(req *provider.Request) provider.Message {
+	a := newOpsApp(t, pitest.FauxModel(false), faux.Reply(func(req *provider.Request) provider.Message {
 		mu.Lock()
 		sent = req.Messages
 		mu.Unlock()
@@ -692,8 +694,8 @@ func TestRPCClosingAbortsTheRun(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			p := faux.New(faux.Text(strings.Repeat("slow words ", 200)))
 			p.ChunkDelay, p.ChunkRunes = 20*time.Millisecond, 2
-			a := newOpsApp(t, fauxModel(false))
-			a.agent.SetProvider(p, fauxModel(false))
+			a := newOpsApp(t, pitest.FauxModel(false))
+			a.Agent().SetProvider(p, pitest.FauxModel(false))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			c, _, stop := startInProcess(t, ctx, a)
@@ -707,10 +709,10 @@ func TestRPCClosingAbortsTheRun(t *testing.T) {
 			if code := stop(); code != 0 || time.Since(start) > 5*time.Second {
 				t.Fatalf("exit code %d after %v", code, time.Since(start))
 			}
-			if a.agent.IsRunning() {
+			if a.Agent().IsRunning() {
 				t.Fatal("the run goes on after the session ended")
 			}
-			msgs := a.agent.State().Messages
+			msgs := a.Agent().State().Messages
 			if last := msgs[len(msgs)-1]; last.StopReason != provider.StopAborted {
 				t.Fatalf("last message %v", last.StopReason)
 			}
@@ -723,8 +725,8 @@ func TestRPCClosingAbortsTheRun(t *testing.T) {
 func TestRPCCommandsWhileStreaming(t *testing.T) {
 	p := faux.New(faux.Text(strings.Repeat("slow words ", 100)))
 	p.ChunkDelay, p.ChunkRunes = 5*time.Millisecond, 4
-	a := newOpsApp(t, fauxModel(true))
-	a.agent.SetProvider(p, fauxModel(true))
+	a := newOpsApp(t, pitest.FauxModel(true))
+	a.Agent().SetProvider(p, pitest.FauxModel(true))
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	from := c.mark()
@@ -752,5 +754,58 @@ func TestRPCCommandsWhileStreaming(t *testing.T) {
 	if st := c.state(); st["isStreaming"] != false || st["autoCompactionEnabled"] != false ||
 		st["steeringMode"] != "all" || st["thinkingLevel"] != "medium" {
 		t.Fatalf("state after the run: %v", st)
+	}
+}
+
+// TestRPCBashBackToBack sends two bash commands without waiting: the first runs, the second
+// is refused, ten times out of ten.
+func TestRPCBashBackToBack(t *testing.T) {
+	a := newOpsApp(t, pitest.FauxModel(false))
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	for round := range 10 {
+		from := c.mark()
+		first, second := fmt.Sprintf("first-%d", round), fmt.Sprintf("second-%d", round)
+		c.sendRaw(`{"type":"bash","id":"` + first + `","command":"sleep 0.05; echo one"}` + "\n" +
+			`{"type":"bash","id":"` + second + `","command":"echo two"}` + "\n")
+		r1 := c.await(from, first, func(l rpcLine) bool { return l["id"] == first })
+		r2 := c.await(from, second, func(l rpcLine) bool { return l["id"] == second })
+		if r1["success"] != true || r1.data()["output"] != "one\n" || r2["success"] != false {
+			t.Fatalf("round %d: first %v, second %v", round, r1, r2)
+		}
+	}
+}
+
+// TestRPCBoundsWhatItHoldsAndEchoes: an over-long command line is dropped with an error and
+// the session goes on; a response echoes at most a bounded id and command name.
+func TestRPCBoundsWhatItHoldsAndEchoes(t *testing.T) {
+	a := newOpsApp(t, pitest.FauxModel(false))
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := newRPCServer(a, outW, io.Discard)
+	s.maxLine = 4096
+	done := make(chan struct{})
+	go func() { s.serve(context.Background(), inR); outW.Close(); close(done) }()
+	c := newRPCClient(t, inW, outR)
+	defer func() { inW.Close(); c.drain(); <-done }()
+
+	from := c.mark()
+	c.sendRaw(`{"type":"get_state","pad":"` + strings.Repeat("x", 10000) + `"}` + "\n")
+	if r := c.await(from, "the dropped line's error", func(l rpcLine) bool { return l["command"] == "parse" }); !strings.Contains(fmt.Sprint(r["error"]), "longer than 4096 bytes") {
+		t.Fatalf("over-long line: %v", r)
+	}
+	if r := c.call(map[string]any{"type": "get_state"}); r["success"] != true {
+		t.Fatalf("after a dropped line get_state fails: %v", r)
+	}
+	long := strings.Repeat("y", 3000)
+	r := c.call(map[string]any{"type": long})
+	if cmd := fmt.Sprint(r["command"]); len(cmd) > maxEchoedName+len("…") || len(fmt.Sprint(r["error"])) > 200 {
+		t.Fatalf("unknown command echoed %d bytes of name, %d of error", len(cmd), len(fmt.Sprint(r["error"])))
+	}
+	from = c.mark()
+	c.sendRaw(`{"type":"get_state","id":"` + strings.Repeat("i", 2000) + `"}` + "\n")
+	r = c.await(from, "the long id's response", func(l rpcLine) bool { return l["type"] == "response" })
+	if r["id"] != nil || !strings.Contains(fmt.Sprint(r["error"]), "ids of up to") {
+		t.Fatalf("a 2000-byte id: %v", r)
 	}
 }

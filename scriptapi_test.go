@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"pi/internal/pitest"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -20,15 +21,14 @@ import (
 // next_turn rides after the user's next prompt; trigger_turn starts a run the model sees it in.
 func TestRPCSendCustomMessage(t *testing.T) {
 	p := faux.New(faux.Text("one"), faux.Text("two"))
-	a := newOpsApp(t, fauxModel(false))
-	a.agent.SetProvider(p, fauxModel(false))
-	startScripts(t, a, `pi.register_command{name = "note", run = function()
+	a := newLiveApp(t, liveSetup{initLua: `pi.register_command{name = "note", run = function()
   pi.send_message{custom_type = "note", content = "a note", display = true, details = {n = 1}}
   pi.send_message({custom_type = "later", content = "for the next turn"}, {deliver_as = "next_turn"})
 end}
 pi.register_command{name = "go", run = function()
   pi.send_message({custom_type = "go", content = "do it now"}, {trigger_turn = true})
-end}`)
+end}`}, pitest.FauxModel(false))
+	a.Agent().SetProvider(p, pitest.FauxModel(false))
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	from := c.mark()
@@ -51,7 +51,7 @@ end}`)
 		t.Fatalf("the triggered turn read %q", got)
 	}
 	var types []string
-	for _, e := range entriesOfType(t, a.rec.session(), session.TypeCustomMessage) {
+	for _, e := range pitest.EntriesOfType(t, sessionSnapshot(t, a), session.TypeCustomMessage) {
 		types = append(types, e.CustomType)
 	}
 	if strings.Join(types, ",") != "note,later,go" {
@@ -72,11 +72,10 @@ func userTexts(msgs []provider.Message) []string {
 // user_bash over RPC's bash: a script's result stands in for the command (and is what the
 // session records and the model reads), a block refuses it, and other commands run.
 func TestRPCUserBash(t *testing.T) {
-	a := newOpsApp(t, fauxModel(false), faux.Text("ok"))
-	startScripts(t, a, `pi.on("user_bash", function(ev)
+	a := newLiveApp(t, liveSetup{initLua: `pi.on("user_bash", function(ev)
   if ev.command == "deploy" then return {block = true, reason = "no deploys from here"} end
   if ev.command == "weather" then return {result = {output = "sunny", exit_code = 0}} end
-end)`)
+end)`}, pitest.FauxModel(false), faux.Text("ok"))
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	if r := c.mustCall(map[string]any{"type": "bash", "command": "weather"}); r.data()["output"] != "sunny" || r.data()["exitCode"] != float64(0) {
@@ -89,7 +88,7 @@ end)`)
 		t.Fatalf("echo: %v", r)
 	}
 	var outputs []string
-	for _, m := range a.agent.MessagesView() {
+	for _, m := range a.Agent().MessagesView() {
 		if m.Role == session.RoleBashExecution {
 			var out string
 			_ = json.Unmarshal(m.Extra["output"], &out)
@@ -104,15 +103,13 @@ end)`)
 // resources_discover at start-up: the skill folder and template a script names become
 // commands an RPC client lists and runs.
 func TestRPCResourcesDiscover(t *testing.T) {
-	a := newOpsApp(t, fauxModel(false), faux.Text("done"))
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "skills", "tidy"), 0o755)
 	os.WriteFile(filepath.Join(dir, "skills", "tidy", "SKILL.md"), []byte("---\nname: tidy\ndescription: Tidies up.\n---\nTidy.\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "hello.md"), []byte("---\ndescription: Say hello\n---\nSay hello to $1.\n"), 0o644)
-	rt := startScripts(t, a, `pi.on("resources_discover", function(ev)
-  return {skill_paths = {"`+dir+`/skills"}, prompt_paths = {"`+dir+`/hello.md"}}
-end)`)
-	rt.SessionStarted(context.Background())
+	a := newLiveApp(t, liveSetup{initLua: `pi.on("resources_discover", function(ev)
+  return {skill_paths = {"` + dir + `/skills"}, prompt_paths = {"` + dir + `/hello.md"}}
+end)`}, pitest.FauxModel(false), faux.Text("done")) // live.New starts the session: resources_discover runs
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	var names []string
@@ -123,7 +120,7 @@ end)`)
 		t.Fatalf("commands %v", names)
 	}
 	c.prompt("/hello Ada")
-	if got := userTexts(a.agent.MessagesView()); len(got) != 1 || !strings.HasSuffix(got[0], "Say hello to Ada.") {
+	if got := userTexts(a.Agent().MessagesView()); len(got) != 1 || !strings.HasSuffix(got[0], "Say hello to Ada.") {
 		t.Fatalf("the template sent %q", got)
 	}
 }

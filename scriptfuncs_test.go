@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"pi/internal/chattest"
+	"pi/internal/pitest"
+	"pi/live"
 	"pi/provider/faux"
 )
 
@@ -57,7 +59,7 @@ pi.register_command{name = "list", description = "lists", run = function()
 				c.prompt("hi")
 				from := c.mark()
 				c.mustCall(map[string]any{"type": "prompt", "message": "/list"})
-				if got := c.notice(from, "list "); got != "list bash:true:false peek:true:true /list:extension" {
+				if got := c.notice(from, "list "); got != "list read:true:true bash:true:false edit:true:false write:true:false grep:false:true find:false:true ls:false:true peek:true:true /list:extension" {
 					t.Fatalf("notice %q", got)
 				}
 			}},
@@ -112,9 +114,7 @@ pi.register_tool{name = "nudge", description = "d", execute = function()
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a := newOpsApp(t, fauxModel(false), tc.steps...)
-			a.scripts.allowlist = nil // bash and every script tool
-			startScripts(t, a, tc.src)
+			a := newLiveApp(t, liveSetup{initLua: tc.src, allTools: true}, pitest.FauxModel(false), tc.steps...) // bash and every script tool
 			c, _, stop := startInProcess(t, context.Background(), a)
 			defer stop()
 			tc.drive(t, c)
@@ -139,7 +139,7 @@ func TestProviderRequestEvents(t *testing.T) {
 				chattest.Reply{Lines: []string{chattest.Done("two", 1, 1)}})
 			h := setupLuaProvider(t, srv, "native/m1", hooksScript)
 			send := func(text string) {
-				if err := h.Send(context.Background(), Input{Text: text, Source: sourceRPC}); err != nil {
+				if err := h.Send(context.Background(), live.Input{Text: text, Source: live.SourceRPC}); err != nil {
 					t.Fatal(err)
 				}
 			}

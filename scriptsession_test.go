@@ -9,29 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"pi/lua"
+	"pi/internal/pitest"
 )
-
-// startScripts loads src as the user's init.lua into a's runtime, with the host pi gives it.
-func startScripts(t *testing.T, a *harness, src string) *lua.Runtime {
-	t.Helper()
-	os.MkdirAll(a.piHome, 0o755)
-	os.WriteFile(filepath.Join(a.piHome, "init.lua"), []byte(src), 0o644)
-	rt, err := lua.New(context.Background(), lua.Options{PiHome: a.piHome, Cwd: a.cwd, NoProject: true,
-		Host: scriptHost(a.scripts, func() *harness { return a }, nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Close)
-	a.scripts.rt = rt
-	return rt
-}
 
 // A script command's calls to the screen functions reach an RPC client as pi's extension UI
 // requests, and its session functions change what get_state reports.
 func TestRPCScriptSessionFunctions(t *testing.T) {
-	a := newOpsApp(t, fauxModel(true))
-	startScripts(t, a, `pi.register_command{name = "setup", run = function()
+	a := newLiveApp(t, liveSetup{initLua: `pi.register_command{name = "setup", run = function()
   pi.set_status("plan", "⏸ plan")
   pi.set_widget("todo", {"☐ a"}, {placement = "below"})
   pi.set_title("pi: setup")
@@ -41,7 +25,7 @@ func TestRPCScriptSessionFunctions(t *testing.T) {
   local id = pi.append_entry("todo-state", {n = 1})
   pi.set_label(id, "state")
   pi.notify(tostring(pi.is_idle()) .. " " .. pi.session_name() .. " " .. pi.thinking_level() .. " " .. pi.context_usage().context_window, "info")
-end}`)
+end}`}, pitest.FauxModel(true))
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	from := c.mark()
@@ -64,9 +48,9 @@ end}`)
 		t.Fatalf("state %v", st)
 	}
 	var found bool
-	entries, _ := a.rec.session().Entries()
+	entries, _, _ := a.Tree() // nothing is in the file yet: a session is written from its first reply on
 	for _, e := range entries {
-		found = found || (e.Type == "custom" && e.CustomType == "todo-state" && a.rec.session().Label(e.ID) == "state")
+		found = found || (e.Type == "custom" && e.Preview == "todo-state" && e.Label == "state") // a custom entry's preview is its type
 	}
 	if !found {
 		t.Fatal("the custom entry is not in the session with its label")
@@ -88,43 +72,43 @@ func TestParseArgsScriptFlags(t *testing.T) {
 // The session's moves reach the scripts over RPC: session_before_tree, session_before_switch
 // and session_before_fork may cancel them, session_tree and thinking_level_select report them.
 func TestRPCScriptSessionEvents(t *testing.T) {
-	a, ids := treeApp(t)
-	a.agent.SetModel(fauxModel(true))
-	startScripts(t, a, `local allow = false
+	a, ids := treeAppWith(t, liveSetup{initLua: `local allow = false
 pi.register_command{name = "allow", run = function() allow = true end}
 pi.on("session_before_tree", function(ev) if not allow then pi.notify("no tree to " .. ev.target_id, "info") return {cancel = true} end end)
 pi.on("session_tree", function(ev) pi.notify("tree " .. ev.old_leaf_id .. " -> " .. ev.new_leaf_id, "info") end)
 pi.on("session_before_switch", function(ev) pi.notify("no " .. ev.reason, "info") return {cancel = true} end)
 pi.on("session_before_fork", function(ev) pi.notify("no fork at " .. ev.entry_id .. " " .. ev.position, "info") return {cancel = true} end)
-pi.on("thinking_level_select", function(ev) pi.notify("thinking " .. ev.previous_level .. " -> " .. ev.level, "info") end)`)
+pi.on("thinking_level_select", function(ev) pi.notify("thinking " .. ev.previous_level .. " -> " .. ev.level, "info") end)`})
+	a.Agent().SetModel(pitest.FauxModel(true))
+
 	c, _, stop := startInProcess(t, context.Background(), a)
 	defer stop()
 	from := c.mark()
-	leaf := a.rec.session().Leaf()
-	if r := c.call(map[string]any{"type": "navigate_tree", "targetId": ids["u2"]}); r["success"] != false || a.rec.session().Leaf() != leaf {
+	leaf := a.State().Leaf
+	if r := c.call(map[string]any{"type": "navigate_tree", "targetId": ids["u2"]}); r["success"] != false || a.State().Leaf != leaf {
 		t.Fatalf("a cancelled move went ahead: %v", r)
 	}
 	c.await(from, "the tree notice", func(l rpcLine) bool { return l["message"] == "no tree to "+ids["u2"] })
 	c.mustCall(map[string]any{"type": "prompt", "message": "/allow"})
 	c.mustCall(map[string]any{"type": "navigate_tree", "targetId": ids["a3"]})
 	c.await(from, "session_tree", func(l rpcLine) bool { return l["message"] == "tree "+leaf+" -> "+ids["a3"] })
-	id := a.rec.session().ID()
-	if r := c.call(map[string]any{"type": "new_session"}); r["success"] != false || a.rec.session().ID() != id {
+	id := a.State().SessionID
+	if r := c.call(map[string]any{"type": "new_session"}); r["success"] != false || a.State().SessionID != id {
 		t.Fatalf("a cancelled new session went ahead: %v", r)
 	}
 	c.await(from, "the switch notice", func(l rpcLine) bool { return l["message"] == "no new" })
-	files, _ := os.ReadDir(filepath.Dir(a.rec.session().Path()))
-	if r := c.call(map[string]any{"type": "fork", "entryId": ids["u2"]}); r["success"] != false || a.rec.session().ID() != id {
+	files, _ := os.ReadDir(filepath.Dir(a.State().SessionFile))
+	if r := c.call(map[string]any{"type": "fork", "entryId": ids["u2"]}); r["success"] != false || a.State().SessionID != id {
 		t.Fatalf("a cancelled fork went ahead: %v", r)
 	}
 	c.await(from, "the fork notice", func(l rpcLine) bool { return l["message"] == "no fork at "+ids["u2"]+" before" })
-	if r := c.call(map[string]any{"type": "clone"}); r["success"] != false || a.rec.session().ID() != id {
+	if r := c.call(map[string]any{"type": "clone"}); r["success"] != false || a.State().SessionID != id {
 		t.Fatalf("a cancelled clone went ahead: %v", r)
 	}
-	if after, _ := os.ReadDir(filepath.Dir(a.rec.session().Path())); len(after) != len(files) {
+	if after, _ := os.ReadDir(filepath.Dir(a.State().SessionFile)); len(after) != len(files) {
 		t.Fatalf("a cancelled fork or clone left a session file: %d files, then %d", len(files), len(after))
 	}
-	c.await(from, "the clone notice", func(l rpcLine) bool { return l["message"] == "no fork at "+a.rec.session().Leaf()+" at" })
+	c.await(from, "the clone notice", func(l rpcLine) bool { return l["message"] == "no fork at "+a.State().Leaf+" at" })
 	c.mustCall(map[string]any{"type": "set_thinking_level", "level": "high"})
 	c.await(from, "thinking_level_select", func(l rpcLine) bool { return l["message"] == "thinking off -> high" })
 }

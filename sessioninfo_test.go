@@ -5,10 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"pi/session"
 	"slices"
 	"strings"
 	"testing"
+
+	"pi/session"
 )
 
 func TestUniquePrefixes(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"pi/internal/ollamatest"
+	"pi/internal/pitest"
+	"pi/live"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -50,7 +52,7 @@ func TestSubagentContextFigure(t *testing.T) {
 	sources = sources[:20]
 	growth := map[string]int{}
 	for _, via := range []string{"direct", "explore"} {
-		h, cwd := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+		h, cwd := subagentSession(t, "[subagents]\nenabled = true\n", live.Options{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
 			child := strings.Contains(who, "SCAN")
 			reads := 0
 			for _, m := range req.Messages {
@@ -60,11 +62,11 @@ func TestSubagentContextFigure(t *testing.T) {
 			}
 			switch {
 			case via == "direct" && !child && reads < 20, child && reads < 20:
-				return subCall("read", map[string]any{"path": filepath.Base(sources[reads])})
+				return pitest.SubCall("read", map[string]any{"path": filepath.Base(sources[reads])})
 			case child:
 				return faux.Text("The 20 files define package session: files, entries, compaction, listing.")
 			case via == "explore" && last.Role == provider.RoleUser:
-				return subCall("Agent", map[string]any{"prompt": "SCAN the 20 .go files and say what they define.",
+				return pitest.SubCall("Agent", map[string]any{"prompt": "SCAN the 20 .go files and say what they define.",
 					"description": "scan", "subagent_type": "explore"})
 			}
 			return faux.Text("Done.")
@@ -74,7 +76,7 @@ func TestSubagentContextFigure(t *testing.T) {
 			os.WriteFile(filepath.Join(cwd, filepath.Base(src)), data, 0o644)
 		}
 		send(t, h, "What do the 20 files define?")
-		for _, m := range h.agent.MessagesView() {
+		for _, m := range h.Agent().MessagesView() {
 			growth[via] += session.EstimateTokens(&m)
 		}
 	}

@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"pi/internal/pitest"
+	"pi/live"
 	"pi/permission"
 	"pi/provider"
 	"pi/provider/faux"
@@ -20,11 +24,11 @@ import (
 func subagentEventRouter(who string, last provider.Message, req *provider.Request) provider.Message {
 	switch {
 	case strings.Contains(who, "TASK") && last.Role == provider.RoleUser:
-		return subCall("read", map[string]any{"path": "notes.txt"})
+		return pitest.SubCall("read", map[string]any{"path": "notes.txt"})
 	case strings.Contains(who, "TASK"):
 		return faux.Text("CHILD-ANSWER")
 	case last.Role == provider.RoleUser:
-		return subCall("Agent", map[string]any{"prompt": "TASK: read notes.txt", "description": "scan", "subagent_type": "explore"})
+		return pitest.SubCall("Agent", map[string]any{"prompt": "TASK: read notes.txt", "description": "scan", "subagent_type": "explore"})
 	}
 	return faux.Text("PARENT-DONE")
 }
@@ -34,7 +38,7 @@ func subagentEventRouter(who string, last provider.Message, req *provider.Reques
 func TestSubagentEventsInJSONAndRPC(t *testing.T) {
 	for _, mode := range []string{"json", "rpc"} {
 		t.Run(mode, func(t *testing.T) {
-			h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, subagentEventRouter)
+			h, _ := subagentSession(t, "[subagents]\nenabled = true\n", live.Options{}, subagentEventRouter)
 			var lines []map[string]any
 			switch mode {
 			case "json":
@@ -115,17 +119,17 @@ func checkSubagentEvents(t *testing.T, lines []map[string]any) {
 // background child runs: it waits for the child and for the turn its notice starts, whose
 // reply is the one printed.
 func TestSubagentPrintModeWaitsForBackgroundChildren(t *testing.T) {
-	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", live.Options{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
 		text := last.TextContent()
 		switch {
 		case strings.Contains(who, "TASK") && last.Role == provider.RoleUser:
-			return subCall("bash", map[string]any{"command": "sleep 0.5"})
+			return pitest.SubCall("bash", map[string]any{"command": "sleep 0.5"})
 		case strings.Contains(who, "TASK"):
 			return faux.Text("BG-ANSWER")
 		case last.Role == provider.RoleUser && strings.Contains(text, "Background agent agent-1"):
 			return faux.Text("NOTICE-SEEN")
 		case last.Role == provider.RoleUser:
-			return subCall("Agent", map[string]any{"prompt": "TASK: look", "description": "bg", "run_in_background": true})
+			return pitest.SubCall("Agent", map[string]any{"prompt": "TASK: look", "description": "bg", "run_in_background": true})
 		}
 		return faux.Text("STARTED")
 	})
@@ -159,19 +163,19 @@ func (u *askUI) ExtensionUI(string, map[string]any)                           {}
 // TestSubagentAsksOnTheParentsScreen: in the ask permission mode a child's call is put to the
 // user on the parent's screen, named as the child's; the answer lets it run.
 func TestSubagentAsksOnTheParentsScreen(t *testing.T) {
-	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", cliOptions{permissions: "ask"}, func(who string, last provider.Message, req *provider.Request) provider.Message {
+	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", live.Options{Permissions: "ask"}, func(who string, last provider.Message, req *provider.Request) provider.Message {
 		switch {
 		case strings.Contains(who, "TASK") && last.Role == provider.RoleUser:
-			return subCall("bash", map[string]any{"command": "echo child-ran"})
+			return pitest.SubCall("bash", map[string]any{"command": "echo child-ran"})
 		case strings.Contains(who, "TASK"):
 			return faux.Text("child: " + last.TextContent())
 		case last.Role == provider.RoleUser:
-			return subCall("Agent", map[string]any{"prompt": "TASK: run it", "description": "r"})
+			return pitest.SubCall("Agent", map[string]any{"prompt": "TASK: run it", "description": "r"})
 		}
 		return faux.Text("done")
 	})
 	ui := &askUI{}
-	h.scripts.setUI(ui)
+	h.SetUI(ui)
 	send(t, h, "go")
 	ui.mu.Lock()
 	defer ui.mu.Unlock()
@@ -182,5 +186,34 @@ func TestSubagentAsksOnTheParentsScreen(t *testing.T) {
 	}
 	if res := strings.Join(toolResultTexts(h), "\n"); !strings.Contains(res, "child: child-ran") {
 		t.Errorf("the child's bash did not run after the yes: %s", res)
+	}
+}
+
+// subagentSession builds a session as a front end does, with the Lua scripts (so the bundled
+// subagents script) on one faux provider that all its children share.
+func subagentSession(t *testing.T, toml string, o live.Options, r pitest.Router) (*live.Session, string) {
+	t.Helper()
+	home, cwd := pitest.SubagentHome(t, toml)
+	o.Cwd, o.PiHome, o.Stderr = cwd, home, os.Stderr
+	o.Provider, o.ProviderModel = pitest.RouterProvider(r), pitest.FauxModel(false)
+	h, err := live.New(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	return h, cwd
+}
+
+// toolResultTexts are the parent's tool results so far.
+func toolResultTexts(h *live.Session) []string {
+	return pitest.ToolResultTexts(h.Agent().MessagesView())
+}
+
+func send(t *testing.T, h *live.Session, text string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.Send(ctx, live.Input{Text: text, Source: live.SourceRPC}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"pi/internal/pitest"
 	"pi/internal/sandbox"
 )
 
@@ -25,10 +26,10 @@ func TestSubagentWorktreeUnderSandbox(t *testing.T) {
 	}
 	bin := buildPi(t)
 	d := newSBDirs(t)
-	gitIn(t, d.project, "init", "-q")
+	pitest.Git(t, d.project, "init", "-q")
 	os.WriteFile(filepath.Join(d.project, "a.txt"), []byte("one\n"), 0o644)
-	gitIn(t, d.project, "add", "a.txt")
-	gitIn(t, d.project, "commit", "-qm", "first")
+	pitest.Git(t, d.project, "add", "a.txt")
+	pitest.Git(t, d.project, "commit", "-qm", "first")
 	os.WriteFile(filepath.Join(d.piHome, "pi.toml"), []byte("[subagents]\nenabled = true\n"), 0o644)
 	probe := `echo new > b.txt; echo "inside=$?"; touch "$HOME/outside"; echo "outside=$?"; touch "` + d.project + `/fromchild"; echo "parent=$?"`
 	call := func(id, name string, args map[string]any) map[string]any {
@@ -58,10 +59,10 @@ func TestSubagentWorktreeUnderSandbox(t *testing.T) {
 	if branch == nil || !strings.Contains(res, "b.txt") {
 		t.Fatalf("the Agent result should name the branch and b.txt: %q", res)
 	}
-	if got := gitIn(t, d.project, "show", branch[1]+":b.txt"); got != "new" {
+	if got := pitest.Git(t, d.project, "show", branch[1]+":b.txt"); got != "new" {
 		t.Errorf("branch %s holds b.txt = %q", branch[1], got)
 	}
-	if st := gitIn(t, d.project, "status", "--porcelain"); st != "" {
+	if st := pitest.Git(t, d.project, "status", "--porcelain"); st != "" {
 		t.Errorf("the parent's checkout changed: %q", st)
 	}
 }
@@ -106,10 +107,10 @@ func TestSandboxGitRunsNoRepositoryCode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := newSBDirs(t)
-			gitIn(t, d.project, "init", "-q")
+			pitest.Git(t, d.project, "init", "-q")
 			os.WriteFile(filepath.Join(d.project, "a.txt"), []byte("one\n"), 0o644)
-			gitIn(t, d.project, "add", "a.txt")
-			gitIn(t, d.project, "commit", "-qm", "first")
+			pitest.Git(t, d.project, "add", "a.txt")
+			pitest.Git(t, d.project, "commit", "-qm", "first")
 			bashrc := filepath.Join(d.home, ".bashrc")
 			os.WriteFile(bashrc, []byte("# mine\n"), 0o644)
 			os.WriteFile(filepath.Join(d.piHome, "pi.toml"), []byte("[subagents]\nenabled = true\n"), 0o644)

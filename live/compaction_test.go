@@ -1,18 +1,16 @@
-package main
+package live
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"pi/agent"
 	"pi/config"
+	"pi/internal/pitest"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -55,7 +53,7 @@ func withUsage(m provider.Message, total int) provider.Message {
 	return m
 }
 
-func newTestApp(t *testing.T, sm *scriptedModel, window int, compaction bool) (*harness, *eventLog) {
+func newTestApp(t *testing.T, sm *scriptedModel, window int, compaction bool) (*Session, *eventLog) {
 	t.Helper()
 	cfg := &config.Config{}
 	cfg.Compaction.Enabled = &compaction
@@ -83,13 +81,13 @@ func compactions(rec *eventLog) []string {
 func TestThresholdCompactionInTheMiddleOfAToolLoop(t *testing.T) {
 	sm := &scriptedModel{replies: []provider.Message{
 		withUsage(faux.Text(strings.Repeat("an earlier answer ", 40)), 1000),
-		withUsage(call("c1", "echo", map[string]any{"x": 1}), 7000), // past 8000 - 2048
+		withUsage(pitest.Call("c1", "echo", map[string]any{"x": 1}), 7000), // past 8000 - 2048
 		withUsage(faux.Text("finished"), 1500),
 	}}
 	a, rec := newTestApp(t, sm, 8000, true)
 	ctx := context.Background()
 	for _, p := range []string{"first question", "now use the tool"} {
-		if err := a.compactor.prompt(ctx, provider.UserText(p, 1)); err != nil {
+		if err := a.run(ctx, provider.UserText(p, 1)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,12 +96,12 @@ func TestThresholdCompactionInTheMiddleOfAToolLoop(t *testing.T) {
 	}
 	// The compaction came after the tool result and before the model saw it.
 	types := rec.types()
-	if !inOrder(types, []string{"tool_execution_end(c1)", "compaction_start", "compaction_end", "message_start(assistant)"}) {
+	if !pitest.InOrder(types, []string{"tool_execution_end(c1)", "compaction_start", "compaction_end", "message_start(assistant)"}) {
 		t.Fatalf("events %v", types)
 	}
 	msgs := a.agent.State().Messages
 	if msgs[0].Role != session.RoleCompactionSummary || msgs[len(msgs)-1].TextContent() != "finished" {
-		t.Fatalf("transcript after compaction: %v", roles(msgs))
+		t.Fatalf("transcript after compaction: %v", pitest.Roles(msgs))
 	}
 }
 
@@ -123,10 +121,10 @@ func TestOverflowCompactsAndRetriesOnce(t *testing.T) {
 			sm := &scriptedModel{replies: tc.replies}
 			a, rec := newTestApp(t, sm, 32000, true)
 			ctx := context.Background()
-			if err := a.compactor.prompt(ctx, provider.UserText("first", 1)); err != nil {
+			if err := a.run(ctx, provider.UserText("first", 1)); err != nil {
 				t.Fatal(err)
 			}
-			err := a.compactor.prompt(ctx, provider.UserText("second", 2))
+			err := a.run(ctx, provider.UserText("second", 2))
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("prompt error %v, want %v", err, tc.wantErr)
 			}
@@ -150,8 +148,8 @@ func TestDisabledCompactionStaysDisabled(t *testing.T) {
 	}}
 	a, rec := newTestApp(t, sm, 8000, false)
 	ctx := context.Background()
-	a.compactor.prompt(ctx, provider.UserText("first", 1))
-	if err := a.compactor.prompt(ctx, provider.UserText("second", 2)); err != nil {
+	a.run(ctx, provider.UserText("first", 1))
+	if err := a.run(ctx, provider.UserText("second", 2)); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(rec.ofType(agent.EvCompactionStart)); n != 0 || sm.summaries != 0 {
@@ -159,48 +157,6 @@ func TestDisabledCompactionStaysDisabled(t *testing.T) {
 	}
 	if st := a.agent.State(); !strings.Contains(st.ErrorMessage, "prompt too long") {
 		t.Fatalf("the overflow error should stand: %q", st.ErrorMessage)
-	}
-}
-
-func TestBinaryRecordsAndContinuesSessions(t *testing.T) {
-	bin := buildPi(t)
-	dir := t.TempDir()
-	script, _ := filepath.Abs("testdata/faux/hello.json")
-	for _, args := range [][]string{{"-p", "first"}, {"-c", "-p", "second"}} {
-		r := runPi(t, bin, dir, append([]string{"--faux-script", script}, args...)...)
-		if r.code != 0 {
-			t.Fatalf("%v: code %d stderr %s", args, r.code, r.stderr)
-		}
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, ".pihome", "sessions", "*", "*.jsonl"))
-	if len(files) != 1 {
-		t.Fatalf("want one session file continued by -c, found %v", files)
-	}
-	var users []string
-	f, err := os.Open(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e struct {
-			Type    string           `json:"type"`
-			Message provider.Message `json:"message"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("bad line %q: %v", sc.Text(), err)
-		}
-		if e.Type == "message" && e.Message.Role == provider.RoleUser {
-			users = append(users, e.Message.Content[len(e.Message.Content)-1].Text)
-		}
-	}
-	if strings.Join(users, ",") != "first,second" {
-		t.Fatalf("user messages in the session: %v", users)
-	}
-	r := runPi(t, bin, dir, "sessions")
-	if r.code != 0 || !strings.Contains(r.stdout, "first") || !strings.Contains(r.stdout, "   4 msgs") {
-		t.Fatalf("pi sessions: %q %q", r.stdout, r.stderr)
 	}
 }
 
@@ -252,14 +208,6 @@ func (r *eventLog) ofType(typ string) []agent.Event {
 	return out
 }
 
-func roles(msgs []provider.Message) []string {
-	out := make([]string, len(msgs))
-	for i := range msgs {
-		out[i] = string(msgs[i].Role)
-	}
-	return out
-}
-
 var intSchema = json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}`)
 
 // testTool answers with its arguments.
@@ -269,10 +217,6 @@ func testTool(name string) *tools.Func {
 			data, _ := json.Marshal(args)
 			return tools.TextResult(name + " got " + string(data)), nil
 		}}
-}
-
-func call(id, name string, args map[string]any) provider.Message {
-	return faux.Blocks(faux.Call(id, name, args))
 }
 
 // TestCompletedReplyOverTheWindowIsAnAnswer: a reply that ended normally but reports more
@@ -287,7 +231,7 @@ func TestCompletedReplyOverTheWindowIsAnAnswer(t *testing.T) {
 	if got := compactions(rec); len(got) != 0 || sm.summaries != 0 || last == nil || last.TextContent() != "a fine answer" {
 		t.Fatalf("compactions %v, summaries %d, last reply %v", got, sm.summaries, last)
 	}
-	if n := len(entriesOfType(t, a.rec.session(), session.TypeCompaction)); n != 0 {
+	if n := len(pitest.EntriesOfType(t, a.rec.session(), session.TypeCompaction)); n != 0 {
 		t.Fatalf("%d compaction entries written", n)
 	}
 }
