@@ -527,29 +527,46 @@ func (a *Agent) endMessage(ctx context.Context, m *provider.Message) {
 }
 
 func (a *Agent) buildRequest(ctx context.Context) (*provider.Request, error) {
-	a.mu.Lock()
-	msgs := a.state.Messages[:len(a.state.Messages):len(a.state.Messages)]
-	foreign := a.foreign
-	req := &provider.Request{Model: a.state.Model, SystemPrompt: a.state.SystemPrompt,
-		Tools: a.toolDefsLocked(), Options: provider.Options{Thinking: a.state.Thinking, SessionID: a.sessionID}}
-	a.mu.Unlock()
+	req, msgs, foreign := a.requestHead()
 	if a.hooks.TransformContext != nil {
 		var err error
 		if msgs, err = a.hooks.TransformContext(ctx, msgs); err != nil {
 			return nil, fmt.Errorf("context hook: %w", err)
 		}
 	}
-	// With every message already in a model's roles there is nothing to convert; skipping the
-	// hook keeps a long transcript from costing a pass per request.
-	switch {
-	case foreign == 0 && a.hooks.TransformContext == nil:
-		req.Messages = msgs
-	case a.hooks.ConvertToLLM != nil:
-		req.Messages = a.hooks.ConvertToLLM(msgs)
-	default:
-		req.Messages = llmMessages(msgs)
-	}
+	req.Messages = a.convert(msgs, foreign > 0 || a.hooks.TransformContext != nil)
 	return req, nil
+}
+
+// RequestPrefix is what the next model call starts with: the model, the system prompt, the
+// tools and the conversation so far as a call converts it. The context hook is left out: it
+// sees the next call's messages. A warm-up of the server's cache sends it.
+func (a *Agent) RequestPrefix() *provider.Request {
+	req, msgs, foreign := a.requestHead()
+	req.Messages = a.convert(msgs, foreign > 0)
+	return req
+}
+
+// requestHead is a request without its messages, and the transcript it is built from.
+func (a *Agent) requestHead() (*provider.Request, []provider.Message, int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	msgs := a.state.Messages[:len(a.state.Messages):len(a.state.Messages)]
+	return &provider.Request{Model: a.state.Model, SystemPrompt: a.state.SystemPrompt, Tools: a.toolDefsLocked(),
+		Options: provider.Options{Thinking: a.state.Thinking, SessionID: a.sessionID}}, msgs, a.foreign
+}
+
+// convert turns msgs into what the provider is sent. With every message already in a model's
+// roles (and no context hook) there is nothing to convert; skipping the pass keeps a long
+// transcript from costing one per request.
+func (a *Agent) convert(msgs []provider.Message, needed bool) []provider.Message {
+	switch {
+	case !needed:
+		return msgs
+	case a.hooks.ConvertToLLM != nil:
+		return a.hooks.ConvertToLLM(msgs)
+	}
+	return llmMessages(msgs)
 }
 
 // llmMessages keeps the roles a model understands.

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -144,6 +145,10 @@ type ProviderConfig struct {
 	TextToolCalls       *bool `toml:"text_tool_calls"`
 	ConstrainedSampling *bool `toml:"constrained_sampling"`
 	ArgumentRepair      *bool `toml:"argument_repair"`
+	// Prewarm lets the terminal UI send the next request's prefix while the user types, so the
+	// server has it evaluated when Enter is pressed. Default: only for a server on this machine
+	// (a hosted API would bill it).
+	Prewarm *bool `toml:"prewarm"`
 
 	fromFile bool // named in a file (or by a script), not only built in
 	// What a script's definition adds (defined.go): its own kind, computed models, a literal key.
@@ -364,7 +369,7 @@ func (c *Config) mergeProvider(path, name string, src *ProviderConfig, project b
 		dst.DefaultNumCtx = src.DefaultNumCtx
 	}
 	for _, f := range []struct{ dst, src **bool }{{&dst.TextToolCalls, &src.TextToolCalls},
-		{&dst.ConstrainedSampling, &src.ConstrainedSampling}, {&dst.ArgumentRepair, &src.ArgumentRepair}} {
+		{&dst.ConstrainedSampling, &src.ConstrainedSampling}, {&dst.ArgumentRepair, &src.ArgumentRepair}, {&dst.Prewarm, &src.Prewarm}} {
 		if *f.src != nil {
 			*f.dst = *f.src
 		}
@@ -728,6 +733,10 @@ func (c *Config) describe(ctx context.Context, name string, pc *ProviderConfig, 
 	m.NoTextToolCalls = !switchOn(mc.TextToolCalls, pc.TextToolCalls)
 	m.ConstrainedSampling = cmp.Or(mc.ConstrainedSampling, pc.ConstrainedSampling)
 	m.NoArgumentRetry = !switchOn(mc.ArgumentRepair, pc.ArgumentRepair)
+	m.Prewarm = loopbackURL(m.BaseURL)
+	if pc.Prewarm != nil {
+		m.Prewarm = *pc.Prewarm
+	}
 	return m, nil
 }
 
@@ -878,4 +887,18 @@ func (c *Config) listProvider(ctx context.Context, name string) ProviderModels {
 		}
 	}
 	return res
+}
+
+// loopbackURL reports whether a server URL names this machine (localhost, 127.0.0.0/8, ::1).
+func loopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -201,12 +201,20 @@ func (h *Session) AvailableModels(ctx context.Context) []provider.Model {
 
 // SetModel switches to the model spec names (provider/id[:thinking]).
 func (h *Session) SetModel(ctx context.Context, spec string) (provider.Model, error) {
-	return h.settings.setModel(ctx, spec, "set")
+	m, err := h.settings.setModel(ctx, spec, "set")
+	if err == nil {
+		h.prewarm()
+	}
+	return m, err
 }
 
 // CycleModel steps through the scope's models (step -1 steps back); nil when there is no other.
 func (h *Session) CycleModel(ctx context.Context, step int) (*provider.Model, error) {
-	return h.settings.cycleModel(ctx, step)
+	m, err := h.settings.cycleModel(ctx, step)
+	if m != nil && err == nil {
+		h.prewarm()
+	}
+	return m, err
 }
 
 // SetScope sets the models CycleModel steps through (patterns; nil: every available model).

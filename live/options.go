@@ -20,6 +20,10 @@ type Options struct {
 	// Interactive is the terminal UI: it starts without a usable model (and says what to do)
 	// and asks on its own screen whether an undecided project's script may run.
 	Interactive bool
+	// Prewarm sends the model's server the next request's prefix whenever it changes (at the
+	// start, after a compaction, a model switch, a session switch) while nothing runs, so the
+	// server has it evaluated when the user sends a prompt. Only for models whose Prewarm is set.
+	Prewarm bool
 
 	ProviderName string // a provider of pi.toml, for a Model without one
 	Model        string // provider/model[:thinking]; "" is pi.toml's

@@ -146,6 +146,7 @@ func (h *Session) replaceSession(s *session.Session, reason string) error {
 	}
 	h.scripts.emit("session_start", start)
 	h.queueChanged()
+	h.prewarm()
 	return nil
 }
 

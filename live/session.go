@@ -82,6 +82,10 @@ type Session struct {
 	runEnding atomic.Bool
 	// modelProblem says why no model could be set up, for the terminal UI to show.
 	modelProblem string
+	// warm is the warm-up of the server's cache in flight (prewarm.go); warmOn says the session
+	// sends one at all (Options.Prewarm).
+	warm   warmer
+	warmOn bool
 	// life ends at close; work the scripts start in the background runs within it.
 	life    context.Context
 	endLife context.CancelFunc
@@ -128,6 +132,7 @@ func (h *Session) Send(ctx context.Context, in Input) error {
 	opens := len(h.agent.MessagesView()) == 0
 	user := prompt.FirstUserMessage(text, in.Images, opens, h.cwd, time.Now())
 	msgs := append([]provider.Message{user}, h.scripts.rt.TakeNextTurn()...)
+	h.waitWarm(runCtx)
 	return h.run(runCtx, append(msgs, added...)...)
 }
 
@@ -219,6 +224,7 @@ func (h *Session) Compact(ctx context.Context, instructions string) (*session.Re
 	res, err := h.compactAlone(ctx, instructions)
 	if err == nil {
 		h.sendQueued()
+		h.prewarm() // unless the queued messages started a run
 	}
 	return res, err
 }

@@ -78,7 +78,7 @@ func startChild(ctx context.Context, o Options, p parts, parent *Session, l suba
 		o.Session.Ref = c.Inherit(ctx, subagent.Inheritance{Messages: parent.agent.MessagesView(), Dir: o.Session.Dir, Cwd: l.Cwd,
 			Parent: o.Session.Parent, Compactor: session.Compactor{Provider: p.provider, Model: p.model, Settings: parent.settings.compactionSettings()}})
 	}
-	o.Interactive = false
+	o.Interactive, o.Prewarm = false, false
 	h, err := setupScripts(ctx, &o, p)
 	if err != nil {
 		return nil, err

@@ -48,6 +48,7 @@ func (h *Session) NavigateTree(ctx context.Context, targetID string, summarize b
 		return "", fmt.Errorf("tree: rebuilding the conversation at %q: %w", targetID, err)
 	}
 	h.agent.ReplaceMessages(restored.Messages)
+	defer h.prewarm() // once the slot is given up: the conversation is another one now
 	return text, nil
 }
 

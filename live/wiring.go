@@ -138,6 +138,7 @@ func setupScripts(ctx context.Context, o *Options, p parts) (*Session, error) {
 	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: permission.New(permission.Settings{Mode: cmp.Or(o.Permissions, ps.Mode),
 		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.Yes}, p.piHome, p.cwd)}
 	h := newSession(p) // the host functions and the children's factory reach it; assemble completes it
+	h.warmOn = o.Prewarm
 	subs := newSubagents(o, p, h)
 	p.scripts.children = subs.M
 	var askTrust func(context.Context, string) (bool, error)
@@ -182,6 +183,7 @@ func setupScripts(ctx context.Context, o *Options, p parts) (*Session, error) {
 		return nil, err
 	}
 	rt.SessionStarted(ctx) // session_start, then resources_discover
+	h.prewarm()
 	return h, nil
 }
 

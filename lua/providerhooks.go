@@ -27,6 +27,11 @@ func (h *hookedProvider) Stream(ctx context.Context, req *provider.Request, emit
 	return h.p.Stream(h.hooked(ctx), req, emit)
 }
 
+// WouldEvict passes the question on: it sends no request the scripts could change.
+func (h *hookedProvider) WouldEvict(ctx context.Context, m provider.Model) (bool, error) {
+	return provider.WouldEvict(ctx, h.p, m)
+}
+
 // ConstrainedArguments passes a retry of a call's arguments on, with the same hooks as a reply.
 func (h *hookedProvider) ConstrainedArguments(ctx context.Context, ar *provider.ArgumentsRequest) (provider.ArgumentsReply, error) {
 	return provider.ConstrainedArguments(h.hooked(ctx), h.p, ar)

@@ -73,6 +73,9 @@ type Model struct {
 	// tool's schema, for a call's arguments that failed validation (ArgumentsConstrainer);
 	// pi.toml's argument_repair = false sets it.
 	NoArgumentRetry bool `json:"-"`
+	// Prewarm says the session may send this model's server the next request's prefix while the
+	// user types (a server on this machine, or [providers.*] prewarm = true).
+	Prewarm bool `json:"-"`
 }
 
 // AcceptsImages reports whether the model takes image input.

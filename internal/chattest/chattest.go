@@ -1,5 +1,5 @@
 // Package chattest is a fake of Ollama's native chat API (GET /api/tags, POST /api/chat with
-// one JSON object a line, POST /api/show with a fixed answer) on 127.0.0.1, for the tests of the provider written in Lua
+// one JSON object a line, POST /api/show with a fixed answer, GET /api/ps) on 127.0.0.1, for the tests of the provider written in Lua
 // (testdata/lua/ollama-chat-provider.lua): each chat request gets the next scripted reply,
 // and the server keeps the request bodies. Only tests import it.
 package chattest
@@ -14,9 +14,11 @@ import (
 )
 
 // Reply is one scripted answer: its lines, then, when Stall, a wait until the client goes.
+// With Hold, nothing is written before Hold is closed (or the client goes).
 type Reply struct {
 	Lines []string
 	Stall bool
+	Hold  chan struct{}
 }
 
 // Server is a running fake.
@@ -26,6 +28,14 @@ type Server struct {
 	replies []Reply
 	bodies  []map[string]any
 	gone    chan struct{} // closed when a stalled reply's client went away
+	running []string      // the models /api/ps lists as loaded
+}
+
+// SetRunning sets the models /api/ps lists as loaded.
+func (s *Server) SetRunning(models ...string) {
+	s.mu.Lock()
+	s.running = models
+	s.mu.Unlock()
 }
 
 // Start serves models and the replies, in order, until the test ends.
@@ -40,6 +50,15 @@ func Start(t testing.TB, models []string, replies ...Reply) *Server {
 		json.NewEncoder(w).Encode(map[string]any{"models": list})
 	})
 	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("GET /api/ps", func(w http.ResponseWriter, _ *http.Request) {
+		s.mu.Lock()
+		list := []map[string]string{}
+		for _, m := range s.running {
+			list = append(list, map[string]string{"name": m, "model": m})
+		}
+		s.mu.Unlock()
+		json.NewEncoder(w).Encode(map[string]any{"models": list})
+	})
 	mux.HandleFunc("POST /api/show", func(w http.ResponseWriter, _ *http.Request) { // for pi's own Ollama provider
 		fmt.Fprint(w, `{"capabilities":["completion","tools"],"model_info":{"general.architecture":"t","t.context_length":32768}}`)
 	})
@@ -64,6 +83,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		reply = Reply{Lines: []string{Done("no more scripted replies", 0, 0)}}
 	}
 	s.mu.Unlock()
+	if reply.Hold != nil {
+		select {
+		case <-reply.Hold:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	for _, l := range reply.Lines {
 		fmt.Fprintln(w, l)

@@ -187,3 +187,22 @@ func outputBudget(chat *api.ChatRequest) int {
 func (p *Provider) ConstrainedArguments(ctx context.Context, ar *provider.ArgumentsRequest) (provider.ArgumentsReply, error) {
 	return provider.AskArguments(ctx, p, ar)
 }
+
+// WouldEvict implements provider.LoadChecker from /api/ps: a model that is not loaded while
+// another is may take its place (pi cannot see how many the server keeps at once, so it
+// assumes one).
+func (p *Provider) WouldEvict(ctx context.Context, m provider.Model) (bool, error) {
+	ps, err := p.client.ListRunning(ctx)
+	if err != nil {
+		return false, fmt.Errorf("asking %s which models are loaded: %w", p.base, err)
+	}
+	same := func(name string) bool {
+		return name == m.ID || strings.TrimSuffix(name, ":latest") == strings.TrimSuffix(m.ID, ":latest")
+	}
+	for _, r := range ps.Models {
+		if same(r.Name) || same(r.Model) {
+			return false, nil
+		}
+	}
+	return len(ps.Models) > 0, nil
+}
