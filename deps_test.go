@@ -42,6 +42,7 @@ var allowedImports = map[string][]string{
 	// One job each, on the message model.
 	"images":     {"provider"},
 	"session":    {"provider"},
+	"rpcwire":    {"provider", "session"}, // pi's RPC shapes carry messages, models and tree entries
 	"export":     {"internal/codelang", "internal/mdext", "provider", "session"},
 	"tools":      {"provider", "images", "internal/gitwalk", "internal/proc"},
 	"prompt":     {"provider", "tools"},
