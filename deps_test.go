@@ -70,6 +70,8 @@ var allowedImports = map[string][]string{
 	"tui":              {"images", "internal/codelang", "internal/gitwalk", "internal/mdext", "provider", "tui/theme"},
 	"tui/settingsmenu": {"agent", "config", "tui"},
 	"tui/subagents":    {"agent", "provider", "session", "subagent", "tui"},
+	// The terminal UI's controller, over a Session the local and the attached sides implement.
+	"termui": {"config", "provider", "rpcwire", "session", "tui", "tui/settingsmenu"},
 	// pi attach: a terminal UI over the server's protocol.
 	"remote": {"config", "extui", "images", "provider", "server", "session", "tui",
 		"tui/settingsmenu"},
