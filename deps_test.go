@@ -62,7 +62,7 @@ var allowedImports = map[string][]string{
 	"agent":    {"provider", "tools"},
 	"subagent": {"agent", "provider", "session", "internal/gitsafe"}, // worktrees, through safe git
 	// The server holds live sessions' agents and records; their runtimes come from main.
-	"server": {"agent", "config", "extui", "internal/cbor", "provider", "session"},
+	"server": {"agent", "config", "extui", "internal/cbor", "provider", "rpcwire", "session"},
 
 	// Terminal front-end parts. tui draws provider's messages; settingsmenu saves to pi.toml
 	// (config) and offers the agent's queue modes; subagents shows a manager's children and
