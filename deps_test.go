@@ -72,9 +72,8 @@ var allowedImports = map[string][]string{
 	"tui/subagents":    {"agent", "provider", "session", "subagent", "tui"},
 	// The terminal UI's controller, over a Session the local and the attached sides implement.
 	"termui": {"config", "provider", "rpcwire", "session", "tui", "tui/settingsmenu"},
-	// pi attach: a terminal UI over the server's protocol.
-	"remote": {"config", "extui", "images", "provider", "server", "session", "tui",
-		"tui/settingsmenu"},
+	// pi attach: the terminal UI's controller over the server's protocol and pi's RPC shapes.
+	"remote": {"config", "images", "provider", "rpcwire", "server", "session", "termui", "tui"},
 
 	// The root: the process, the CLI, the live session and its front ends. Nothing imports it.
 	".": {"*"},

@@ -34,9 +34,12 @@ func New(ctx context.Context, sess Session, keys *tui.Keymap, async func(func())
 
 // Start takes the screen and lists the scripts' commands once they have loaded.
 func (c *Controller) Start(ui *tui.App) {
-	c.ui = ui
+	c.Use(ui)
 	c.async(c.LoadCommands)
 }
+
+// Use takes the screen, before any of its callbacks runs.
+func (c *Controller) Use(ui *tui.App) { c.ui = ui }
 
 // builtin is a slash command the controller runs itself.
 type builtin struct {

@@ -196,7 +196,7 @@ func newRig(t *testing.T, f *fake) *rig {
 	c := New(ctx, f, tui.DefaultKeymap(), nil)
 	scr := &screen{}
 	ui := tui.NewApp(scr, 200, 50, c.Callbacks(), tui.Options{ManualFrames: true, Cwd: t.TempDir(), Commands: c.Builtins()})
-	c.ui = ui // Start without its LoadCommands, which tests call when they mean to
+	c.Use(ui) // Start without its LoadCommands, which tests call when they mean to
 	return &rig{c: c, f: f, ui: ui, scr: scr}
 }
 
