@@ -37,16 +37,39 @@ func twoModels(f *fake) {
 	f.state.Model = f.models[0]
 }
 
-// Every slash command of the controller, its dialogs answered or cancelled: the session
+// commandCase is a slash command run with its dialogs answered or cancelled: the session
 // calls it makes, in order, the ones it must not make, and what the screen says.
-func TestCommands(t *testing.T) {
-	cases := []struct {
-		name, cmd, args string
-		setup           func(*fake)
-		steps           []step
-		calls, never    []string
-		shows           string
-	}{
+type commandCase struct {
+	name, cmd, args string
+	setup           func(*fake)
+	steps           []step
+	calls, never    []string
+	shows           string
+}
+
+func runCommands(t *testing.T, cases []commandCase) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fake{}
+			if tc.setup != nil {
+				tc.setup(f)
+			}
+			r := newRig(t, f)
+			r.play(t, tc.steps, func() { r.c.Command(tc.cmd, tc.args) })
+			checkCalls(t, f.recorded(), tc.calls, tc.never)
+			if tc.shows != "" {
+				r.shows(t, tc.shows)
+			}
+			if f.held != 0 {
+				t.Errorf("%d holds not released", f.held)
+			}
+		})
+	}
+}
+
+// /model and /scoped-models.
+func TestModelCommands(t *testing.T) {
+	runCommands(t, []commandCase{
 		{"model picked", "model", "", twoModels, []step{{wait: "Select a model", keys: downEnter}},
 			[]string{"Models", "State", "SetModel faux/b", "Refresh"}, nil, "model: faux/b"},
 		{"model picker shows traits", "model", "", twoModels, []step{{wait: "faux/b  (32k context)", keys: esc}}, []string{"Models"}, []string{"SetModel"}, ""},
@@ -59,8 +82,12 @@ func TestCommands(t *testing.T) {
 		{"scope shown", "scoped-models", "", nil, nil, []string{"ScopedModels"}, []string{"SetScope"}, "ctrl+p cycles through every available model"},
 		{"scope refused", "scoped-models", "x", func(f *fake) { f.failing = map[string]error{"SetScope": errBoom} }, nil,
 			[]string{"SetScope [x]"}, []string{"ScopedModels"}, errBoom.Error()},
-		{"compact", "compact", "keep the API", nil, nil, []string{"Compact keep the API", "Refresh"}, nil, "compacted: 1200 → 300 tokens"},
-		{"compact fails", "compact", "", func(f *fake) { f.failing = map[string]error{"Compact": errBoom} }, nil, nil, []string{"Refresh"}, errBoom.Error()},
+	})
+}
+
+// /new, /clone, /fork and /resume: each switch is reported and shown.
+func TestSessionSwitchCommands(t *testing.T) {
+	runCommands(t, []commandCase{
 		{"new", "new", "", func(f *fake) { f.notes.ExitDescription = "left s1 in pi serve" }, nil,
 			[]string{"NewSession", "ShowSession", "Commands"}, nil, "new session: s-new (left s1 in pi serve)"},
 		{"new fails", "new", "", func(f *fake) { f.failing = map[string]error{"NewSession": errBoom} }, nil, nil, []string{"ShowSession"}, errBoom.Error()},
@@ -81,6 +108,12 @@ func TestCommands(t *testing.T) {
 		}, []step{{wait: "fix the parser · 3 messages", keys: esc}}, nil, []string{"Resume "}, ""},
 		{"nothing to resume", "resume", "", func(f *fake) { f.notes.NoResume = "pi serve has no other session" }, nil,
 			nil, []string{"Resume "}, "pi serve has no other session"},
+	})
+}
+
+// /tree and /label, their pickers and questions answered and cancelled.
+func TestTreeCommands(t *testing.T) {
+	runCommands(t, []commandCase{
 		{"tree with a summary", "tree", "", func(f *fake) { tree(f); f.leaves = true; f.editorText = "first ask" },
 			[]step{{wait: "Continue from which point?", keys: upEnter}, {wait: "Summarise the branch you are leaving?", keys: downEnter}},
 			[]string{"Tree", "LeavesConversation e1", "NavigateTree e1 true ", "ShowSession"}, nil, "moved in the session tree; the conversation now reads:"},
@@ -104,6 +137,14 @@ func TestCommands(t *testing.T) {
 			[]string{"Tree", "SetLabel e1 start"}, nil, "labelled"},
 		{"label cancelled", "label", "", tree, []step{{wait: "Label which entry?", keys: enter}, {wait: "Label (empty to clear)", keys: esc}},
 			nil, []string{"SetLabel"}, ""},
+	})
+}
+
+// The commands that are one call with a notice, /trust, the ways out, and a script's command.
+func TestOtherCommands(t *testing.T) {
+	runCommands(t, []commandCase{
+		{"compact", "compact", "keep the API", nil, nil, []string{"Compact keep the API", "Refresh"}, nil, "compacted: 1200 → 300 tokens"},
+		{"compact fails", "compact", "", func(f *fake) { f.failing = map[string]error{"Compact": errBoom} }, nil, nil, []string{"Refresh"}, errBoom.Error()},
 		{"name", "name", "refactor", nil, nil, []string{"Rename refactor", "Refresh"}, nil, ""},
 		{"name refused", "name", "", func(f *fake) { f.failing = map[string]error{"Rename": errBoom} }, nil, []string{"Rename "}, nil, errBoom.Error()},
 		{"session", "session", "", nil, nil, []string{"Stats"}, nil, "4 messages (2 user, 2 assistant, 0 tool calls)"},
@@ -125,24 +166,7 @@ func TestCommands(t *testing.T) {
 		{"detach where it leaves", "detach", "", func(f *fake) { f.notes.Exit = "detach" }, nil, []string{"Quit"}, nil, ""},
 		{"detach elsewhere is a prompt", "detach", "", nil, nil, []string{"Send /detach 3"}, []string{"Quit"}, ""},
 		{"a script's command", "deploy", "now", nil, nil, []string{"Send /deploy now 3"}, nil, ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			f := &fake{}
-			if tc.setup != nil {
-				tc.setup(f)
-			}
-			r := newRig(t, f)
-			r.play(t, tc.steps, func() { r.c.Command(tc.cmd, tc.args) })
-			checkCalls(t, f.recorded(), tc.calls, tc.never)
-			if tc.shows != "" {
-				r.shows(t, tc.shows)
-			}
-			if f.held != 0 {
-				t.Errorf("%d holds not released", f.held)
-			}
-		})
-	}
+	})
 }
 
 // checkCalls says whether calls has want in order, and none that starts with one of never.
