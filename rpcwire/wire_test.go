@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"pi/provider"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/reencoded.golden")
@@ -135,4 +137,27 @@ func FuzzDecodeEvent(f *testing.F) {
 			t.Fatalf("%q decoded to %+v", line, ev)
 		}
 	})
+}
+
+// The shapes whose recorded responses the faux provider cannot give (a second model to cycle
+// to, a model that thinks, a move with no message moved off) encode as the root's maps do.
+func TestShapesEncodeAsTheRootsMaps(t *testing.T) {
+	m := provider.Model{ID: "qwen3", Provider: "ollama", API: "ollama", Reasoning: true, ContextWindow: 40960}
+	for _, tc := range []struct {
+		typed any
+		asMap map[string]any
+	}{
+		{CycleModel{IsScoped: true, Model: m, ThinkingLevel: "high"},
+			map[string]any{"model": m, "thinkingLevel": "high", "isScoped": true}},
+		{CycleThinking{Level: "medium"}, map[string]any{"level": "medium"}},
+		{NavigateTree{LeafID: "e4"}, map[string]any{"cancelled": false, "leafId": "e4"}},
+		{Fork{Text: "ask"}, map[string]any{"text": "ask", "cancelled": false}},
+		{ScopedModels{Models: []provider.Model{m}, Scoped: true}, map[string]any{"models": []provider.Model{m}, "scoped": true}},
+	} {
+		got, err1 := json.Marshal(tc.typed)
+		want, err2 := json.Marshal(tc.asMap)
+		if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
+			t.Errorf("%T encodes as\n%s\nthe root writes\n%s", tc.typed, got, want)
+		}
+	}
 }

@@ -145,3 +145,30 @@ func TestReadEventRefusesGarbage(t *testing.T) {
 		}
 	}
 }
+
+// Whatever a server sends, ReadEvent reads it or says it cannot; it never panics.
+func FuzzReadEvent(f *testing.F) {
+	for _, ev := range []any{
+		&Event{Type: "session_progress", SessionID: "s", Progress: &Progress{Type: "item_started", Item: &Item{ID: "i", Role: "user"}}},
+		&Event{Type: "session_snapshot", Snapshot: &SessionSnapshot{ID: "s", Transcript: []Item{}}},
+		&Event{Type: "server_snapshot", Snapshot: &ServerSnapshot{ServerID: "x"}},
+		&Event{Type: "pi_event", SessionID: "s", Line: `{"type":"queue_update"}`},
+	} {
+		b, err := cbor.Marshal(ev)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		v, err := cbor.Decode(payload, cbor.Limits{})
+		m, ok := v.(map[string]any)
+		if err != nil || !ok {
+			return
+		}
+		ev, err := ReadEvent(m)
+		if err == nil && ev.Type == "session_snapshot" && ev.Session == nil {
+			t.Fatalf("a session snapshot event without its snapshot: %v", m)
+		}
+	})
+}
