@@ -83,3 +83,10 @@ func DecodeEvent(line []byte) (Event, error) {
 	err := json.Unmarshal(line, &ev)
 	return ev, err
 }
+
+// QueueUpdate is the queue_update line: both queues' texts, always both lists.
+type QueueUpdate struct {
+	Type     string   `json:"type"` // always "queue_update"
+	Steering []string `json:"steering"`
+	FollowUp []string `json:"followUp"`
+}

@@ -161,3 +161,16 @@ func TestShapesEncodeAsTheRootsMaps(t *testing.T) {
 		}
 	}
 }
+
+// queue_update keeps pi's key order (wire.go writes it as an ordered object) and always
+// sends both lists.
+func TestQueueUpdateLine(t *testing.T) {
+	got, err := json.Marshal(QueueUpdate{Type: "queue_update", Steering: []string{"use tabs"}, FollowUp: []string{}})
+	if want := `{"type":"queue_update","steering":["use tabs"],"followUp":[]}`; err != nil || string(got) != want {
+		t.Errorf("queue_update is %s (%v), want %s", got, err, want)
+	}
+	ev, err := DecodeEvent(got)
+	if err != nil || ev.Type != "queue_update" || len(ev.Steering) != 1 || ev.Steering[0] != "use tabs" {
+		t.Errorf("read back as %+v (%v)", ev, err)
+	}
+}
