@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -130,6 +131,12 @@ func TestTypedClient(t *testing.T) {
 	// The server's fake runtime runs no pi commands: pi_rpc is refused, not misread.
 	if _, _, err := c.PiRPC(ctx, snap.ID, rpcwire.Command{Type: "get_state"}); err == nil {
 		t.Error("pi_rpc on a runtime without pi's commands worked")
+	}
+	// A request right after Close fails as closed, whether or not the read loop has seen the
+	// end yet.
+	c.Close()
+	if _, err := c.List(ctx); !errors.Is(err, ErrClosed) {
+		t.Errorf("a request on a closed connection: %v", err)
 	}
 }
 
