@@ -44,6 +44,7 @@ var allowedImports = map[string][]string{
 	// One job each, on the message model.
 	"images":     {"provider"},
 	"session":    {"provider"},
+	"rpcwire":    {"provider", "session"}, // pi's RPC shapes carry messages, models and tree entries
 	"export":     {"internal/codelang", "internal/mdext", "provider", "session"},
 	"tools":      {"provider", "images", "internal/gitwalk", "internal/proc"},
 	"prompt":     {"provider", "tools"},
@@ -63,7 +64,7 @@ var allowedImports = map[string][]string{
 	"agent":    {"provider", "tools"},
 	"subagent": {"agent", "provider", "session", "internal/gitsafe"}, // worktrees, through safe git
 	// The server holds live sessions' agents and records; their runtimes come from main.
-	"server": {"agent", "config", "extui", "internal/cbor", "provider", "session"},
+	"server": {"agent", "config", "extui", "internal/cbor", "provider", "rpcwire", "session"},
 
 	// Terminal front-end parts. tui draws provider's messages; settingsmenu saves to pi.toml
 	// (config) and offers the agent's queue modes; subagents shows a manager's children and
@@ -71,9 +72,10 @@ var allowedImports = map[string][]string{
 	"tui":              {"images", "internal/codelang", "internal/gitwalk", "internal/mdext", "provider", "tui/theme"},
 	"tui/settingsmenu": {"agent", "config", "tui"},
 	"tui/subagents":    {"agent", "provider", "session", "subagent", "tui"},
-	// pi attach: a terminal UI over the server's protocol.
-	"remote": {"config", "extui", "images", "provider", "server", "session", "tui",
-		"tui/settingsmenu"},
+	// The terminal UI's controller, over a Session the local and the attached sides implement.
+	"termui": {"config", "provider", "rpcwire", "session", "tui", "tui/settingsmenu"},
+	// pi attach: the terminal UI's controller over the server's protocol and pi's RPC shapes.
+	"remote": {"config", "images", "provider", "rpcwire", "server", "session", "termui", "tui"},
 
 	// One live session: Send, the work in flight, the recorder, settings, the scripts' side,
 	// the children. It knows no front end: no tui, remote, server, nor the root.

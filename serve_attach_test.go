@@ -159,7 +159,7 @@ func TestAttachSessionCommandsInTmux(t *testing.T) {
 	k.must("/resume shows the conversation", "hello there")
 
 	k.enter("/clone")
-	k.must("/clone", "now in session")
+	k.must("/clone", "cloned session:")
 	k.enter("again")
 	k.must("a prompt in the clone", "› again\n\nFirst reply.")
 	k.keys("C-d")
@@ -253,15 +253,15 @@ func TestAttachTreeInTmux(t *testing.T) {
 	k.keys("Up", "Up", "Enter") // the first reply: the second exchange is left behind
 	k.must("/tree asks", "Summarise the branch you are leaving?")
 	k.keys("Enter") // no summary
-	k.must("/tree", "moved; the conversation goes on from there")
+	k.must("/tree", "moved in the session tree; the conversation now reads:")
 
 	k.enter("/tree")
 	k.must("/tree", "Continue from which point?")
 	k.keys("Down", "Enter") // the second prompt, just below: nothing is left behind, so no question
-	for i := 0; i < 200 && strings.Count(k.screen(), "moved; the conversation goes on") < 2; i++ {
+	for i := 0; i < 200 && strings.Count(k.screen(), "moved in the session tree") < 2; i++ {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if screen := k.screen(); strings.Count(screen, "moved; the conversation goes on") != 2 {
+	if screen := k.screen(); strings.Count(screen, "moved in the session tree") != 2 {
 		t.Fatalf("the second move did not happen without a question: pane:\n%s", screen)
 	}
 	k.must("the prompt moved off is back in the editor", "and more\n────")
@@ -307,7 +307,7 @@ end}`
 
 	write("reloaded-shortcut-ran")
 	k.enter("/reload")
-	k.must("/reload", "scripts reloaded on the server")
+	k.must("/reload", "scripts reloaded")
 	k.keys("C-M-p")
 	k.must("the reloaded script's shortcut", "reloaded-shortcut-ran")
 

@@ -511,14 +511,14 @@ func TestAttachCommandsInTmux(t *testing.T) {
 	m.keys("Enter")
 	must("/tree", "Summarise the branch you are leaving?")
 	m.keys("Enter") // no summary
-	must("/tree", "moved; the conversation goes on from there")
+	must("/tree", "moved in the session tree; the conversation now reads:")
 	m.keys("C-c") // the editor holds the message moved off, if any
 
 	m.typeText("/fork")
 	m.keys("Enter")
 	must("/fork", "Fork from which message?")
 	m.keys("Enter")
-	must("/fork", "now in session")
+	must("/fork", "forked into a new session:")
 	must("/fork puts the message back in the editor", "hello there\n────")
 	m.keys("C-c") // clears the editor
 	m.keys("C-c", "C-c")

@@ -12,6 +12,7 @@ import (
 
 	"pi/provider"
 	"pi/server"
+	"pi/termui"
 	"pi/tui"
 )
 
@@ -44,14 +45,13 @@ func Attach(ctx context.Context, args []string, piHome string, stderr io.Writer)
 		fmt.Fprintln(stderr, "pi attach:", err)
 		return 1
 	}
-	v := &view{c: c, ctx: ctx, id: str(snap["id"]), cancel: cancel, piHome: piHome}
-	v.setModels(c.Hello["snapshot"])
-	opts, problem := screenOptions(piHome, str(snap["cwd"]))
-	v.keys = opts.Keys
+	v := newView(ctx, cancel, c, snap, piHome)
+	opts, problem := screenOptions(piHome, snap.Cwd)
+	ctrl := termui.New(ctx, v, opts.Keys, nil)
 	if c.HasPi() {
-		opts.Commands = commands()
+		opts.Commands = ctrl.Builtins()
 	}
-	err = tui.Run(ctx, v.callbacks(), opts, func(ui *tui.App) {
+	err = tui.Run(ctx, ctrl.Callbacks(), opts, func(ui *tui.App) {
 		v.ui = ui
 		v.show(snap)
 		ui.Notify(tui.LevelInfo, "pi attach · session "+v.id+" · enter send · alt+enter follow-up · esc abort · ctrl+d detach (the run goes on)")
@@ -59,10 +59,10 @@ func Attach(ctx context.Context, args []string, piHome string, stderr io.Writer)
 			ui.Notify(tui.LevelWarning, problem)
 		}
 		go v.follow()
-		go v.loadCommands()
+		ctrl.Start(ui)
 	})
 	id := v.session()
-	c.Request(context.WithoutCancel(ctx), map[string]any{"command": "detach", "sessionId": id})
+	c.Detach(context.WithoutCancel(ctx), id)
 	if err != nil {
 		fmt.Fprintln(stderr, "pi attach:", err)
 		return 1
@@ -72,55 +72,43 @@ func Attach(ctx context.Context, args []string, piHome string, stderr io.Writer)
 }
 
 // open attaches to the session ref names, or picks one; it returns the session's snapshot.
-func open(ctx context.Context, c *server.Client, ref string) (map[string]any, error) {
-	res, err := c.Request(ctx, map[string]any{"command": "list"})
+func open(ctx context.Context, c *server.Client, ref string) (*server.SessionSnapshot, error) {
+	list, err := c.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, _ := res["sessions"].([]any)
-	id, err := pick(list, ref)
+	wd, _ := os.Getwd()
+	id, err := pick(list, ref, wd)
 	if err != nil {
 		return nil, err
 	}
-	cmd := map[string]any{"command": "attach", "sessionId": id}
 	if id == "" {
-		wd, _ := os.Getwd()
-		cmd = map[string]any{"command": "create", "cwd": wd}
+		return c.Create(ctx, wd)
 	}
-	if res, err = c.Request(ctx, cmd); err != nil {
-		return nil, err
-	}
-	snap, _ := res["session"].(map[string]any)
-	return snap, nil
+	return c.Attach(ctx, id)
 }
 
-// pick finds the session whose id starts with ref; without ref, this folder's most recently
-// updated one ("" when it has none).
-func pick(list []any, ref string) (string, error) {
-	var ids []string
-	wd, _ := os.Getwd()
-	type cand struct {
-		id      string
-		updated int64
-	}
-	var here []cand
-	for _, v := range list {
-		m, _ := v.(map[string]any)
-		id := str(m["id"])
-		if ref != "" && strings.HasPrefix(id, ref) {
-			ids = append(ids, id)
-		}
-		if ref == "" && str(m["cwd"]) == wd {
-			u, _ := m["updatedAt"].(int64)
-			here = append(here, cand{id, u})
-		}
-	}
+// pick finds the session whose id starts with ref; without ref, the most recently updated
+// one working in wd ("" when it has none).
+func pick(list []server.SessionMetadata, ref, wd string) (string, error) {
 	if ref == "" {
-		sort.Slice(here, func(i, j int) bool { return here[i].updated > here[j].updated })
+		var here []server.SessionMetadata
+		for _, s := range list {
+			if s.Cwd == wd {
+				here = append(here, s)
+			}
+		}
+		sort.SliceStable(here, func(i, j int) bool { return here[i].UpdatedAt > here[j].UpdatedAt })
 		if len(here) == 0 {
 			return "", nil
 		}
-		return here[0].id, nil
+		return here[0].ID, nil
+	}
+	var ids []string
+	for _, s := range list {
+		if strings.HasPrefix(s.ID, ref) {
+			ids = append(ids, s.ID)
+		}
 	}
 	switch len(ids) {
 	case 0:
@@ -131,30 +119,35 @@ func pick(list []any, ref string) (string, error) {
 	return "", fmt.Errorf("session id prefix %q is ambiguous: %s", ref, strings.Join(ids, ", "))
 }
 
-// view is the screen of one attached session.
+// view is the screen of one attached session, and the session as termui sees it.
 type view struct {
 	c      *server.Client
 	ctx    context.Context
 	cancel context.CancelFunc
 	ui     *tui.App
-	keys   *tui.Keymap
-	piHome string       // this machine's, for pi.toml
-	bangs  atomic.Int64 // !commands run, for their ids on screen
+	piHome string // this machine's, for pi.toml
 
 	// workingMu orders showWorking's calls: each reads the state and shows it before the
 	// next reads, so a stale "working" cannot land after a newer "idle".
 	workingMu sync.Mutex
 	mu        sync.Mutex
-	id        string            // the session; a fork moves it
-	partial   *provider.Message // the reply being streamed
-	models    []map[string]any  // the server's, from its snapshots
+	id        string                  // the session; a fork moves it
+	snap      *server.SessionSnapshot // its latest snapshot
+	partial   *provider.Message       // the reply being streamed
+	models    []server.ModelMetadata  // the server's, from its snapshots
 	foot      tui.FooterInfo
 	steer     []string
 	followUps []string                      // follow-ups, from queue_update
-	phase     string                        // the session's, from its last snapshot
-	cwd       string                        // the session's
 	dialogs   map[string]context.CancelFunc // the scripts' questions on screen, by id
-	bashing   int                           // !commands running
+	bashing   atomic.Int64                  // holds: !commands, compactions, summaries running
+}
+
+func newView(ctx context.Context, cancel context.CancelFunc, c *server.Client, snap *server.SessionSnapshot, piHome string) *view {
+	v := &view{c: c, ctx: ctx, cancel: cancel, id: snap.ID, snap: snap, piHome: piHome}
+	if st, err := c.ServerState(); err == nil {
+		v.models = st.Models
+	}
+	return v
 }
 
 func (v *view) session() string {
@@ -163,80 +156,32 @@ func (v *view) session() string {
 	return v.id
 }
 
-func (v *view) callbacks() tui.Callbacks {
-	return tui.Callbacks{
-		OnSubmit:   func(text string) { imgs := v.ui.TakeImages(); go v.send(text, imgs, "") },
-		OnSteer:    func(text string) { imgs := v.ui.TakeImages(); go v.send(text, imgs, "steer") },
-		OnFollowUp: func(text string) { imgs := v.ui.TakeImages(); go v.followUp(text, imgs) },
-		OnAbort: func() {
-			go v.c.Request(v.ctx, map[string]any{"command": "abort", "sessionId": v.session()})
-		},
-		OnCommand:  func(name, args string) { go v.command(name, args) },
-		OnBash:     func(cmd string, keep bool) { go v.bash(cmd, keep) },
-		OnShortcut: func(key string) { go v.shortcut(key) },
-		OnQuit:     v.cancel,
-		OnKey: func(name string) bool {
-			switch name {
-			case "model":
-				go v.pickModel()
-			case "tree":
-				go v.tree()
-			case "thinking":
-				go v.cycleThinking()
-			case "cycle-model":
-				go v.cycleModel(1)
-			case "cycle-model-back":
-				go v.cycleModel(-1)
-			default:
-				return false
-			}
-			return true
-		},
-	}
-}
-
-// send is Enter: a prompt, or while the session works (how "steer") a steer. Text with
-// pictures goes as pi's prompt command, which carries them; v1's prompt carries text only.
-func (v *view) send(text string, imgs []provider.Block, how string) {
-	var err error
-	command := "prompt"
-	switch {
-	case len(imgs) > 0 && v.c.HasPi():
-		_, err = v.rpc("prompt", map[string]any{"message": text, "images": imgs, "streamingBehavior": how})
-	case how == "steer":
-		command = "steer"
-		fallthrough
-	default:
-		if len(imgs) > 0 {
-			v.ui.Notify(tui.LevelWarning, "this pi serve takes no pictures: the text goes alone")
-		}
-		_, err = v.c.Request(v.ctx, map[string]any{"command": command, "sessionId": v.session(), "text": text})
-	}
-	if err != nil && v.ctx.Err() == nil {
-		v.ui.Notify(tui.LevelError, command+": "+err.Error())
-	}
+// current is the session's latest snapshot.
+func (v *view) current() *server.SessionSnapshot {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.snap
 }
 
 // follow applies the server's events to the screen until the connection ends.
 func (v *view) follow() {
-	for ev := range v.c.Events() {
+	for m := range v.c.Events() {
+		ev, err := server.ReadEvent(m)
+		if err != nil {
+			continue // an event this client cannot read changes nothing it shows
+		}
 		id := v.session()
-		switch ev["type"] {
-		case "server_snapshot":
-			v.setModels(ev["snapshot"])
-		case "session_snapshot":
-			if snap, _ := ev["snapshot"].(map[string]any); str(snap["id"]) == id {
-				v.state(snap)
-			}
-		case "session_progress":
-			if str(ev["sessionId"]) == id {
-				p, _ := ev["progress"].(map[string]any)
-				v.progress(p)
-			}
-		case "pi_event":
-			if str(ev["sessionId"]) == id {
-				v.piEvent(str(ev["line"]))
-			}
+		switch {
+		case ev.Server != nil:
+			v.mu.Lock()
+			v.models = ev.Server.Models
+			v.mu.Unlock()
+		case ev.Session != nil && ev.Session.ID == id:
+			v.state(ev.Session)
+		case ev.Progress != nil && ev.SessionID == id:
+			v.progress(ev.Progress)
+		case ev.Type == "pi_event" && ev.SessionID == id:
+			v.piEvent(ev.Line)
 		}
 	}
 	if v.ctx.Err() == nil {
@@ -245,18 +190,19 @@ func (v *view) follow() {
 }
 
 // state shows what a snapshot says besides the transcript: working or not, the queue.
-func (v *view) state(snap map[string]any) {
-	var steer []string
-	queued, _ := snap["queuedSteer"].([]any)
-	for _, q := range queued {
-		m, _ := q.(map[string]any)
-		steer = append(steer, textOf(m))
+func (v *view) state(snap *server.SessionSnapshot) {
+	steer := make([]string, 0, len(snap.QueuedSteer))
+	for _, q := range snap.QueuedSteer {
+		m := messageOf(q)
+		steer = append(steer, m.TextContent())
 	}
 	v.mu.Lock()
-	v.phase, v.cwd = str(snap["phase"]), str(snap["cwd"])
+	if snap.ID == v.id {
+		v.snap = snap
+	}
 	v.steer = steer
 	follow := v.followUps
-	if str(snap["phase"]) == "idle" {
+	if snap.Phase == "idle" {
 		follow, v.followUps = nil, nil
 	}
 	v.foot = v.footerOfLocked(snap)
@@ -267,27 +213,24 @@ func (v *view) state(snap map[string]any) {
 	v.ui.SetFooter(foot)
 }
 
-// showWorking shows the screen working while the session is not idle or a !command runs.
+// showWorking shows the screen working while the session is not idle or a hold is on.
 func (v *view) showWorking() {
 	v.workingMu.Lock()
 	defer v.workingMu.Unlock()
-	v.mu.Lock()
-	working := v.phase != "idle" || v.bashing > 0
-	v.mu.Unlock()
-	v.ui.SetWorking(working)
+	snap := v.current()
+	v.ui.SetWorking(snap != nil && snap.Phase != "idle" || v.bashing.Load() > 0)
 }
 
-// show draws a whole transcript: the one the session has when the client attaches.
-func (v *view) show(snap map[string]any) {
-	items, _ := snap["transcript"].([]any)
-	for _, it := range items {
-		item, _ := it.(map[string]any)
-		switch str(item["role"]) {
+// show draws a whole transcript: the one the session has when the client attaches, or
+// switches to it.
+func (v *view) show(snap *server.SessionSnapshot) {
+	for _, item := range snap.Transcript {
+		switch item.Role {
 		case "user":
 			v.ui.AddUserMessage(userText(item))
 		case "assistant":
 			m := messageOf(item)
-			if str(item["status"]) == "streaming" {
+			if item.Status == "streaming" {
 				v.mu.Lock()
 				v.partial = &m
 				v.mu.Unlock()
@@ -298,7 +241,7 @@ func (v *view) show(snap map[string]any) {
 			v.ui.EndAssistant(&m)
 		case "tool":
 			v.toolStarted(item)
-			if str(item["status"]) != "running" {
+			if item.Status != "running" {
 				v.toolFinished(item)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"pi/internal/testwait"
+	"pi/provider"
 )
 
 // !command runs bash on the server (keep: into the context) and shows its output, failed
@@ -28,17 +29,14 @@ func TestBangRunsBashOnTheServer(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			k := startKit(t, func(map[string]any) string { return c.answer })
 			a := attach(t, k)
-			a.v.bash("ls", c.keep)
+			a.ctrl.Bash("ls", c.keep)
 			cmd := a.rt.nextRPC(t)
-			if cmd["type"] != "bash" || cmd["command"] != "ls" || cmd["excludeFromContext"] != c.exclude {
+			if cmd["type"] != "bash" || cmd["command"] != "ls" || (cmd["excludeFromContext"] == true) != c.exclude {
 				t.Fatalf("sent %v", cmd)
 			}
 			a.shows(t, c.shows)
-			a.v.mu.Lock()
-			running := a.v.bashing
-			a.v.mu.Unlock()
-			if running != 0 {
-				t.Errorf("%d !commands still counted as running", running)
+			if running := a.v.bashing.Load(); running != 0 {
+				t.Errorf("%d holds still on", running)
 			}
 		})
 	}
@@ -48,11 +46,12 @@ func TestBangRunsBashOnTheServer(t *testing.T) {
 func TestFollowUp(t *testing.T) {
 	k := startKit(t, nil)
 	a := attach(t, k)
-	a.v.followUp("then commit", nil)
+	cb := a.ctrl.Callbacks()
+	cb.OnFollowUp("then commit")
 	if cmd := a.rt.nextRPC(t); cmd["type"] != "follow_up" || cmd["message"] != "then commit" {
 		t.Fatalf("sent %v", cmd)
 	}
-	a.v.followUp("/name late", nil)
+	cb.OnFollowUp("/name late")
 	if cmd := a.rt.nextRPC(t); cmd["type"] != "set_session_name" || cmd["name"] != "late" {
 		t.Fatalf("a /name follow-up sent %v", cmd)
 	}
@@ -73,7 +72,7 @@ func TestForkFromAChosenMessage(t *testing.T) {
 	})
 	a := attach(t, k)
 	done := make(chan struct{})
-	go func() { a.v.command("fork", ""); close(done) }()
+	go func() { a.ctrl.Command("fork", ""); close(done) }()
 	a.rt.nextRPC(t)
 	a.shows(t, "Fork from which message?")
 	a.press(tcell.KeyDown, tcell.KeyEnter)
@@ -81,14 +80,15 @@ func TestForkFromAChosenMessage(t *testing.T) {
 		t.Fatalf("sent %v", cmd)
 	}
 	testwait.Receive(t, "/fork to finish", done)
+	a.shows(t, "forked into a new session: "+a.v.session())
 	a.shows(t, "second ask")
 }
 
-// Enter sends v1's prompt, which reaches the session's agent.
+// Enter sends v1's prompt, which reaches the session's agent; while it works, Enter steers.
 func TestSendPromptsTheSession(t *testing.T) {
 	k := startKit(t, nil)
 	a := attach(t, k)
-	a.v.send("hello there", nil, "")
+	a.ctrl.Callbacks().OnSubmit("hello there")
 	testwait.Until(t, "the prompt to reach the agent", func() bool {
 		for _, m := range a.rt.ag.MessagesView() {
 			if m.TextContent() == "hello there" {
@@ -99,5 +99,8 @@ func TestSendPromptsTheSession(t *testing.T) {
 	})
 	// The server's next snapshot lists the live session's model; follow keeps it.
 	go a.v.follow()
-	testwait.Until(t, "the server's models to list faux/faux-1", func() bool { return slices.Contains(a.v.modelLabels(), "faux/faux-1") })
+	testwait.Until(t, "the server's models to list faux/faux-1", func() bool {
+		models, _ := a.v.Models(a.v.ctx)
+		return slices.ContainsFunc(models, func(m provider.Model) bool { return m.Provider == "faux" && m.ID == "faux-1" })
+	})
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"pi/extui"
+	"pi/rpcwire"
 	"pi/tui"
 )
 
@@ -17,83 +17,69 @@ import (
 
 // extensionUI handles one extension_ui_request line.
 func (v *view) extensionUI(line string) {
-	var f map[string]any
-	if json.Unmarshal([]byte(line), &f) != nil {
+	var r rpcwire.UIRequest
+	if json.Unmarshal([]byte(line), &r) != nil {
 		return
 	}
-	switch method := str(f["method"]); method {
+	switch r.Method {
 	case "confirm", "select", "input", "editor":
 	case "notify":
-		level := str(f["notifyType"])
+		level := r.NotifyType
 		if level == "" {
 			level = tui.LevelInfo
 		}
-		v.ui.Notify(level, str(f["message"]))
+		v.ui.Notify(level, r.Message)
 		return
 	default:
-		if lines := asList(f["widgetLines"]); lines != nil {
-			out := make([]string, len(lines))
-			for i, l := range lines {
-				out[i] = str(l)
-			}
-			f["widgetLines"] = out
-		}
-		v.ui.ExtensionUI(method, f)
+		v.ui.ExtensionUI(r.Method, r.Fields())
 		return
 	}
-	id, _ := f["id"].(string)
-	ctx, done := v.dialog(id, extui.Timeout(f["timeout"]))
+	ctx, done := v.dialog(r.ID, time.Duration(r.Timeout*float64(time.Millisecond)))
 	defer done()
-	answer := v.ask(ctx, f)
+	answer := v.ask(ctx, &r)
 	if ctx.Err() != nil {
 		return // settled elsewhere (another client, a timeout), or the screen is closing
 	}
-	answer["type"], answer["id"] = "extension_ui_response", id
+	answer.Type, answer.ID = "extension_ui_response", r.ID
 	if b, err := json.Marshal(answer); err == nil {
 		v.c.RPC(v.ctx, v.session(), b)
 	}
 }
 
-// ask opens the dialog a question asks for and returns the answer's fields.
-func (v *view) ask(ctx context.Context, f map[string]any) map[string]any {
-	title := str(f["title"])
-	switch str(f["method"]) {
+// ask opens the dialog a question asks for and returns the answer.
+func (v *view) ask(ctx context.Context, r *rpcwire.UIRequest) rpcwire.UIResponse {
+	switch r.Method {
 	case "confirm":
-		yes, err := v.ui.Confirm(ctx, title, str(f["message"]))
-		return answered(map[string]any{"confirmed": yes}, err)
+		yes, err := v.ui.Confirm(ctx, r.Title, r.Message)
+		return answered(rpcwire.UIResponse{Confirmed: &yes}, err)
 	case "select":
-		var options []string
-		for _, o := range asList(f["options"]) {
-			options = append(options, str(o))
+		i, err := v.ui.Select(ctx, r.Title, r.Options)
+		if err != nil || i < 0 || i >= len(r.Options) {
+			return answered(rpcwire.UIResponse{}, tui.ErrCancelled)
 		}
-		i, err := v.ui.Select(ctx, title, options)
-		if err != nil || i < 0 || i >= len(options) {
-			return answered(nil, err)
-		}
-		return map[string]any{"value": options[i]}
+		return rpcwire.UIResponse{Value: &r.Options[i]}
 	case "input":
-		if p := str(f["placeholder"]); p != "" {
-			title += " (" + p + ")"
+		title := r.Title
+		if r.Placeholder != "" {
+			title += " (" + r.Placeholder + ")"
 		}
 		text, err := v.ui.Input(ctx, title)
-		return answered(map[string]any{"value": text}, err)
+		return answered(rpcwire.UIResponse{Value: &text}, err)
 	}
-	text, ok, err := v.ui.Editor(ctx, title, str(f["prefill"]))
+	text, ok, err := v.ui.Editor(ctx, r.Title, r.Prefill)
 	if !ok && err == nil {
 		err = tui.ErrCancelled
 	}
-	return answered(map[string]any{"value": text}, err)
+	return answered(rpcwire.UIResponse{Value: &text}, err)
 }
 
 // answered is the answer, or cancelled when the dialog was dismissed or could not be shown.
-func answered(answer map[string]any, err error) map[string]any {
-	if err != nil || answer == nil { // tui.ErrCancelled, or the screen is closing
-		return map[string]any{"cancelled": true}
+func answered(answer rpcwire.UIResponse, err error) rpcwire.UIResponse {
+	if err != nil { // tui.ErrCancelled, or the screen is closing
+		return rpcwire.UIResponse{Cancelled: true}
 	}
 	return answer
 }
-
-func asList(v any) []any { l, _ := v.([]any); return l }
 
 // dialog is the context of the dialog for question id: it ends when the question is settled
 // (closeDialog), when its timeout passes, or with the screen.

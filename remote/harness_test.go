@@ -23,6 +23,7 @@ import (
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/server"
+	"pi/termui"
 	"pi/tui"
 )
 
@@ -168,9 +169,11 @@ func (s *screen) text() string {
 	return escapes.ReplaceAllString(s.out.String(), "")
 }
 
-// attached is a view attached to a new session of the kit's server, and its screen.
+// attached is a view attached to a new session of the kit's server, the controller over it,
+// and its screen.
 type attached struct {
 	v      *view
+	ctrl   *termui.Controller
 	scr    *screen
 	rt     *fakeRuntime
 	cancel context.CancelFunc
@@ -181,20 +184,20 @@ func attach(t *testing.T, k *kit) *attached {
 	c := k.dial(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	res, err := c.Request(ctx, map[string]any{"command": "create"})
+	snap, err := c.Create(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, _ := res["session"].(map[string]any)
-	v := &view{c: c, ctx: ctx, id: str(snap["id"]), cancel: cancel, piHome: t.TempDir(), keys: tui.DefaultKeymap()}
-	v.setModels(c.Hello["snapshot"])
+	v := newView(ctx, cancel, c, snap, t.TempDir())
+	ctrl := termui.New(ctx, v, tui.DefaultKeymap(), nil)
 	scr := &screen{}
-	v.ui = tui.NewApp(scr, 240, 60, v.callbacks(), tui.Options{ManualFrames: true, Cwd: t.TempDir(), Commands: commands()})
+	v.ui = tui.NewApp(scr, 240, 60, ctrl.Callbacks(), tui.Options{ManualFrames: true, Cwd: t.TempDir(), Commands: ctrl.Builtins()})
+	ctrl.Use(v.ui)
 	v.show(snap)
 	k.mu.Lock()
 	rt := k.opened[len(k.opened)-1]
 	k.mu.Unlock()
-	return &attached{v: v, scr: scr, rt: rt, cancel: cancel}
+	return &attached{v: v, ctrl: ctrl, scr: scr, rt: rt, cancel: cancel}
 }
 
 // shows waits until the screen has shown want.
@@ -244,3 +247,7 @@ func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+var (
+	keyUp, keyDown, keyEnter, keyEscape = tcell.KeyUp, tcell.KeyDown, tcell.KeyEnter, tcell.KeyEscape
+)

@@ -4,116 +4,132 @@ import (
 	"encoding/json"
 
 	"pi/provider"
+	"pi/server"
 	"pi/session"
 )
 
 // progress applies one progress event to the screen.
-func (v *view) progress(p map[string]any) {
-	item, _ := p["item"].(map[string]any)
-	switch str(p["type"]) {
+func (v *view) progress(p *server.Progress) {
+	switch p.Type {
 	case "item_started":
-		switch str(item["role"]) {
-		case "user":
-			v.ui.AddUserMessage(userText(item))
-		case "assistant":
-			m := messageOf(item)
-			v.mu.Lock()
-			v.partial = &m
-			v.mu.Unlock()
-			v.ui.StartAssistant()
-		case "tool":
-			v.toolStarted(item)
+		if p.Item != nil {
+			v.itemStarted(*p.Item)
 		}
 	case "item_updated":
-		if str(item["role"]) == "assistant" {
-			m := messageOf(item)
-			v.mu.Lock()
-			v.partial = &m
-			v.mu.Unlock()
+		if p.Item != nil && p.Item.Role == "assistant" {
+			m := messageOf(*p.Item)
+			v.setPartial(&m)
 			v.ui.UpdateAssistant(&m)
 		}
 	case "assistant_delta":
 		v.delta(p)
 	case "item_finished":
-		switch str(item["role"]) {
+		if p.Item == nil {
+			return
+		}
+		switch p.Item.Role {
 		case "assistant":
-			m := messageOf(item)
-			v.mu.Lock()
-			v.partial = nil
-			v.mu.Unlock()
+			m := messageOf(*p.Item)
+			v.setPartial(nil)
 			v.ui.EndAssistant(&m)
 		case "tool":
-			v.toolFinished(item)
+			v.toolFinished(*p.Item)
 		}
 	}
 }
 
-func (v *view) delta(p map[string]any) {
+func (v *view) itemStarted(item server.Item) {
+	switch item.Role {
+	case "user":
+		v.ui.AddUserMessage(userText(item))
+	case "assistant":
+		m := messageOf(item)
+		v.setPartial(&m)
+		v.ui.StartAssistant()
+	case "tool":
+		v.toolStarted(item)
+	}
+}
+
+func (v *view) setPartial(m *provider.Message) {
+	v.mu.Lock()
+	v.partial = m
+	v.mu.Unlock()
+}
+
+// delta extends the reply being streamed; one out of range, or with none streaming, is
+// dropped.
+func (v *view) delta(p *server.Progress) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	m := v.partial
-	i, _ := p["contentIndex"].(int64)
-	if m == nil || int(i) >= len(m.Content) {
+	if m == nil || p.ContentIndex == nil || p.Delta == nil || *p.ContentIndex < 0 || *p.ContentIndex >= len(m.Content) {
 		return
 	}
-	b := &m.Content[i]
-	switch str(p["kind"]) {
+	b := &m.Content[*p.ContentIndex]
+	switch p.Kind {
 	case "text":
-		b.Text += str(p["delta"])
+		b.Text += *p.Delta
 	case "thinking":
-		b.Thinking += str(p["delta"])
+		b.Thinking += *p.Delta
 	default:
 		return
 	}
 	v.ui.UpdateAssistant(m)
 }
 
-func (v *view) toolStarted(item map[string]any) {
-	args, _ := item["input"].(map[string]any)
-	v.ui.ToolStart(str(item["toolCallId"]), str(item["toolName"]), args)
+func (v *view) toolStarted(item server.Item) {
+	call := toolCall(item.ToolCallID, item.ToolName, item.Input)
+	v.ui.ToolStart(call.ID, call.Name, call.Arguments)
 }
 
-func (v *view) toolFinished(item map[string]any) {
+func (v *view) toolFinished(item server.Item) {
 	m := messageOf(item)
-	isError, _ := item["isError"].(bool)
-	v.ui.ToolEnd(str(item["toolCallId"]), m.Content, item["details"], isError)
+	var details any
+	if len(item.Details) > 0 {
+		details = item.Details
+	}
+	v.ui.ToolEnd(item.ToolCallID, m.Content, details, item.IsError != nil && *item.IsError)
+}
+
+// toolCall is a tool call block; arguments that are not a JSON object are left out.
+func toolCall(id, name string, input json.RawMessage) provider.Block {
+	b := provider.ToolCall(id, name, nil)
+	if len(input) > 0 {
+		_ = json.Unmarshal(input, &b.Arguments) // the screen shows what it can of the call
+	}
+	return b
 }
 
 // messageOf turns a transcript item into a pi message for the screen.
-func messageOf(item map[string]any) provider.Message {
-	m := provider.Message{Role: provider.Role(str(item["role"])), StopReason: provider.StopReason(str(item["stopReason"])),
-		ErrorMessage: str(item["errorMessage"])}
-	parts, _ := item["content"].([]any)
-	for _, p := range parts {
-		part, _ := p.(map[string]any)
-		switch str(part["type"]) {
+func messageOf(item server.Item) provider.Message {
+	m := provider.Message{Role: provider.Role(item.Role), StopReason: provider.StopReason(item.StopReason),
+		ErrorMessage: item.ErrorMessage, Details: item.Details}
+	for _, part := range item.Content {
+		switch part.Type {
 		case "text":
-			m.Content = append(m.Content, provider.Text(str(part["text"])))
+			m.Content = append(m.Content, provider.Text(deref(part.Text)))
 		case "thinking":
-			m.Content = append(m.Content, provider.Thinking(str(part["thinking"])))
+			m.Content = append(m.Content, provider.Thinking(deref(part.Thinking)))
 		case "image":
-			m.Content = append(m.Content, provider.Image(str(part["data"]), str(part["mimeType"])))
+			m.Content = append(m.Content, provider.Image(deref(part.Data), part.MimeType))
 		case "toolCall":
-			args, _ := part["input"].(map[string]any)
-			m.Content = append(m.Content, provider.ToolCall(str(part["toolCallId"]), str(part["toolName"]), args))
+			m.Content = append(m.Content, toolCall(part.ToolCallID, part.ToolName, part.Input))
 		}
-	}
-	if d, ok := item["details"]; ok {
-		m.Details, _ = json.Marshal(d)
 	}
 	return m
 }
 
-func str(v any) string { s, _ := v.(string); return s }
-
-func textOf(item map[string]any) string {
-	m := messageOf(item)
-	return m.TextContent()
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // userText is a user item as the local terminal UI shows it: pictures as markers, without the
 // context block that opens a conversation.
-func userText(item map[string]any) string {
+func userText(item server.Item) string {
 	m := messageOf(item)
 	return session.ShownUserText(&m)
 }

@@ -2,20 +2,23 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"pi/provider"
+	"pi/server"
+	"pi/termui"
 )
 
 func TestPick(t *testing.T) {
-	wd, _ := os.Getwd()
-	list := []any{
-		map[string]any{"id": "aaa-1", "cwd": wd, "updatedAt": int64(10)},
-		map[string]any{"id": "aab-2", "cwd": wd, "updatedAt": int64(30)},
-		map[string]any{"id": "bbb-3", "cwd": "/elsewhere", "updatedAt": int64(99)},
+	wd := "/work/here"
+	list := []server.SessionMetadata{
+		{ID: "aaa-1", Cwd: wd, UpdatedAt: 10},
+		{ID: "aab-2", Cwd: wd, UpdatedAt: 30},
+		{ID: "bbb-3", Cwd: "/elsewhere", UpdatedAt: 99},
 	}
 	cases := []struct {
 		ref, want string
@@ -28,29 +31,40 @@ func TestPick(t *testing.T) {
 		{"aaa-1", "aaa-1", false}, // a whole id
 	}
 	for _, c := range cases {
-		got, err := pick(list, c.ref)
+		got, err := pick(list, c.ref, wd)
 		if got != c.want || (err != nil) != c.fails {
 			t.Errorf("pick(%q) = %q, %v; want %q (fails %v)", c.ref, got, err, c.want, c.fails)
 		}
 	}
-	if got, err := pick(list[2:], ""); got != "" || err != nil {
+	if got, err := pick(list[2:], "", wd); got != "" || err != nil {
 		t.Errorf("no session here: %q, %v (want a new one)", got, err)
 	}
 }
 
+func strp(s string) *string { return &s }
+
 func TestMessageOf(t *testing.T) {
-	item := map[string]any{"role": "assistant", "status": "error", "stopReason": "error", "errorMessage": "boom",
-		"content": []any{
-			map[string]any{"type": "thinking", "thinking": "hmm"},
-			map[string]any{"type": "text", "text": "hi"},
-			map[string]any{"type": "toolCall", "toolCallId": "c1", "toolName": "bash", "input": map[string]any{"command": "ls"}},
+	item := server.Item{Role: "assistant", Status: "error", StopReason: "error", ErrorMessage: "boom",
+		Content: []server.Content{
+			{Type: "thinking", Thinking: strp("hmm")},
+			{Type: "text", Text: strp("hi")},
+			{Type: "toolCall", ToolCallID: "c1", ToolName: "bash", Input: json.RawMessage(`{"command":"ls"}`)},
+			{Type: "toolCall", ToolCallID: "c2", ToolName: "odd", Input: json.RawMessage(`[1,2]`)},
+			{Type: "image", Data: strp("aGk="), MimeType: "image/png"},
+			{Type: "text"}, // a part without its text reads as empty, not as a crash
 		}}
 	m := messageOf(item)
-	if m.Role != provider.RoleAssistant || m.StopReason != provider.StopError || m.ErrorMessage != "boom" || len(m.Content) != 3 {
+	if m.Role != provider.RoleAssistant || m.StopReason != provider.StopError || m.ErrorMessage != "boom" || len(m.Content) != 6 {
 		t.Fatalf("message: %+v", m)
 	}
 	if c := m.Content[2]; c.Type != provider.BlockToolCall || c.ID != "c1" || c.Arguments["command"] != "ls" {
 		t.Errorf("tool call: %+v", c)
+	}
+	if c := m.Content[3]; c.ID != "c2" || len(c.Arguments) != 0 {
+		t.Errorf("a call whose input is not an object: %+v", c)
+	}
+	if c := m.Content[4]; c.Type != provider.BlockImage || c.Data != "aGk=" {
+		t.Errorf("image: %+v", c)
 	}
 	if m.TextContent() != "hi" {
 		t.Errorf("text %q", m.TextContent())
@@ -58,25 +72,19 @@ func TestMessageOf(t *testing.T) {
 }
 
 func TestFooterSumsTheTranscriptsUsage(t *testing.T) {
-	usage := func(in, out, total int64, cost float64) map[string]any {
-		return map[string]any{"input": in, "output": out, "cacheRead": int64(0), "cacheWrite": int64(0), "totalTokens": total,
-			"cost": map[string]any{"total": cost}}
+	usage := func(in, out, total int, cost float64) *server.Usage {
+		return &server.Usage{Input: in, Output: out, TotalTokens: total, Cost: server.UsageCost{Total: cost}}
 	}
-	snap := map[string]any{"cwd": "/w", "name": "n", "thinkingLevel": "off",
-		"model": map[string]any{"provider": "ollama", "id": "qwen3:8b"},
-		"transcript": []any{
-			map[string]any{"role": "user"},
-			map[string]any{"role": "assistant", "usage": usage(100, 20, 120, 0.5)},
-			map[string]any{"role": "tool"},
-			map[string]any{"role": "assistant", "usage": usage(150, 30, 180, 0.25)},
-		}}
+	snap := &server.SessionSnapshot{Cwd: "/w", Name: "n", ThinkingLevel: "off", Model: server.ModelRef{Provider: "ollama", ID: "qwen3:8b"},
+		Transcript: []server.Item{{Role: "user"}, {Role: "assistant", Usage: usage(100, 20, 120, 0.5)}, {Role: "tool"},
+			{Role: "assistant", Usage: usage(150, 30, 180, 0.25)}}}
 	cases := []struct {
 		name   string
-		models []map[string]any
+		models []server.ModelMetadata
 		window int
 	}{
-		{"the model listed", []map[string]any{{"provider": "ollama", "id": "qwen3:8b", "contextWindow": int64(40960)}}, 40960},
-		{"another model listed", []map[string]any{{"provider": "ollama", "id": "other", "contextWindow": int64(8)}}, 0},
+		{"the model listed", []server.ModelMetadata{{Provider: "ollama", ID: "qwen3:8b", ContextWindow: 40960}}, 40960},
+		{"another model listed", []server.ModelMetadata{{Provider: "ollama", ID: "other", ContextWindow: 8}}, 0},
 		{"no models", nil, 0},
 	}
 	for _, c := range cases {
@@ -103,22 +111,30 @@ func TestResumeChoices(t *testing.T) {
 	}
 	file("only-on-disk", "fix the parser")
 	file("listed", "listed prompt")
-	list := []any{
-		map[string]any{"id": "current", "cwd": "/here", "updatedAt": int64(5e12)},
-		map[string]any{"id": "listed", "cwd": "/here", "updatedAt": int64(4e12), "sessionName": "named"},
-		map[string]any{"id": "far", "cwd": "/elsewhere", "updatedAt": int64(6e12)},
+	list := []server.SessionMetadata{
+		{ID: "current", Cwd: "/here", UpdatedAt: 5e12},
+		{ID: "listed", Cwd: "/here", UpdatedAt: 4e12, SessionName: "named"},
+		{ID: "far", Cwd: "/elsewhere", UpdatedAt: 6e12},
 	}
 	got := resumeChoices(context.Background(), list, "/here", "current", dir)
 	var ids []string
 	for _, c := range got {
-		ids = append(ids, c.id)
+		ids = append(ids, c.ID)
 	}
 	if strings.Join(ids, ",") != "listed,only-on-disk,far" {
 		t.Fatalf("choices %v", ids)
 	}
-	if !strings.Contains(got[0].label, "named · 1 messages") || !strings.Contains(got[1].label, "fix the parser") ||
-		!strings.Contains(got[2].label, "far · /elsewhere") {
-		t.Fatalf("labels %q", []string{got[0].label, got[1].label, got[2].label})
+	want := []termui.Resumable{
+		{Ref: "listed", ID: "listed", Name: "named", FirstPrompt: "listed prompt", Messages: 1, Counted: true},
+		{Ref: "only-on-disk", ID: "only-on-disk", FirstPrompt: "fix the parser", Messages: 1, Counted: true},
+		{Ref: "far", ID: "far", Cwd: "/elsewhere"},
+	}
+	for i, w := range want {
+		g := got[i]
+		g.Modified = w.Modified
+		if g != w {
+			t.Errorf("choice %d: %+v, want %+v", i, g, w)
+		}
 	}
 }
 
@@ -129,7 +145,7 @@ func TestOpenPicksFromTheServersList(t *testing.T) {
 	c := k.dial(t)
 	ctx := context.Background()
 	for range 2 {
-		if _, err := c.Request(ctx, map[string]any{"command": "create"}); err != nil {
+		if _, err := c.Create(ctx, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -149,13 +165,13 @@ func TestOpenPicksFromTheServersList(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || str(snap["id"]) != cs.want {
-			t.Errorf("open(%q) = %v, %v; want %s", cs.ref, snap["id"], err, cs.want)
+		if err != nil || snap.ID != cs.want {
+			t.Errorf("open(%q) = %+v, %v; want %s", cs.ref, snap, err, cs.want)
 		}
 	}
 	// No reference and no session of this folder: a new session.
 	snap, err := open(ctx, c, "")
-	if err != nil || str(snap["id"]) != "sess-3" {
-		t.Errorf("open with no reference: %v, %v", snap["id"], err)
+	if err != nil || snap.ID != "sess-3" {
+		t.Errorf("open with no reference: %+v, %v", snap, err)
 	}
 }

@@ -2,15 +2,16 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/gdamore/tcell/v2"
-
 	"pi/internal/testwait"
+	"pi/rpcwire"
 	"pi/server"
+	"pi/termui"
 	"pi/tui"
 )
 
@@ -18,36 +19,36 @@ import (
 func headless(t *testing.T) *attached {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	v := &view{ctx: ctx, cancel: cancel, keys: tui.DefaultKeymap()}
+	v := &view{ctx: ctx, cancel: cancel}
 	scr := &screen{}
 	v.ui = tui.NewApp(scr, 240, 60, tui.Callbacks{}, tui.Options{ManualFrames: true, Cwd: t.TempDir()})
 	return &attached{v: v, scr: scr, cancel: cancel}
 }
 
-func text(s string) map[string]any { return map[string]any{"type": "text", "text": s} }
+func text(s string) server.Content { return server.Content{Type: "text", Text: &s} }
 
 // A snapshot's transcript is drawn whole: user and assistant messages, finished and running
 // tools, and a reply still streaming becomes the partial one deltas extend.
 func TestShowDrawsTheSnapshot(t *testing.T) {
 	cases := []struct {
 		name      string
-		items     []any
+		items     []server.Item
 		want      []string
 		streaming bool
 		working   bool
 	}{
-		{"a conversation", []any{
-			map[string]any{"role": "user", "content": []any{text("what is in main.go")}},
-			map[string]any{"role": "assistant", "status": "done", "content": []any{text("a main function")}},
+		{"a conversation", []server.Item{
+			{Role: "user", Content: []server.Content{text("what is in main.go")}},
+			{Role: "assistant", Status: "done", Content: []server.Content{text("a main function")}},
 		}, []string{"what is in main.go", "a main function"}, false, false},
-		{"a reply streaming", []any{
-			map[string]any{"role": "user", "content": []any{text("count")}},
-			map[string]any{"role": "assistant", "status": "streaming", "content": []any{text("one two")}},
+		{"a reply streaming", []server.Item{
+			{Role: "user", Content: []server.Content{text("count")}},
+			{Role: "assistant", Status: "streaming", Content: []server.Content{text("one two")}},
 		}, []string{"count", "one two"}, true, true},
-		{"tools finished and running", []any{
-			map[string]any{"role": "tool", "status": "done", "toolCallId": "c1", "toolName": "read", "input": map[string]any{"path": "go.mod"},
-				"content": []any{text("module pi")}},
-			map[string]any{"role": "tool", "status": "running", "toolCallId": "c2", "toolName": "bash", "input": map[string]any{"command": "make lint"}},
+		{"tools finished and running", []server.Item{
+			{Role: "tool", Status: "done", ToolCallID: "c1", ToolName: "read", Input: json.RawMessage(`{"path":"go.mod"}`),
+				Content: []server.Content{text("module pi")}, Details: json.RawMessage(`{"lines":1}`)},
+			{Role: "tool", Status: "running", ToolCallID: "c2", ToolName: "bash", Input: json.RawMessage(`{"command":"make lint"}`)},
 		}, []string{"go.mod", "make lint"}, false, true},
 	}
 	for _, c := range cases {
@@ -57,18 +58,18 @@ func TestShowDrawsTheSnapshot(t *testing.T) {
 			if c.working {
 				phase = "turn"
 			}
-			a.v.show(map[string]any{"id": "s1", "cwd": "/proj", "phase": phase, "transcript": c.items,
-				"model": map[string]any{"provider": "ollama", "id": "qwen3:8b"}})
+			a.v.show(&server.SessionSnapshot{ID: "s1", Cwd: "/proj", Phase: phase, Transcript: c.items,
+				Model: server.ModelRef{Provider: "ollama", ID: "qwen3:8b"}})
 			for _, w := range c.want {
 				if !a.shown(w) {
 					t.Errorf("the screen lacks %q:\n%s", w, a.scr.text())
 				}
 			}
 			a.v.mu.Lock()
-			streaming, gotPhase, cwd := a.v.partial != nil, a.v.phase, a.v.cwd
+			streaming := a.v.partial != nil
 			a.v.mu.Unlock()
-			if streaming != c.streaming || gotPhase != phase || cwd != "/proj" {
-				t.Errorf("partial %v phase %q cwd %q", streaming, gotPhase, cwd)
+			if streaming != c.streaming {
+				t.Errorf("partial %v", streaming)
 			}
 			if !a.shown("ollama/qwen3:8b") && !a.shown("qwen3:8b") {
 				t.Errorf("the footer lacks the model:\n%s", a.scr.text())
@@ -86,8 +87,8 @@ func TestStateKeepsTheQueue(t *testing.T) {
 	for _, c := range cases {
 		a := headless(t)
 		a.v.followUps = []string{"then run the tests"}
-		a.v.state(map[string]any{"phase": c.phase, "cwd": "/p", "name": "fixes",
-			"queuedSteer": []any{map[string]any{"role": "user", "content": []any{text("use tabs")}}}})
+		a.v.state(&server.SessionSnapshot{Phase: c.phase, Cwd: "/p", Name: "fixes",
+			QueuedSteer: []server.Item{{Role: "user", Content: []server.Content{text("use tabs")}}}})
 		a.v.mu.Lock()
 		steer, follow, foot := a.v.steer, a.v.followUps, a.v.foot
 		a.v.mu.Unlock()
@@ -101,18 +102,26 @@ func TestStateKeepsTheQueue(t *testing.T) {
 }
 
 // Progress events stream a reply into the screen: started, deltas appended to the right
-// block, finished; a delta out of range or with no reply streaming is dropped.
+// block, finished; a delta out of range, without its fields or with no reply streaming is
+// dropped.
 func TestProgressStreamsAReply(t *testing.T) {
 	a := headless(t)
-	started := map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "thinking", "thinking": ""}, text("")}}
-	steps := []map[string]any{
-		{"type": "item_started", "item": map[string]any{"role": "user", "content": []any{text("say hello")}}},
-		{"type": "item_started", "item": started},
-		{"type": "assistant_delta", "kind": "thinking", "contentIndex": int64(0), "delta": "greet them"},
-		{"type": "assistant_delta", "kind": "text", "contentIndex": int64(1), "delta": "Hello"},
-		{"type": "assistant_delta", "kind": "text", "contentIndex": int64(1), "delta": ", world"},
-		{"type": "assistant_delta", "kind": "text", "contentIndex": int64(7), "delta": "lost"},
-		{"type": "assistant_delta", "kind": "image", "contentIndex": int64(1), "delta": "ignored"},
+	empty := ""
+	started := server.Item{Role: "assistant", Content: []server.Content{{Type: "thinking", Thinking: &empty}, text("")}}
+	delta := func(kind string, i int, d string) *server.Progress {
+		return &server.Progress{Type: "assistant_delta", Kind: kind, ContentIndex: &i, Delta: &d}
+	}
+	steps := []*server.Progress{
+		{Type: "item_started", Item: &server.Item{Role: "user", Content: []server.Content{text("say hello")}}},
+		{Type: "item_started", Item: &started},
+		delta("thinking", 0, "greet them"),
+		delta("text", 1, "Hello"),
+		delta("text", 1, ", world"),
+		delta("text", 7, "lost"),
+		delta("text", -1, "lost"),
+		delta("image", 1, "ignored"),
+		{Type: "assistant_delta", Kind: "text"}, // no index, no delta
+		{Type: "item_started"},                  // no item
 	}
 	for _, p := range steps {
 		a.v.progress(p)
@@ -123,14 +132,15 @@ func TestProgressStreamsAReply(t *testing.T) {
 	if got != "Hello, world|greet them" {
 		t.Fatalf("the partial reply is %q", got)
 	}
-	a.v.progress(map[string]any{"type": "item_finished", "item": map[string]any{"role": "assistant", "content": []any{text("Hello, world!")}}})
+	a.v.progress(&server.Progress{Type: "item_updated", Item: &server.Item{Role: "assistant", Content: []server.Content{text("Hello, world")}}})
+	a.v.progress(&server.Progress{Type: "item_finished", Item: &server.Item{Role: "assistant", Content: []server.Content{text("Hello, world!")}}})
 	a.v.mu.Lock()
 	partial := a.v.partial
 	a.v.mu.Unlock()
 	if partial != nil {
 		t.Fatal("a finished reply is still streaming")
 	}
-	a.v.delta(map[string]any{"kind": "text", "contentIndex": int64(0), "delta": "after the end"}) // no panic, no text
+	a.v.progress(delta("text", 0, "after the end")) // no panic, no text
 	for _, w := range []string{"say hello", "Hello, world!"} {
 		if !a.shown(w) {
 			t.Errorf("the screen lacks %q:\n%s", w, a.scr.text())
@@ -139,12 +149,12 @@ func TestProgressStreamsAReply(t *testing.T) {
 	if a.shown("after the end") || a.shown("lost") {
 		t.Errorf("a dropped delta was drawn:\n%s", a.scr.text())
 	}
-
 	// A tool call starts and finishes with its output.
-	a.v.progress(map[string]any{"type": "item_started", "item": map[string]any{"role": "tool", "toolCallId": "t1", "toolName": "bash",
-		"input": map[string]any{"command": "go vet ./..."}}})
-	a.v.progress(map[string]any{"type": "item_finished", "item": map[string]any{"role": "tool", "toolCallId": "t1", "toolName": "bash",
-		"isError": true, "content": []any{text("vet: unreachable code")}}})
+	yes := true
+	a.v.progress(&server.Progress{Type: "item_started", Item: &server.Item{Role: "tool", ToolCallID: "t1", ToolName: "bash",
+		Input: json.RawMessage(`{"command":"go vet ./..."}`)}})
+	a.v.progress(&server.Progress{Type: "item_finished", Item: &server.Item{Role: "tool", ToolCallID: "t1", ToolName: "bash",
+		IsError: &yes, Content: []server.Content{text("vet: unreachable code")}}})
 	for _, w := range []string{"go vet ./...", "vet: unreachable code"} {
 		if !a.shown(w) {
 			t.Errorf("the screen lacks %q:\n%s", w, a.scr.text())
@@ -152,8 +162,8 @@ func TestProgressStreamsAReply(t *testing.T) {
 	}
 }
 
-// The slash commands that only talk to the server send the RPC command they stand for, with
-// its fields, and show its answer.
+// Every slash command sends the RPC command it stands for, with its fields, and shows its
+// answer in the local UI's words.
 func TestCommandsSendTheirRPC(t *testing.T) {
 	cases := []struct {
 		name, args string
@@ -163,18 +173,24 @@ func TestCommandsSendTheirRPC(t *testing.T) {
 		shows      string
 	}{
 		{"name", "refactor", "", "set_session_name", map[string]any{"name": "refactor"}, ""},
-		{"compact", "keep the API", "", "compact", map[string]any{"customInstructions": "keep the API"}, "compacted"},
-		{"clone", "", "", "clone", nil, ""},
-		{"scoped-models", "ollama/*, openai/gpt-4o ,", rpcOK(map[string]any{"scoped": true,
-			"models": []any{map[string]any{"provider": "ollama", "id": "qwen3"}, map[string]any{"provider": "openai", "id": "gpt-4o"}}}),
-			"scoped_models", map[string]any{"patterns": []any{"ollama/*", "openai/gpt-4o"}}, "ctrl+p cycles through the scope: ollama/qwen3, openai/gpt-4o"},
+		{"compact", "keep the API", rpcOK(map[string]any{"tokensBefore": 1200, "tokensAfter": 300, "summary": "s", "details": map[string]any{}}),
+			"compact", map[string]any{"customInstructions": "keep the API"}, "compacted: 1200 → 300 tokens"},
+		{"clone", "", "", "clone", nil, "cloned session: sess-1"},
+		{"scoped-models", "ollama/*, openai/gpt-4o ,", "", "scoped_models", map[string]any{"patterns": []any{"ollama/*", "openai/gpt-4o"}}, ""},
+		{"scoped-models", "all", "", "scoped_models", map[string]any{"patterns": []any{"all"}}, ""},
 		{"scoped-models", "", rpcOK(map[string]any{"scoped": false, "models": []any{}}), "scoped_models", map[string]any{}, "ctrl+p cycles through every available model"},
 		{"export", "/tmp/out.html", rpcOK(map[string]any{"path": "/tmp/out.html"}), "export_html", map[string]any{"outputPath": "/tmp/out.html"}, "exported to /tmp/out.html"},
-		{"session", "", rpcOK(map[string]any{"sessionId": "sess-1", "sessionFile": "/s.jsonl", "totalMessages": 4,
-			"tokens": map[string]any{"input": 120, "output": 30}, "cost": 0.5}), "get_session_stats", nil, "4 messages · 120 tokens in, 30 out · $0.5000"},
+		{"session", "", rpcOK(map[string]any{"sessionId": "sess-1", "sessionFile": "/s.jsonl", "totalMessages": 4, "userMessages": 2,
+			"tokens": map[string]any{"input": 120, "output": 30}, "cost": 0.5}), "get_session_stats", nil,
+			"4 messages (2 user, 0 assistant, 0 tool calls)"},
 		{"deploy", "now", "", "prompt", map[string]any{"message": "/deploy now", "streamingBehavior": "steer"}, ""},
-		{"name", "x", rpcFailed("the session is read-only"), "set_session_name", map[string]any{"name": "x"}, "/name: the session is read-only"},
-		{"copy", "", rpcOK(map[string]any{}), "get_last_assistant_text", nil, "no reply to copy yet"},
+		{"name", "x", rpcFailed("the session is read-only"), "set_session_name", map[string]any{"name": "x"}, "the session is read-only"},
+		{"copy", "", rpcOK(map[string]any{"text": nil}), "get_last_assistant_text", nil, "no reply to copy yet"},
+		{"copy", "", rpcOK(map[string]any{"text": "the reply"}), "get_last_assistant_text", nil, "copied the last reply"},
+		{"reload", "", "", "reload", nil, "scripts reloaded"},
+		{"tree", "", rpcOK(map[string]any{"entries": []any{}, "leafId": nil}), "get_tree", nil, "the session is empty: nothing to pick yet"},
+		{"fork", "", rpcOK(map[string]any{"messages": []any{}}), "get_fork_messages", nil, "nothing to fork from yet"},
+		{"settings", "", rpcFailed("get_state failed here"), "get_state", nil, "get_state failed here"},
 	}
 	for _, c := range cases {
 		t.Run(c.name+" "+c.args, func(t *testing.T) {
@@ -185,7 +201,7 @@ func TestCommandsSendTheirRPC(t *testing.T) {
 				return rpcOK(map[string]any{})
 			})
 			a := attach(t, k)
-			a.v.command(c.name, c.args)
+			a.ctrl.Command(c.name, c.args)
 			got := a.rt.nextRPC(t)
 			if got["type"] != c.rpc {
 				t.Fatalf("sent %v, want %s", got, c.rpc)
@@ -210,13 +226,39 @@ func equalJSON(a, b any) bool {
 	return as == bs
 }
 
+// The commands that need no server say what they say without one: /trust names who
+// decides, /hotkeys lists the keys, /detach (and quit, exit) leaves.
+func TestCommandsOfTheTerminal(t *testing.T) {
+	k := startKit(t, nil)
+	a := attach(t, k)
+	a.ctrl.Command("trust", "on")
+	a.shows(t, "is pi serve's decision, not this terminal's")
+	a.shows(t, "pi trust /work/sess-1")
+	a.ctrl.Command("hotkeys", "")
+	a.shows(t, "ctrl+l")
+	for _, name := range []string{"detach", "quit", "exit"} {
+		b := attach(t, k)
+		b.ctrl.Command(name, "")
+		if b.v.ctx.Err() == nil {
+			t.Errorf("/%s did not leave", name)
+		}
+	}
+	names := map[string]string{}
+	for _, c := range a.ctrl.Builtins() {
+		names[c.Name] = c.Description
+	}
+	if names["detach"] == "" || names["quit"] != "" || !strings.Contains(names["new"], "pi serve") {
+		t.Errorf("the commands offered: %v", names)
+	}
+}
+
 // /new creates a session in the server's cwd of this one, moves the view there, detaches
 // from the old one and lists the new one's commands.
 func TestNewMovesToANewSession(t *testing.T) {
 	k := startKit(t, nil)
 	a := attach(t, k)
 	old := a.v.session()
-	a.v.command("new", "")
+	a.ctrl.Command("new", "")
 	if got := a.v.session(); got == old || got == "" {
 		t.Fatalf("the view stayed on %q (was %q)", got, old)
 	}
@@ -225,54 +267,71 @@ func TestNewMovesToANewSession(t *testing.T) {
 		t.Errorf("the new session was first asked %v", cmd)
 	}
 	a.shows(t, "new session: "+a.v.session()+" (left "+old+" in pi serve)")
-	res, err := a.v.c.Request(context.Background(), map[string]any{"command": "list"})
+	list, err := a.v.c.List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
-	for _, s := range res["sessions"].([]any) {
-		ids = append(ids, str(s.(map[string]any)["id"]))
-	}
-	if !slices.Contains(ids, a.v.session()) {
-		t.Errorf("the new session is not listed: %v", ids)
+	if !slices.ContainsFunc(list, func(s server.SessionMetadata) bool { return s.ID == a.v.session() && s.Cwd == "/work/"+old }) &&
+		!slices.ContainsFunc(list, func(s server.SessionMetadata) bool { return s.ID == a.v.session() }) {
+		t.Errorf("the new session is not listed: %+v", list)
 	}
 	// The connection left the old session: it has no client now, the new one has this one.
 	st, err := a.v.c.Request(context.Background(), map[string]any{"command": "pi_status"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var live []server.LiveStatus
+	if err := server.As(st["live"], &live); err != nil {
+		t.Fatal(err)
+	}
 	clients := map[string]int{}
-	for _, l := range st["live"].([]any) {
-		m := l.(map[string]any)
-		clients[str(m["id"])] = integer(m["clients"])
+	for _, l := range live {
+		clients[l.ID] = l.Clients
 	}
 	if clients[old] != 0 || clients[a.v.session()] != 1 {
 		t.Errorf("clients by session %v (old %s)", clients, old)
 	}
 }
 
+// /resume attaches to another session of the server, shows its conversation and leaves the
+// old one running.
+func TestResumeMovesToTheChosenSession(t *testing.T) {
+	k := startKit(t, nil)
+	other := attach(t, k) // sess-1, with a conversation
+	other.ctrl.Callbacks().OnSubmit("the other conversation")
+	testwait.Until(t, "sess-1's reply", func() bool { return len(other.rt.ag.MessagesView()) >= 2 })
+	a := attach(t, k) // sess-2
+	done := make(chan struct{})
+	go func() { a.ctrl.Command("resume", ""); close(done) }()
+	a.shows(t, "Resume which session?")
+	a.press(keyEnter)
+	testwait.Receive(t, "/resume to finish", done)
+	if a.v.session() != "sess-1" {
+		t.Fatalf("the view is on %s", a.v.session())
+	}
+	a.shows(t, "resumed session: sess-1 (left sess-2 in pi serve)")
+	a.shows(t, "the other conversation")
+}
+
 // /label picks an entry of the tree and sends its new label.
 func TestLabelSendsTheEntryAndLabel(t *testing.T) {
 	k := startKit(t, func(cmd map[string]any) string {
 		if cmd["type"] == "get_tree" {
-			return rpcOK(map[string]any{"leafId": "e2", "entries": []any{
-				map[string]any{"id": "e1", "parentId": nil, "type": "message", "role": "user", "preview": "first question"},
-				map[string]any{"id": "e2", "parentId": "e1", "type": "message", "role": "assistant", "preview": "an answer"},
-			}})
+			return rpcOK(treeData())
 		}
 		return rpcOK(map[string]any{})
 	})
 	a := attach(t, k)
 	done := make(chan struct{})
-	go func() { a.v.command("label", ""); close(done) }()
+	go func() { a.ctrl.Command("label", ""); close(done) }()
 	if cmd := a.rt.nextRPC(t); cmd["type"] != "get_tree" {
 		t.Fatalf("first %v", cmd)
 	}
 	a.shows(t, "Label which entry?")
-	a.press(tcell.KeyUp, tcell.KeyEnter) // from the current entry (e2) up to e1
+	a.press(keyUp, keyEnter) // from the current entry (e2) up to e1
 	a.shows(t, "Label (empty to clear)")
 	a.typeText("start")
-	a.press(tcell.KeyEnter)
+	a.press(keyEnter)
 	cmd := a.rt.nextRPC(t)
 	if cmd["type"] != "set_label" || cmd["entryId"] != "e1" || cmd["label"] != "start" {
 		t.Fatalf("sent %v", cmd)
@@ -281,28 +340,87 @@ func TestLabelSendsTheEntryAndLabel(t *testing.T) {
 	a.shows(t, "labelled")
 }
 
+func treeData() map[string]any {
+	return map[string]any{"leafId": "e2", "entries": []any{
+		map[string]any{"id": "e1", "parentId": nil, "type": "message", "role": "user", "preview": "first question"},
+		map[string]any{"id": "e2", "parentId": "e1", "type": "message", "role": "assistant", "preview": "an answer"},
+	}}
+}
+
+// /tree asks the server whether the move leaves messages, offers a summary, moves and puts
+// the message moved off back in the editor; Escape at the question moves nothing.
+func TestTreeMovesOnTheServer(t *testing.T) {
+	for _, cancel := range []bool{false, true} {
+		k := startKit(t, func(cmd map[string]any) string {
+			switch cmd["type"] {
+			case "get_tree":
+				return rpcOK(treeData())
+			case "leaves_conversation":
+				return rpcOK(map[string]any{"leaves": true})
+			case "navigate_tree":
+				return rpcOK(map[string]any{"cancelled": false, "leafId": "e1", "editorText": "first question"})
+			}
+			return rpcOK(map[string]any{})
+		})
+		a := attach(t, k)
+		done := make(chan struct{})
+		go func() { a.ctrl.Tree(); close(done) }()
+		a.shows(t, "Continue from which point?")
+		a.press(keyUp, keyEnter)
+		a.shows(t, "Summarise the branch you are leaving?")
+		if cancel {
+			a.press(keyEscape)
+			testwait.Receive(t, "/tree to finish", done)
+			for _, want := range []string{"get_tree", "leaves_conversation"} {
+				if cmd := a.rt.nextRPC(t); cmd["type"] != want {
+					t.Fatalf("sent %v, want %s", cmd, want)
+				}
+			}
+			select {
+			case cmd := <-a.rt.rpcs:
+				t.Fatalf("a cancelled /tree sent %v", cmd)
+			default:
+			}
+			continue
+		}
+		a.press(keyDown, keyEnter) // summarise it
+		testwait.Receive(t, "/tree to finish", done)
+		var nav map[string]any
+		for nav == nil || nav["type"] != "navigate_tree" {
+			nav = a.rt.nextRPC(t)
+		}
+		if nav["targetId"] != "e1" || nav["summarize"] != true {
+			t.Fatalf("sent %v", nav)
+		}
+		a.shows(t, "moved in the session tree; the conversation now reads:")
+		if a.v.bashing.Load() != 0 {
+			t.Error("the summary's hold is still on")
+		}
+	}
+}
+
 // Ctrl+P and Shift+Tab send cycle_model and cycle_thinking_level and say what they got.
 func TestCycling(t *testing.T) {
 	cases := []struct {
 		name   string
 		answer string
-		cycle  func(v *view)
+		cycle  func(c *termui.Controller)
 		rpc    string
 		shows  string
 	}{
 		{"next model", rpcOK(map[string]any{"model": map[string]any{"provider": "ollama", "id": "llama3"}}),
-			func(v *view) { v.cycleModel(1) }, "cycle_model", "model: ollama/llama3"},
-		{"no model to cycle to", rpcOK(map[string]any{}), func(v *view) { v.cycleModel(-1) }, "cycle_model", "no other model to cycle to"},
-		{"cycle fails", rpcFailed("no models"), func(v *view) { v.cycleModel(1) }, "cycle_model", "no models"},
-		{"thinking level", rpcOK(map[string]any{"level": "high"}), func(v *view) { v.cycleThinking() }, "cycle_thinking_level", "thinking: high"},
-		{"a model that does not think", `{"type":"response","success":true,"data":null}`, func(v *view) { v.cycleThinking() },
+			func(c *termui.Controller) { c.CycleModel(1) }, "cycle_model", "model: ollama/llama3"},
+		{"no model to cycle to", `{"type":"response","success":true,"data":null}`, func(c *termui.Controller) { c.CycleModel(-1) }, "cycle_model", "no other model to cycle to"},
+		{"cycle fails", rpcFailed("no models"), func(c *termui.Controller) { c.CycleModel(1) }, "cycle_model", "no models"},
+		{"thinking level", rpcOK(map[string]any{"level": "high"}), (*termui.Controller).CycleThinking, "cycle_thinking_level", "thinking: high"},
+		{"a model that does not think", `{"type":"response","success":true,"data":null}`, (*termui.Controller).CycleThinking,
 			"cycle_thinking_level", "this model does not think"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			k := startKit(t, func(map[string]any) string { return c.answer })
 			a := attach(t, k)
-			c.cycle(a.v)
+			c.cycle(a.ctrl)
 			if cmd := a.rt.nextRPC(t); cmd["type"] != c.rpc {
 				t.Fatalf("sent %v", cmd)
 			} else if c.rpc == "cycle_model" && cmd["step"] == nil {
@@ -315,20 +433,50 @@ func TestCycling(t *testing.T) {
 
 // The model picker offers the server's models and sets the chosen one with v1's set_model.
 func TestPickModelSetsTheChosenOne(t *testing.T) {
-	k := startKit(t, nil)
+	k := startKit(t, func(cmd map[string]any) string {
+		return rpcOK(map[string]any{"model": map[string]any{"provider": "faux", "id": "faux-1"}, "thinkingLevel": "off"})
+	})
 	a := attach(t, k)
 	a.v.mu.Lock()
-	a.v.models = append(a.v.models, map[string]any{"provider": "ollama", "id": "qwen3:8b"})
+	a.v.models = []server.ModelMetadata{{Provider: "faux", ID: "faux-1"}, {Provider: "ollama", ID: "qwen3:8b", ContextWindow: 40960}}
 	a.v.mu.Unlock()
-	a.v.state(map[string]any{"phase": "idle", "model": map[string]any{"provider": "faux", "id": "faux-1"}})
 	done := make(chan struct{})
-	go func() { a.v.pickModel(); close(done) }()
-	a.shows(t, "Select a model")
-	a.press(tcell.KeyDown, tcell.KeyEnter)
+	go func() { a.ctrl.PickModel(); close(done) }()
+	a.shows(t, "ollama/qwen3:8b  (40k context)")
+	a.press(keyDown, keyEnter)
 	testwait.Receive(t, "the picker to finish", done)
 	if got := a.rt.setModels(); !slices.Equal(got, []string{"ollama/qwen3:8b"}) {
 		t.Fatalf("set_model calls %v", got)
 	}
+	a.shows(t, "model: ollama/qwen3:8b")
+}
+
+// /settings shows the session's settings as get_state gives them and applies a change with
+// the RPC command of that setting, for the session only.
+func TestSettingsApplyToTheSession(t *testing.T) {
+	k := startKit(t, func(cmd map[string]any) string {
+		if cmd["type"] == "get_state" {
+			return rpcOK(map[string]any{"model": map[string]any{"provider": "faux", "id": "faux-1"}, "thinkingLevel": "off",
+				"steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time", "autoCompactionEnabled": true})
+		}
+		return rpcOK(map[string]any{})
+	})
+	a := attach(t, k)
+	done := make(chan struct{})
+	go func() { a.ctrl.Command("settings", ""); close(done) }()
+	a.shows(t, "Settings (saved to")
+	a.press(keyDown, keyDown, keyEnter) // steering mode
+	a.shows(t, "all")                   // the values' picker
+	a.press(keyDown, keyEnter)
+	testwait.Receive(t, "/settings to finish", done)
+	var cmd map[string]any
+	for cmd == nil || cmd["type"] == "get_state" {
+		cmd = a.rt.nextRPC(t)
+	}
+	if cmd["type"] != "set_steering_mode" || cmd["mode"] != "all" {
+		t.Fatalf("sent %v", cmd)
+	}
+	a.shows(t, "steering mode: all (for this session)")
 }
 
 // rpc's failures: the command's own error, an answer that is not JSON, a session the
@@ -340,51 +488,66 @@ func TestRPCErrors(t *testing.T) {
 			return rpcFailed("unknown command: fails")
 		case "garbled":
 			return "{not json"
+		case "odd":
+			return rpcOK([]any{"not", "an", "object"})
 		}
-		return rpcOK(map[string]any{"ok": true})
+		return rpcOK(map[string]any{"leaves": true})
 	})
 	a := attach(t, k)
-	if data, err := a.v.rpc("works", nil); err != nil || data["ok"] != true {
+	var data rpcwire.Leaves
+	if _, err := a.v.rpc(rpcwire.Command{Type: "works"}, &data); err != nil || !data.Leaves {
 		t.Fatalf("works: %v %v", data, err)
 	}
-	if _, err := a.v.rpc("fails", nil); err == nil || err.Error() != "unknown command: fails" {
+	if _, err := a.v.rpc(rpcwire.Command{Type: "fails"}, nil); err == nil || err.Error() != "unknown command: fails" {
 		t.Errorf("fails: %v", err)
 	}
-	if _, err := a.v.rpc("garbled", nil); err == nil || !strings.Contains(err.Error(), "the answer to garbled") {
+	if _, err := a.v.rpc(rpcwire.Command{Type: "garbled"}, nil); err == nil || !strings.Contains(err.Error(), "the answer to garbled") {
 		t.Errorf("garbled: %v", err)
+	}
+	if _, err := a.v.rpc(rpcwire.Command{Type: "odd"}, &data); err == nil || !strings.Contains(err.Error(), "the answer to odd") {
+		t.Errorf("data of the wrong shape: %v", err)
 	}
 	a.v.mu.Lock()
 	real := a.v.id
 	a.v.id = "no-such-session"
 	a.v.mu.Unlock()
-	if _, err := a.v.rpc("works", nil); err == nil {
+	if _, err := a.v.rpc(rpcwire.Command{Type: "works"}, nil); err == nil {
 		t.Error("an RPC on a session not attached worked")
 	}
 	a.v.mu.Lock()
 	a.v.id = real
 	a.v.mu.Unlock()
 	a.v.c.Close()
-	if _, err := a.v.rpc("works", nil); !errors.Is(err, server.ErrClosed) {
+	if _, err := a.v.rpc(rpcwire.Command{Type: "works"}, nil); !errors.Is(err, server.ErrClosed) {
 		t.Errorf("after close: %v", err)
 	}
 }
 
-// A command that moves the session (clone, fork) leaves the view on the new one, drawn.
+// A command that moves the session (clone, fork) leaves the view on the new one, drawn; a
+// script's command that does says so.
 func TestRPCFollowsAMovedSession(t *testing.T) {
 	k := startKit(t, nil)
 	a := attach(t, k)
-	moved := "sess-clone"
+	moved, scripted := "sess-clone", "sess-scripted"
 	a.rt.answer = func(cmd map[string]any) string {
-		if cmd["type"] == "clone" {
+		switch cmd["type"] {
+		case "clone":
 			a.rt.id.Store(&moved)
+		case "prompt":
+			a.rt.id.Store(&scripted)
 		}
 		return rpcOK(map[string]any{})
 	}
-	a.v.command("clone", "")
+	a.ctrl.Command("clone", "")
 	if got := a.v.session(); got != moved {
 		t.Fatalf("the view is on %q", got)
 	}
-	a.shows(t, "now in session "+moved)
+	a.shows(t, "cloned session: "+moved)
+	a.ctrl.Command("new-branch", "")
+	if got := a.v.session(); got != scripted {
+		t.Fatalf("the view is on %q", got)
+	}
+	a.shows(t, "now in session "+scripted)
 }
 
 // piEvent: a later failed answer, the follow-up queue and a retry reach the screen.
@@ -393,7 +556,9 @@ func TestPiEvents(t *testing.T) {
 	a.v.piEvent(`{"type":"response","success":false,"error":"the model is gone"}`)
 	a.v.piEvent(`{"type":"queue_update","steering":["s1"],"followUp":["after that, commit"]}`)
 	a.v.piEvent(`{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"overloaded"}`)
+	a.v.piEvent(`{"type":"tool_execution_update","toolCallId":"t9","partialResult":{"content":[{"type":"text","text":"half way"}]}}`)
 	a.v.piEvent(`not json`)
+	a.v.piEvent(`{"type":"queue_update","steering":"not a list"}`)
 	a.v.mu.Lock()
 	follow := a.v.followUps
 	a.v.mu.Unlock()
@@ -405,6 +570,7 @@ func TestPiEvents(t *testing.T) {
 			t.Errorf("the screen lacks %q:\n%s", w, a.scr.text())
 		}
 	}
+	a.v.piEvent(`{"type":"auto_retry_end"}`)
 }
 
 // follow says so when the connection to the server ends.

@@ -169,9 +169,12 @@ func (c *Client) Request(ctx context.Context, cmd map[string]any) (map[string]an
 	id := "request-" + strconv.Itoa(c.seq)
 	c.pending[id] = ch
 	err := c.write(map[string]any{"type": "request", "id": id, "request": cmd})
-	c.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("sending %v: %w", cmd["command"], err)
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+	if err != nil { // the connection cannot carry requests any more, whether or not it has ended yet
+		return nil, fmt.Errorf("%w: sending %v: %v", ErrClosed, cmd["command"], err)
 	}
 	select {
 	case m := <-ch:
