@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"pi/live"
 	"pi/provider"
 	"pi/session"
+	"pi/termui"
 	"pi/tools"
 	"pi/tui"
 	"pi/tui/subagents"
@@ -26,13 +26,14 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	keys, keysProblem := tui.KeymapOr(h.Config().KeyBindings())
-	ic := &interactive{h: h, ctx: ctx, cancel: cancel, uiReady: make(chan struct{}), keys: keys}
-	opts := tui.Options{Cwd: h.Cwd(), Commands: ic.commandList(), Keys: keys, ShowThinking: !h.Config().UI.ThinkingHidden(),
+	ic := &interactive{h: h, ctx: ctx, cancel: cancel}
+	ctrl := termui.New(ctx, localSession{ic}, keys, ic.async)
+	opts := tui.Options{Cwd: h.Cwd(), Commands: ctrl.Builtins(), Keys: keys, ShowThinking: !h.Config().UI.ThinkingHidden(),
 		Clipboard: images.Clipboard, HideImages: !h.Config().ShowImages(), Theme: h.Config().UI.Theme, PiHome: h.PiHome(),
 		ThemeDirs: h.ThemeDirs(), ToolLabel: func(name string) string { return tools.LabelOf(h.Agent().State().Tools, name) }}
-	err := tui.Run(ctx, ic.callbacks(), opts, func(ui *tui.App) {
+	err := tui.Run(ctx, ctrl.Callbacks(), opts, func(ui *tui.App) {
 		ic.ui, ic.children = ui, subagents.Show(ui, h.Children()) // before the events that feed it
-		close(ic.uiReady)
+		ctrl.Start(ui)
 		h.SetUI(ic) // the scripts' questions and notices go to the screen
 		ic.unsubscribe = h.Agent().Subscribe(func(_ context.Context, ev agent.Event) {
 			defer ic.guard()
@@ -48,10 +49,10 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 			ui.Notify(tui.LevelWarning, "No model yet: "+h.ModelProblem()+". Then restart pi, or pick one with /model.")
 		}
 		if pickSession {
-			go tuiResume(ic, "") // -r: the picker asks on screen, off the start callback
+			ic.async(func() { ctrl.Command("resume", "") }) // -r: the picker asks on screen, off the start callback
 		}
 		ic.async(func() {
-			tuiAskTrust(ic) // before the prompts: a project command among them needs its script
+			ctrl.AskTrust() // before the prompts: a project command among them needs its script
 			ic.sendPrompts(prompts, imgs)
 		})
 	})
@@ -71,19 +72,16 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 	return 0
 }
 
-// interactive adapts the agent's events to the TUI and the TUI's keys to the live session's methods. It
-// holds no run state: what is in flight is the live session's. It is also the userInterface the
-// scripts talk to.
+// interactive draws the agent's events on the screen; the keys and commands are termui's
+// controller's, over localSession. It holds no run state: what is in flight is the live
+// session's. It is also the UI the scripts talk to.
 type interactive struct {
 	h           *live.Session
 	ui          *tui.App
-	keys        *tui.Keymap
-	uiReady     chan struct{} // closed once ui is set
 	children    *subagents.Screen
 	ctx         context.Context
 	cancel      context.CancelFunc
 	unsubscribe func()
-	bangs       atomic.Int64 // numbers the boxes of !cmd runs
 	panicked    atomic.Value // a panic on another goroutine, re-raised once the terminal is restored
 }
 
@@ -105,45 +103,6 @@ func (ic *interactive) async(fn func()) {
 	}()
 }
 
-func (ic *interactive) callbacks() tui.Callbacks {
-	return tui.Callbacks{
-		OnSubmit: func(text string) {
-			imgs := ic.ui.TakeImages()
-			ic.async(func() { ic.send(text, imgs, live.DeliverSteer) })
-		},
-		OnSteer: func(text string) {
-			imgs := ic.ui.TakeImages()
-			ic.async(func() { ic.send(text, imgs, live.DeliverSteer) })
-		},
-		OnFollowUp: func(text string) { imgs := ic.ui.TakeImages(); ic.async(func() { ic.followUp(text, imgs) }) },
-		OnAbort: func() {
-			ic.h.ClearQueues() // the TUI has put the queued text back into the editor
-			ic.h.Abort()       // the run, a compaction, a !cmd, a branch summary
-		},
-		OnCommand:  func(name, args string) { ic.async(func() { ic.command(name, args) }) },
-		OnBash:     func(cmd string, keep bool) { ic.async(func() { tuiBang(ic, cmd, keep) }) },
-		OnQuit:     ic.cancel,
-		OnShortcut: func(key string) { ic.async(func() { ic.report(ic.h.RunShortcut(ic.ctx, key)) }) },
-		OnKey: func(name string) bool {
-			switch name {
-			case "thinking":
-				ic.async(func() { tuiCycleThinking(ic) })
-			case "model":
-				ic.async(func() { tuiPickModel(ic) })
-			case "cycle-model":
-				ic.async(func() { tuiCycleModel(ic, 1) })
-			case "cycle-model-back":
-				ic.async(func() { tuiCycleModel(ic, -1) })
-			case "tree":
-				ic.async(func() { tuiTree(ic, "") })
-			default:
-				return false
-			}
-			return true
-		},
-	}
-}
-
 // sendPrompts sends the command line's prompts: the first as a prompt (with the @file
 // images), the rest queued as its follow-ups, each through the front door like typed text.
 func (ic *interactive) sendPrompts(prompts []string, images []provider.Block) {
@@ -154,21 +113,6 @@ func (ic *interactive) sendPrompts(prompts []string, images []provider.Block) {
 		ic.report(ic.h.Send(ic.ctx, live.Input{Text: p, Source: live.SourceInteractive, Deliver: live.DeliverFollowUp, Queue: true}))
 	}
 	ic.report(ic.h.Send(ic.ctx, live.Input{Text: prompts[0], Images: images, Source: live.SourceInteractive, Deliver: live.DeliverSteer}))
-}
-
-// send delivers a line the user typed: a prompt when the agent is idle, else queued as
-// deliver says.
-func (ic *interactive) send(text string, imgs []provider.Block, deliver live.Delivery) {
-	ic.report(ic.h.Send(ic.ctx, live.Input{Text: text, Images: imgs, Source: live.SourceInteractive, Deliver: deliver}))
-}
-
-// followUp queues text as a follow-up, unless it names one of the terminal UI's own commands.
-func (ic *interactive) followUp(text string, imgs []provider.Block) {
-	name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
-	if strings.HasPrefix(text, "/") && ic.builtin(name, strings.TrimSpace(args)) {
-		return
-	}
-	ic.send(text, imgs, live.DeliverFollowUp)
 }
 
 // report shows an error of a call of the live session, unless pi is quitting.

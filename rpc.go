@@ -30,6 +30,7 @@ import (
 	"pi/extui"
 	"pi/live"
 	"pi/provider"
+	"pi/rpcwire"
 )
 
 // rpcServer is one RPC session between pi and its client.
@@ -61,7 +62,7 @@ const (
 
 // rpcHandler runs one command. A nil result means a response without "data"; json.RawMessage
 // "null" means data: null.
-type rpcHandler func(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error)
+type rpcHandler func(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error)
 
 // answeredLater is what a handler returns when its goroutine will send the response.
 type answeredLater struct{}
@@ -194,43 +195,15 @@ func (s *rpcServer) handleLine(ctx context.Context, line []byte) {
 	s.respond(c.ID, c.Type, data, err)
 }
 
-// rpcCommand holds the fields of every command; each handler reads the ones it takes.
-type rpcCommand struct {
-	ID                 json.RawMessage  `json:"id"`
-	Type               string           `json:"type"`
-	Message            string           `json:"message"`
-	Images             []provider.Block `json:"images"`
-	StreamingBehavior  string           `json:"streamingBehavior"`
-	ParentSession      string           `json:"parentSession"`
-	Provider           string           `json:"provider"`
-	ModelID            string           `json:"modelId"`
-	Level              string           `json:"level"`
-	Mode               string           `json:"mode"`
-	CustomInstructions string           `json:"customInstructions"`
-	Enabled            *bool            `json:"enabled"`
-	Command            string           `json:"command"`
-	ExcludeFromContext bool             `json:"excludeFromContext"`
-	OutputPath         string           `json:"outputPath"`
-	SessionPath        string           `json:"sessionPath"`
-	EntryID            string           `json:"entryId"`
-	TargetID           string           `json:"targetId"`  // navigate_tree
-	Summarize          bool             `json:"summarize"` // navigate_tree
-	Name               string           `json:"name"`
-	Label              string           `json:"label"`    // set_label
-	Patterns           []string         `json:"patterns"` // scoped_models
-	Step               int              `json:"step"`     // cycle_model
-	Key                string           `json:"key"`      // run_shortcut
-}
-
 // decodeCommand reads one command line. When the line is not a JSON object with a "type"
 // string, the returned command has an empty Type (a parse error); otherwise Type and ID are
 // set even if other fields are malformed, so the error can name the command.
-func decodeCommand(line []byte) (rpcCommand, error) {
+func decodeCommand(line []byte) (rpcwire.Command, error) {
 	var head map[string]json.RawMessage
 	if err := json.Unmarshal(line, &head); err != nil {
-		return rpcCommand{}, err
+		return rpcwire.Command{}, err
 	}
-	var c rpcCommand
+	var c rpcwire.Command
 	if id := head["id"]; len(id) > 0 && string(id) != "null" {
 		c.ID = id
 	}
@@ -240,7 +213,7 @@ func decodeCommand(line []byte) (rpcCommand, error) {
 	}
 	id, typ := c.ID, c.Type
 	if err := json.Unmarshal(line, &c); err != nil {
-		return rpcCommand{ID: id, Type: typ}, fmt.Errorf("command %s: %w", typ, err)
+		return rpcwire.Command{ID: id, Type: typ}, fmt.Errorf("command %s: %w", typ, err)
 	}
 	c.ID = id
 	for _, b := range c.Images {
@@ -272,24 +245,20 @@ func (s *rpcServer) writeLine(data []byte) {
 
 // respond sends {"type":"response","id","command","success","data"|"error"}.
 func (s *rpcServer) respond(id json.RawMessage, command string, data any, err error) {
-	f := fields{{"type", "response"}}
 	if len(id) > maxEchoedID {
 		id, err = nil, fmt.Errorf("the command's id is %d bytes; ids of up to %d bytes are echoed", len(id), maxEchoedID)
 	}
-	if len(id) > 0 {
-		f = append(f, field{"id", id})
+	r := rpcwire.Response{Type: "response", ID: id, Command: clip(command, maxEchoedName), Success: err == nil}
+	if err == nil && data != nil {
+		if r.Data, err = json.Marshal(data); err != nil {
+			r.Success, r.Data = false, nil
+			err = fmt.Errorf("encoding the answer: %w", err)
+		}
 	}
-	command = clip(command, maxEchoedName)
-	f = append(f, field{"command", command})
-	switch {
-	case err != nil:
-		f = append(f, field{"success", false}, field{"error", err.Error()})
-	case data != nil:
-		f = append(f, field{"success", true}, field{"data", data})
-	default:
-		f = append(f, field{"success", true})
+	if err != nil {
+		r.Error = err.Error()
 	}
-	s.write(f)
+	s.write(r)
 }
 
 // onEvent forwards every agent event, and queue_update when a queue changed.
@@ -319,7 +288,7 @@ func (s *rpcServer) shutdown() {
 }
 
 // background runs fn on its own goroutine and sends its result as the response to c.
-func (s *rpcServer) background(c *rpcCommand, fn func() (any, error)) answeredLater {
+func (s *rpcServer) background(c *rpcwire.Command, fn func() (any, error)) answeredLater {
 	s.answering.Add(1)
 	go func() {
 		defer s.answering.Done()
@@ -331,7 +300,7 @@ func (s *rpcServer) background(c *rpcCommand, fn func() (any, error)) answeredLa
 
 // send hands an input to the front door and answers once it has been accepted or refused; a
 // failure after acceptance is a second response to the same id, as in pi.
-func (s *rpcServer) send(ctx context.Context, c *rpcCommand, in live.Input) (any, error) {
+func (s *rpcServer) send(ctx context.Context, c *rpcwire.Command, in live.Input) (any, error) {
 	accepted := make(chan struct{})
 	in.Accepted = func() { close(accepted) }
 	result := make(chan error, 1)

@@ -649,13 +649,13 @@ func TestRPCThinkingOnAReasoningModel(t *testing.T) {
 	if st := c.state(); st["thinkingLevel"] != "high" {
 		t.Fatalf("thinking %v", st["thinkingLevel"])
 	}
-	for _, want := range []string{"off", "minimal"} {
+	for _, want := range []string{"max", "off", "minimal"} { // max, the model's highest, is always in the cycle
 		if got := c.mustCall(map[string]any{"type": "cycle_thinking_level"}).data()["level"]; got != want {
 			t.Fatalf("cycled to %v, want %s", got, want)
 		}
 	}
 	levels := c.mustCall(map[string]any{"type": "get_available_thinking_levels"}).data()["levels"]
-	if fmt.Sprint(levels) != "[off minimal low medium high xhigh]" {
+	if fmt.Sprint(levels) != "[off minimal low medium high xhigh max]" {
 		t.Fatalf("levels %v", levels)
 	}
 	if r := c.call(map[string]any{"type": "set_thinking_level", "level": "lots"}); r["success"] != false {

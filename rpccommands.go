@@ -10,6 +10,8 @@ import (
 	"pi/agent"
 	"pi/config"
 	"pi/live"
+	"pi/lua"
+	"pi/rpcwire"
 )
 
 // commandTable maps pi's command names to their handlers.
@@ -45,8 +47,8 @@ func commandTable() map[string]rpcHandler {
 		"get_fork_messages":             cmdForkMessages,
 		"get_last_assistant_text":       cmdLastAssistantText,
 		"set_session_name":              cmdSetSessionName,
-		"get_commands": func(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-			return map[string]any{"commands": s.h.SlashCommands()}, nil
+		"get_commands": func(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
+			return slashCommands(s.h.SlashCommands()), nil
 		},
 		"get_tree":      cmdGetTree,
 		"navigate_tree": cmdNavigateTree,
@@ -54,17 +56,17 @@ func commandTable() map[string]rpcHandler {
 		// pi's own, for pi attach: the /scoped-models of the terminal UI, and whether a /tree
 		// move leaves messages behind (then a summary is offered).
 		"scoped_models": cmdScopedModels,
-		"leaves_conversation": func(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-			return map[string]any{"leaves": s.h.LeavesConversation(c.TargetID)}, nil
+		"leaves_conversation": func(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
+			return rpcwire.Leaves{Leaves: s.h.LeavesConversation(c.TargetID)}, nil
 		},
 		// pi's own, for pi attach: the scripts' shortcut keys, run on the session, and /reload.
-		"get_shortcuts": func(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-			return map[string]any{"shortcuts": s.h.Shortcuts()}, nil
+		"get_shortcuts": func(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
+			return shortcuts(s.h.Shortcuts()), nil
 		},
-		"run_shortcut": func(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+		"run_shortcut": func(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 			return nil, s.h.RunShortcut(ctx, c.Key)
 		},
-		"reload": func(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+		"reload": func(ctx context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 			return nil, s.h.Reload(ctx)
 		},
 	}
@@ -72,7 +74,7 @@ func commandTable() map[string]rpcHandler {
 
 // cmdScopedModels is scoped_models{patterns?}: patterns (["all"] clears them) set the models
 // cycle_model steps through; the answer is those models either way.
-func cmdScopedModels(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdScopedModels(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	if p := c.Patterns; p != nil {
 		if len(p) == 1 && p[0] == "all" {
 			p = nil
@@ -82,12 +84,12 @@ func cmdScopedModels(ctx context.Context, s *rpcServer, c *rpcCommand) (any, err
 		}
 	}
 	models, scoped := s.h.ScopedModels(ctx)
-	return map[string]any{"models": models, "scoped": scoped}, nil
+	return rpcwire.ScopedModels{Models: models, Scoped: scoped}, nil
 }
 
 // cmdPrompt starts a run, or while one is going queues the message as streamingBehavior says.
 // A script command runs at once, even while the agent works.
-func cmdPrompt(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdPrompt(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	in := live.Input{Text: c.Message, Images: c.Images, Source: live.SourceRPC}
 	switch c.StreamingBehavior {
 	case "steer", "followUp":
@@ -97,7 +99,7 @@ func cmdPrompt(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 }
 
 // cmdQueue is steer and follow_up: the message waits in its queue for the loop to take it.
-func cmdQueue(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdQueue(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	if c.Message == "" && len(c.Images) == 0 {
 		return nil, errors.New(c.Type + ": the message is empty")
 	}
@@ -109,36 +111,29 @@ func cmdQueue(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 }
 
 // cmdAbort stops everything in flight: the run, a compaction, a bash command, a branch summary.
-func cmdAbort(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+func cmdAbort(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 	s.h.Quiesce()
 	return nil, nil
 }
 
-func cmdNewSession(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-	return map[string]any{"cancelled": false}, s.h.NewSession(c.ParentSession)
+func cmdNewSession(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
+	return rpcwire.Cancelled{}, s.h.NewSession(c.ParentSession)
 }
 
 // cmdGetState is pi's RpcSessionState.
-func cmdGetState(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+func cmdGetState(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 	st := s.h.State()
-	f := fields{{"model", st.Model}, {"thinkingLevel", st.Thinking}, {"isStreaming", st.Streaming},
-		{"isCompacting", st.Compacting}, {"steeringMode", st.SteeringMode}, {"followUpMode", st.FollowUpMode}}
-	if st.SessionFile != "" {
-		f = append(f, field{"sessionFile", st.SessionFile})
-	}
-	f = append(f, field{"sessionId", st.SessionID})
-	if st.SessionName != "" {
-		f = append(f, field{"sessionName", st.SessionName})
-	}
-	return append(f, field{"autoCompactionEnabled", st.AutoCompaction},
-		field{"messageCount", st.MessageCount}, field{"pendingMessageCount", st.PendingCount}), nil
+	return rpcwire.State{Model: st.Model, ThinkingLevel: st.Thinking, IsStreaming: st.Streaming, IsCompacting: st.Compacting,
+		SteeringMode: string(st.SteeringMode), FollowUpMode: string(st.FollowUpMode), SessionFile: st.SessionFile,
+		SessionID: st.SessionID, SessionName: st.SessionName, AutoCompactionEnabled: st.AutoCompaction,
+		MessageCount: st.MessageCount, PendingMessageCount: st.PendingCount}, nil
 }
 
-func cmdGetMessages(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	return map[string]any{"messages": nonNilMessages(s.h.Agent().State().Messages)}, nil
+func cmdGetMessages(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
+	return rpcwire.Messages{Messages: nonNilMessages(s.h.Agent().State().Messages)}, nil
 }
 
-func cmdSetModel(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdSetModel(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	if c.Provider == "" || c.ModelID == "" {
 		return nil, errors.New(`set_model needs "provider" and "modelId"`)
 	}
@@ -146,41 +141,41 @@ func cmdSetModel(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) 
 }
 
 // cmdCycleModel steps to the next model of the scope; pi's own "step": -1 steps back.
-func cmdCycleModel(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdCycleModel(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	m, err := s.h.CycleModel(ctx, cmp.Or(c.Step, 1))
 	if err != nil || m == nil {
 		return jsonNull(), err
 	}
 	st := s.h.State()
-	return map[string]any{"model": m, "thinkingLevel": st.Thinking, "isScoped": st.Scoped}, nil
+	return rpcwire.CycleModel{Model: *m, ThinkingLevel: st.Thinking, IsScoped: st.Scoped}, nil
 }
 
-func cmdAvailableModels(ctx context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	return map[string]any{"models": s.h.AvailableModels(ctx)}, nil
+func cmdAvailableModels(ctx context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
+	return rpcwire.Models{Models: s.h.AvailableModels(ctx)}, nil
 }
 
-func cmdSetThinking(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdSetThinking(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	_, err := s.h.SetThinking(c.Level)
 	return nil, err
 }
 
-func cmdCycleThinking(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+func cmdCycleThinking(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 	level, ok, err := s.h.CycleThinking()
 	if err != nil || !ok {
 		return jsonNull(), err
 	}
-	return map[string]any{"level": level}, nil
+	return rpcwire.CycleThinking{Level: level}, nil
 }
 
-func cmdThinkingLevels(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+func cmdThinkingLevels(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 	levels := []string{"off"}
 	if s.h.Agent().Model().Reasoning {
 		levels = config.ThinkingLevels()
 	}
-	return map[string]any{"levels": levels}, nil
+	return rpcwire.ThinkingLevels{Levels: levels}, nil
 }
 
-func cmdQueueMode(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdQueueMode(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	which := "steer"
 	if c.Type == "set_follow_up_mode" {
 		which = "followUp"
@@ -189,7 +184,7 @@ func cmdQueueMode(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 }
 
 // cmdCompact compacts in the background (a run is stopped first); abort cancels it.
-func cmdCompact(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdCompact(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	compact, err := s.h.StartCompact(ctx, c.CustomInstructions)
 	if err != nil {
 		return nil, err
@@ -199,11 +194,12 @@ func cmdCompact(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.h.CompactionJSON(res), nil
+		return rpcwire.Compact{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID, TokensBefore: res.TokensBefore,
+			TokensAfter: res.TokensAfter, Details: s.h.CompactionDetails(res)}, nil
 	}), nil
 }
 
-func cmdAutoCompaction(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdAutoCompaction(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`set_auto_compaction needs "enabled": true or false`)
 	}
@@ -213,7 +209,7 @@ func cmdAutoCompaction(_ context.Context, s *rpcServer, c *rpcCommand) (any, err
 
 // cmdFullUpdates is set_full_updates{enabled}: every message_update carries the whole partial
 // reply (pi's shape, at a cost quadratic in the reply), or only now and then (the default).
-func cmdFullUpdates(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdFullUpdates(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`set_full_updates needs "enabled": true or false`)
 	}
@@ -221,7 +217,7 @@ func cmdFullUpdates(_ context.Context, s *rpcServer, c *rpcCommand) (any, error)
 	return nil, nil
 }
 
-func cmdAutoRetry(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdAutoRetry(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`set_auto_retry needs "enabled": true or false`)
 	}
@@ -230,14 +226,14 @@ func cmdAutoRetry(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 }
 
 // cmdAbortRetry stops a run that is waiting to retry a failed call; the failure then stands.
-func cmdAbortRetry(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+func cmdAbortRetry(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 	s.h.AbortRetry()
 	return nil, nil
 }
 
 // cmdBash claims the shell at once and runs the command in the background, so abort_bash
 // can reach it and a second command sent meanwhile is refused.
-func cmdBash(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdBash(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	run, err := s.h.StartBash(ctx, c.Command, c.ExcludeFromContext)
 	if err != nil {
 		return nil, err
@@ -251,70 +247,70 @@ func cmdBash(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
 	}), nil
 }
 
-func cmdAbortBash(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+func cmdAbortBash(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 	s.h.AbortBash()
 	return nil, nil
 }
 
-func cmdSessionStats(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+func cmdSessionStats(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 	return s.h.Stats(), nil
 }
 
-func cmdExportHTML(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdExportHTML(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	path, err := s.h.Export(c.OutputPath)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"path": path}, nil
+	return rpcwire.ExportHTML{Path: path}, nil
 }
 
-func cmdSwitchSession(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
-	return map[string]any{"cancelled": false}, s.h.SwitchSession(ctx, c.SessionPath)
+func cmdSwitchSession(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
+	return rpcwire.Cancelled{}, s.h.SwitchSession(ctx, c.SessionPath)
 }
 
-func cmdFork(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdFork(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	text, err := s.h.ForkAt(c.EntryID)
-	return map[string]any{"text": text, "cancelled": false}, err
+	return rpcwire.Fork{Text: text}, err
 }
 
-func cmdClone(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
-	return map[string]any{"cancelled": false}, s.h.Clone()
+func cmdClone(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
+	return rpcwire.Cancelled{}, s.h.Clone()
 }
 
-func cmdForkMessages(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+func cmdForkMessages(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 	msgs, err := s.h.ForkPoints()
-	return map[string]any{"messages": msgs}, err
+	return rpcwire.ForkMessages{Messages: msgs}, err
 }
 
-func cmdLastAssistantText(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+func cmdLastAssistantText(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 	text, ok := s.h.LastReply()
 	if !ok {
-		return map[string]any{"text": nil}, nil
+		return rpcwire.LastAssistantText{}, nil
 	}
-	return map[string]any{"text": text}, nil
+	return rpcwire.LastAssistantText{Text: &text}, nil
 }
 
-func cmdSetSessionName(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdSetSessionName(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	return nil, s.h.SetName(c.Name)
 }
 
 // cmdGetTree is the RPC command get_tree: every entry of the session with its parent, type,
 // role, a short preview and its label, and the current leaf (null before the first entry).
-func cmdGetTree(_ context.Context, s *rpcServer, _ *rpcCommand) (any, error) {
+func cmdGetTree(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 	entries, leafID, err := s.h.Tree()
 	if err != nil {
 		return nil, err
 	}
-	var leaf any
+	tree := rpcwire.Tree{Entries: entries}
 	if leafID != "" {
-		leaf = leafID
+		tree.LeafID = &leafID
 	}
-	return map[string]any{"entries": entries, "leafId": leaf}, nil
+	return tree, nil
 }
 
 // cmdNavigateTree is the RPC command navigate_tree{targetId, summarize?, customInstructions?}.
 // It answers when the move is done; the live session keeps runs off the branch being left.
-func cmdNavigateTree(ctx context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdNavigateTree(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	if c.TargetID == "" {
 		return nil, errors.New(`navigate_tree needs "targetId"`)
 	}
@@ -322,17 +318,31 @@ func cmdNavigateTree(ctx context.Context, s *rpcServer, c *rpcCommand) (any, err
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{"cancelled": false, "leafId": s.h.State().Leaf}
-	if text != "" {
-		out["editorText"] = text
-	}
-	return out, nil
+	return rpcwire.NavigateTree{EditorText: text, LeafID: s.h.State().Leaf}, nil
 }
 
 // cmdSetLabel is set_label{entryId, label}: an empty or missing label clears it.
-func cmdSetLabel(_ context.Context, s *rpcServer, c *rpcCommand) (any, error) {
+func cmdSetLabel(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 	if c.EntryID == "" {
 		return nil, errors.New(`set_label needs "entryId"`)
 	}
 	return nil, s.h.SetLabel(c.EntryID, c.Label)
+}
+
+// slashCommands is get_commands' data: the scripts' commands and the skills.
+func slashCommands(cmds []lua.SlashCommand) rpcwire.Commands {
+	out := rpcwire.Commands{Commands: make([]rpcwire.SlashCommand, len(cmds))}
+	for i, c := range cmds {
+		out.Commands[i] = rpcwire.SlashCommand{Name: c.Name, Description: c.Description, Source: c.Source}
+	}
+	return out
+}
+
+// shortcuts is get_shortcuts' data: the keys the scripts bound.
+func shortcuts(keys []lua.Shortcut) rpcwire.Shortcuts {
+	out := rpcwire.Shortcuts{Shortcuts: make([]rpcwire.Shortcut, len(keys))}
+	for i, k := range keys {
+		out.Shortcuts[i] = rpcwire.Shortcut{Key: k.Key, Description: k.Description, Source: k.Source}
+	}
+	return out
 }

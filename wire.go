@@ -1,7 +1,8 @@
 package main
 
-// wire.go holds the JSON shapes that RPC and JSON mode both write: objects whose keys keep
-// pi's order, and queue_update lines sent only when a queue changed.
+// wire.go is what RPC and JSON mode both write besides rpcwire's shapes: objects whose keys
+// keep pi's order (the JSON mode's session line), and queue_update lines sent only when a
+// queue changed.
 
 import (
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 
 	"pi/agent"
 	"pi/provider"
+	"pi/rpcwire"
 )
 
 // fields is a JSON object whose keys keep their order.
@@ -53,8 +55,7 @@ type queueWatch struct {
 
 func (q *queueWatch) update(ag *agent.Agent) ([]byte, bool) {
 	steer, follow := ag.QueuedMessages()
-	line, err := fields{{"type", "queue_update"}, {"steering", messageTexts(steer)},
-		{"followUp", messageTexts(follow)}}.MarshalJSON()
+	line, err := json.Marshal(rpcwire.QueueUpdate{Type: "queue_update", Steering: messageTexts(steer), FollowUp: messageTexts(follow)})
 	if err != nil {
 		return nil, false
 	}

@@ -5,6 +5,7 @@ package live
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -152,9 +153,9 @@ func (h *Session) Export(path string) (string, error) {
 	return path, nil
 }
 
-// CompactionJSON is a compaction's result as RPC's compact answers it.
-func (h *Session) CompactionJSON(res *session.Result) any {
-	return session.CompactionJSON(h.rec.session(), res)
+// CompactionDetails are the details the compaction's entry stores ({} when none).
+func (h *Session) CompactionDetails(res *session.Result) json.RawMessage {
+	return session.CompactionDetailsOf(h.rec.session(), res)
 }
 
 // The user's shell.

@@ -4,6 +4,7 @@ package session
 // reply, the messages a fork can start from, its name and labels.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -110,14 +111,13 @@ func Rename(sess *Session, name string) error {
 	return nil
 }
 
-// CompactionJSON is pi's CompactionResult, with the details stored in the session entry.
-func CompactionJSON(sess *Session, r *Result) map[string]any {
-	var details any = map[string]any{}
+// CompactionDetailsOf are the details a compaction's entry stores ({} when it stores none), as
+// pi's CompactionResult carries them.
+func CompactionDetailsOf(sess *Session, r *Result) json.RawMessage {
 	if e, err := sess.Entry(r.EntryID); err == nil && len(e.Details) > 0 {
-		details = e.Details
+		return e.Details
 	}
-	return map[string]any{"summary": r.Summary, "firstKeptEntryId": r.FirstKeptEntryID,
-		"tokensBefore": r.TokensBefore, "tokensAfter": r.TokensAfter, "details": details}
+	return json.RawMessage("{}")
 }
 
 // Label sets the label of entryID (pi's setLabel); an empty label clears it.

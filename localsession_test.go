@@ -2,19 +2,22 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"pi/agent"
+	"pi/internal/pitest"
+	"pi/internal/testwait"
+	"pi/live"
+	"pi/provider/faux"
+	"pi/session"
+	"pi/termui"
+	"pi/tui"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-
-	"pi/internal/pitest"
-	"pi/internal/testwait"
-	"pi/live"
-	"pi/provider/faux"
-	"pi/session"
-	"pi/tui"
 )
 
 // TestEscapeAbortsManualCompaction presses Escape while /compact waits for its summary: the
@@ -26,13 +29,14 @@ func TestEscapeAbortsManualCompaction(t *testing.T) {
 	a.Agent().SetProvider(slow, pitest.FauxModel(false))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	ic := &interactive{h: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
+	ic, ctrl := localUI(a, ctx, cancel)
 	screen := &screenLog{}
-	ic.ui = tui.NewApp(screen, 120, 40, ic.callbacks(), tui.Options{ManualFrames: true})
+	ic.ui = tui.NewApp(screen, 120, 40, ctrl.Callbacks(), tui.Options{ManualFrames: true})
+	ctrl.Use(ic.ui)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ic.command("compact", "")
+		ctrl.Command("compact", "")
 	}()
 	screen.waitFor(t, ic.ui, "Compacting")
 	start := time.Now()
@@ -90,13 +94,14 @@ func uiForTree(t *testing.T, a *live.Session) (*interactive, *screenLog, chan st
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	ic := &interactive{h: a, ctx: ctx, cancel: cancel, uiReady: make(chan struct{})}
+	ic, ctrl := localUI(a, ctx, cancel)
 	screen := &screenLog{}
-	ic.ui = tui.NewApp(screen, 120, 40, ic.callbacks(), tui.Options{ManualFrames: true})
+	ic.ui = tui.NewApp(screen, 120, 40, ctrl.Callbacks(), tui.Options{ManualFrames: true})
+	ctrl.Use(ic.ui)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ic.command("tree", "")
+		ctrl.Command("tree", "")
 	}()
 	return ic, screen, done
 }
@@ -152,5 +157,75 @@ func TestTreeCommandEscapeCancelsTheSummary(t *testing.T) {
 	screen.waitFor(t, ic.ui, "branch summary cancelled")
 	if a.State().Leaf != ids["a5"] || len(entriesOfType(t, a, session.TypeBranchSummary)) != 0 {
 		t.Fatalf("after a cancelled summary the leaf is %s", a.State().Leaf)
+	}
+}
+
+// localUI is the terminal UI's controller over a, as runInteractiveMode builds it; the caller
+// makes the screen and hands it to both (ic.ui, ctrl.Use).
+func localUI(a *live.Session, ctx context.Context, cancel context.CancelFunc) (*interactive, *termui.Controller) {
+	ic := &interactive{h: a, ctx: ctx, cancel: cancel}
+	return ic, termui.New(ctx, localSession{ic}, nil, ic.async)
+}
+
+// TestSettingsCommandAppliesAndSaves picks the steering mode in /settings: it changes at once
+// and lands in $PI_HOME/pi.toml beside what the file held.
+func TestSettingsCommandAppliesAndSaves(t *testing.T) {
+	a := newOpsApp(t, pitest.FauxModel(false))
+	os.MkdirAll(a.PiHome(), 0o755)
+	toml := filepath.Join(a.PiHome(), "pi.toml")
+	os.WriteFile(toml, []byte("# mine\nthinking = \"low\"\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ic, ctrl := localUI(a, ctx, cancel)
+	screen := &screenLog{}
+	ic.ui = tui.NewApp(screen, 120, 40, ctrl.Callbacks(), tui.Options{ManualFrames: true})
+	ctrl.Use(ic.ui)
+	done := make(chan struct{})
+	go func() { defer close(done); ctrl.Command("settings", "") }()
+	screen.waitFor(t, ic.ui, "Settings")
+	press(ic.ui, tcell.KeyDown, tcell.KeyDown, tcell.KeyEnter) // steering mode
+	screen.waitFor(t, ic.ui, "all")
+	press(ic.ui, tcell.KeyDown, tcell.KeyEnter)
+	<-done
+	if steer := a.State().SteeringMode; steer != agent.AllAtOnce {
+		t.Fatalf("steering mode %s after /settings", steer)
+	}
+	data, _ := os.ReadFile(toml)
+	if got := string(data); got != "# mine\nthinking = \"low\"\nsteering_mode = \"all\"\n" {
+		t.Fatalf("pi.toml:\n%s", got)
+	}
+}
+
+// /settings' theme row lists the built-ins and the theme files, switches at once and saves
+// the choice under [ui].
+func TestSettingsThemeAppliesAndSaves(t *testing.T) {
+	a := newOpsApp(t, pitest.FauxModel(false))
+	os.MkdirAll(filepath.Join(a.PiHome(), "themes"), 0o755)
+	os.WriteFile(filepath.Join(a.PiHome(), "themes", "mine.toml"), []byte("border = 33\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ic, ctrl := localUI(a, ctx, cancel)
+	screen := &screenLog{}
+	ic.ui = tui.NewApp(screen, 120, 40, ctrl.Callbacks(), tui.Options{ManualFrames: true, Theme: "dark",
+		PiHome: a.PiHome(), Cwd: a.Cwd()})
+	ctrl.Use(ic.ui)
+	done := make(chan struct{})
+	go func() { defer close(done); ctrl.Command("settings", "") }()
+	screen.waitFor(t, ic.ui, "Settings")
+	typeText(ic.ui, "theme")
+	screen.waitFor(t, ic.ui, "theme            dark")
+	press(ic.ui, tcell.KeyEnter)
+	screen.waitFor(t, ic.ui, "mine")
+	typeText(ic.ui, "mine")
+	press(ic.ui, tcell.KeyEnter)
+	<-done
+	screen.waitFor(t, ic.ui, "theme: mine (saved to")
+	screen.waitFor(t, ic.ui, "\x1b[38;5;33m")
+	if got := ic.ui.ThemeSetting(); got != "mine" {
+		t.Errorf("theme %q after /settings", got)
+	}
+	data, _ := os.ReadFile(filepath.Join(a.PiHome(), "pi.toml"))
+	if got := string(data); got != "\n[ui]\ntheme = \"mine\"\n" {
+		t.Errorf("pi.toml:\n%q", got)
 	}
 }
