@@ -52,11 +52,32 @@ func doctorHome(t *testing.T, s *ollamatest.Server) string {
 	return dir
 }
 
+// doctorJSON decodes --json's output, and checks that every finding has every field, so a
+// script can rely on them.
 func doctorJSON(t *testing.T, r runResult) []doctor.Report {
 	t.Helper()
 	var reps []doctor.Report
+	var raw []map[string]map[string]any
 	if err := json.Unmarshal([]byte(r.stdout), &reps); err != nil {
 		t.Fatalf("--json: %v (code %d)\nstdout %s\nstderr %s", err, r.code, r.stdout, r.stderr)
+	}
+	json.Unmarshal([]byte(r.stdout), &raw) // the findings' objects; the top-level strings fail to decode and stay nil
+	fields := map[string][]string{
+		"window": {"server", "configured", "planned", "note"},
+		"tools":  {"verdict", "toolsAsText", "note"},
+		"speed":  {"prefillTokensPerSecond", "decodeTokensPerSecond", "note", "decodeNote"},
+		"prefix": {"verdict", "turns", "note"},
+		"vision": {"known", "yes", "note"},
+		"eval":   {"ran", "passed", "runs", "note"},
+	}
+	for i := range raw {
+		for finding, keys := range fields {
+			for _, k := range keys {
+				if _, ok := raw[i][finding][k]; !ok {
+					t.Errorf("--json: %s has no %q: %v", finding, k, raw[i][finding])
+				}
+			}
+		}
 	}
 	return reps
 }
@@ -117,7 +138,7 @@ func TestDoctorWriteIsAppliedByTheNextRun(t *testing.T) {
 		t.Fatalf("code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 	for _, want := range []string{"CHECK", "window", "tool calls", "prefill", "decode", "prefix re-use", "vision", "eval (3 tasks)",
-		"Suggested for pi.toml:", "Adding to "} {
+		"Suggested for pi.toml:", "Added the block for " + model + " above to "} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

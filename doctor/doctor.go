@@ -130,7 +130,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 		enc.Encode(reports)
 	}
 	if f.write && len(reports) > 0 {
-		code = max(code, writeBlocks(filepath.Join(opts.PiHome, "pi.toml"), reports, stdout, stderr))
+		shown := stdout // the table showed the blocks; with --json they are shown on stderr
+		if f.jsonOut {
+			shown = stderr
+		}
+		code = max(code, writeBlocks(filepath.Join(opts.PiHome, "pi.toml"), reports, f.jsonOut, shown, stderr))
 	}
 	return code
 }

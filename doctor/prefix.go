@@ -40,13 +40,13 @@ func (pr *prober) turns(ctx context.Context, first *provider.Timings) (Prefix, S
 		msgs = append(msgs, provider.UserText(ask, time.Now().UnixMilli()))
 		reply := pr.stream(ctx, &provider.Request{SystemPrompt: system, Messages: msgs,
 			Options: provider.Options{MaxTokens: probeTurnTokens}})
-		if why := failure(&reply); why != "" {
+		if why := pr.failure(&reply); why != "" {
 			return Prefix{Verdict: PrefixUnknown, Turns: turns, Note: fmt.Sprintf("turn %d: %s", len(turns)+1, why)},
 				speedOf(turns, out, outTime, "turn "+fmt.Sprint(len(turns)+1)+": "+why)
 		}
 		if reply.Usage == nil || reply.Usage.Timings == nil {
 			note := "the server gives no timings (Ollama and llama.cpp do)"
-			return Prefix{Verdict: PrefixUnknown, Note: note}, Speed{Note: note}
+			return Prefix{Verdict: PrefixUnknown, Note: note}, Speed{Note: note, DecodeNote: note}
 		}
 		t := reply.Usage.Timings
 		turns = append(turns, TurnTiming{PromptTokens: t.PromptTokens, OutputTokens: t.OutputTokens, Cached: t.Cached,
@@ -68,12 +68,11 @@ func speedOf(turns []TurnTiming, out int, outTime time.Duration, failed string) 
 	}
 	if out > 0 && outTime > 0 {
 		s.Decode = float64(out) / outTime.Seconds()
-		s.Note += fmt.Sprintf("; %d output tokens in %.2fs", out, outTime.Seconds())
+		s.DecodeNote = fmt.Sprintf("server timings: %d output tokens in %.2fs", out, outTime.Seconds())
 	}
 	if failed != "" {
 		s.Note = strings.TrimPrefix(s.Note+"; "+failed, "; ")
 	}
-	s.Note = strings.TrimPrefix(s.Note, "; ")
 	return s
 }
 

@@ -33,6 +33,8 @@ type checkOptions struct {
 	eval     eval.Options
 	noEval   bool
 	progress io.Writer // one line per step, so a slow model shows what it is doing
+	// requestTimeout bounds each probe request; 0 is requestTimeout (tests shorten it).
+	requestTimeout time.Duration
 }
 
 // prober probes one model through its provider.
@@ -58,10 +60,16 @@ func Check(ctx context.Context, cfg *config.Config, spec string, o checkOptions)
 	var first *provider.Timings
 	r.Tools, first = pr.tools(ctx, caps, capsKnown)
 	r.Window = pr.window(ctx, cfg)
-	pr.step("prefill, decode and prefix re-use over three turns")
-	r.Prefix, r.Speed = pr.turns(ctx, first)
 	r.Vision = vision(m, caps, capsKnown)
-	r.Eval = pr.eval(ctx, r.Model)
+	if silent := strings.HasPrefix(r.Tools.Note, "no answer"); silent {
+		// A model that did not answer once will not answer three times or run three tasks.
+		note := "not measured: the tool-call probe got " + r.Tools.Note
+		r.Prefix, r.Speed, r.Eval = Prefix{Verdict: PrefixUnknown, Note: note}, Speed{Note: note, DecodeNote: note}, Eval{Note: note}
+	} else {
+		pr.step("prefill, decode and prefix re-use over three turns")
+		r.Prefix, r.Speed = pr.turns(ctx, first)
+		r.Eval = pr.eval(ctx, r.Model)
+	}
 	r.Suggest, r.Existing = suggest(cfg, r, m.Provider, m.ID)
 	return r, nil
 }
@@ -86,19 +94,26 @@ func (pr *prober) capabilities(ctx context.Context) ([]string, bool) {
 
 // stream sends one request within requestTimeout.
 func (pr *prober) stream(ctx context.Context, req *provider.Request) provider.Message {
-	sctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	sctx, cancel := context.WithTimeout(ctx, pr.timeout())
 	defer cancel()
 	zero := 0.0
 	req.Model, req.Options.Temperature = pr.m, &zero
 	return pr.p.Stream(sctx, req, func(provider.Event) {})
 }
 
+func (pr *prober) timeout() time.Duration {
+	if pr.o.requestTimeout > 0 {
+		return pr.o.requestTimeout
+	}
+	return requestTimeout
+}
+
 // failure is why a reply is not an answer, "" when it is one.
-func failure(msg *provider.Message) string {
+func (pr *prober) failure(msg *provider.Message) string {
 	switch msg.StopReason {
 	case provider.StopError, provider.StopAborted:
 		if strings.Contains(msg.ErrorMessage, "deadline") || msg.StopReason == provider.StopAborted {
-			return fmt.Sprintf("no answer within %s", requestTimeout)
+			return fmt.Sprintf("no answer within %s", pr.timeout())
 		}
 		return "the request failed: " + provider.OneLine(msg.ErrorMessage, 120)
 	}
@@ -122,7 +137,7 @@ func (pr *prober) tools(ctx context.Context, caps []string, capsKnown bool) (Too
 	if msg.Usage != nil {
 		timings = msg.Usage.Timings
 	}
-	if why := failure(&msg); why != "" {
+	if why := pr.failure(&msg); why != "" {
 		t.Verdict, t.Note = CallsUnknown, why
 		return t, timings
 	}

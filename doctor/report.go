@@ -59,7 +59,9 @@ type Tools struct {
 type Speed struct {
 	Prefill float64 `json:"prefillTokensPerSecond"`
 	Decode  float64 `json:"decodeTokensPerSecond"`
-	Note    string  `json:"note"`
+	Note    string  `json:"note"` // how prefill was measured, or why not
+	// DecodeNote is how decode was measured.
+	DecodeNote string `json:"decodeNote"`
 }
 
 // Prefix-reuse verdicts.
@@ -109,7 +111,7 @@ func printReport(w io.Writer, r *Report) {
 	row("window", windowCell(r.Window), r.Window.Note)
 	row("tool calls", toolsCell(r.Tools), r.Tools.Note)
 	row("prefill", rateCell(r.Speed.Prefill), r.Speed.Note)
-	row("decode", rateCell(r.Speed.Decode), "")
+	row("decode", rateCell(r.Speed.Decode), r.Speed.DecodeNote)
 	row("prefix re-use", r.Prefix.Verdict, r.Prefix.Note)
 	row("vision", visionCell(r.Vision), r.Vision.Note)
 	row("eval (3 tasks)", evalCell(r.Eval), r.Eval.Note)

@@ -103,23 +103,28 @@ func tomlKey(s string) string {
 	return s
 }
 
-// writeBlocks adds each report's block to the pi.toml at path, after printing it; a model the
-// file already describes is left alone (its entry is the user's to edit). The file is replaced
-// only once the result parses.
-func writeBlocks(path string, reports []*Report, stdout, stderr io.Writer) int {
+// writeBlocks adds each report's block to the pi.toml at path, saying so on shown (with the
+// block, when show is set: the table already showed it otherwise); a model the file already
+// describes is left alone (its entry is the user's to edit). The file is replaced only once the
+// result parses.
+func writeBlocks(path string, reports []*Report, show bool, shown, stderr io.Writer) int {
 	old, err := safefile.ReadFile(context.Background(), path, safefile.MaxTextFile)
 	if err != nil && !os.IsNotExist(err) {
 		fmt.Fprintf(stderr, "pi doctor: reading %s: %v\n", path, err)
 		return 1
 	}
 	text, code := string(old), 0
+	var added []string
 	for _, r := range reports {
 		if fileDescribes(text, r.Model) {
 			fmt.Fprintf(stderr, "pi doctor: %s already describes %s; not written: edit its entry by hand\n", path, r.Model)
 			code = 1
 			continue
 		}
-		fmt.Fprintf(stdout, "Adding to %s:\n\n%s\n", path, r.Suggest)
+		if show {
+			fmt.Fprintf(shown, "Adding to %s:\n\n%s\n", path, r.Suggest)
+		}
+		added = append(added, r.Model)
 		if text != "" && !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
@@ -139,6 +144,9 @@ func writeBlocks(path string, reports []*Report, stdout, stderr io.Writer) int {
 	if err := atomicfile.Replace(path, []byte(text)); err != nil {
 		fmt.Fprintf(stderr, "pi doctor: writing %s: %v\n", path, err)
 		return 1
+	}
+	if !show {
+		fmt.Fprintf(shown, "Added the block for %s above to %s.\n", strings.Join(added, ", "), path)
 	}
 	return code
 }
