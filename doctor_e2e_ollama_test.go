@@ -93,7 +93,9 @@ func TestDoctorVerdictsOnRealOllama(t *testing.T) {
 			if verdict != doctor.CallsStructured {
 				args = append(args, "--no-eval") // the eval run is checked once, below
 			}
+			start := time.Now()
 			r := runPi(t, bin, dir, args...)
+			took := time.Since(start)
 			reps := doctorJSON(t, r)
 			if r.code != 0 || len(reps) != 1 {
 				t.Fatalf("code %d, %d reports\nstderr %s", r.code, len(reps), r.stderr)
@@ -121,7 +123,8 @@ func TestDoctorVerdictsOnRealOllama(t *testing.T) {
 			if !strings.Contains(rep.Suggest, "id = \""+model+"\"") || !strings.Contains(rep.Suggest, "context_window = 32768") {
 				t.Errorf("suggested block:\n%s", rep.Suggest)
 			}
-			t.Logf("%s: tools %+v; speed %+v; prefix %s (%s)", model, rep.Tools, rep.Speed, rep.Prefix.Verdict, rep.Prefix.Note)
+			t.Logf("pi %s took %.1fs: tools %+v; speed %+v; prefix %s (%s)", strings.Join(args, " "), took.Seconds(),
+				rep.Tools, rep.Speed, rep.Prefix.Verdict, rep.Prefix.Note)
 		})
 	}
 }

@@ -247,3 +247,42 @@ func evalOptionsThatFail(t *testing.T) eval.Options {
 		return eval.Outcome{}, nil
 	}}
 }
+
+// --all checks every model a local server lists, and only local servers'.
+func TestAllIsEveryLocalModel(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/tags":
+			fmt.Fprint(w, `{"models":[{"name":"small:1b"},{"name":"big:8b"}]}`)
+		case "/api/show":
+			fmt.Fprint(w, `{"capabilities":["completion"]}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	home := t.TempDir()
+	file := fmt.Sprintf("[providers.local]\nkind = \"ollama\"\nbase_url = %q\n[providers.hosted]\nkind = \"openai\"\nbase_url = \"https://api.example.com/v1\"\n"+
+		"[[providers.hosted.models]]\nid = \"far\"\n", srv.URL)
+	os.WriteFile(filepath.Join(home, "pi.toml"), []byte(file), 0o644)
+	cfg, err := config.Load(home, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := modelsToCheck(context.Background(), cfg, &flags{all: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var local []string
+	for _, s := range specs {
+		if strings.HasPrefix(s, "hosted/") {
+			t.Errorf("--all checks %s, a hosted model", s)
+		}
+		if strings.HasPrefix(s, "local/") {
+			local = append(local, s)
+		}
+	}
+	if strings.Join(local, ",") != "local/big:8b,local/small:1b" {
+		t.Errorf("--all checks %v", specs)
+	}
+}
