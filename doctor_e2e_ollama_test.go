@@ -181,3 +181,29 @@ func TestDoctorWithoutAServer(t *testing.T) {
 		}
 	}
 }
+
+// Through Ollama's OpenAI-compatible endpoint the calls still come back structured, the window
+// is what Ollama's runner holds (that endpoint cannot ask for more), and since it gives no
+// timings, speed and prefix re-use are reported as not measured rather than guessed.
+func TestDoctorThroughOllamasOpenAIEndpoint(t *testing.T) {
+	s := ollamatest.Start(t)
+	models := doctorModels(t, s)
+	dir := doctorHome(t, s)
+	toml := fmt.Sprintf("[providers.compat]\nkind = \"openai\"\nbase_url = %q\n", s.BaseURL+"/v1")
+	if err := os.WriteFile(filepath.Join(dir, ".pihome", "pi.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runPi(t, buildPi(t), dir, "doctor", "compat/"+models[doctor.CallsStructured], "--json", "--no-eval")
+	reps := doctorJSON(t, r)
+	if r.code != 0 || len(reps) != 1 {
+		t.Fatalf("code %d\nstderr %s", r.code, r.stderr)
+	}
+	rep := reps[0]
+	if rep.Tools.Verdict != doctor.CallsStructured || rep.Window.Server == 0 || !strings.Contains(rep.Window.Note, "runner") {
+		t.Errorf("tools %+v window %+v", rep.Tools, rep.Window)
+	}
+	if rep.Speed.Prefill != 0 || !strings.Contains(rep.Speed.Note, "no timings") || rep.Prefix.Verdict != doctor.PrefixUnknown {
+		t.Errorf("speed %+v prefix %+v", rep.Speed, rep.Prefix)
+	}
+	t.Logf("window %+v", rep.Window)
+}

@@ -286,3 +286,72 @@ func TestAllIsEveryLocalModel(t *testing.T) {
 		t.Errorf("--all checks %v", specs)
 	}
 }
+
+// fakeLlamaCpp is a llama.cpp server as pi sees it: /props with its n_ctx, and chat
+// completions that call the offered tool, or answer in text, with llama.cpp's timings — the
+// prompt counted as a quarter of the request's bytes, and everything the previous request
+// held taken from the cache.
+func fakeLlamaCpp(t *testing.T) *httptest.Server {
+	var cached int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/props":
+			fmt.Fprint(w, `{"default_generation_settings":{"n_ctx":4096}}`)
+			return
+		case "/v1/chat/completions":
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		prompt := len(body) / 4
+		hit := min(cached, prompt)
+		cached = prompt + 5
+		w.Header().Set("Content-Type", "text/event-stream")
+		delta, finish := `{"content":"Fine."}`, "stop"
+		if strings.Contains(string(body), `"tools"`) {
+			delta, finish = `{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"README.md\"}"}}]}`, "tool_calls"
+		}
+		fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":%q}]}\n\n", delta, finish)
+		fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":5},"+
+			"\"timings\":{\"prompt_n\":%d,\"prompt_ms\":%d,\"cache_n\":%d,\"predicted_n\":5,\"predicted_ms\":250}}\n\ndata: [DONE]\n\n",
+			prompt, prompt-hit, (prompt-hit)*10, hit)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Against llama.cpp: the window from /props, speeds from its timings (100 prompt tokens a
+// second, 20 output tokens a second), and prefix re-use from what it says it took from its
+// cache.
+func TestProbesOfALlamaCppServer(t *testing.T) {
+	srv := fakeLlamaCpp(t)
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "pi.toml"), []byte(fmt.Sprintf("[providers.llama]\nkind = \"openai\"\nbase_url = %q\n", srv.URL+"/v1")), 0o644)
+	cfg, err := config.Load(home, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Check(context.Background(), cfg, "llama/qwen", checkOptions{noEval: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Window.Server != 4096 || !strings.Contains(r.Window.Note, "/props") {
+		t.Errorf("window %+v", r.Window)
+	}
+	if r.Tools.Verdict != CallsStructured || r.Tools.ToolsAsText {
+		t.Errorf("tools %+v", r.Tools)
+	}
+	if r.Speed.Prefill < 99 || r.Speed.Prefill > 101 || r.Speed.Decode < 19.9 || r.Speed.Decode > 20.1 {
+		t.Errorf("speed %+v", r.Speed)
+	}
+	if r.Prefix.Verdict != PrefixReused || !strings.Contains(r.Prefix.Note, "from its cache") {
+		t.Errorf("prefix %+v", r.Prefix)
+	}
+	if r.Vision.Known {
+		t.Errorf("vision %+v: llama.cpp does not say", r.Vision)
+	}
+	if !strings.Contains(r.Suggest, "context_window = 4096") || !strings.Contains(r.Suggest, `# for every model, so not set here: tools = [`) {
+		t.Errorf("block:\n%s", r.Suggest)
+	}
+}

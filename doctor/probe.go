@@ -4,12 +4,14 @@ package doctor
 // finding with a note on how it was measured.
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -165,25 +167,54 @@ func (pr *prober) tools(ctx context.Context, caps []string, capsKnown bool) (Too
 // Ollama runner is loaded and reports the size it was started with.
 func (pr *prober) window(ctx context.Context, cfg *config.Config) Window {
 	w := Window{Planned: pr.m.ContextWindow, Configured: configuredWindow(cfg, pr.m.Provider, pr.m.ID)}
-	op, ok := pr.p.(*ollama.Provider)
-	if !ok {
-		w.Note = "the server does not say (only Ollama does); pi plans for pi.toml's window or its default"
-		return w
-	}
 	actx, cancel := context.WithTimeout(ctx, askTimeout)
 	defer cancel()
-	n, why := op.Window(actx, pr.m.ID, 0)
-	w.Server = n
-	switch {
-	case n == 0:
-		w.Note = "Ollama did not say"
-	case why != "":
-		w.Note = why
-	}
-	if n > 0 && n < pr.m.ContextWindow {
+	w.Server, w.Note = pr.serverWindow(actx)
+	if w.Server > 0 && w.Server < pr.m.ContextWindow {
 		w.Note += fmt.Sprintf("; less than pi plans for (%d)", pr.m.ContextWindow)
 	}
 	return w
+}
+
+// serverWindow asks the server: Ollama natively (also behind its OpenAI-compatible endpoint on
+// this machine), else llama.cpp's /props.
+func (pr *prober) serverWindow(ctx context.Context) (int, string) {
+	op, native := pr.p.(*ollama.Provider)
+	root := strings.TrimSuffix(strings.TrimRight(pr.m.BaseURL, "/"), "/v1")
+	if !native && isLocal(pr.m.BaseURL) && pr.m.API == "openai" {
+		op, _ = ollama.New(ollama.Config{BaseURL: root}, nil)
+	}
+	if op != nil {
+		if n, why := op.Window(ctx, pr.m.ID, 0); n > 0 {
+			return n, cmp.Or(why, "Ollama's answer")
+		}
+	}
+	if n := llamaCppWindow(ctx, root); n > 0 {
+		return n, "llama.cpp's /props (n_ctx)"
+	}
+	return 0, "the server does not say (Ollama and llama.cpp do); pi plans for pi.toml's window or its default"
+}
+
+// llamaCppWindow is the n_ctx a llama.cpp server at root reports, 0 when it does not answer.
+func llamaCppWindow(ctx context.Context, root string) int {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, root+"/props", nil)
+	if err != nil || !isLocal(root) { // a hosted API has no /props, and is not asked
+		return 0
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var props struct {
+		Settings struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&props) != nil {
+		return 0
+	}
+	return props.Settings.NCtx
 }
 
 // configuredWindow is pi.toml's context_window for the model, 0 when not set.
