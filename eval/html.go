@@ -205,11 +205,12 @@ svg.chart { display: block; margin: 0.5em 0 1.5em; }
 svg text { font: 12px system-ui, sans-serif; fill: #222; }
 rect.a { fill: #3b6fb6; } rect.b { fill: #e08a2c; }
 rect.failed { stroke: #c0302a; stroke-width: 2; }
-.key span { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; vertical-align: middle; }
+.key { margin: 0.2em 0; } .key span { display: inline-block; width: 12px; height: 12px; margin-right: 6px; vertical-align: middle; }
 .key .a { background: #3b6fb6; } .key .b { background: #e08a2c; }
 </style></head><body>
 <h1>{{.Title}}</h1>
-<p class="key">{{range .Series}}<span class="{{.Class}}"></span>{{.Tag}}: {{.Model}} ({{.File}}, {{.Started}}) — passed {{.Totals.Passed}}/{{.Totals.Runs}}, {{.Totals.TokensIn}} prompt tokens{{with .Totals.Reprocessed}}, {{.}} re-processed{{end}}, {{.Wall}} {{end}}</p>
+{{range .Series}}<p class="key"><span class="{{.Class}}"></span>{{.Tag}}: {{.Model}} ({{.File}}, {{.Started}}) — passed {{.Totals.Passed}}/{{.Totals.Runs}}, {{.Totals.TokensIn}} prompt tokens{{with .Totals.Reprocessed}}, {{.}} re-processed{{end}}, {{.Wall}}</p>
+{{end}}
 <table class="results">
 <tr><th>task</th>{{range .Series}}<th>pass {{.Tag}}</th><th>tokens in {{.Tag}}</th><th>re-processed {{.Tag}}</th><th>time {{.Tag}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td>{{.Task}}</td>{{range .Cells}}{{if .Present}}<td class="{{if .Passed}}pass{{else}}fail{{end}}">{{.Pass}}{{with .Reason}}<div class="reason">{{.}}</div>{{end}}</td><td>{{.TokensIn}}</td><td>{{.Reprocessed}}</td><td>{{.Wall}}</td>{{else}}<td>-</td><td>-</td><td>-</td><td>-</td>{{end}}{{end}}</tr>
