@@ -64,7 +64,7 @@ func doctorJSON(t *testing.T, r runResult) []doctor.Report {
 	json.Unmarshal([]byte(r.stdout), &raw) // the findings' objects; the top-level strings fail to decode and stay nil
 	fields := map[string][]string{
 		"window": {"server", "configured", "planned", "note"},
-		"tools":  {"verdict", "toolsAsText", "note"},
+		"tools":  {"verdict", "shape", "toolsAsText", "note"},
 		"speed":  {"prefillTokensPerSecond", "decodeTokensPerSecond", "note", "decodeNote"},
 		"prefix": {"verdict", "turns", "note"},
 		"vision": {"known", "yes", "note"},

@@ -48,7 +48,7 @@ const (
 // Tools is how the model answers a request that offers a tool.
 type Tools struct {
 	Verdict string `json:"verdict"`
-	Shape   string `json:"shape,omitempty"` // the text shape the calls were recovered from
+	Shape   string `json:"shape"` // the text shape the calls were recovered from; "" unless Verdict is text
 	// ToolsAsText says the server reports no tool support, so pi writes the tools into the
 	// system prompt and reads the calls back from the text.
 	ToolsAsText bool   `json:"toolsAsText"`
