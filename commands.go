@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"pi/doctor"
 	"pi/eval"
 	"pi/lua"
 	"pi/packages"
@@ -56,6 +57,12 @@ func commands() []command {
 		{words: []string{"eval"}, ownArgs: true, run: func(ctx context.Context, c invocation) int {
 			return eval.Main(ctx, c.args, c.stdout, c.stderr, eval.Options{Drive: driveEval, CheckModel: checkEvalModel})
 		}, usage: `  pi eval --model p/m [...]      run the coding tasks against a model (pi eval -h)`},
+		{words: []string{"doctor"}, ownArgs: true, run: func(ctx context.Context, c invocation) int {
+			cwd, _ := os.Getwd()
+			return doctor.Main(ctx, c.args, c.stdout, c.stderr, doctor.Options{PiHome: piHomeDir(), Cwd: cwd,
+				Eval: eval.Options{Drive: driveEval, CheckModel: checkEvalModel}})
+		}, usage: `  pi doctor [provider/model]     measure how a model works with pi and suggest its pi.toml block
+                                 (pi doctor -h)`},
 		{words: []string{"trust", "untrust"}, maxArgs: 1, run: runTrustCommand,
 			usage: `  pi trust [folder], pi untrust [folder]  let a project's .pi/init.lua run, or not (default: here)`},
 		{words: []string{"install", "remove", "uninstall", "update", "list"}, ownArgs: true, run: runPackageCommand,

@@ -60,6 +60,10 @@ var allowedImports = map[string][]string{
 	"eval": {"provider", "provider/anthropic", "provider/ollama", "provider/openai",
 		"provider/textcalls", "internal/proc"},
 
+	// pi doctor probes models through config's providers, reads their timings and recovered
+	// text calls, runs a few eval tasks, and writes pi.toml atomically.
+	"doctor": {"config", "eval", "provider", "provider/ollama", "provider/textcalls", "internal/atomicfile"},
+
 	// The loop and what runs on it.
 	"agent":    {"provider", "tools"},
 	"subagent": {"agent", "provider", "session", "internal/gitsafe"}, // worktrees, through safe git

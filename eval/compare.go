@@ -10,7 +10,8 @@ import (
 )
 
 // runCompare prints two result files side by side, a row per task that either holds.
-func runCompare(files []string, stdout, stderr io.Writer) int {
+// With htmlOut it also writes them as one page.
+func runCompare(files []string, htmlOut string, stdout, stderr io.Writer) int {
 	if len(files) != 2 {
 		fmt.Fprintln(stderr, "pi eval --compare: give two result files: pi eval --compare a.json b.json")
 		return 2
@@ -25,6 +26,12 @@ func runCompare(files []string, stdout, stderr io.Writer) int {
 		reps[i] = rep
 	}
 	printCompare(stdout, files, reps)
+	if htmlOut != "" {
+		if err := writeHTML(htmlOut, files, reps[:]); err != nil {
+			fmt.Fprintln(stderr, "pi eval:", err)
+			return 1
+		}
+	}
 	return 0
 }
 
@@ -35,7 +42,7 @@ func printCompare(w io.Writer, files []string, reps [2]*report) {
 	}
 	fmt.Fprintln(tw, "TASK\tPASS A\tPASS B\tTURNS A\tTURNS B\tTOK IN A\tTOK IN B\tWALL A\tWALL B\t")
 	a, b := summaryMap(reps[0].Runs), summaryMap(reps[1].Runs)
-	for _, name := range taskNames(reps) {
+	for _, name := range taskNames(reps[:]) {
 		sa, sb := a[name], b[name]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, cell(sa, (*taskSummary).passCell), cell(sb, (*taskSummary).passCell),
 			cell(sa, func(s *taskSummary) string { return fmt.Sprint(s.mean(s.Turns)) }),
@@ -61,7 +68,7 @@ func summaryMap(runs []runResult) map[string]*taskSummary {
 }
 
 // taskNames is every task of either report: A's order, then B's extra ones.
-func taskNames(reps [2]*report) []string {
+func taskNames(reps []*report) []string {
 	var names []string
 	for _, rep := range reps {
 		for _, s := range summarize(rep.Runs) {

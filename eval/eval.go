@@ -24,6 +24,7 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -41,28 +42,56 @@ type flags struct {
 	tasksDir string
 	runs     int
 	jsonOut  string
+	htmlOut  string
 	filter   string
 	keep     bool
 	compare  bool
 }
 
-func parseArgs(args []string, stderr io.Writer) (*flags, []string, error) {
+// helpText is `pi eval -h`, in the shape of `pi -h`.
+const helpText = `pi eval: run small coding tasks against a model and report how it did
+
+Usage:
+  pi eval --model provider/model [flags]  run the tasks (default: the built-in set)
+  pi eval --compare a.json b.json [--html page.html]  two result files side by side
+
+Flags:
+  --model provider/model  the model to evaluate, e.g. ollama/qwen3:1.7b (faux replays each
+                          task's script.json)
+  --tasks folder          a folder of task folders, or one task folder
+  --run regexp            only the tasks whose name matches
+  --runs N                runs per task; more than one gives a pass rate (default 1)
+  --json file             write the results as JSON (what --compare reads)
+  --html file             write the results as one self-contained page with bar charts
+  --keep                  keep each run's scratch folder (fixture copy, session, answer) and
+                          print its path
+  --compare               compare two result files
+  -h, --help              this help
+
+Exit status: 0 when every run passed, 1 when some failed, 2 on a usage error.
+The manual: docs/eval.md.
+`
+
+func parseArgs(args []string, stdout, stderr io.Writer) (*flags, []string, error) {
 	f := &flags{}
 	fs := flag.NewFlagSet("pi eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.model, "model", "", "model to evaluate, as provider/model (faux replays each task's script.json)")
-	fs.StringVar(&f.tasksDir, "tasks", "", "folder of task folders, or one task folder (default: the built-in set)")
-	fs.IntVar(&f.runs, "runs", 1, "runs per task; more than one gives a pass rate")
-	fs.StringVar(&f.jsonOut, "json", "", "write the results as JSON to this file")
-	fs.StringVar(&f.filter, "run", "", "only tasks whose name matches this regular expression")
-	fs.BoolVar(&f.keep, "keep", false, "keep each run's scratch folder (fixture copy, session, answer) and print its path")
-	fs.BoolVar(&f.compare, "compare", false, "compare two result files: pi eval --compare a.json b.json")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pi eval --model provider/model [--tasks dir] [--runs N] [--json out.json]")
-		fmt.Fprintln(stderr, "       pi eval --compare a.json b.json")
-		fs.PrintDefaults()
+	fs.SetOutput(io.Discard) // errors are reported in pi's words below
+	fs.StringVar(&f.model, "model", "", "")
+	fs.StringVar(&f.tasksDir, "tasks", "", "")
+	fs.IntVar(&f.runs, "runs", 1, "")
+	fs.StringVar(&f.jsonOut, "json", "", "")
+	fs.StringVar(&f.htmlOut, "html", "", "")
+	fs.StringVar(&f.filter, "run", "", "")
+	fs.BoolVar(&f.keep, "keep", false, "")
+	fs.BoolVar(&f.compare, "compare", false, "")
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, helpText)
+	case err != nil:
+		fmt.Fprintf(stderr, "pi eval: %v (pi eval -h lists the flags)\n", err)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err != nil {
 		return nil, nil, err
 	}
 	return f, fs.Args(), nil
@@ -71,7 +100,7 @@ func parseArgs(args []string, stderr io.Writer) (*flags, []string, error) {
 // Main is `pi eval` (args follow the word eval). It exits 0 only when every run passed, 1 when
 // some failed, 2 on usage errors.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Options) int {
-	f, rest, err := parseArgs(args, stderr)
+	f, rest, err := parseArgs(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -79,7 +108,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 		return 2
 	}
 	if f.compare {
-		return runCompare(rest, stdout, stderr)
+		return runCompare(rest, f.htmlOut, stdout, stderr)
 	}
 	if f.model == "" || len(rest) > 0 || f.runs < 1 {
 		fmt.Fprintln(stderr, "pi eval: give --model provider/model (e.g. ollama/qwen3:1.7b), --runs of at least 1, and no other arguments")
@@ -97,16 +126,27 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 	}
 	rep := runTasks(ctx, f, tasks, opts.Drive, stderr)
 	printReport(stdout, rep)
-	if f.jsonOut != "" {
-		if err := writeReport(f.jsonOut, rep); err != nil {
-			fmt.Fprintln(stderr, "pi eval:", err)
-			return 1
-		}
+	if err := writeOutputs(f, rep); err != nil {
+		fmt.Fprintln(stderr, "pi eval:", err)
+		return 1
 	}
 	if ctx.Err() != nil || rep.Totals.Passed < rep.Totals.Runs {
 		return 1
 	}
 	return 0
+}
+
+// writeOutputs writes the --json file and the --html page that were asked for.
+func writeOutputs(f *flags, rep *report) error {
+	if f.jsonOut != "" {
+		if err := writeReport(f.jsonOut, rep); err != nil {
+			return err
+		}
+	}
+	if f.htmlOut != "" {
+		return writeHTML(f.htmlOut, []string{cmp.Or(f.jsonOut, "this run")}, []*report{rep})
+	}
+	return nil
 }
 
 // checkModel resolves the model once before any task runs, so that a server that is down or a

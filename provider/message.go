@@ -91,6 +91,34 @@ type Usage struct {
 	CacheWrite  int  `json:"cacheWrite"`
 	TotalTokens int  `json:"totalTokens"`
 	Cost        Cost `json:"cost"`
+	// Timings is how long the server says it spent, when it says (Ollama, llama.cpp); it is
+	// not part of pi's message format, so sessions do not keep it.
+	Timings *Timings `json:"-"`
+}
+
+// Timings is a server's own account of one reply: the prompt's tokens and the time it spent
+// evaluating them, the tokens it wrote and the time those took. PromptTokens is the whole
+// prompt; Cached is the part taken from the server's cache where it says (llama.cpp's
+// cache_n). Ollama does not say: its PromptTime covers only what it evaluated, so on a warm
+// prefix PromptRate overstates the speed.
+type Timings struct {
+	PromptTokens int
+	PromptTime   time.Duration
+	OutputTokens int
+	OutputTime   time.Duration
+	Cached       int // prompt tokens taken from the cache; 0 where the server does not say
+}
+
+// PromptRate is prompt tokens evaluated per second, OutputRate tokens written per second; 0
+// when the time is not known.
+func (t *Timings) PromptRate() float64 { return rate(t.PromptTokens-t.Cached, t.PromptTime) }
+func (t *Timings) OutputRate() float64 { return rate(t.OutputTokens, t.OutputTime) }
+
+func rate(n int, d time.Duration) float64 {
+	if n <= 0 || d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
 }
 
 // Cost is in US dollars.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 
@@ -114,12 +115,24 @@ func (p *Provider) Window(ctx context.Context, id string, configured int) (int, 
 	}
 	if ps, err := p.client.ListRunning(ctx); err == nil {
 		for _, m := range ps.Models {
-			if (m.Name == id || m.Model == id) && m.ContextLength > 0 && m.ContextLength < window {
+			if (sameModel(m.Name, id) || sameModel(m.Model, id)) && m.ContextLength > 0 && m.ContextLength < window {
 				window, why = m.ContextLength, fmt.Sprintf("Ollama's runner for it holds %d tokens", m.ContextLength)
 			}
 		}
 	}
 	return window, why
+}
+
+// sameModel reports whether two model names are one: Ollama lists "name:latest" for a model
+// asked for as "name".
+func sameModel(a, b string) bool {
+	withTag := func(s string) string {
+		if i := strings.LastIndex(s, "/"); !strings.Contains(s[i+1:], ":") {
+			return s + ":latest"
+		}
+		return s
+	}
+	return withTag(a) == withTag(b)
 }
 
 // ListModels implements provider.ModelLister with /api/tags, described through /api/show (the

@@ -73,6 +73,10 @@ func (s *streamState) chunk(line []byte) (bool, error) {
 	}
 	u := s.b.Message().Usage
 	u.Input, u.Output = c.PromptEvalCount, c.EvalCount
+	if c.PromptEvalDuration > 0 || c.EvalDuration > 0 {
+		u.Timings = &provider.Timings{PromptTokens: c.PromptEvalCount, PromptTime: c.PromptEvalDuration,
+			OutputTokens: c.EvalCount, OutputTime: c.EvalDuration}
+	}
 	if c.DoneReason == "length" {
 		s.stop = provider.StopLength
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"pi/provider"
 	"pi/provider/internal/wire"
@@ -29,7 +30,24 @@ type chunk struct {
 			CachedTokens int `json:"cached_tokens"`
 		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
-	Error json.RawMessage `json:"error"`
+	Timings *llamaTimings   `json:"timings"` // llama.cpp's server adds them to the last chunk
+	Error   json.RawMessage `json:"error"`
+}
+
+// llamaTimings is llama.cpp's account of a reply: prompt tokens evaluated (prompt_n) and taken
+// from its cache (cache_n), tokens written, and the milliseconds each took.
+type llamaTimings struct {
+	PromptN     int     `json:"prompt_n"`
+	PromptMs    float64 `json:"prompt_ms"`
+	PredictedN  int     `json:"predicted_n"`
+	PredictedMs float64 `json:"predicted_ms"`
+	CacheN      int     `json:"cache_n"`
+}
+
+func (t *llamaTimings) timings() *provider.Timings {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	return &provider.Timings{PromptTokens: t.PromptN + t.CacheN, PromptTime: ms(t.PromptMs),
+		OutputTokens: t.PredictedN, OutputTime: ms(t.PredictedMs), Cached: t.CacheN}
 }
 
 type toolCallDelta struct {
@@ -128,6 +146,9 @@ func (s *streamState) chunk(data []byte) error {
 			cached = u.PromptTokensDetails.CachedTokens
 		}
 		msg.Usage.Input, msg.Usage.CacheRead, msg.Usage.Output = u.PromptTokens-cached, cached, u.CompletionTokens
+	}
+	if t := c.Timings; t != nil && (t.PromptMs > 0 || t.PredictedMs > 0) {
+		msg.Usage.Timings = t.timings()
 	}
 	return nil
 }
