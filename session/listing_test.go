@@ -38,3 +38,21 @@ func TestListColumnsLineUp(t *testing.T) {
 		t.Fatalf("the prefixes are not unique:\n%s", b.String())
 	}
 }
+
+// TestMatchID is the one rule every place that takes a session id applies to a prefix.
+func TestMatchID(t *testing.T) {
+	ids := []string{"0a1b-1", "0a1b-2", "9f8e-1", "9f8e-1"}
+	cases := []struct{ ref, want, err string }{
+		{"9f", "9f8e-1", ""},      // unique (a repeated id is one session)
+		{"0a1b-2", "0a1b-2", ""},  // whole
+		{"0a1b", "", "ambiguous"}, // shared
+		{"77", "", "no session"},  // unknown
+		{"", "", "no session"},    // nothing named
+	}
+	for _, c := range cases {
+		got, err := MatchID(c.ref, ids)
+		if got != c.want || (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("MatchID(%q) = %q, %v; want %q, %q", c.ref, got, err, c.want, c.err)
+		}
+	}
+}
