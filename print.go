@@ -18,6 +18,7 @@ import (
 // runPrintMode runs each prompt in turn and prints the text of the final assistant reply.
 // A failed or aborted reply prints its error on stderr and exits 1.
 func runPrintMode(ctx context.Context, h *harness, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
+	defer watchRefusals(h.agent, "print", stderr)()
 	last, err := runPrompts(ctx, h, prompts, images)
 	if reportFailure(stderr, last, err) {
 		return 1
@@ -44,6 +45,7 @@ func runJSONMode(ctx context.Context, h *harness, fullUpdates bool, prompts []st
 		w.Flush()
 	}
 	writeLine(sessionHeaderLine(h.rec.session().Header()))
+	defer watchRefusals(h.agent, "JSON", stderr)()
 	var queue queueWatch
 	var updates agent.UpdateGate
 	updates.SetFull(fullUpdates)
