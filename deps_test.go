@@ -37,6 +37,7 @@ var allowedImports = map[string][]string{
 	"provider/internal/replay": {"provider", "provider/textcalls"}, // the adapters' shared test scenarios
 	"provider/textcalls":       {"provider"},
 	"provider/faux":            {"provider"},
+	"provider/ollamasetup":     nil, // starts Ollama and pulls a model through its own API client
 	"provider/ollama":          {"provider", "provider/internal/wire", "provider/textcalls"},
 	"provider/openai":          {"provider", "provider/internal/wire", "provider/textcalls"},
 	"provider/anthropic":       {"provider", "provider/internal/wire", "provider/textcalls"},

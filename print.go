@@ -19,6 +19,7 @@ import (
 // runPrintMode runs each prompt in turn and prints the text of the final assistant reply.
 // A failed or aborted reply prints its error on stderr and exits 1.
 func runPrintMode(ctx context.Context, h *live.Session, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
+	defer watchRefusals(h.Agent(), "print", stderr)()
 	last, err := runPrompts(ctx, h, prompts, images)
 	if reportFailure(stderr, last, err) {
 		return 1
@@ -45,6 +46,7 @@ func runJSONMode(ctx context.Context, h *live.Session, fullUpdates bool, prompts
 		w.Flush()
 	}
 	writeLine(sessionHeaderLine(h.Header()))
+	defer watchRefusals(h.Agent(), "JSON", stderr)()
 	var queue queueWatch
 	var updates agent.UpdateGate
 	updates.SetFull(fullUpdates)

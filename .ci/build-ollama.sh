@@ -6,7 +6,8 @@
 #
 # Why from source: no registry reachable here ships an Ollama binary, and the
 # module proxy serves github.com/ollama/ollama whose CPU backend (ggml,
-# llama.cpp) is compiled in by cgo. See ../shared/LOCAL-MODELS.md.
+# llama.cpp) is compiled in by cgo. docs/testing.md says what the tests do
+# with it.
 #
 # Environment:
 #   PI_CACHE_DIR      cache root (default $HOME/.cache/pi-ci)

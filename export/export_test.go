@@ -148,3 +148,24 @@ func FuzzMarkdown(f *testing.F) {
 		_ = highlight(s, "go")
 	})
 }
+
+// TestStartingModelIsNoChange: the model a session starts with is named in the header, not
+// drawn as a "Model changed" box before the first message; a switch later in the talk is.
+func TestStartingModelIsNoChange(t *testing.T) {
+	s := session.InMemory(t.TempDir())
+	s.AppendModelChange("ollama", "qwen3:8b")
+	s.AppendMessage(provider.UserText("hello", 1))
+	s.AppendMessage(provider.Message{Role: provider.RoleAssistant, Model: "qwen3:8b", Provider: "ollama", Content: []provider.Block{provider.Text("hi")}})
+	s.AppendModelChange("ollama", "gemma3:4b")
+	var buf bytes.Buffer
+	if err := HTML(&buf, s, Options{Model: "ollama/gemma3:4b"}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if strings.Contains(page, "Model changed to ollama/qwen3:8b") {
+		t.Error("the starting model is drawn as a change")
+	}
+	if !strings.Contains(page, "Model changed to ollama/gemma3:4b") {
+		t.Error("the later switch is not shown")
+	}
+}

@@ -109,14 +109,21 @@ func pathTo(byID map[string]*session.Entry, id string) []*session.Entry {
 	return path
 }
 
-// branchSection shows the entries of path not shown yet.
+// branchSection shows the entries of path not shown yet. A model set before the path's first
+// message is the model the session started with (the header names it), not a change.
 func branchSection(path []*session.Entry, done map[string]bool, heading, from string) section {
 	s := section{Heading: heading, From: from}
+	talked := false
 	for _, e := range path {
+		startingModel := e.Type == session.TypeModelChange && !talked
+		talked = talked || e.Type == session.TypeMessage
 		if done[e.ID] {
 			continue
 		}
 		done[e.ID] = true
+		if startingModel {
+			continue
+		}
 		if it, ok := entryItem(e); ok {
 			s.Items = append(s.Items, it)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // IsCommand says whether word is one of the package commands.
@@ -66,8 +67,28 @@ func run(ctx context.Context, cmd string, words []string, root, piHome, project 
 		for _, l := range lines {
 			fmt.Fprintln(stdout, l)
 		}
+		if err == nil && len(lines) == 0 {
+			err = nothingToUpdate(root, words, stdout)
+		}
 		return err
 	}
+	return list(piHome, project, stdout)
+}
+
+// nothingToUpdate says why update did nothing: none of the packages named is installed (an
+// error), or there are no packages at all (a note).
+func nothingToUpdate(root string, names []string, stdout io.Writer) error {
+	if len(names) > 0 {
+		return fmt.Errorf("update %s: no such package in %s (pi list shows them)", strings.Join(names, " "), root)
+	}
+	fmt.Fprintf(stdout, "no packages installed in %s; nothing to update\n", root)
+	return nil
+}
+
+// list prints the user's and the project's packages, one a line, or says there are none and
+// how to add one: an empty answer looks like a command that did not run.
+func list(piHome, project string, stdout io.Writer) error {
+	n := 0
 	for _, scope := range []struct{ label, root string }{{"user", Root(piHome, project, false)}, {"project", Root(piHome, project, true)}} {
 		pkgs, err := List(scope.root)
 		if err != nil {
@@ -75,7 +96,12 @@ func run(ctx context.Context, cmd string, words []string, root, piHome, project 
 		}
 		for _, p := range pkgs {
 			fmt.Fprintf(stdout, "%-8s %-24s %-10s %s\n", scope.label, p.Name, p.Version, describe(p))
+			n++
 		}
+	}
+	if n == 0 {
+		fmt.Fprintf(stdout, "no packages installed (user: %s, project: %s); pi install <git URL | folder> adds one\n",
+			Root(piHome, project, false), Root(piHome, project, true))
 	}
 	return nil
 }

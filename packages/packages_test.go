@@ -149,3 +149,31 @@ func FuzzParseSource(f *testing.F) {
 		}
 	})
 }
+
+// TestCommandsSayWhenThereAreNoPackages: `pi list` and `pi update` with nothing installed say
+// so (an empty answer reads as a command that did not run); updating a name that is not
+// installed is an error naming it.
+func TestCommandsSayWhenThereAreNoPackages(t *testing.T) {
+	cases := []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"list"}, 0, "no packages installed (user: ", ""},
+		{[]string{"update"}, 0, "nothing to update", ""},
+		{[]string{"update", "-l"}, 0, "nothing to update", ""},
+		{[]string{"update", "ghost"}, 1, "", "update ghost: no such package"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var out, errOut strings.Builder
+			code := Main(context.Background(), c.args, t.TempDir(), t.TempDir(), &out, &errOut)
+			if code != c.code || !strings.Contains(out.String(), c.stdout) || !strings.Contains(errOut.String(), c.stderr) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, out.String(), errOut.String(), c.code, c.stdout, c.stderr)
+			}
+			if out.String()+errOut.String() == "" {
+				t.Fatal("printed nothing")
+			}
+		})
+	}
+}

@@ -56,7 +56,11 @@ func (c *conn) run(ctx context.Context, cmd command) (*Result, error) {
 		}
 		return c.attach(l, "create")
 	case "attach":
-		l, err := s.acquire(ctx, cmd.SessionID)
+		id, err := s.resolveID(cmd.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		l, err := s.acquire(ctx, id)
 		if err != nil {
 			return nil, err
 		}

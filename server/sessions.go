@@ -55,6 +55,45 @@ func (s *Server) acquire(ctx context.Context, id string) (*live, error) {
 	return o.l, o.err
 }
 
+// resolveID is the session a client named by its id or a unique prefix of it (session's one
+// rule, session.MatchID), among the live sessions, the listed files and, for a file written
+// since the list was read, the sessions folder itself.
+func (s *Server) resolveID(ref string) (string, error) {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.sessions)+len(s.opening)+len(s.files))
+	for id := range s.sessions {
+		ids = append(ids, id)
+	}
+	for id := range s.opening {
+		ids = append(ids, id)
+	}
+	for id := range s.files {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	id, err := session.MatchID(ref, ids)
+	var amb *session.AmbiguousError
+	if errors.As(err, &amb) {
+		return "", protoErr(CodeInvalidRequest, amb.Error())
+	}
+	if err == nil {
+		return id, nil
+	}
+	root := session.SessionsRoot(s.opts.PiHome)
+	path, rerr := session.Resolve(ref, root, root)
+	if errors.As(rerr, &amb) {
+		return "", protoErr(CodeInvalidRequest, amb.Error())
+	}
+	if rerr != nil {
+		return "", protoErr(CodeNotFound, "Session not found: "+ref)
+	}
+	hd, rerr := session.ReadHeader(path)
+	if rerr != nil {
+		return "", openError(ref, rerr)
+	}
+	return hd.ID, nil
+}
+
 // open finds the session file of id and opens a runtime on it.
 func (s *Server) open(ctx context.Context, id string) (*live, error) {
 	root := session.SessionsRoot(s.opts.PiHome)

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/mattn/go-runewidth"
+
 	"pi/provider"
 )
 
@@ -59,12 +61,19 @@ func WriteList(w io.Writer, infos []Info) {
 		ids[i] = in.ID
 	}
 	short := UniquePrefixes(ids, 8)
+	idWidth := 0
+	for _, p := range short {
+		idWidth = max(idWidth, len(p))
+	}
 	for i, in := range infos {
 		title := in.Name
 		if title == "" {
 			title = provider.OneLine(WithoutContextBlock(in.FirstPrompt), 60)
 		}
-		fmt.Fprintf(w, "%2d  %s  %-60s  %4d msgs  %7s  %s\n", i+1, short[i], title, in.MessageCount,
+		// Padded by display width, not bytes: an accent or a wide letter must not push the
+		// columns after it out of line.
+		title = runewidth.FillRight(runewidth.Truncate(title, 60, "…"), 60)
+		fmt.Fprintf(w, "%2d  %-*s  %s  %4d msgs  %7s  %s\n", i+1, idWidth, short[i], title, in.MessageCount,
 			humanSize(in.Size), in.Modified.Format("2006-01-02 15:04"))
 	}
 	fmt.Fprintln(w, "\ncontinue one with: pi --session <id prefix>")

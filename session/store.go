@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -157,10 +158,43 @@ func Resolve(ref, projectDir, root string) (string, error) {
 		case 1:
 			return matches[0], nil
 		default:
-			return "", fmt.Errorf("session id prefix %q is ambiguous: %s", ref, strings.Join(matches, ", "))
+			return "", &AmbiguousError{Ref: ref, Matches: matches}
 		}
 	}
 	return "", fmt.Errorf("no session file or id starting with %q", ref)
+}
+
+// AmbiguousError is a session id prefix that more than one session starts with.
+type AmbiguousError struct {
+	Ref     string
+	Matches []string // the ids or files it matches
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("session id prefix %q is ambiguous: %s", e.Ref, strings.Join(e.Matches, ", "))
+}
+
+// MatchID is the one rule by which every place that takes a session id takes a unique prefix
+// of one (Resolve applies it to files): an id equal to ref, else the one id that starts with
+// it. Several are an *AmbiguousError that lists them.
+func MatchID(ref string, ids []string) (string, error) {
+	var hits []string
+	for _, id := range ids {
+		if id == ref {
+			return id, nil
+		}
+		if ref != "" && strings.HasPrefix(id, ref) && !slices.Contains(hits, id) {
+			hits = append(hits, id)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return "", fmt.Errorf("no session id starting with %q", ref)
+	case 1:
+		return hits[0], nil
+	}
+	slices.Sort(hits)
+	return "", &AmbiguousError{Ref: ref, Matches: hits}
 }
 
 func matchID(dir, prefix string) ([]string, error) {

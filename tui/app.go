@@ -129,10 +129,13 @@ type App struct {
 	status       string
 	expandTools  bool
 	showThinking bool
-	lastCtrlC    time.Time
-	lastEscape   time.Time // an idle Escape on an empty editor; a second one soon opens the tree
-	pasting      *strings.Builder
-	pics         pictures // images attached in the editor (paste.go)
+	// the newest boxes gone to the scrollback folded, which Ctrl+O and Ctrl+T print again
+	foldedTool     *toolView
+	foldedThinking *assistantView
+	lastCtrlC      time.Time
+	lastEscape     time.Time // an idle Escape on an empty editor; a second one soon opens the tree
+	pasting        *strings.Builder
+	pics           pictures // images attached in the editor (paste.go)
 
 	// Frames: the renderer writes into out, which is written to term with mu released
 	// (writing is set meanwhile, and writeDone signalled after); dirty says that something

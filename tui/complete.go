@@ -41,16 +41,21 @@ type completer struct {
 	from, to int    // rune range of the editor text the selection replaces
 	hint     string // usage line for a command whose name is complete
 	pathMode bool   // the popup lists paths (Tab on a path) and follows the typing
+	moved    bool   // the user moved the selection with Up/Down since the popup opened
 }
 
-// update recomputes the popup from the editor's text before the cursor. The selection stays
-// on the item it was on while that item is still offered (Up/Down, or typing that keeps it).
+// update recomputes the popup from the editor's text before the cursor. The best match is
+// selected; only a selection the user moved with Up/Down stays on its item while that item
+// is still offered, so Tab never inserts a file the typed letters no longer rank first.
 func (c *completer) update(e *Editor, cmds []Command) {
 	prev := ""
-	if c.sel < len(c.items) {
+	if c.moved && c.sel < len(c.items) {
 		prev = c.items[c.sel].label
 	}
-	defer c.keepSelection(prev)
+	defer func() {
+		c.keepSelection(prev)
+		c.moved = c.moved && len(c.items) > 0
+	}()
 	c.items, c.hint, c.sel = nil, "", 0
 	if c.pathMode {
 		c.paths(e)
@@ -144,13 +149,14 @@ func (c *completer) accept(e *Editor) bool {
 	rest := append([]rune(it.insert), e.buf[c.to:]...)
 	e.buf = append(e.buf[:c.from:c.from], rest...)
 	e.cursor = c.from + len([]rune(it.insert))
-	c.items, c.pathMode = nil, false
+	c.items, c.pathMode, c.moved = nil, false, false
 	return true
 }
 
 func (c *completer) move(d int) {
 	if n := len(c.items); n > 0 {
 		c.sel = (c.sel + d + n) % n
+		c.moved = true
 	}
 }
 

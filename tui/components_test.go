@@ -278,3 +278,46 @@ func FuzzMarkdownStreamed(f *testing.F) {
 		}
 	})
 }
+
+// TestFailedWriteShowsTheError: a write that was refused (unread file, read-only mode, a hook)
+// shows why, as every other tool's failure does, not the content it meant to write; a write
+// that succeeded still previews its content.
+func TestFailedWriteShowsTheError(t *testing.T) {
+	collapsed := false
+	cases := []struct {
+		name       string
+		state      toolState
+		result     string
+		want, lose string
+	}{
+		{"refused as unread", toolFailed, "a.go exists and was not read: read it first", "not read", "package secret"},
+		{"read-only mode", toolFailed, "write refused: read-only mode", "read-only", "package secret"},
+		{"written", toolDone, "Wrote 2 lines to a.go", "package secret", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tv := &toolView{th: theme.Dark(), name: "write", state: c.state, expanded: &collapsed, now: time.Now,
+				args: map[string]any{"path": "a.go", "content": "package secret\nfunc x() {}\n"}}
+			tv.setOutput([]provider.Block{provider.Text(c.result)})
+			got := strings.Join(plain(tv.Render(80)), "\n")
+			if !strings.Contains(got, c.want) || (c.lose != "" && strings.Contains(got, c.lose)) {
+				t.Fatalf("box shows\n%s\nwant %q and not %q", got, c.want, c.lose)
+			}
+		})
+	}
+}
+
+// TestHiddenLineCountIsPlural: the collapsed box counts what it hides in proper English.
+func TestHiddenLineCountIsPlural(t *testing.T) {
+	collapsed := false
+	for _, c := range []struct {
+		lines int
+		want  string
+	}{{11, "1 more line "}, {12, "2 more lines "}} {
+		tv := &toolView{th: theme.Dark(), name: "read", state: toolDone, expanded: &collapsed, now: time.Now}
+		tv.setOutput([]provider.Block{provider.Text(strings.Repeat("x\n", c.lines))})
+		if got := strings.Join(plain(tv.Render(80)), "\n"); !strings.Contains(got, c.want) {
+			t.Errorf("%d lines: box ends\n%s\nwant %q", c.lines, got, c.want)
+		}
+	}
+}

@@ -156,3 +156,43 @@ func TestFileListFollowsNestedGitignore(t *testing.T) {
 		t.Fatalf("listed %q, want %q", got, want)
 	}
 }
+
+// TestFilePopupSelectsBestMatchWhileTyping: typed letters re-rank the @ popup, and Tab takes
+// the best match unless the user moved the selection (then it stays where they put it).
+func TestFilePopupSelectsBestMatchWhileTyping(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"cmd/run.go", "main.go", "tui/menu.go", "tui/app.go"} {
+		p := filepath.Join(dir, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o644)
+	}
+	cases := []struct {
+		name  string
+		steps []string // text typed, one update per rune; "↓" moves the selection down
+		want  string
+	}{
+		{"typing re-ranks", []string{"@main"}, "@main.go "},
+		{"one letter", []string{"@m"}, "@main.go "},
+		{"a moved selection stays", []string{"@m", "↓", "."}, "@tui/menu.go "},
+		{"a new token forgets the move", []string{"@m", "↓", " ", "@mai"}, "@m @main.go "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, comp := NewEditor(), &completer{cwd: dir}
+			for _, step := range c.steps {
+				if step == "↓" {
+					comp.move(1)
+					continue
+				}
+				for _, r := range step {
+					e.Insert(string(r))
+					comp.update(e, nil)
+				}
+			}
+			comp.accept(e)
+			if e.RawText() != c.want {
+				t.Fatalf("completed to %q, want %q", e.RawText(), c.want)
+			}
+		})
+	}
+}

@@ -13,29 +13,24 @@ import (
 	"strings"
 )
 
-// editExternally runs the user's editor on the editor's text.
-func (t *terminal) editExternally() {
+// editExternally runs the user's editor on the editor's text; the error is a terminal that
+// could not be taken back after it.
+func (t *terminal) editExternally() error {
 	target := t.app.externalEditor()
 	t.app.mu.Lock()
 	text := target.RawText() // as typed: paste markers stay markers
 	t.app.mu.Unlock()
-	t.app.pause()
-	t.write(termRestore)
-	t.tty.Drain()
-	t.tty.Stop()
+	t.handOver()
 	edited, err := runEditor(text)
-	if startErr := t.tty.Start(); startErr != nil {
-		return
+	if err := t.takeBack(); err != nil {
+		return fmt.Errorf("terminal: taking the keyboard back after the external editor: %w", err)
 	}
-	t.write(termSetup)
-	go t.read()
-	t.resized()
-	t.app.resume()
 	if err != nil {
 		t.app.Notify(LevelError, err.Error())
-		return
+		return nil
 	}
 	t.app.setEditorTextOf(target, edited)
+	return nil
 }
 
 // runEditor edits text in the user's editor, which gets the terminal as it is (it is not put

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"pi/tui/theme"
 	"sort"
 	"strings"
@@ -42,7 +41,7 @@ func (a *App) ExtensionUI(method string, f map[string]any) {
 	case "setWidget":
 		lines, _ := f["widgetLines"].([]string)
 		if len(lines) > maxWidgetLines {
-			lines = append(lines[:maxWidgetLines:maxWidgetLines], fmt.Sprintf("… %d more lines", len(lines)-maxWidgetLines))
+			lines = append(lines[:maxWidgetLines:maxWidgetLines], "… "+moreLines(len(lines)-maxWidgetLines))
 		}
 		key := str("widgetKey")
 		a.ext.above = setSlot(a.ext.above, key, nil, false)

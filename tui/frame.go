@@ -143,6 +143,7 @@ func (a *App) draw() {
 	}
 	width, height := a.r.Size()
 	for len(a.live) > 0 && a.live[0].e.final() {
+		a.noteFolded(a.live[0].e)
 		a.commit, _ = a.entryLines(a.commit, a.live[0], width)
 		a.live = a.live[1:]
 		a.anyOutput = true
@@ -193,6 +194,7 @@ func (a *App) spill(n int, counts []int) {
 		}
 		take := min(n, counts[i])
 		le.skip += take
+		a.noteFolded(le.e) // its top is in the scrollback now
 		n -= take
 		a.anyOutput = true
 		if f, ok := le.e.(freezer); ok {

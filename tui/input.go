@@ -141,11 +141,11 @@ func (a *App) appAction(action string) (after func(), handled bool) {
 		e.Delete()
 	case "expand-tools":
 		a.expandTools = !a.expandTools
-		a.status = toggleNote("tool output", "expanded", "collapsed", a.expandTools)
+		a.status = toggleNote("tool output", "expanded", "collapsed", a.expandTools, a.unfoldAgain(true))
 		a.rerenderCustom()
 	case "toggle-thinking":
 		a.showThinking = !a.showThinking
-		a.status = toggleNote("thinking", "shown", "hidden", a.showThinking)
+		a.status = toggleNote("thinking", "shown", "hidden", a.showThinking, a.unfoldAgain(false))
 	case "paste-image":
 		return a.pasteImage(), true
 	case "model", "cycle-model", "cycle-model-back", "thinking":
@@ -169,11 +169,15 @@ func (a *App) appAction(action string) (after func(), handled bool) {
 }
 
 // toggleNote says what Ctrl+O or Ctrl+T changed: what is still on the live screen redraws,
-// what has scrolled into the terminal's history stays as it was drawn.
-func toggleNote(what, on, off string, state bool) string {
+// what has scrolled into the terminal's history stays as it was drawn, except the newest
+// folded box, printed again below when reprinted.
+func toggleNote(what, on, off string, state, reprinted bool) string {
 	word := off
 	if state {
 		word = on
+	}
+	if reprinted {
+		return what + " " + word + " from here on; the last folded box is printed again below"
 	}
 	return what + " " + word + " from here on (what scrolled up stays as drawn)"
 }

@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -40,9 +42,13 @@ func Run(ctx context.Context, cb Callbacks, opts Options, start func(*App)) (err
 		ws = tcell.WindowSize{Width: 80, Height: 24}
 	}
 	t := &terminal{tty: tty, events: make(chan tcell.Event, 64), bg: newBgProbe(envBackground)}
+	if hold, f, err := openRawHold(); err == nil {
+		t.hold = hold
+		defer f.Close()
+	}
 	t.ip = tcell.NewInputProcessor(t.events)
 	t.write(termSetup + theme.Query)
-	go t.read()
+	t.startReading()
 	if opts.Theme == "" || opts.Theme == "auto" {
 		t.bg.wait(bgTimeout)
 	}
@@ -68,16 +74,21 @@ func Run(ctx context.Context, cb Callbacks, opts Options, start func(*App)) (err
 }
 
 type terminal struct {
-	tty    tcell.Tty
-	ip     tcell.InputProcessor
-	events chan tcell.Event
-	app    *App
-	bg     *bgProbe
+	tty     tcell.Tty
+	ip      tcell.InputProcessor
+	events  chan tcell.Event
+	app     *App
+	bg      *bgProbe
+	hold    *rawHold      // nil when /dev/tty could not be opened a second time
+	reading chan struct{} // closed when the reader has ended
 }
 
 func (t *terminal) write(s string) { t.tty.Write([]byte(s)) }
 
 func (t *terminal) restore() {
+	if t.hold != nil {
+		t.hold.release()
+	}
 	t.write(termRestore)
 	t.tty.Drain()
 	t.tty.Stop()
@@ -90,13 +101,23 @@ func (t *terminal) resized() {
 	}
 }
 
-// read feeds the input parser until the tty fails (it is stopped on suspend and exit).
-func (t *terminal) read() {
+// read feeds the input parser until the tty fails (it is stopped on suspend and exit). An
+// end of input is not the end: a terminal gives one only when its raw modes were undone
+// (VMIN 0, or a cooked ^D), so the modes are set again and reading goes on.
+func (t *terminal) read(done chan<- struct{}) {
+	defer close(done)
 	buf := make([]byte, 4096)
 	for {
 		n, err := t.tty.Read(buf)
 		if n > 0 {
 			t.ip.ScanUTF8(t.bg.see(buf[:n]))
+		}
+		if errors.Is(err, io.EOF) && n == 0 {
+			if t.hold != nil {
+				t.hold.check()
+			}
+			time.Sleep(5 * time.Millisecond) // a terminal left at VMIN 0 must not spin this
+			continue
 		}
 		if err != nil {
 			return
@@ -114,7 +135,9 @@ func (t *terminal) loop(ctx context.Context) error {
 			return nil
 		case s := <-sigs:
 			if s == syscall.SIGTSTP {
-				t.suspend()
+				if err := t.suspend(); err != nil {
+					return err
+				}
 				continue
 			}
 			return fmt.Errorf("terminal: %w", errSignal{s})
@@ -122,10 +145,14 @@ func (t *terminal) loop(ctx context.Context) error {
 			if k, ok := ev.(*tcell.EventKey); ok {
 				switch t.app.opts.Keys.Action(normalizeKey(k)) {
 				case "suspend":
-					t.suspend()
+					if err := t.suspend(); err != nil {
+						return err
+					}
 					continue
 				case "external-editor":
-					t.editExternally()
+					if err := t.editExternally(); err != nil {
+						return err
+					}
 					continue
 				}
 			}
@@ -141,22 +168,58 @@ func (e errSignal) Error() string { return "stopped by " + e.sig.String() }
 // ErrSignal reports whether err says that a signal stopped the interactive mode.
 func ErrSignal(err error) bool { return errors.As(err, new(errSignal)) }
 
-// suspend hands the terminal back to the shell (Ctrl+Z) and takes it again on fg: the
-// terminal modes are restored before stopping and set again after, and the live region is
-// drawn afresh below whatever the shell printed meanwhile.
-func (t *terminal) suspend() {
-	t.app.pause()
-	t.write(termRestore)
-	t.tty.Drain()
-	t.tty.Stop()
+// suspend hands the terminal back to the shell (Ctrl+Z) and takes it again on fg.
+func (t *terminal) suspend() error {
+	t.handOver()
 	// SIGSTOP, not SIGTSTP: once SIGTSTP has been subscribed to, the Go runtime keeps
 	// handling it even after signal.Reset, so it would never stop the process.
 	syscall.Kill(0, syscall.SIGSTOP) // the process group stops here until fg
-	if err := t.tty.Start(); err != nil {
-		return
+	if err := t.takeBack(); err != nil {
+		return fmt.Errorf("terminal: taking the keyboard back after fg: %w", err)
+	}
+	return nil
+}
+
+// handOver gives the terminal to someone else (the shell, an editor): drawing stops, the
+// modes are restored and reading ends before it returns.
+func (t *terminal) handOver() {
+	t.app.pause()
+	if t.hold != nil {
+		t.hold.release() // the terminal's modes are the other program's now
+	}
+	t.write(termRestore)
+	t.tty.Drain()
+	t.tty.Stop()
+	<-t.reading
+}
+
+// takeBack takes the terminal again: raw mode (held a while, see rawHold, since the shell
+// may restore its own modes after pi has set them), pi's modes, a reader, and the live region
+// drawn afresh below whatever was printed meanwhile. A terminal that cannot be taken back is
+// an error that ends the terminal UI, not a deaf pi.
+func (t *terminal) takeBack() error {
+	var err error
+	for wait := 10 * time.Millisecond; ; wait *= 2 {
+		if err = t.tty.Start(); err == nil {
+			break
+		}
+		if wait > time.Second { // the shell may still be handing the terminal over
+			return err
+		}
+		time.Sleep(wait)
+	}
+	if t.hold != nil {
+		t.hold.hold()
 	}
 	t.write(termSetup)
-	go t.read()
+	t.startReading()
 	t.resized()
 	t.app.resume()
+	return nil
+}
+
+// startReading starts the reader; handOver waits for it to end.
+func (t *terminal) startReading() {
+	t.reading = make(chan struct{})
+	go t.read(t.reading)
 }

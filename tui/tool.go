@@ -119,7 +119,7 @@ func (t *toolView) Render(width int) []string {
 		lines = append(lines, bar+Truncate(l, max(width-2, 1), "…"))
 	}
 	if hidden > 0 {
-		lines = append(lines, paint(t.th.Muted, Truncate(fmt.Sprintf("╰ … %d more lines (ctrl+o to expand)", hidden), width, "…")))
+		lines = append(lines, paint(t.th.Muted, Truncate("╰ … "+moreLines(hidden)+" (ctrl+o to expand)", width, "…")))
 	}
 	return lines
 }
@@ -155,7 +155,9 @@ func (t *toolView) preview() ([]string, int) {
 		lines = strings.Split(t.renderResult, "\n")
 	} else if t.diff != "" && t.state == toolDone {
 		lines = colourDiff(t.th, t.diff)
-	} else if t.name == "write" && len(lines) <= 1 {
+	} else if t.name == "write" && t.state != toolFailed && len(lines) <= 1 {
+		// A write's result is one line ("Wrote …"): its content is what the user wants to see,
+		// unless it failed, when the error is.
 		if c, ok := t.args["content"].(string); ok {
 			lines = strings.Split(sanitize(strings.TrimRight(c, "\n")), "\n")
 		}
@@ -174,6 +176,14 @@ func (t *toolView) preview() ([]string, int) {
 		return lines[len(lines)-limit:], len(lines) - limit
 	}
 	return lines[:limit], len(lines) - limit
+}
+
+// moreLines counts the lines a box or widget leaves out: "1 more line", "2 more lines".
+func moreLines(n int) string {
+	if n == 1 {
+		return "1 more line"
+	}
+	return fmt.Sprintf("%d more lines", n)
 }
 
 func colourDiff(th *theme.Theme, diff string) []string {
