@@ -73,6 +73,9 @@ var allowedImports = map[string][]string{
 	"remote": {"config", "extui", "images", "provider", "server", "session", "tui",
 		"tui/settingsmenu"},
 
+	// The SQLite store: pi's session lines in a database, behind session.Store.
+	"session/sqlitestore": {"provider", "session"},
+
 	// The root: the process, the CLI, the live session and its front ends. Nothing imports it.
 	".": {"*"},
 }
