@@ -18,9 +18,9 @@ import (
 
 // The child processes of the tests below, told what to do by the environment.
 const (
-	childDB   = "PI_SQLITE_CHILD_DB"   // the database
-	childCwd  = "PI_SQLITE_CHILD_CWD"  // the session's folder
-	childFor  = "PI_SQLITE_CHILD_FOR"  // stop after this long ("" for never)
+	childDB  = "PI_SQLITE_CHILD_DB"  // the database
+	childCwd = "PI_SQLITE_CHILD_CWD" // the session's folder
+	childFor = "PI_SQLITE_CHILD_FOR" // stop after this long ("" for never)
 )
 
 // TestAppendChild is the child of TestCrashKill and TestWritersAndReader: it runs a tool loop
