@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"pi/internal/safefile"
 )
@@ -123,7 +124,7 @@ func searchFile(ctx context.Context, path, query string, each func(Hit) error) e
 		return fmt.Errorf("search %s: %w", path, err)
 	}
 	defer f.Close()
-	lr := newLineReader(f)
+	lr := newLineReaderSize(f, 64<<10) // grows for a longer line; a listing's 1 MB a file is waste here
 	first, _, _, err := lr.next()
 	if err != nil {
 		return nil // empty or unreadable: not a session
@@ -132,10 +133,9 @@ func searchFile(ctx context.Context, path, query string, each func(Hit) error) e
 	if err != nil {
 		return nil
 	}
-	// JSON keeps text literal but for '"', '\' and control characters: a query without them
-	// appears in the raw line of any entry whose text holds it.
-	raw := []byte(strings.ToLower(query))
-	prefilter := !strings.ContainsFunc(query, func(r rune) bool { return r == '"' || r == '\\' || r < ' ' })
+	raw, prefilter := rawNeedle(query)
+	ascii := !bytes.ContainsFunc(raw, func(r rune) bool { return r >= utf8.RuneSelf })
+	var lower []byte
 	for n := 0; ; n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
@@ -144,8 +144,15 @@ func searchFile(ctx context.Context, path, query string, each func(Hit) error) e
 		if err != nil {
 			return nil // the end, or a torn last line
 		}
-		if prefilter && !bytes.Contains(bytes.ToLower(line), raw) {
-			continue
+		if prefilter {
+			if ascii {
+				lower = asciiLower(lower[:0], line)
+			} else {
+				lower = bytes.ToLower(line)
+			}
+			if !bytes.Contains(lower, raw) {
+				continue
+			}
 		}
 		e, err := decodeLine(line)
 		if err != nil {
@@ -158,4 +165,32 @@ func searchFile(ctx context.Context, path, query string, each func(Hit) error) e
 			}
 		}
 	}
+}
+
+// asciiLower appends b to dst with A-Z lowered: enough to find an ASCII query in any case.
+func asciiLower(dst, b []byte) []byte {
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// rawNeedle is the part of query that must appear, lowered, in the raw JSON line of an entry
+// whose search text holds query: its longest run without spaces (SearchText joins a tool's
+// name and paths with spaces, which the line does not hold). JSON keeps text literal but for
+// '"', '\\' and control characters, so a query with them is not looked for in the raw line.
+func rawNeedle(query string) ([]byte, bool) {
+	if strings.ContainsFunc(query, func(r rune) bool { return r == '"' || r == '\\' || r < ' ' }) {
+		return nil, false
+	}
+	part := ""
+	for _, p := range strings.Fields(query) {
+		if len(p) > len(part) {
+			part = p
+		}
+	}
+	return []byte(strings.ToLower(part)), part != ""
 }

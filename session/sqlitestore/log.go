@@ -111,12 +111,15 @@ func (l *log) ReadAt(p []byte, off int64) (int, error) {
 		if err := rows.Scan(&at, &line); err != nil {
 			return 0, fmt.Errorf("read session %s at %d: %w", l.id, off, err)
 		}
-		line = append(line, '\n')
-		from := max(int64(0), off-at)
-		if from < int64(len(line)) {
-			copy(p[at+from-off:], line[from:])
-			covered = max(covered, at+int64(len(line)))
+		// The line and its newline, clipped to [off, end): copy clips at the end of p.
+		lineEnd := at + int64(len(line)) // the newline's offset
+		if start := max(at, off); start < lineEnd {
+			copy(p[start-off:], line[start-at:])
 		}
+		if lineEnd >= off && lineEnd < end {
+			p[lineEnd-off] = '\n'
+		}
+		covered = max(covered, lineEnd+1)
 	}
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("read session %s at %d: %w", l.id, off, err)

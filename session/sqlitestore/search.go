@@ -6,9 +6,26 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"pi/session"
 )
+
+// candidates is the condition that narrows the search to entries that may match: the FTS5
+// phrase of the query's longest NUL-free part (FTS5 reads its query as a C string), or LIKE
+// where that part is too short for a trigram. MatchLine then checks the whole query.
+func candidates(query string) (where, arg string) {
+	part := ""
+	for p := range strings.SplitSeq(query, "\x00") {
+		if len(p) > len(part) {
+			part = p
+		}
+	}
+	if utf8.RuneCountInString(part) < 3 {
+		return `search.text LIKE ? ESCAPE '\'`, "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(part) + "%"
+	}
+	return `search MATCH ?`, `"` + strings.ReplaceAll(part, `"`, `""`) + `"`
+}
 
 // Search finds the entries whose search text contains query, ignoring case, through the
 // trigram full-text index (a substring match, as the file store's scan is); queries shorter
@@ -17,11 +34,7 @@ func (st *Store) Search(ctx context.Context, query string, each func(session.Hit
 	if query == "" {
 		return errors.New("search: nothing to search for")
 	}
-	where, arg := `search MATCH ?`, `"`+strings.ReplaceAll(query, `"`, `""`)+`"`
-	if len([]rune(query)) < 3 {
-		where = `search.text LIKE ? ESCAPE '\'`
-		arg = "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(query) + "%"
-	}
+	where, arg := candidates(query)
 	rows, err := st.db.QueryContext(ctx, `SELECT e.session, s.cwd, e.id, e.timestamp, search.text
 		FROM search JOIN entries e ON e.rowid = search.rowid JOIN sessions s ON s.id = e.session
 		WHERE `+where+` ORDER BY e.session, e.seq`, arg)

@@ -49,7 +49,7 @@ func must[T any](v T, err error) T {
 }
 
 // fill writes one of every kind of entry a live session writes.
-func fill(t *testing.T, s *session.Session) (leaf string) {
+func fill(t testing.TB, s *session.Session) (leaf string) {
 	t.Helper()
 	first := must(s.AppendMessage(provider.UserText("Fix the parser in lexer.go", 1)))
 	must(s.AppendModelChange("ollama", "qwen3:8b"))
