@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/internal/cputime"
 	"pi/provider"
 	"pi/session"
 )
@@ -24,18 +25,28 @@ import (
 // tool result of output bytes, answer; word goes into turn 0's prompt) as a JSONL file in
 // dir and returns its path. Lines are encoded directly: generating is not what is measured.
 func writeSession(tb testing.TB, dir, cwd string, turns, output int, word string) string {
+	return writeCompacted(tb, dir, cwd, turns, output, word, 0)
+}
+
+// writeCompacted is writeSession with a compaction every compactEvery turns (0: none) that
+// keeps the last 3 turns, as a long session with a 200k-token window has.
+func writeCompacted(tb testing.TB, dir, cwd string, turns, output int, word string, compactEvery int) string {
 	tb.Helper()
 	s := session.InMemory(cwd)
 	text := strings.Repeat("line of tool output with some text in it 0123456789\n", output/52+1)[:output]
+	var starts []string
 	for turn := range turns {
 		prompt := fmt.Sprintf("turn %d: look at file %d %s", turn, turn, word)
-		s.AppendMessage(provider.UserText(prompt, int64(turn)))
+		starts = append(starts, must(s.AppendMessage(provider.UserText(prompt, int64(turn)))))
 		call := fmt.Sprintf("c%d", turn)
 		s.AppendMessage(assistant("", provider.ToolCall(call, "read", map[string]any{"path": fmt.Sprintf("src/f%d.go", turn)})))
 		s.AppendMessage(provider.Message{Role: provider.RoleToolResult, ToolCallID: call, ToolName: "read",
 			Content: []provider.Block{provider.Text(text)}, Timestamp: int64(turn)})
 		s.AppendMessage(assistant(fmt.Sprintf("answer %d", turn)))
 		word = ""
+		if compactEvery > 0 && turn%compactEvery == compactEvery-1 {
+			s.AppendCompaction(session.Compaction{Summary: "## Goal\nbench", FirstKeptEntryID: starts[len(starts)-3], TokensBefore: 100000})
+		}
 	}
 	h := s.Header()
 	path := filepath.Join(dir, session.FileName(h.Timestamp, h.ID))
@@ -117,11 +128,13 @@ func thousand(b *testing.B) string {
 func BenchmarkList1000(b *testing.B) {
 	for _, sc := range benchStores(b, thousand(b)) {
 		b.Run(sc.name, func(b *testing.B) {
+			start := cputime.Used()
 			for b.Loop() {
 				if n := len(must(sc.st.List(context.Background(), "/bench"))); n != 1000 {
 					b.Fatalf("%d sessions listed", n)
 				}
 			}
+			b.ReportMetric(float64((cputime.Used()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
 }
@@ -130,32 +143,43 @@ func BenchmarkList1000(b *testing.B) {
 func BenchmarkSearch1000(b *testing.B) {
 	for _, sc := range benchStores(b, thousand(b)) {
 		b.Run(sc.name, func(b *testing.B) {
+			start := cputime.Used()
 			for b.Loop() {
 				n := 0
 				if err := sc.st.Search(context.Background(), "needle", func(session.Hit) error { n++; return nil }); err != nil || n != 10 {
 					b.Fatalf("%d hits, %v", n, err)
 				}
 			}
+			b.ReportMetric(float64((cputime.Used()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
 }
 
-// BenchmarkOpen100MB opens a session of 100 MB (4,800 turns with 20 KB tool results, no
-// compaction) and builds its context, as -c does.
+// BenchmarkOpen100MB opens a session of about 100 MB (4,800 turns with 20 KB tool results)
+// and builds its context, as -c does: compacted every 30 turns (what a 200k-token window
+// leaves: the context is the last few turns), and never compacted (the context is the whole
+// file). cpu-ms/op is the process's CPU time per open, steadier than wall time on a shared
+// machine.
 func BenchmarkOpen100MB(b *testing.B) {
-	home := benchData(b, "big", func(home string) {
-		writeSession(b, session.Dir(home, "/big"), "/big", 4800, 20000, "")
-	})
-	for _, sc := range benchStores(b, home) {
-		b.Run(sc.name, func(b *testing.B) {
-			for b.Loop() {
-				s := must(sc.st.Newest(context.Background(), "/big"))
-				if n := len(must(s.Context()).Messages); n != 4*4800 {
-					b.Fatalf("context of %d messages", n)
-				}
-				s.Close()
-			}
+	for _, every := range []int{30, 0} {
+		home := benchData(b, fmt.Sprintf("big-%d", every), func(home string) {
+			writeCompacted(b, session.Dir(home, "/big"), "/big", 4800, 20000, "", every)
 		})
+		for _, sc := range benchStores(b, home) {
+			b.Run(fmt.Sprintf("compact%d/%s", every, sc.name), func(b *testing.B) {
+				var cpu time.Duration
+				for b.Loop() {
+					start := cputime.Used()
+					s := must(sc.st.Newest(context.Background(), "/big"))
+					if n := len(must(s.Context()).Messages); n == 0 || every == 0 && n != 4*4800 {
+						b.Fatalf("context of %d messages", n)
+					}
+					cpu += cputime.Used() - start
+					s.Close()
+				}
+				b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+			})
+		}
 	}
 }
 

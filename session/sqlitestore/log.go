@@ -107,7 +107,7 @@ func (l *log) ReadAt(p []byte, off int64) (int, error) {
 	covered := off
 	for rows.Next() {
 		var at int64
-		var line []byte
+		var line sql.RawBytes // the driver's copy, valid until Next: no second one
 		if err := rows.Scan(&at, &line); err != nil {
 			return 0, fmt.Errorf("read session %s at %d: %w", l.id, off, err)
 		}

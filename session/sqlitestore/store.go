@@ -57,7 +57,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("session database %s: %w", path, err)
 	}
 	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)",
+	// Per-connection settings; the WAL journal is the file's own, set in migrate once the
+	// schema is known to be ours.
+	for _, p := range []string{"synchronous(FULL)", "foreign_keys(1)",
 		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds())} {
 		q.Add("_pragma", p)
 	}
@@ -149,6 +151,10 @@ func (st *Store) migrate(ctx context.Context) error {
 	}
 	if version > 1 {
 		return fmt.Errorf("schema version %d is newer than this pi reads (1)", version)
+	}
+	var mode string
+	if err := st.db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil || mode != "wal" {
+		return fmt.Errorf("switch to the WAL journal (got %q): %w", mode, err)
 	}
 	if version == 1 {
 		return nil
