@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"pi/internal/safefile"
@@ -229,3 +230,12 @@ func OpenReadOnly(ctx context.Context, path string) (*Session, error) {
 
 // FileName is pi's name for a session file: <timestamp>_<id>.jsonl.
 func FileName(timestamp, id string) string { return fileName(timestamp, id) }
+
+// NewBeside starts a session kept where s is kept: in s's store, or in the folder of s's
+// file (pi's new_session, a subagent's child). Nothing is stored before its first reply.
+func NewBeside(s *Session, cwd, parent string) *Session {
+	if s.backend != nil {
+		return NewLogged(s.backend, cwd, parent)
+	}
+	return CreateChild(filepath.Dir(s.path), cwd, parent)
+}

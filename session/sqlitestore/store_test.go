@@ -130,6 +130,15 @@ func TestStoreSuite(t *testing.T) {
 				t.Fatalf("fork's parent is %q, want %q", fork.Header().ParentSession, again.Path())
 			}
 			fork.Close()
+			child := session.NewBeside(third, "/proj", third.Path())
+			must(child.AppendMessage(provider.UserText("a child", 6)))
+			must(child.AppendMessage(assistant("kept beside its parent")))
+			child.Close()
+			if reopened := must(st.Open(context.Background(), child.Path())); reopened.Len() != 2 {
+				t.Fatalf("NewBeside's session reopened from its store has %d entries, want 2", reopened.Len())
+			} else {
+				reopened.Close()
+			}
 			checkListed(t, st, again.ID())
 			checkSearch(t, st, again.ID())
 		})
@@ -140,14 +149,14 @@ func checkListed(t *testing.T, st session.Store, id string) {
 	t.Helper()
 	infos := must(st.List(context.Background(), "/proj"))
 	at := slices.IndexFunc(infos, func(in session.Info) bool { return in.ID == id })
-	if len(infos) != 2 || at < 0 || infos[at].FirstPrompt != "Fix the parser in lexer.go" {
-		t.Fatalf("list of /proj (the session and its clone): %+v", infos)
+	if len(infos) != 3 || at < 0 || infos[at].FirstPrompt != "Fix the parser in lexer.go" {
+		t.Fatalf("list of /proj (the session, its clone, a child): %+v", infos)
 	}
 	if in := infos[at]; in.Name != "lexer work" || in.MessageCount != 6 || in.Size == 0 {
 		t.Fatalf("list: name %q, %d messages, %d bytes; want lexer work, 6", in.Name, in.MessageCount, in.Size)
 	}
-	if all := must(st.List(context.Background(), "")); len(all) != 3 {
-		t.Fatalf("list of every folder has %d sessions, want 3 (the session, its clone and its fork)", len(all))
+	if all := must(st.List(context.Background(), "")); len(all) != 4 {
+		t.Fatalf("list of every folder has %d sessions, want 4 (the session, its clone, a child and its fork)", len(all))
 	}
 }
 
