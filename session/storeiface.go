@@ -168,3 +168,16 @@ func chooseIn(ctx context.Context, st Store, c Choice) (*Session, error) {
 	}
 	return st.New(c.Cwd, c.Parent), nil
 }
+
+// FirstHits searches st and returns the first hit of each session that matches, by the
+// session's Path: what a session picker filters its list by as the user types.
+func FirstHits(ctx context.Context, st Store, query string) (map[string]Hit, error) {
+	first := map[string]Hit{}
+	err := st.Search(ctx, query, func(h Hit) error {
+		if _, ok := first[h.Session]; !ok {
+			first[h.Session] = h
+		}
+		return nil
+	})
+	return first, err
+}

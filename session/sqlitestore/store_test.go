@@ -237,3 +237,43 @@ func copyTo(t *testing.T, f string) string {
 	}
 	return p
 }
+
+// TestChooseInStore: session.Choose with a Store: -c continues the newest session of the
+// folder (a new one when it has none), --session opens by id prefix, --fork copies, and
+// --no-session stays in memory; FirstHits names each matching session once.
+func TestChooseInStore(t *testing.T) {
+	ctx := context.Background()
+	for _, sc := range stores() {
+		t.Run(sc.name, func(t *testing.T) {
+			st := sc.open(t)
+			fresh := must(session.Choose(ctx, session.Choice{Store: st, Cwd: "/proj", Continue: true}))
+			if fresh.Len() != 0 || fresh.Persisted() {
+				t.Fatalf("-c in an empty folder: %d entries", fresh.Len())
+			}
+			fill(t, fresh)
+			fresh.Close()
+			for _, c := range []session.Choice{
+				{Store: st, Cwd: "/proj", Continue: true},
+				{Store: st, Cwd: "/proj", Ref: fresh.ID()[:13]},
+			} {
+				s := must(session.Choose(ctx, c))
+				if s.ID() != fresh.ID() || s.Len() != 12 {
+					t.Fatalf("%+v opened %s with %d entries, want %s with 12", c, s.ID(), s.Len(), fresh.ID())
+				}
+				s.Close()
+			}
+			fork := must(session.Choose(ctx, session.Choice{Store: st, Cwd: "/proj", Fork: fresh.Path()}))
+			if fork.ID() == fresh.ID() || fork.Len() != 12 {
+				t.Fatalf("--fork gave %s with %d entries", fork.ID(), fork.Len())
+			}
+			fork.Close()
+			if mem := must(session.Choose(ctx, session.Choice{Store: st, Cwd: "/proj", InMemory: true})); mem.Path() != "" {
+				t.Fatalf("--no-session has a path: %s", mem.Path())
+			}
+			hits := must(session.FirstHits(ctx, st, "lexer"))
+			if len(hits) != 2 || hits[fresh.Path()].ID != fresh.ID() || hits[fork.Path()].ID != fork.ID() {
+				t.Fatalf("FirstHits(lexer) = %v, want the session and its fork", hits)
+			}
+		})
+	}
+}
