@@ -43,30 +43,8 @@ func TestManySessionsInOneProcess(t *testing.T) {
 	}
 	go func() {
 		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			infos, err := st.List(ctx, "")
-			if err == nil {
-				err = st.Search(ctx, "reply", func(session.Hit) error { return nil })
-			}
-			for _, in := range infos {
-				if err != nil {
-					break
-				}
-				var s *session.Session
-				if s, err = st.open(ctx, in.ID, false); err == nil {
-					_, err = s.Context()
-					s.Close()
-				}
-			}
-			if err != nil {
-				errs <- fmt.Errorf("reader: %w", err)
-				return
-			}
+		if err := readUntil(ctx, st, stop); err != nil {
+			errs <- fmt.Errorf("reader: %w", err)
 		}
 	}()
 	wg.Wait()
@@ -82,5 +60,33 @@ func TestManySessionsInOneProcess(t *testing.T) {
 			t.Fatalf("session %d has %d entries, want %d", i, s.Len(), 2*turns)
 		}
 		s.Close()
+	}
+}
+
+// readUntil lists, searches and opens every session of st over and over until stop closes.
+func readUntil(ctx context.Context, st *Store, stop <-chan struct{}) error {
+	for {
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		infos, err := st.List(ctx, "")
+		if err == nil {
+			err = st.Search(ctx, "reply", func(session.Hit) error { return nil })
+		}
+		for _, in := range infos {
+			if err != nil {
+				break
+			}
+			var s *session.Session
+			if s, err = st.open(ctx, in.ID, false); err == nil {
+				_, err = s.Context()
+				s.Close()
+			}
+		}
+		if err != nil {
+			return err
+		}
 	}
 }

@@ -109,39 +109,47 @@ func TestStoreSuite(t *testing.T) {
 			clone := must(again.Clone())
 			again.Close()
 
-			third := must(st.Open(ctx, again.Path()))
-			if third.Leaf() != branched {
-				t.Fatalf("leaf after branching and reopening is %s, want %s", third.Leaf(), branched)
-			}
-			if path := must(third.PathTo(branched)); len(path) != 5 {
-				t.Fatalf("branch path has %d entries, want 5", len(path))
-			}
-			third.Close()
-			if n := len(must(clone.Entries())); n != 6 {
-				t.Fatalf("clone has %d entries, want 6 (the path of 5, its label re-created)", n)
-			}
-			clone.Close()
-
-			fork := must(st.Fork(ctx, again.Path(), "/other"))
-			if n := len(must(fork.Entries())); n != len(want)+1 {
-				t.Fatalf("fork has %d entries, want %d", n, len(want)+1)
-			}
-			if fork.Header().ParentSession != again.Path() {
-				t.Fatalf("fork's parent is %q, want %q", fork.Header().ParentSession, again.Path())
-			}
-			fork.Close()
-			child := session.NewBeside(third, "/proj", third.Path())
-			must(child.AppendMessage(provider.UserText("a child", 6)))
-			must(child.AppendMessage(assistant("kept beside its parent")))
-			child.Close()
-			if reopened := must(st.Open(context.Background(), child.Path())); reopened.Len() != 2 {
-				t.Fatalf("NewBeside's session reopened from its store has %d entries, want 2", reopened.Len())
-			} else {
-				reopened.Close()
-			}
+			checkBranchesAndCopies(t, st, again.Path(), branched, clone, len(want))
 			checkListed(t, st, again.ID())
 			checkSearch(t, st, again.ID())
 		})
+	}
+}
+
+// checkBranchesAndCopies reopens the session at path after a branch to branched, and checks
+// its clone, a fork of it and a session made beside it.
+func checkBranchesAndCopies(t *testing.T, st session.Store, path, branched string, clone *session.Session, entries int) {
+	t.Helper()
+	ctx := context.Background()
+	third := must(st.Open(ctx, path))
+	if third.Leaf() != branched {
+		t.Fatalf("leaf after branching and reopening is %s, want %s", third.Leaf(), branched)
+	}
+	if path := must(third.PathTo(branched)); len(path) != 5 {
+		t.Fatalf("branch path has %d entries, want 5", len(path))
+	}
+	third.Close()
+	if n := len(must(clone.Entries())); n != 6 {
+		t.Fatalf("clone has %d entries, want 6 (the path of 5, its label re-created)", n)
+	}
+	clone.Close()
+
+	fork := must(st.Fork(ctx, path, "/other"))
+	if n := len(must(fork.Entries())); n != entries+1 {
+		t.Fatalf("fork has %d entries, want %d", n, entries+1)
+	}
+	if fork.Header().ParentSession != path {
+		t.Fatalf("fork's parent is %q, want %q", fork.Header().ParentSession, path)
+	}
+	fork.Close()
+	child := session.NewBeside(third, "/proj", third.Path())
+	must(child.AppendMessage(provider.UserText("a child", 6)))
+	must(child.AppendMessage(assistant("kept beside its parent")))
+	child.Close()
+	if reopened := must(st.Open(context.Background(), child.Path())); reopened.Len() != 2 {
+		t.Fatalf("NewBeside's session reopened from its store has %d entries, want 2", reopened.Len())
+	} else {
+		reopened.Close()
 	}
 }
 
