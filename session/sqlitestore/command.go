@@ -1,6 +1,7 @@
 package sqlitestore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -144,7 +145,7 @@ func everyFile(env CommandEnv) ([]string, error) {
 func runExport(ctx context.Context, env CommandEnv, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("export-jsonl", flag.ContinueOnError)
 	all := fs.Bool("all", false, "every session in the database")
-	dir := fs.String("dir", "", "write the files here instead of each session's folder under $PI_HOME/sessions")
+	dir := fs.String("dir", "", "write the files here instead of session_dir or each session's folder under $PI_HOME/sessions")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func runExport(ctx context.Context, env CommandEnv, args []string, stdout io.Wri
 		return errors.New("name the sessions to export (id prefixes), or --all")
 	}
 	for _, id := range ids {
-		to := *dir
+		to := cmp.Or(*dir, env.SessionDir) // where pi looks for this session's file
 		if to == "" {
 			var cwd string
 			if err := st.db.QueryRowContext(ctx, `SELECT cwd FROM sessions WHERE id = ?`, id).Scan(&cwd); err != nil {
