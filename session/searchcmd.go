@@ -49,20 +49,28 @@ func SearchCommand(ctx context.Context, st Store, args []string, stdout io.Write
 	return nil
 }
 
-// WriteHits prints the newest hits first, one a line: id prefix, date, folder, the line.
+// WriteHits prints the newest hits first, one a line: the shortest id prefix that tells the
+// sessions found apart, date, folder, the line.
 func WriteHits(w io.Writer, hits []Hit, limit int) {
 	if len(hits) == 0 {
 		fmt.Fprintln(w, "no session mentions that")
 		return
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int { return b.Time.Compare(a.Time) })
+	// Ids made in the same millisecond share their first 8 digits: show enough to tell the
+	// sessions found apart (the same id gets the same prefix on every line).
+	ids := make([]string, min(len(hits), max(limit, 0)))
+	for i := range ids {
+		ids[i] = hits[i].ID
+	}
+	short := UniquePrefixes(ids, 8)
 	for i, h := range hits {
 		if i == limit {
 			fmt.Fprintf(w, "… and %d more (--limit N shows more)\n", len(hits)-limit)
 			break
 		}
 		line := strings.Join(strings.Fields(h.Line), " ")
-		fmt.Fprintf(w, "%.8s  %s  %s  %s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Cwd, line)
+		fmt.Fprintf(w, "%s  %s  %s  %s\n", short[i], h.Time.Local().Format("2006-01-02 15:04"), h.Cwd, line)
 	}
-	fmt.Fprintln(w, "continue one with: pi --session <id>")
+	fmt.Fprintln(w, "continue one with: pi --session <id prefix>")
 }
