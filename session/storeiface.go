@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -156,6 +157,15 @@ func chooseIn(ctx context.Context, st Store, c Choice) (*Session, error) {
 		return s, nil
 	case c.Ref != "":
 		s, err := st.Open(ctx, c.Ref)
+		if errors.Is(err, os.ErrNotExist) {
+			// Not in the store: a JSONL session (ours not yet imported, or the TypeScript pi's)
+			// still continues, found as without a store.
+			files := c
+			files.Store = nil
+			if s, ferr := Choose(ctx, files); ferr == nil {
+				return s, nil
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--session: %w", err)
 		}

@@ -248,7 +248,8 @@ func copyTo(t *testing.T, f string) string {
 
 // TestChooseInStore: session.Choose with a Store: -c continues the newest session of the
 // folder (a new one when it has none), --session opens by id prefix, --fork copies, and
-// --no-session stays in memory; FirstHits names each matching session once.
+// --no-session stays in memory, a JSONL session outside the database still opens by its id
+// prefix; FirstHits names each matching session once.
 func TestChooseInStore(t *testing.T) {
 	ctx := context.Background()
 	for _, sc := range stores() {
@@ -277,6 +278,17 @@ func TestChooseInStore(t *testing.T) {
 			fork.Close()
 			if mem := must(session.Choose(ctx, session.Choice{Store: st, Cwd: "/proj", InMemory: true})); mem.Path() != "" {
 				t.Fatalf("--no-session has a path: %s", mem.Path())
+			}
+			if sc.name == "sqlite" { // a JSONL session the database does not hold continues by its id prefix
+				home := t.TempDir()
+				file := session.Files{Home: home}.New("/proj", "")
+				fill(t, file)
+				file.Close()
+				byPrefix := must(session.Choose(ctx, session.Choice{Store: st, Home: home, Cwd: "/proj", Ref: file.ID()[:13]}))
+				if byPrefix.Path() != file.Path() {
+					t.Fatalf("--session of a JSONL session opened %s, want %s", byPrefix.Path(), file.Path())
+				}
+				byPrefix.Close()
 			}
 			hits := must(session.FirstHits(ctx, st, "lexer"))
 			if len(hits) != 2 || hits[fresh.Path()].ID != fresh.ID() || hits[fork.Path()].ID != fork.ID() {
