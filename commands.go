@@ -13,6 +13,7 @@ import (
 	"pi/lua"
 	"pi/packages"
 	"pi/remote"
+	"pi/session"
 )
 
 // A command is one `pi <word>` subcommand, its usage beside the code that runs it (as cmd/go's
@@ -41,7 +42,8 @@ func commands() []command {
 		{words: []string{"sessions"}, run: func(ctx context.Context, c invocation) int {
 			return runListSessions(ctx, c.opts, c.stdout, c.stderr)
 		}, usage: `  pi sessions [--all]            list this folder's sessions (with --session-dir: that folder's;
-                                 with --all: the TypeScript pi's of this folder, ~/.pi/agent, too)`},
+                                 with --all: the TypeScript pi's of this folder, ~/.pi/agent, too)
+` + session.StoreUsage},
 		{words: []string{"serve"}, ownArgs: true, run: func(ctx context.Context, c invocation) int {
 			return runServe(ctx, c.args, c.stdout, c.stderr)
 		}, usage: `  pi serve [--socket path] [flags]  hold live sessions behind a unix socket for clients to attach
@@ -89,6 +91,9 @@ func findCommand(word string) (command, bool) {
 func ownArgsCommand(args []string) (command, bool) {
 	if len(args) == 0 {
 		return command{}, false
+	}
+	if len(args) > 1 && args[0] == "sessions" && session.IsStoreCommand(args[1]) {
+		return command{ownArgs: true, run: runSessionStore}, true // sessionstore.go
 	}
 	c, ok := findCommand(args[0])
 	return c, ok && c.ownArgs

@@ -87,6 +87,9 @@ var allowedImports = map[string][]string{
 	"live": {"agent", "config", "export", "images", "internal/proc", "internal/sandbox", "lua",
 		"packages", "permission", "prompt", "provider", "provider/faux", "session", "subagent", "tools"},
 
+	// The SQLite store: pi's session lines in a database, behind session.Store.
+	"session/sqlitestore": {"provider", "session"},
+
 	// The root: the process, the CLI and the front ends' adapters. Nothing imports it.
 	".": {"*"},
 }

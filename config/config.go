@@ -43,6 +43,7 @@ type Config struct {
 	FollowUpMode string            `toml:"follow_up_mode"` // one-at-a-time (default) or all
 	SessionDir   string            `toml:"session_dir"`    // where sessions go instead of $PI_HOME/sessions/<cwd>
 	Compaction   CompactionConfig  `toml:"compaction"`
+	Session      SessionConfig     `toml:"session"` // sessions.go
 	Bash         BashConfig        `toml:"bash"`
 	Lua          LuaConfig         `toml:"lua"`
 	UI           UIConfig          `toml:"ui"`
@@ -312,6 +313,7 @@ func (c *Config) mergeScalars(f *Config) {
 			*p.dst = *p.src
 		}
 	}
+	c.mergeSession(&f.Session)
 	if f.Tools != nil {
 		c.Tools = f.Tools
 	}
@@ -413,6 +415,9 @@ func (c *Config) validate() error {
 		if mode != "" && mode != "one-at-a-time" && mode != "all" { // agent.OneAtATime, agent.AllAtOnce
 			return fmt.Errorf("pi.toml: %s = %q: want \"one-at-a-time\" or \"all\"", key, mode)
 		}
+	}
+	if err := c.Session.validate(); err != nil {
+		return err
 	}
 	if _, err := c.KeyBindings(); err != nil {
 		return err

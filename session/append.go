@@ -132,13 +132,16 @@ func (s *Session) flushLocked() error {
 	if !s.persist || s.written == len(s.nodes) {
 		return nil
 	}
-	if s.f == nil {
+	if s.f == nil && s.log == nil {
 		if !s.hasAssistant() {
 			return nil // pi writes nothing until the first assistant reply
 		}
-		if err := s.createFile(); err != nil {
+		if err := s.create(); err != nil {
 			return err
 		}
+	}
+	if s.log != nil {
+		return s.flushToLog()
 	}
 	sync := false
 	for s.written < len(s.nodes) {
@@ -174,6 +177,48 @@ func (s *Session) writeNode(n *node) error {
 	n.off, n.size = s.size+int64(prefix), len(line)-1-prefix
 	s.size += int64(len(line))
 	s.needNL = false
+	return nil
+}
+
+// create makes the session's file, or its log in its store.
+func (s *Session) create() error {
+	if s.backend == nil {
+		return s.createFile()
+	}
+	line, err := encodeLine(s.header)
+	if err != nil {
+		return fmt.Errorf("encode session header %s: %w", s.header.ID, err)
+	}
+	log, err := s.backend.Create(s.header, line[:len(line)-1])
+	if err != nil {
+		return fmt.Errorf("create session %s: %w", s.header.ID, err)
+	}
+	s.log, s.rd, s.size = log, log, int64(len(line))
+	return nil
+}
+
+// flushToLog hands every entry not yet in the log to it as one batch: a store writes a batch
+// in one transaction, so a fork or clone lands whole or not at all.
+func (s *Session) flushToLog() error {
+	batch := make([]LogLine, 0, len(s.nodes)-s.written)
+	off := s.size
+	for i := s.written; i < len(s.nodes); i++ {
+		n := &s.nodes[i]
+		line, err := encodeLine(n.entry)
+		if err != nil {
+			return fmt.Errorf("encode entry %s: %w", n.id, err)
+		}
+		batch = append(batch, LogLine{Entry: n.entry, Line: line[:len(line)-1], Off: off})
+		off += int64(len(line))
+	}
+	if err := s.log.Append(batch, s.leafID()); err != nil {
+		return fmt.Errorf("write session %s: %w", s.path, err)
+	}
+	for k := range batch {
+		n := &s.nodes[s.written+k]
+		n.off, n.size = batch[k].Off, len(batch[k].Line)
+	}
+	s.written, s.size = len(s.nodes), off
 	return nil
 }
 

@@ -20,11 +20,17 @@ type Choice struct {
 	Ref      string // --session: a session to open, or a new file's path
 	Continue bool   // -c: the newest session of Dir, else a new one
 	Parent   string // the parent session of a new one (a subagent's)
+	// Store keeps the sessions when set ([session] store = "sqlite"); nil is the JSONL files
+	// as the fields above place them.
+	Store Store
 }
 
 // Choose opens the session c asks for. A new session touches the disk only once the first
 // reply arrives. A Ref this pi does not know may be one of the TypeScript pi's sessions.
 func Choose(ctx context.Context, c Choice) (*Session, error) {
+	if c.Store != nil {
+		return chooseIn(ctx, c.Store, c)
+	}
 	dir := c.Dir
 	if dir == "" {
 		dir = Dir(c.Home, c.Cwd)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 )
 
@@ -131,7 +132,8 @@ type scanOptions struct {
 // parsed (they are small and the tree needs them); other payloads are left in the file.
 // Files older than version 3 are parsed completely so that they can be migrated.
 func scanFile(ctx context.Context, r io.Reader, opt scanOptions) (*scanned, error) {
-	lr := newLineReader(r)
+	size := sizeOf(r)
+	lr := newLineReaderSize(r, bufferFor(size, 1<<20))
 	first, _, complete, err := lr.next()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%w: the file is empty", ErrNotSession)
@@ -152,7 +154,7 @@ func scanFile(ctx context.Context, r io.Reader, opt scanOptions) (*scanned, erro
 		unknown: map[Type]*unknownType{}, full: h.Version < CurrentVersion, v1: h.Version < 2, slowMeta: opt.reference}
 	sc.end, sc.needNL = lr.off, !complete
 	rest, _ := lr.br.Peek(lr.br.Buffered()) // read past the header already
-	if err := sc.scanEntries(ctx, r, rest, lr.off, lr.line); err != nil {
+	if err := sc.scanEntries(ctx, r, rest, lr.off, lr.line, size); err != nil {
 		return nil, err
 	}
 	sc.finish()
@@ -227,4 +229,26 @@ func knownType(t Type) bool {
 		return true
 	}
 	return false
+}
+
+// sizeOf is the size of what r reads when r can say (a file), else -1.
+func sizeOf(r io.Reader) int64 {
+	switch f := r.(type) {
+	case interface{ Stat() (os.FileInfo, error) }:
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	case interface{ Size() int64 }:
+		return f.Size()
+	}
+	return -1
+}
+
+// bufferFor is a buffer size for reading size bytes (-1: unknown), at most limit: a listing
+// of many small files must not allocate a large file's buffers for each.
+func bufferFor(size int64, limit int) int {
+	if size < 0 || size >= int64(limit) {
+		return limit
+	}
+	return max(int(size)+1, 4<<10)
 }

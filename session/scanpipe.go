@@ -35,8 +35,11 @@ const batchBytes = 256 << 10
 
 // scanEntries reads the lines after the header (rest is what the header's reader read past
 // it, at offset off) and indexes them into sc.
-func (sc *scanned) scanEntries(ctx context.Context, r io.Reader, rest []byte, off int64, lineNo int) error {
+func (sc *scanned) scanEntries(ctx context.Context, r io.Reader, rest []byte, off int64, lineNo int, size int64) error {
 	workers := runtime.GOMAXPROCS(0)
+	if size >= 0 && size < batchBytes {
+		workers = 1 // one batch: more workers would only wait
+	}
 	work, order := make(chan *batch), make(chan *batch, workers)
 	free := make(chan *batch, 2*workers+2)
 	var wg sync.WaitGroup
@@ -60,7 +63,11 @@ func (sc *scanned) scanEntries(ctx context.Context, r io.Reader, rest []byte, of
 			}
 		}
 	}()
-	br := blockReader{r: r, carry: rest, off: off}
+	left := int64(-1) // what is left to read, and a newline search's margin; -1: unknown
+	if size >= 0 {
+		left = size - off + 64<<10
+	}
+	br := blockReader{r: r, carry: rest, off: off, bufSize: bufferFor(left, batchBytes+batchBytes/2)}
 	err := br.run(ctx, work, order, free)
 	close(work)
 	close(order)
@@ -105,6 +112,8 @@ type blockReader struct {
 	carry []byte
 	off   int64 // of the next block
 	eof   bool
+	// bufSize is a new batch's buffer: smaller than a full batch's for a small file.
+	bufSize int
 }
 
 // run sends every block to a worker and to the applier.
@@ -113,7 +122,7 @@ func (br *blockReader) run(ctx context.Context, work, order chan<- *batch, free 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b := newBatch(free)
+		b := newBatch(free, br.bufSize)
 		if err := br.fill(b); err != nil {
 			return err
 		}
@@ -160,11 +169,11 @@ func (br *blockReader) fill(b *batch) error {
 	return nil
 }
 
-func newBatch(free <-chan *batch) *batch {
+func newBatch(free <-chan *batch, size int) *batch {
 	select {
 	case b := <-free:
 		return b
 	default:
-		return &batch{buf: make([]byte, 0, batchBytes+batchBytes/2)}
+		return &batch{buf: make([]byte, 0, size)}
 	}
 }

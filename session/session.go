@@ -66,6 +66,8 @@ type Session struct {
 	size    int64        // bytes written so far
 	needNL  bool         // the file's last line lacks its newline
 	written int          // nodes[:written] are in the file
+	backend Backend      // the store that makes this session's log; nil for a JSONL file
+	log     Log          // the store's log once created; then f stays nil
 
 	nodes    []node
 	byID     map[string]int     // every id in nodes, dropped ones included (see find)
@@ -361,6 +363,10 @@ func (s *Session) writeAll(w io.Writer) error {
 }
 
 func (s *Session) release() {
+	if s.log != nil {
+		_ = s.log.Close()
+		s.log, s.rd = nil, nil
+	}
 	if s.f == nil {
 		return
 	}
@@ -380,6 +386,10 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.log != nil {
+		s.release() // every append was its own durable transaction
+		return nil
+	}
 	if s.f == nil {
 		return nil
 	}
@@ -409,7 +419,7 @@ func (s *Session) ID() string { return s.Header().ID }
 func (s *Session) Persisted() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.f != nil
+	return s.f != nil || s.log != nil
 }
 
 // warn adds a warning for the front end to show.

@@ -210,7 +210,10 @@ func (s *Session) newFrom(path []*Entry) (*Session, error) {
 	now := time.Now()
 	h := newHeader(now, s.header.Cwd, s.path)
 	var ns *Session
-	if s.persist {
+	if s.backend != nil {
+		ns = newSession(h, s.backend.Path(h.ID), true)
+		ns.backend = s.backend
+	} else if s.persist {
 		ns = newSession(h, sibling(s.path, fileName(h.Timestamp, h.ID)), true)
 	} else {
 		ns = newSession(h, "", false)

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"pi/session"
+)
+
+// TestSessionStoreCommands moves pi's own session into the SQLite store and out again through
+// the binary built with -tags sqlite: the exported file, in its folder under $PI_HOME, is the
+// fixture byte for byte, search finds it in the database and in the files, and --session continues the exported file. The
+// default binary searches the files and says how to get the SQLite store.
+func TestSessionStoreCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary twice: skipped in -short mode")
+	}
+	plain := buildPi(t)
+	withSQLite := filepath.Join(t.TempDir(), "pi")
+	build := exec.Command("go", "build", "-tags", "sqlite", "-o", withSQLite, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags sqlite: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	home := filepath.Join(dir, ".pihome")
+	fixture, _ := filepath.Abs(filepath.Join("testdata", "sessions", "pi-0.73.jsonl"))
+	run := func(bin string, wantCode int, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "PI_HOME="+home)
+		out, err := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != wantCode {
+			t.Fatalf("pi %v: exit %d (%v), want %d\n%s", args, code, err, wantCode, out)
+		}
+		return string(out)
+	}
+	if out := run(plain, 1, "sessions", "import-jsonl", fixture); !strings.Contains(out, "-tags sqlite") {
+		t.Fatalf("the default binary's import-jsonl does not say how to get the store:\n%s", out)
+	}
+	os.MkdirAll(home, 0o700)
+	os.WriteFile(filepath.Join(home, "pi.toml"), []byte("[session]\nstore = \"sqlite\"\n"), 0o600)
+	if out := run(withSQLite, 0, "sessions", "import-jsonl", fixture); !strings.Contains(out, "1 imported") {
+		t.Fatalf("import-jsonl:\n%s", out)
+	}
+	h, err := session.ReadHeader(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := run(withSQLite, 0, "sessions", "search", "FAILING test"); !strings.Contains(out, h.ID[:8]) {
+		t.Fatalf("search in the database does not find the imported session:\n%s", out)
+	}
+	exported := strings.TrimSpace(run(withSQLite, 0, "sessions", "export-jsonl", h.ID[:8]))
+	if filepath.Dir(exported) != session.Dir(home, h.Cwd) {
+		t.Fatalf("exported to %s, want the folder of its cwd, %s", exported, session.Dir(home, h.Cwd))
+	}
+	if got, want := mustRead(t, exported), mustRead(t, fixture); !bytes.Equal(got, want) {
+		t.Fatalf("exported %s differs from the fixture", exported)
+	}
+	os.Remove(filepath.Join(home, "pi.toml"))
+	if out := run(plain, 0, "sessions", "search", "failing TEST"); !strings.Contains(out, h.ID[:8]) {
+		t.Fatalf("search of the files does not find the exported session:\n%s", out)
+	}
+	hello, _ := filepath.Abs(filepath.Join("testdata", "faux", "hello.json"))
+	run(plain, 0, "--session", exported, "--faux-script", hello, "-p", "go on")
+	if after := mustRead(t, exported); !bytes.Contains(after, []byte("go on")) {
+		t.Fatal("--session did not continue the exported file")
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
