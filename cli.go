@@ -137,7 +137,8 @@ func (o *cliOptions) liveOptions(interactive bool, stderr io.Writer) live.Option
 		AppendPrompt: o.appendPrompt, Tools: splitList(o.toolList), NoTools: o.noTools, NoContextFiles: o.noContextFiles,
 		Trust: o.trust, NoExtensions: o.noExtensions, Extensions: o.extensions, ScriptFlags: o.scriptFlags,
 		Sandbox: o.sandbox, Permissions: o.permissions, Yes: o.yes,
-		Session: session.Choice{Dir: o.sessionDir, InMemory: o.noSession, Fork: o.forkRef, Ref: o.sessionRef, Continue: o.continueLast}}
+		Session:   session.Choice{Dir: o.sessionDir, InMemory: o.noSession, Fork: o.forkRef, Ref: o.sessionRef, Continue: o.continueLast},
+		OpenStore: sessionStore}
 }
 
 // splitList is a comma-separated list's items, without blanks.
@@ -242,6 +243,9 @@ func runListSessions(ctx context.Context, o *cliOptions, stdout, stderr io.Write
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
+	}
+	if done, code := listStoredSessions(ctx, cwd, stdout, stderr); done {
+		return code
 	}
 	dirs := []string{o.sessionDir}
 	if o.sessionDir == "" {

@@ -138,7 +138,7 @@ func (l localSession) sessionsDir() string {
 
 // Resumable lists this folder's sessions and the TypeScript pi's, newest first.
 func (l localSession) Resumable(ctx context.Context) ([]termui.Resumable, error) {
-	infos, err := session.ListAll(ctx, l.sessionsDir(), session.Dir(session.PiAgentDir(), l.h().Cwd()))
+	infos, err := l.h().Sessions(ctx)
 	if err != nil {
 		return nil, err
 	}

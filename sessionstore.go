@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 
 	"pi/config"
 	"pi/session"
@@ -37,4 +38,30 @@ func runSessionStore(ctx context.Context, c invocation) int {
 		return 1
 	}
 	return 0
+}
+
+// listStoredSessions is `pi sessions` when [session] names a store: that store's sessions of
+// cwd. done is false for the JSONL files, which the caller lists.
+func listStoredSessions(ctx context.Context, cwd string, stdout, stderr io.Writer) (done bool, code int) {
+	home := piHomeDir()
+	cfg, err := config.Load(home, cwd, false)
+	if err != nil {
+		return false, 0 // the files are listed; the run itself will say what is wrong with pi.toml
+	}
+	st, err := sessionStore(ctx, cfg, home)
+	if err != nil || st == nil {
+		if err != nil {
+			fmt.Fprintln(stderr, "pi:", err)
+			return true, 1
+		}
+		return false, 0
+	}
+	defer st.Close()
+	infos, err := st.List(ctx, cwd)
+	if err != nil {
+		fmt.Fprintln(stderr, "pi: listing sessions:", err)
+		return true, 1
+	}
+	session.WriteList(stdout, infos)
+	return true, 0
 }

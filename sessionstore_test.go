@@ -61,11 +61,22 @@ func TestSessionStoreCommands(t *testing.T) {
 	if got, want := mustRead(t, exported), mustRead(t, fixture); !bytes.Equal(got, want) {
 		t.Fatalf("exported %s differs from the fixture", exported)
 	}
+	hello, _ := filepath.Abs(filepath.Join("testdata", "faux", "hello.json"))
+	run(withSQLite, 0, "--faux-script", hello, "-p", "a new one in the database") // the live session writes there
+	run(withSQLite, 0, "-c", "--faux-script", hello, "-p", "and continued")
+	if out := run(withSQLite, 0, "sessions", "search", "and continued"); !strings.Contains(out, "and continued") {
+		t.Fatalf("a session the run wrote, continued with -c, is not in the database:\n%s", out)
+	}
+	if out := run(withSQLite, 0, "sessions"); !strings.Contains(out, "a new one in the database") {
+		t.Fatalf("pi sessions does not list the database's session of this folder:\n%s", out)
+	}
+	if files, _ := filepath.Glob(filepath.Join(session.Dir(home, dir), "*.jsonl")); len(files) != 0 {
+		t.Fatalf("with the SQLite store the run wrote session files: %v", files)
+	}
 	os.Remove(filepath.Join(home, "pi.toml"))
 	if out := run(plain, 0, "sessions", "search", "failing TEST"); !strings.Contains(out, h.ID[:8]) {
 		t.Fatalf("search of the files does not find the exported session:\n%s", out)
 	}
-	hello, _ := filepath.Abs(filepath.Join("testdata", "faux", "hello.json"))
 	run(plain, 0, "--session", exported, "--faux-script", hello, "-p", "go on")
 	if after := mustRead(t, exported); !bytes.Contains(after, []byte("go on")) {
 		t.Fatal("--session did not continue the exported file")

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"pi/agent"
@@ -126,6 +127,19 @@ func (h *Session) SetLabel(entryID, label string) error {
 // of them can be kept).
 func (h *Session) LeavesConversation(targetID string) bool {
 	return session.LeavesConversation(h.rec.session(), targetID)
+}
+
+// Sessions are the sessions /resume offers, newest first: the store's of this folder, or the
+// files beside this session's (this folder's) and the TypeScript pi's of this folder.
+func (h *Session) Sessions(ctx context.Context) ([]session.Info, error) {
+	if h.store != nil {
+		return h.store.List(ctx, h.cwd)
+	}
+	dir := session.Dir(h.piHome, h.cwd)
+	if p := h.rec.session().Path(); p != "" {
+		dir = filepath.Dir(p)
+	}
+	return session.ListAll(ctx, dir, session.Dir(session.PiAgentDir(), h.cwd))
 }
 
 // LastReply is the text of the last assistant reply; ok is false before there is one.

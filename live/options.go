@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"pi/config"
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
@@ -55,6 +56,10 @@ type Options struct {
 
 	// Session picks the session file (its Home and Cwd are filled in from the above).
 	Session session.Choice
+	// OpenStore opens the store pi.toml's [session] names (nil, or a nil store: the JSONL
+	// files); the session closes it when it closes. The root provides it, since the SQLite
+	// store is linked only into some builds.
+	OpenStore func(ctx context.Context, cfg *config.Config, piHome string) (session.Store, error)
 	// Child is set in an Agent tool's child: who it is in the tree of sessions.
 	Child *subagent.Self
 	// StopAfterTurn ends a run after a turn (pi eval's turn budget).

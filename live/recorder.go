@@ -154,8 +154,8 @@ func (h *Session) replaceSession(s *session.Session, reason string) error {
 // is). A parentSession is named in the new file's header.
 func (h *Session) NewSession(parentSession string) error {
 	var s *session.Session
-	if p := h.rec.session().Path(); p != "" {
-		s = session.CreateChild(filepath.Dir(p), h.cwd, parentSession)
+	if cur := h.rec.session(); cur.Path() != "" {
+		s = session.NewBeside(cur, h.cwd, parentSession)
 	} else {
 		s = session.InMemory(h.cwd)
 	}
@@ -171,7 +171,11 @@ func (h *Session) SwitchSession(ctx context.Context, path string) error {
 		h.Quiesce()
 		return nil // already there; opening it again would trip over our own lock
 	}
-	s, err := session.Open(ctx, path)
+	open := session.Open
+	if h.store != nil {
+		open = h.store.Open
+	}
+	s, err := open(ctx, path)
 	if err != nil {
 		return fmt.Errorf("switching to session %s: %w", path, err)
 	}

@@ -82,6 +82,9 @@ type Session struct {
 	runEnding atomic.Bool
 	// modelProblem says why no model could be set up, for the terminal UI to show.
 	modelProblem string
+	// store keeps the session files when pi.toml's [session] names one (nil: the JSONL files);
+	// it is closed with the session.
+	store session.Store
 	// warm is the warm-up of the server's cache in flight (prewarm.go); warmOn says the session
 	// sends one at all (Options.Prewarm).
 	warm   warmer
@@ -285,5 +288,8 @@ func (h *Session) close() {
 		}
 		h.scripts.close()
 		h.rec.close()
+		if h.store != nil {
+			h.store.Close()
+		}
 	})
 }

@@ -174,7 +174,7 @@ func setupScripts(ctx context.Context, o *Options, p parts) (*Session, error) {
 		h.close()
 		return nil, fmt.Errorf("--models: %w", err)
 	}
-	sess, err := openSession(ctx, o, p)
+	sess, err := openSession(ctx, o, p, h)
 	if err == nil {
 		err = h.attachSession(sess, restore{keepModel: o.Model != "", keepThinking: o.Thinking != ""})
 	}
@@ -300,9 +300,17 @@ func scriptHost(s *scripts, h *Session, subs lua.Subagents) lua.Host {
 }
 
 // openSession picks the session the flags ask for (session.Choose).
-func openSession(ctx context.Context, o *Options, p parts) (*session.Session, error) {
-	return session.Choose(ctx, session.Choice{Dir: cmp.Or(o.Session.Dir, p.cfg.SessionDir), Home: p.piHome, Cwd: p.cwd,
-		InMemory: o.Session.InMemory, Fork: o.Session.Fork, Ref: o.Session.Ref, Continue: o.Session.Continue, Parent: o.Session.Parent})
+func openSession(ctx context.Context, o *Options, p parts, h *Session) (*session.Session, error) {
+	c := o.Session
+	c.Dir, c.Home, c.Cwd = cmp.Or(c.Dir, p.cfg.SessionDir), p.piHome, p.cwd
+	if o.OpenStore != nil && !c.InMemory {
+		st, err := o.OpenStore(ctx, p.cfg, p.piHome)
+		if err != nil {
+			return nil, err
+		}
+		c.Store, h.store = st, st
+	}
+	return session.Choose(ctx, c)
 }
 
 // resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that
