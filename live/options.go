@@ -53,6 +53,8 @@ type Options struct {
 	Session session.Choice
 	// Child is set in an Agent tool's child: who it is in the tree of sessions.
 	Child *subagent.Self
+	// Clock is the time the Agent tool's schedules run on (nil: the real one); tests move it.
+	Clock subagent.Clock
 	// StopAfterTurn ends a run after a turn (pi eval's turn budget).
 	StopAfterTurn func(context.Context, *provider.Message, []provider.Message) bool
 }
