@@ -371,6 +371,9 @@ func (m *Manager) finish(e *entry, out Outcome, err error, ctx context.Context) 
 		m.running--
 	}
 	m.dispatch()
+	if e.res.Schedule != "" {
+		m.opts.Tree.release()
+	}
 	res, notify := *r, e.res.Background && !e.fetched
 	res.Files = slices.Clone(r.Files)
 	m.mu.Unlock()

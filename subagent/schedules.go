@@ -114,6 +114,7 @@ func (m *Manager) fire(e *schedule) {
 		return
 	}
 	id, err := m.start(m.life, e.s.Spec, e.s.ID)
+	failedBefore := e.s.Error != ""
 	e.s.Error = ""
 	if err != nil {
 		e.s.Error = err.Error()
@@ -129,7 +130,7 @@ func (m *Manager) fire(e *schedule) {
 	if serr := m.saveLocked(); serr != nil {
 		e.s.Error = strings.TrimPrefix(e.s.Error+"; ", "; ") + "keeping the schedules in the session file: " + serr.Error()
 	}
-	if err != nil && m.opts.ScheduleFailed != nil {
+	if err != nil && !failedBefore && m.opts.ScheduleFailed != nil { // once, not at every hour it fails again
 		go m.opts.ScheduleFailed(e.s) // the host sends a notice, which may wait for the session
 	}
 }

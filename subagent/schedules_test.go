@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,7 +34,9 @@ func newScheduleRig(t *testing.T, opts Options) *scheduleRig {
 	release := make(chan struct{})
 	close(release)
 	opts.Types, opts.Scheduling, opts.Clock, opts.Cwd = Builtins(), true, r.clock, cmpOr(opts.Cwd, t.TempDir())
-	opts.Factory = func(ctx context.Context, l Launch) (Child, error) { return &doneChild{prompt: l.Prompt}, nil }
+	if opts.Factory == nil {
+		opts.Factory = func(ctx context.Context, l Launch) (Child, error) { return &doneChild{prompt: l.Prompt}, nil }
+	}
 	opts.Finished = func(res Result) { r.mu.Lock(); r.notices = append(r.notices, Notice(res)); r.mu.Unlock() }
 	opts.ScheduleFailed = func(s Scheduled) { r.mu.Lock(); r.failed = append(r.failed, s); r.mu.Unlock() }
 	r.m = New(opts)
@@ -192,23 +196,63 @@ func TestScheduleNotSavedIsNotMade(t *testing.T) {
 	}
 }
 
-// A run that cannot start (the tree's child limit reached) is reported to the session, and a
-// repeating schedule stays for its next time.
+// A schedule's runs hold a place under max_children only while they run: with a limit of
+// one, a run that comes while the last still runs cannot start and is reported, once however
+// often it fails in a row; the schedule stays, and runs again once there is room.
 func TestScheduleRunPastTheLimitIsReported(t *testing.T) {
-	r := newScheduleRig(t, Options{Tree: NewTree(0, 1)})
+	var running, most atomic.Int32
+	release := make(chan struct{})
+	r := newScheduleRig(t, Options{Tree: NewTree(0, 1), Factory: func(context.Context, Launch) (Child, error) {
+		return &fake{release: release, steered: make(chan string, 1), running: &running, most: &most}, nil
+	}})
 	if _, err := r.m.Schedule(Spec{Prompt: "x", Description: "poller"}, "every 1h"); err != nil {
 		t.Fatal(err)
 	}
-	r.clock.Advance(time.Hour)
-	testwait.Until(t, "the first run's notice", func() bool { return r.noticeCount() == 1 })
-	testwait.Until(t, "the schedule set again", func() bool { return r.clock.Pending() == 1 })
-	r.clock.Advance(time.Hour)
-	testwait.Until(t, "the failed run reported", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.failed) == 1 })
-	if n := ScheduleNotice(r.failed[0]); !strings.Contains(n, "could not start: subagent limit 1 reached") {
-		t.Errorf("notice %q", n)
+	tick := func(what string) {
+		r.clock.Advance(time.Hour)
+		testwait.Until(t, what, func() bool { return r.clock.Pending() == 1 && r.clock.Now().Before(r.m.Schedules()[0].Next) })
+	}
+	tick("the first run started")
+	testwait.Until(t, "the first run running", func() bool { return running.Load() == 1 })
+	tick("the second run refused")
+	tick("the third run refused")
+	r.mu.Lock()
+	failed := slices.Clone(r.failed)
+	r.mu.Unlock()
+	if len(failed) != 1 || !strings.Contains(ScheduleNotice(failed[0]), "could not start: subagent limit 1 reached") {
+		t.Errorf("reports %+v, want one saying the limit", failed)
 	}
 	if list := r.m.Schedules(); len(list) != 1 || !strings.Contains(list[0].Line(r.clock.Now()), "last run: subagent limit") {
 		t.Errorf("schedules %+v", list)
+	}
+	close(release)
+	testwait.Until(t, "the first run's notice", func() bool { return r.noticeCount() == 1 })
+	tick("the fourth run started")
+	testwait.Until(t, "the fourth run's notice", func() bool { return r.noticeCount() == 2 })
+	if list := r.m.Schedules(); len(list[0].Runs) != 2 || list[0].Error != "" {
+		t.Errorf("after room came back: %+v", list)
+	}
+}
+
+// A child's own Agent tool takes no schedule, even where the top-level session's does.
+func TestScriptedScheduleOnlyAtTheTop(t *testing.T) {
+	r := newScheduleRig(t, Options{})
+	top := NewScripted(r.m, true, nil, nil)
+	child := NewScripted(r.m, true, nil, &Self{ID: "agent-1", Depth: 1, Nesting: true})
+	if !top.Scheduling() || child.Scheduling() {
+		t.Errorf("scheduling: top %v, child %v", top.Scheduling(), child.Scheduling())
+	}
+	if _, err := child.Start(context.Background(), map[string]any{"prompt": "x", "schedule": "in 1m"}); err == nil ||
+		!strings.Contains(err.Error(), "nor schedule") {
+		t.Errorf("a child's schedule: %v", err)
+	}
+	id, err := top.Start(context.Background(), map[string]any{"prompt": "x", "description": "d", "schedule": "in 1m"})
+	if err != nil || id != "schedule-1" {
+		t.Fatalf("the top's schedule: %q, %v", id, err)
+	}
+	list := top.Schedules()
+	if sc, _ := list[0].(map[string]any); len(list) != 1 || sc["next_in"] != "1m" || sc["schedule"] != "in 1m" {
+		t.Errorf("schedules as scripts see them: %v", list)
 	}
 }
 
