@@ -160,10 +160,11 @@ func offersSchedule(req *provider.Request) bool {
 	return false
 }
 
-// /agents lists the schedules with their next time; /agents cancel drops one, in the file
-// too; a wrong id gets an error notice.
+// get_subagent_result reports a schedule by its id; /agents lists the schedules with their
+// next time; /agents cancel drops one, in the file too; a wrong id gets an error notice.
 func TestAgentsCommandListsAndCancelsSchedules(t *testing.T) {
-	p := faux.New(scheduleCall("every 1h"), faux.Text("scheduled"))
+	p := faux.New(scheduleCall("every 1h"), faux.Blocks(faux.Call("g1", "get_subagent_result", map[string]any{"agent_id": "schedule-1"})),
+		faux.Text("scheduled"))
 	clock := subagent.NewManualClock(time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local))
 	h := scheduledSession(t, p, scheduleHome(t), t.TempDir(), clock, session.Choice{Dir: t.TempDir()})
 	defer h.Close()
@@ -173,6 +174,10 @@ func TestAgentsCommandListsAndCancelsSchedules(t *testing.T) {
 		if err := h.Send(context.Background(), Input{Text: text, Source: SourceRPC}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	msgs := p.Requests()[2].Messages
+	if got := msgs[len(msgs)-1].TextContent(); !strings.Contains(got, "schedule: every 1h\nnext run: ") || !strings.Contains(got, "(in 1h)") {
+		t.Errorf("get_subagent_result of the schedule: %q", got)
 	}
 	ui.waitForPart(t, "schedule-1 every 1h · general-purpose · sky check · next 2026-12-01 11:00 (in 1h)")
 	for _, text := range []string{"/agents cancel schedule-1", "/agents cancel schedule-9"} {

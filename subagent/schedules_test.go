@@ -309,15 +309,27 @@ func TestSchedulesSurviveTheSessionFile(t *testing.T) {
 	if len(again) != 3 {
 		t.Errorf("the file now holds %d schedules, want 3", len(again))
 	}
+	clone, err := reopened.Clone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer clone.Close()
+	entries, _ := clone.Entries()
+	if !slices.ContainsFunc(entries, func(e session.Entry) bool { return e.CustomType == ScheduleEntryType }) {
+		t.Fatal("the clone has no schedules entry to ignore")
+	}
+	if copied, err := LoadSchedules(clone); err != nil || len(copied) != 0 {
+		t.Errorf("a clone took over the schedules: %+v, %v", copied, err)
+	}
 }
 
 // A damaged schedules entry is an error that names what failed; a bad record is left out of a
 // restore with the reason.
 func TestSchedulesBadRecords(t *testing.T) {
-	if _, err := DecodeSchedules([]byte(`{"schedules":[{"id":"schedule-1","isolation":"chroot"}]}`)); err == nil {
+	if _, _, err := DecodeSchedules([]byte(`{"schedules":[{"id":"schedule-1","isolation":"chroot"}]}`)); err == nil {
 		t.Error("an unknown isolation was read")
 	}
-	if _, err := DecodeSchedules([]byte(`{"schedules":7}`)); err == nil {
+	if _, _, err := DecodeSchedules([]byte(`{"schedules":7}`)); err == nil {
 		t.Error("a number was read as the list")
 	}
 	r := newScheduleRig(t, Options{})
@@ -336,7 +348,7 @@ func FuzzDecodeSchedules(f *testing.F) {
 	f.Add([]byte(`{"schedules":[{"id":"schedule-1","schedule":"every 1h","next":"2026-12-01T10:00:00Z","prompt":"x","isolation":"worktree"}]}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		list, err := DecodeSchedules(raw)
+		_, list, err := DecodeSchedules(raw)
 		for _, s := range list {
 			if err == nil && (!s.Spec.Background || s.Spec.MaxTurns < 0) {
 				t.Fatalf("%q read as %+v", raw, s)

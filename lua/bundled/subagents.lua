@@ -118,7 +118,8 @@ pi.register_tool {
 
 pi.register_tool {
   name = "get_subagent_result",
-  description = "Status of an agent started with Agent (queued, running, done, failed, aborted), its answer when done, turns and tokens used. wait = true waits until it is done.",
+  description = "Status of an agent started with Agent (queued, running, done, failed, aborted), its answer when done, turns and tokens used. wait = true waits until it is done." ..
+    (sub.scheduling() and " Given a schedule_id: its next run and the agents it started." or ""),
   parameters = {
     type = "object",
     properties = { agent_id = { type = "string" }, wait = { type = "boolean" } },
@@ -127,6 +128,13 @@ pi.register_tool {
   read_only = true,
   timeout = 24 * 3600,
   execute = function(args)
+    local sched = args.agent_id:match("^schedule%-") and schedule_of(args.agent_id)
+    if sched then -- a schedule_id: its next run and the agents it started
+      local runs = #sched.runs > 0 and ("\nruns so far: " .. table.concat(sched.runs, ", ")) or ""
+      local err = sched.error ~= "" and ("\nlast run: " .. sched.error) or ""
+      return { content = "schedule_id: " .. sched.id .. "\nschedule: " .. sched.schedule .. "\nnext run: " .. sched.next ..
+        " (in " .. sched.next_in .. ")" .. runs .. err, details = sched }
+    end
     local r, err = sub.get(args.agent_id, { wait = args.wait })
     if not r then error(err, 0) end
     return { content = report(r), details = r }
