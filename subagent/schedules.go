@@ -181,10 +181,15 @@ func (m *Manager) saveLocked() error {
 // RestoreSchedules replaces the schedules with list, as a session file kept them, and saves
 // every later change with save. A run whose time passed while the session was closed starts
 // at once (a repeating one then keeps its rhythm). Entries that cannot be used are left out
-// and reported. Without Options.Scheduling it sets nothing.
+// and reported. Schedules made before the first session was attached (a script's, as it
+// loads) join the first one. Without Options.Scheduling it sets nothing.
 func (m *Manager) RestoreSchedules(list []Scheduled, save func([]Scheduled) error) (problems []error) {
 	m.sched.mu.Lock()
 	defer m.sched.mu.Unlock()
+	var unsaved []*schedule
+	if m.sched.save == nil {
+		unsaved = m.sched.list
+	}
 	for _, e := range m.sched.list {
 		e.stop()
 	}
@@ -203,6 +208,19 @@ func (m *Manager) RestoreSchedules(list []Scheduled, save func([]Scheduled) erro
 		}
 		m.sched.list = append(m.sched.list, e)
 		m.arm(e)
+	}
+	for _, e := range unsaved {
+		if slices.ContainsFunc(m.sched.list, func(x *schedule) bool { return x.s.ID == e.s.ID }) {
+			m.sched.serial++
+			e.s.ID = "schedule-" + strconv.Itoa(m.sched.serial)
+		}
+		m.sched.list = append(m.sched.list, e)
+		m.arm(e)
+	}
+	if len(unsaved) > 0 {
+		if err := m.saveLocked(); err != nil {
+			problems = append(problems, fmt.Errorf("keeping the schedules made before the session opened: %w", err))
+		}
 	}
 	return problems
 }

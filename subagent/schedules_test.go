@@ -356,3 +356,26 @@ func FuzzDecodeSchedules(f *testing.F) {
 		}
 	})
 }
+
+// A schedule made before any session was attached (a script's, as it loads) is not dropped
+// by the first session's schedules: it joins them, under a fresh id when its own is taken,
+// and is saved there.
+func TestScheduleMadeBeforeTheSessionJoinsIt(t *testing.T) {
+	clock := NewManualClock(now)
+	m := New(Options{Types: Builtins(), Scheduling: true, Clock: clock,
+		Factory: func(context.Context, Launch) (Child, error) { return &doneChild{}, nil }})
+	defer m.Close()
+	if _, err := m.Schedule(Spec{Prompt: "early"}, "in 5m"); err != nil {
+		t.Fatal(err)
+	}
+	var saved []Scheduled
+	problems := m.RestoreSchedules([]Scheduled{{ID: "schedule-1", When: "every 1h", Next: now.Add(time.Hour), Spec: Spec{Prompt: "kept"}}},
+		func(l []Scheduled) error { saved = l; return nil })
+	list := m.Schedules()
+	if len(problems) != 0 || len(list) != 2 || list[0].Spec.Prompt != "kept" || list[1].Spec.Prompt != "early" || list[1].ID != "schedule-2" {
+		t.Fatalf("problems %v, schedules %+v", problems, list)
+	}
+	if len(saved) != 2 || clock.Pending() != 2 {
+		t.Errorf("saved %+v, %d timers", saved, clock.Pending())
+	}
+}

@@ -189,10 +189,12 @@ local function view_agent(id)
   if not ok then pi.notify(err, "error") end
 end
 
+local cancel_hint = sub.scheduling() and " | cancel SCHEDULE" or ""
 pi.register_command {
   name = "agents",
-  description = "This session's agents: pick one to read its transcript; /agents list, /agents ID, /agents abort ID, /agents cancel SCHEDULE",
-  argument_hint = "[list | ID | abort ID | cancel SCHEDULE]",
+  description = "This session's agents: pick one to read its transcript; /agents list, /agents ID, /agents abort ID" ..
+    (sub.scheduling() and ", /agents cancel SCHEDULE" or ""),
+  argument_hint = "[list | ID | abort ID" .. cancel_hint .. "]",
   run = function(args)
     local id = args:match("^%s*abort%s+(%S+)")
     if id then
