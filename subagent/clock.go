@@ -24,7 +24,7 @@ func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
 }
 
-// ManualClock is a Clock that moves only when told to (Advance, Set): the timers that come
+// ManualClock is a Clock that moves only when told to (Advance, Jump): the timers that come
 // due run then, each on its own goroutine as time.AfterFunc's do.
 type ManualClock struct {
 	mu     sync.Mutex
@@ -83,6 +83,17 @@ func (c *ManualClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 	for _, t := range due {
 		go t.f()
+	}
+}
+
+// Jump moves the wall clock on by d as a machine's sleep does: the timers do not count that
+// time, so each comes due d later than it would have.
+func (c *ManualClock) Jump(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	for _, t := range c.timers {
+		t.at = t.at.Add(d)
 	}
 }
 

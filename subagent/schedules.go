@@ -101,9 +101,15 @@ func (m *Manager) checkScheduled(s Spec) (Spec, error) {
 	return s, nil
 }
 
-// arm sets e's timer for its next run (at once when that has passed). Called with sched.mu held.
+// timerStep is the longest a schedule's timer waits before it looks at the wall clock again:
+// a timer counts the time the machine runs, so after a laptop's sleep (or the clock set
+// right) "at 14:30" would otherwise come late by as long as it slept.
+const timerStep = time.Minute
+
+// arm sets e's timer for its next run (at once when that has passed), or for a look at the
+// clock a timerStep on. Called with sched.mu held.
 func (m *Manager) arm(e *schedule) {
-	e.stop = m.clock().AfterFunc(e.s.Next.Sub(m.clock().Now()), func() { m.fire(e) })
+	e.stop = m.clock().AfterFunc(min(e.s.Next.Sub(m.clock().Now()), timerStep), func() { m.fire(e) })
 }
 
 // fire starts e's run, then sets its next one or, for a schedule that runs once, drops it.
@@ -111,6 +117,10 @@ func (m *Manager) fire(e *schedule) {
 	m.sched.mu.Lock()
 	defer m.sched.mu.Unlock()
 	if m.life.Err() != nil || !slices.Contains(m.sched.list, e) { // closed, cancelled or replaced meanwhile
+		return
+	}
+	if m.clock().Now().Before(e.s.Next) { // a look at the clock: not yet
+		m.arm(e)
 		return
 	}
 	id, err := m.start(m.life, e.s.Spec, e.s.ID)
