@@ -279,8 +279,8 @@ func (s Scheduled) Line(now time.Time) string {
 // roundedUntil is d as "45s", "10m", "1h30m" or "2d3h": to the second under a minute, to
 // the minute under a day, to the hour beyond.
 func roundedUntil(d time.Duration) string {
-	if d < time.Minute {
-		return max(d, 0).Round(time.Second).String()
+	if s := max(d, 0).Round(time.Second); s < time.Minute {
+		return s.String()
 	}
 	if d >= 24*time.Hour {
 		d = d.Round(time.Hour)

@@ -124,7 +124,7 @@ func TestWhenFollowing(t *testing.T) {
 }
 
 func TestRoundedUntil(t *testing.T) {
-	for d, want := range map[time.Duration]string{-time.Second: "0s", 1500 * time.Millisecond: "2s", 59 * time.Second: "59s",
+	for d, want := range map[time.Duration]string{-time.Second: "0s", 1500 * time.Millisecond: "2s", 59 * time.Second: "59s", 59*time.Second + 600*time.Millisecond: "1m",
 		10 * time.Minute: "10m", time.Hour: "1h", 90*time.Minute + 20*time.Second: "1h30m", 24 * time.Hour: "1d",
 		51*time.Hour + 10*time.Minute: "2d3h", 34 * time.Hour: "1d10h"} {
 		if got := roundedUntil(d); got != want {
