@@ -39,6 +39,10 @@ type schedules struct {
 	save   func([]Scheduled) error
 }
 
+// MaxSchedules is how many schedules one session may hold: each change writes the whole list
+// to the session file, and a model that schedules in a loop must meet an end.
+const MaxSchedules = 32
+
 var errSchedulingOff = errors.New("schedule: scheduling is off; [subagents] scheduling = true in pi.toml turns it on")
 
 // Scheduling reports whether this manager takes schedules (Options.Scheduling).
@@ -65,8 +69,11 @@ func (m *Manager) Schedule(s Spec, when string) (Scheduled, error) {
 	}
 	m.sched.mu.Lock()
 	defer m.sched.mu.Unlock()
-	if m.life.Err() != nil {
+	switch {
+	case m.life.Err() != nil:
 		return Scheduled{}, errors.New("schedule: the session is closing")
+	case len(m.sched.list) >= MaxSchedules:
+		return Scheduled{}, fmt.Errorf("schedule: this session has %d schedules, the most it may hold; cancel one first (/agents cancel ID)", MaxSchedules)
 	}
 	m.sched.serial++
 	e := &schedule{s: Scheduled{ID: "schedule-" + strconv.Itoa(m.sched.serial), When: w.Text, Next: w.First, Spec: s}, w: w}

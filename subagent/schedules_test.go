@@ -395,3 +395,19 @@ func TestScheduleRunsSoonAfterTheMachineSlept(t *testing.T) {
 	r.clock.Advance(timerStep)
 	testwait.Until(t, "the run, a minute after waking", func() bool { return r.noticeCount() == 1 })
 }
+
+// A session holds at most MaxSchedules: one more is refused with what to do.
+func TestScheduleCountIsCapped(t *testing.T) {
+	r := newScheduleRig(t, Options{})
+	for i := range MaxSchedules {
+		if _, err := r.m.Schedule(Spec{Prompt: "x"}, "every 1h"); err != nil {
+			t.Fatalf("schedule %d: %v", i+1, err)
+		}
+	}
+	if _, err := r.m.Schedule(Spec{Prompt: "x"}, "in 1m"); err == nil || !strings.Contains(err.Error(), "cancel one first") {
+		t.Errorf("schedule %d: %v", MaxSchedules+1, err)
+	}
+	if len(r.m.Schedules()) != MaxSchedules {
+		t.Errorf("%d schedules kept", len(r.m.Schedules()))
+	}
+}
