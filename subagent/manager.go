@@ -1,8 +1,9 @@
 // Package subagent owns the children a session starts with the Agent tool: the agent types
 // (built in, $PI_HOME/agents/*.md, the project's .pi/agents/*.md), the registry of children
 // with their status and results, the queue that keeps at most N background children running,
-// steering, aborts, resumption, and worktree isolation through the git command (run through
-// internal/gitsafe, so that a repository the child's commands changed runs nothing as pi).
+// steering, aborts, resumption, the schedules of deferred calls (on an injected Clock, kept in
+// the session file as a custom entry), and worktree isolation through the git command (run
+// through internal/gitsafe, so that a repository the child's commands changed runs nothing as pi).
 //
 // It does not build sessions: the host's Factory turns a Launch into a running Child (main
 // builds one more harness in the same process). Of this module it imports provider (a
