@@ -62,6 +62,8 @@ type Options struct {
 	OpenStore func(ctx context.Context, cfg *config.Config, piHome string) (session.Store, error)
 	// Child is set in an Agent tool's child: who it is in the tree of sessions.
 	Child *subagent.Self
+	// Clock is the time the Agent tool's schedules run on (nil: the real one); tests move it.
+	Clock subagent.Clock
 	// StopAfterTurn ends a run after a turn (pi eval's turn budget).
 	StopAfterTurn func(context.Context, *provider.Message, []provider.Message) bool
 }

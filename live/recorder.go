@@ -105,6 +105,7 @@ func (h *Session) attachSession(s *session.Session, keep restore) error {
 			return err
 		}
 	}
+	h.restoreSchedules(s) // subagents.go: the schedules this file keeps run again
 	return nil
 }
 

@@ -7,6 +7,7 @@ package live
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -31,19 +32,40 @@ func newSubagents(o *Options, p parts, parent *Session) subagent.Scripted {
 	}
 	sessions := cmp.Or(o.Session.Dir, p.cfg.SessionDir, session.Dir(p.piHome, p.cwd)) // where a session_file may be
 	m := subagent.New(subagent.Options{Types: types, Cwd: p.cwd, SessionsDir: sessions, MaxConcurrent: p.cfg.Subagents.MaxConcurrent,
-		Tree: tree, Depth: depth,
+		Tree: tree, Depth: depth, Scheduling: p.cfg.Subagents.SchedulingOn() && o.Child == nil, Clock: o.Clock,
+		ScheduleFailed: func(s subagent.Scheduled) { parent.notifyChildren(subagent.ScheduleNotice(s)) },
 		Factory: func(ctx context.Context, l subagent.Launch) (subagent.Child, error) {
 			return startChild(ctx, *o, p, parent, l)
 		},
-		Finished: func(r subagent.Result) { // a steer while the parent works, else a follow-up that starts a turn
-			h, in := parent, Input{Text: subagent.Notice(r), Source: SourceExtension, Deliver: DeliverFollowUp}
-			if h.Busy() {
-				in.Deliver = DeliverSteer
-			}
-			h.scriptSends.add()                                            // print mode waits for the turn it starts
-			go func() { defer h.scriptSends.done(); h.Send(h.life, in) }() //nolint:errcheck // a closed parent needs no notice
-		}})
+		Finished: func(r subagent.Result) { parent.notifyChildren(subagent.Notice(r)) }})
 	return subagent.NewScripted(m, p.cfg.Subagents.On(), append(append([]string(nil), o.Tools...), p.cfg.Tools...), o.Child)
+}
+
+// notifyChildren tells the session about its children (a background child's end, a schedule's
+// run that could not start): a steer while it works, else a follow-up that starts a turn.
+func (h *Session) notifyChildren(text string) {
+	in := Input{Text: text, Source: SourceExtension, Deliver: DeliverFollowUp}
+	if h.Busy() {
+		in.Deliver = DeliverSteer
+	}
+	h.scriptSends.add()                                            // print mode waits for the turn it starts
+	go func() { defer h.scriptSends.done(); h.Send(h.life, in) }() //nolint:errcheck // a closed parent needs no notice
+}
+
+// restoreSchedules sets the Agent tool's schedules that s keeps (when scheduling is on) and
+// keeps their later changes in s; the previous session's stop.
+func (h *Session) restoreSchedules(s *session.Session) {
+	m := h.scripts.children
+	if m == nil || !m.Scheduling() {
+		return
+	}
+	list, err := subagent.LoadSchedules(s)
+	problems := m.RestoreSchedules(list, func(l []subagent.Scheduled) error { return subagent.SaveSchedules(s, l) })
+	for _, p := range append([]error{err}, problems...) {
+		if p != nil {
+			fmt.Fprintln(h.stderr, "pi: warning:", p)
+		}
+	}
 }
 
 func startChild(ctx context.Context, o Options, p parts, parent *Session, l subagent.Launch) (subagent.Child, error) {

@@ -528,6 +528,7 @@ function pi.complete(prompt, opts) end
 ---@field isolated? boolean no context files, no extensions
 ---@field inherit_context? boolean the first prompt carries this conversation so far
 ---@field isolation? "worktree" a fresh git worktree on a new branch
+---@field schedule? string run later in the background instead of now: "in 10m", "at 14:30", "at 2026-12-31 09:00", "every 1h", "every day at 09:00" (only where pi.subagent.scheduling()); start then returns the schedule's id
 
 ---@class pi.SubagentResult
 ---@field id string
@@ -545,6 +546,19 @@ function pi.complete(prompt, opts) end
 ---@field worktree string
 ---@field files string[] changed in the worktree
 ---@field error string
+---@field schedule string the schedule that started it, or ""
+
+---@class pi.SubagentSchedule
+---@field id string "schedule-1"
+---@field schedule string as written: "every 1h"
+---@field next string its next run, RFC 3339 in local time
+---@field next_in string how long until then: "45s", "10m", "1h30m", "2d3h"
+---@field prompt string
+---@field description string
+---@field type string
+---@field runs string[] the agents it started since the session was opened
+---@field error string why its last run could not start
+---@field line string the schedule in one line, as /agents lists it
 
 ---@class pi.SubagentSelf
 ---@field id string
@@ -607,6 +621,20 @@ function pi.subagent.view(id) end
 --- Whether pi.subagent.view has a screen here (the terminal UI).
 ---@return boolean
 function pi.subagent.can_view() end
+
+--- Whether pi.subagent.start takes a schedule here ([subagents] scheduling = true; never in a child).
+---@return boolean
+function pi.subagent.scheduling() end
+
+--- This session's schedules, oldest first (kept in its session file).
+---@return pi.SubagentSchedule[]
+function pi.subagent.schedules() end
+
+--- Drop a schedule: it starts no more runs (the agents it started go on).
+---@param id string
+---@return true|nil ok
+---@return string? err
+function pi.subagent.cancel(id) end
 
 -- ── the session ──────────────────────────────────────────────────────────────────────────
 

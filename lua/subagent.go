@@ -32,6 +32,12 @@ type Subagents interface {
 	// there is no screen. CanView says whether there is one.
 	View(ctx context.Context, id string) error
 	CanView() bool
+	// Scheduling reports whether Start takes a schedule ([subagents] scheduling; never in a
+	// child). Schedules lists them: {id, schedule, next, next_in, prompt, description, type,
+	// runs, error, line}; Cancel drops one.
+	Scheduling() bool
+	Schedules() []any
+	Cancel(id string) error
 }
 
 var errNoSubagents = errors.New("subagents are not available here")
@@ -59,6 +65,20 @@ func (v *vm) subagentModule() *lua.LTable {
 			return 1
 		},
 		"types": func(L *lua.LState) int { return v.subagentList(L, func(s Subagents) []any { return s.Types() }) },
+		"schedules": func(L *lua.LState) int {
+			return v.subagentList(L, func(s Subagents) []any { return s.Schedules() })
+		},
+		"scheduling": func(L *lua.LState) int {
+			L.Push(lua.LBool(sub() != nil && sub().Scheduling()))
+			return 1
+		},
+		"cancel": func(L *lua.LState) int {
+			id := L.CheckString(1)
+			if sub() == nil {
+				return v.ok(L, errNoSubagents)
+			}
+			return v.ok(L, sub().Cancel(id))
+		},
 		"list":  func(L *lua.LState) int { return v.subagentList(L, func(s Subagents) []any { return s.List() }) },
 		"start": v.subagentStart,
 		"get":   v.subagentGet,
@@ -97,8 +117,8 @@ func (v *vm) subagentList(L *lua.LState, f func(Subagents) []any) int {
 }
 
 // subagentStart is pi.subagent.start{prompt, description, type, model, thinking, max_turns,
-// background, resume, session_file, isolated, inherit_context, isolation} → id, or nil and a
-// message.
+// background, resume, session_file, isolated, inherit_context, isolation, schedule} → id (a
+// schedule's id with schedule), or nil and a message.
 func (v *vm) subagentStart(L *lua.LState) int {
 	d, err := v.fromLua(L.CheckTable(1))
 	spec, _ := d.(map[string]any)

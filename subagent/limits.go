@@ -19,7 +19,7 @@ const (
 
 // Tree is what the sessions of one tree share: the top-level session (depth 0) and every
 // child under it (depth 1, 2, …). MaxDepth is the deepest a child may be; MaxChildren is how
-// many children the whole tree may start, at every depth together, while the top-level
+// many children the whole tree may start (a schedule's run counts only while it runs), at every depth together, while the top-level
 // session lives.
 type Tree struct {
 	MaxDepth, MaxChildren int
@@ -47,6 +47,14 @@ func (t *Tree) Started() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.started
+}
+
+// release gives back a child's place once it has ended: a schedule's runs count while they
+// run, so that a repeating schedule is not stopped by the runs it made before.
+func (t *Tree) release() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.started--
 }
 
 // reserve counts one more child started by a session at depth, or says which limit stops it.

@@ -1,8 +1,9 @@
 // Package subagent owns the children a session starts with the Agent tool: the agent types
 // (built in, $PI_HOME/agents/*.md, the project's .pi/agents/*.md), the registry of children
 // with their status and results, the queue that keeps at most N background children running,
-// steering, aborts, resumption, and worktree isolation through the git command (run through
-// internal/gitsafe, so that a repository the child's commands changed runs nothing as pi).
+// steering, aborts, resumption, the schedules of deferred calls (on an injected Clock, kept in
+// the session file as a custom entry), and worktree isolation through the git command (run
+// through internal/gitsafe, so that a repository the child's commands changed runs nothing as pi).
 //
 // It does not build sessions: the host's Factory turns a Launch into a running Child (main
 // builds one more harness in the same process). Of this module it imports provider (a
@@ -106,6 +107,12 @@ type Options struct {
 	Finished func(Result)
 	// Changed is called when a child's status or progress changes.
 	Changed func(Result)
+	// Scheduling lets Schedule defer calls ([subagents] scheduling); Clock is the time they
+	// run on (nil: the real one); ScheduleFailed is called when a schedule's run could not
+	// start (a limit reached), on a goroutine of its own.
+	Scheduling     bool
+	Clock          Clock
+	ScheduleFailed func(Scheduled)
 }
 
 // Result is a child as the tools report it.
@@ -122,6 +129,7 @@ type Result struct {
 	Files                 []string // changed in the worktree
 	Error                 string
 	Note                  string
+	Schedule              string // the schedule that started it, or ""
 }
 
 type entry struct {
@@ -152,6 +160,7 @@ type Manager struct {
 	watch   map[int]func(Result)
 	watchN  int
 	viewer  func(ctx context.Context, id string) error
+	sched   schedules
 }
 
 // New makes a manager; Close ends its children.
@@ -173,13 +182,19 @@ func (m *Manager) Tree() *Tree { return m.opts.Tree }
 // Types lists the agent types.
 func (m *Manager) Types() []Type { return slices.Clone(m.opts.Types) }
 
-// Close aborts every child and waits for none.
-func (m *Manager) Close() { m.end() }
+// Close aborts every child, sets off no more schedules, and waits for none.
+func (m *Manager) Close() {
+	m.end()
+	m.stopSchedules()
+}
 
 // Start begins a child and returns its id. A foreground child runs under ctx (the tool
 // call's: aborting the parent aborts it) and skips the queue; a background child runs until
 // it ends or is aborted, when the queue lets it.
-func (m *Manager) Start(ctx context.Context, s Spec) (string, error) {
+func (m *Manager) Start(ctx context.Context, s Spec) (string, error) { return m.start(ctx, s, "") }
+
+// start is Start for a schedule's run (from: its id) or an Agent call (from: "").
+func (m *Manager) start(ctx context.Context, s Spec, from string) (string, error) {
 	if strings.TrimSpace(s.Prompt) == "" {
 		return "", errors.New("prompt is empty")
 	}
@@ -201,7 +216,7 @@ func (m *Manager) Start(ctx context.Context, s Spec) (string, error) {
 	m.serial++
 	e := &entry{spec: s, typ: typ, start: make(chan struct{}), done: make(chan struct{}), tick: make(chan struct{}),
 		res: Result{ID: fmt.Sprintf("agent-%d", m.serial), Type: typ.Name, Description: s.Description,
-			Status: Queued, Background: s.Background, SessionFile: file}}
+			Status: Queued, Background: s.Background, SessionFile: file, Schedule: from}}
 	m.entries[e.res.ID], m.order = e, append(m.order, e.res.ID)
 	base := ctx
 	if s.Background {
@@ -357,6 +372,9 @@ func (m *Manager) finish(e *entry, out Outcome, err error, ctx context.Context) 
 		m.running--
 	}
 	m.dispatch()
+	if e.res.Schedule != "" {
+		m.opts.Tree.release()
+	}
 	res, notify := *r, e.res.Background && !e.fetched
 	res.Files = slices.Clone(r.Files)
 	m.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Self is who a child session is, for its own tools: nesting says whether its type may start
@@ -71,10 +72,35 @@ func (s Scripted) Start(ctx context.Context, spec map[string]any) (string, error
 	default:
 		return "", fmt.Errorf("isolation %q: the only isolation is \"worktree\"", iso)
 	}
-	if s.Of != nil && (sp.Resume != "" || sp.SessionFile != "") {
-		return "", fmt.Errorf("resume, session_file: a child cannot name sessions for its own children")
+	when := str("schedule")
+	if s.Of != nil && (sp.Resume != "" || sp.SessionFile != "" || when != "") {
+		return "", fmt.Errorf("resume, session_file, schedule: a child cannot name sessions for its own children nor schedule them")
+	}
+	if when != "" {
+		sc, err := s.M.Schedule(sp, when)
+		return sc.ID, err
 	}
 	return s.M.Start(ctx, sp)
+}
+
+// Scheduling reports whether Start takes a schedule here: turned on, and not in a child.
+func (s Scripted) Scheduling() bool { return s.Of == nil && s.M.Scheduling() }
+
+func (s Scripted) Cancel(id string) error { return s.M.Cancel(id) }
+
+func (s Scripted) Schedules() []any {
+	now := s.M.clock().Now()
+	var out []any
+	for _, sc := range s.M.Schedules() {
+		runs := make([]any, len(sc.Runs))
+		for i, r := range sc.Runs {
+			runs[i] = r
+		}
+		out = append(out, map[string]any{"id": sc.ID, "schedule": sc.When, "next": sc.Next.In(now.Location()).Format(time.RFC3339),
+			"next_in": roundedUntil(sc.Next.Sub(now)), "prompt": sc.Spec.Prompt, "description": sc.Spec.Description,
+			"type": sc.Spec.Type, "runs": runs, "error": sc.Error, "line": sc.Line(now)})
+	}
+	return out
 }
 
 func (s Scripted) Get(ctx context.Context, id string, wait bool) (map[string]any, error) {
@@ -109,7 +135,7 @@ func (r Result) Table() map[string]any {
 	return map[string]any{"id": r.ID, "type": r.Type, "description": r.Description, "status": string(r.Status),
 		"background": r.Background, "answer": r.Answer, "turns": r.Turns, "tokens": r.Tokens, "tool": r.Tool,
 		"session_file": r.SessionFile, "max_turns_hit": r.MaxTurnsHit, "branch": r.Branch, "worktree": r.Worktree,
-		"files": files, "error": r.Error, "note": r.Note, "line": r.Line()}
+		"files": files, "error": r.Error, "note": r.Note, "schedule": r.Schedule, "line": r.Line()}
 }
 
 // Line is a child in one line: id, type, description, the tool it runs, turns, tokens.
@@ -123,6 +149,15 @@ func (r Result) Line() string {
 
 // Notice is the message the parent gets when a background child has ended.
 func Notice(r Result) string {
-	return fmt.Sprintf("Background agent %s (%s: %s) is %s after %d turns. Call get_subagent_result with agent_id %q for its answer.",
-		r.ID, r.Type, r.Description, r.Status, r.Turns, r.ID)
+	from := ""
+	if r.Schedule != "" {
+		from = ", started by " + r.Schedule
+	}
+	return fmt.Sprintf("Background agent %s (%s: %s%s) is %s after %d turns. Call get_subagent_result with agent_id %q for its answer.",
+		r.ID, r.Type, r.Description, from, r.Status, r.Turns, r.ID)
+}
+
+// ScheduleNotice is the message the parent gets when a schedule's run could not start.
+func ScheduleNotice(s Scheduled) string {
+	return fmt.Sprintf("Scheduled agent run %s (%s: %s) could not start: %s", s.ID, s.Spec.Type, s.Spec.Description, s.Error)
 }

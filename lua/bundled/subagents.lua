@@ -62,6 +62,18 @@ local agent_params = {
 if self then -- nested: no resuming, no naming session files
   agent_params.properties.resume, agent_params.properties.session_file = nil, nil
 end
+if sub.scheduling() then -- [subagents] scheduling = true, and never in a child
+  agent_params.properties.schedule = { type = "string", description =
+    'Run it later, in the background, instead of now: "in 10m", "at 14:30", "at 2026-12-31 09:00", ' ..
+    '"every 1h", "every day at 09:00" (local time). Each run\'s result comes as a background agent\'s notice' }
+end
+
+-- schedule_of is the schedule with that id as sub.schedules() reports it.
+local function schedule_of(id)
+  for _, s in ipairs(sub.schedules()) do
+    if s.id == id then return s end
+  end
+end
 
 pi.register_tool {
   name = "Agent",
@@ -74,9 +86,16 @@ pi.register_tool {
       prompt = args.prompt, description = args.description, type = args.subagent_type, model = args.model,
       thinking = args.thinking, max_turns = args.max_turns, background = args.run_in_background,
       resume = args.resume, session_file = args.session_file, isolated = args.isolated, inherit_context = args.inherit_context,
-      isolation = args.isolation,
+      isolation = args.isolation, schedule = args.schedule,
     }
     if not id then error(err, 0) end
+    if args.schedule then
+      local sched = schedule_of(id) -- gone already: it ran once, at once
+      local next = sched and ("next run: " .. sched.next .. " (in " .. sched.next_in .. ")") or "its only run has started"
+      return { content = "schedule_id: " .. id .. "\nschedule: " .. args.schedule .. "\n" .. next ..
+        "\nEach run starts a background agent; a notice comes when it is done. The user can cancel it with /agents cancel " .. id,
+        details = sched or { id = id } }
+    end
     if args.run_in_background then
       return "agent_id: " .. id .. "\nstatus: started in the background. A notice comes when it is done; " ..
         "get_subagent_result fetches its answer."
@@ -99,7 +118,8 @@ pi.register_tool {
 
 pi.register_tool {
   name = "get_subagent_result",
-  description = "Status of an agent started with Agent (queued, running, done, failed, aborted), its answer when done, turns and tokens used. wait = true waits until it is done.",
+  description = "Status of an agent started with Agent (queued, running, done, failed, aborted), its answer when done, turns and tokens used. wait = true waits until it is done." ..
+    (sub.scheduling() and " Given a schedule_id: its next run and the agents it started." or ""),
   parameters = {
     type = "object",
     properties = { agent_id = { type = "string" }, wait = { type = "boolean" } },
@@ -108,6 +128,13 @@ pi.register_tool {
   read_only = true,
   timeout = 24 * 3600,
   execute = function(args)
+    local sched = args.agent_id:match("^schedule%-") and schedule_of(args.agent_id)
+    if sched then -- a schedule_id: its next run and the agents it started
+      local runs = #sched.runs > 0 and ("\nruns so far: " .. table.concat(sched.runs, ", ")) or ""
+      local err = sched.error ~= "" and ("\nlast run: " .. sched.error) or ""
+      return { content = "schedule_id: " .. sched.id .. "\nschedule: " .. sched.schedule .. "\nnext run: " .. sched.next ..
+        " (in " .. sched.next_in .. ")" .. runs .. err, details = sched }
+    end
     local r, err = sub.get(args.agent_id, { wait = args.wait })
     if not r then error(err, 0) end
     return { content = report(r), details = r }
@@ -139,6 +166,12 @@ local function list_agents()
       ((r.session_file and r.session_file ~= "") and ("\n    " .. r.session_file) or "")
   end
   if #lines == 0 then lines[1] = "no agents in this session" end
+  local scheds = sub.schedules()
+  if #scheds > 0 then
+    local s = { "Scheduled (/agents cancel ID drops one):" }
+    for _, x in ipairs(scheds) do s[#s + 1] = "  " .. x.line end
+    lines[#lines + 1] = table.concat(s, "\n")
+  end
   lines[#lines + 1] = "Types:\n" .. type_lines()
   pi.notify(table.concat(lines, "\n"), "info")
 end
@@ -156,15 +189,23 @@ local function view_agent(id)
   if not ok then pi.notify(err, "error") end
 end
 
+local cancel_hint = sub.scheduling() and " | cancel SCHEDULE" or ""
 pi.register_command {
   name = "agents",
-  description = "This session's agents: pick one to read its transcript; /agents list, /agents ID, /agents abort ID",
-  argument_hint = "[list | ID | abort ID]",
+  description = "This session's agents: pick one to read its transcript; /agents list, /agents ID, /agents abort ID" ..
+    (sub.scheduling() and ", /agents cancel SCHEDULE" or ""),
+  argument_hint = "[list | ID | abort ID" .. cancel_hint .. "]",
   run = function(args)
     local id = args:match("^%s*abort%s+(%S+)")
     if id then
       local ok, err = sub.abort(id)
       pi.notify(ok and ("aborting " .. id) or err, ok and "info" or "error")
+      return
+    end
+    id = args:match("^%s*cancel%s+(%S+)")
+    if id then
+      local ok, err = sub.cancel(id)
+      pi.notify(ok and ("cancelled " .. id .. ": it starts no more runs") or err, ok and "info" or "error")
       return
     end
     local word = args:match("^%s*(%S+)")
