@@ -132,7 +132,7 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 
 // liveOptions is what the command line asks of the live session.
 func (o *cliOptions) liveOptions(interactive bool, stderr io.Writer) live.Options {
-	return live.Options{Stderr: stderr, Interactive: interactive, ProviderName: o.providerName, Model: o.model,
+	return live.Options{Stderr: stderr, Interactive: interactive, Prewarm: interactive, ProviderName: o.providerName, Model: o.model,
 		Thinking: o.thinking, Scope: splitList(o.models), FauxScript: o.fauxScript, SystemPrompt: o.systemPrompt,
 		AppendPrompt: o.appendPrompt, Tools: splitList(o.toolList), NoTools: o.noTools, NoContextFiles: o.noContextFiles,
 		Trust: o.trust, NoExtensions: o.noExtensions, Extensions: o.extensions, ScriptFlags: o.scriptFlags,
