@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"pi/agent"
 	"pi/internal/pitest"
@@ -228,4 +231,137 @@ func TestSettingsThemeAppliesAndSaves(t *testing.T) {
 	if got := string(data); got != "\n[ui]\ntheme = \"mine\"\n" {
 		t.Errorf("pi.toml:\n%q", got)
 	}
+}
+
+// sameCommand is a slash command of the terminal UI, its dialog's steps, and what the screen
+// must show once it has answered.
+type sameCommand struct {
+	line   string
+	dialog []dialogStep
+	want   string
+	gone   string // what must leave the screen before the next command (a dialog's title)
+}
+
+// dialogStep waits for see on the screen, then types text and sends the key names; with
+// onlyIf, only when the screen shows that too.
+type dialogStep struct {
+	see, text, onlyIf string
+	keys              []string
+}
+
+// sameCommands are every slash command of the local UI, typed in this order on a local screen
+// and on an attached one: one code (package termui) runs them on both, so both must answer.
+// /trust's want is what both say; locally it asks, attached it says pi serve decides.
+func sameCommands() []sameCommand {
+	esc := func(title string) []dialogStep { return []dialogStep{{see: title, keys: []string{"Escape"}}} }
+	return []sameCommand{
+		{"/hotkeys", nil, "ctrl+l", ""},
+		{"/session", nil, "messages (", ""},
+		{"/name shared-name", nil, "shared-name", ""},
+		{"/copy", nil, "copied the last reply", ""},
+		{"/export out.html", nil, "exported to", ""},
+		{"/scoped-models", nil, "ctrl+p cycles through", ""},
+		{"/model", esc("Select a model"), "", "Select a model"},
+		{"/settings", esc("Settings ("), "", "Settings ("},
+		{"/label", []dialogStep{{see: "Label which entry?", keys: []string{"Enter"}},
+			{see: "Label (empty to clear)", text: "mark-one"}, {see: "mark-one", keys: []string{"Enter"}}}, "labelled", ""},
+		{"/tree", esc("Continue from which point?"), "", "Continue from which point?"},
+		{"/fork", esc("Fork from which message?"), "", "Fork from which message?"},
+		{"/reload", nil, "scripts reloaded", ""},
+		{"/trust", []dialogStep{{see: ".pi/init.lua", onlyIf: "trusted now:", keys: []string{"Escape"}}}, "", "trusted now:"}, // locally a question, attached a note
+		{"/compact", nil, "compacted:", ""},
+		{"/clone", nil, "cloned session:", ""},
+		{"/new", nil, "new session:", ""},
+		{"/resume", esc("Resume which session?"), "", "Resume which session?"},
+	}
+}
+
+// runSameCommands types the commands on m, each once the one before has answered.
+func runSameCommands(t *testing.T, m *fdTmux, where string) {
+	t.Helper()
+	for _, c := range sameCommands() {
+		m.typeText(c.line)
+		time.Sleep(50 * time.Millisecond) // the completion popup settles before Enter
+		m.keys("Enter")
+		for _, d := range c.dialog {
+			if !testwait.Within(20*time.Second, func() bool { return strings.Contains(m.visible(), d.see) }) {
+				t.Fatalf("%s: %s drew no %q; pane:\n%s", where, c.line, d.see, m.screen())
+			}
+			if d.onlyIf != "" && !strings.Contains(m.visible(), d.onlyIf) {
+				continue
+			}
+			if d.text != "" {
+				m.typeText(d.text)
+			}
+			if len(d.keys) > 0 {
+				m.keys(d.keys...)
+			}
+		}
+		if c.gone != "" && !testwait.Within(20*time.Second, func() bool { return !strings.Contains(m.visible(), c.gone) }) {
+			t.Fatalf("%s: %s's dialog stayed open; pane:\n%s", where, c.line, m.screen())
+		}
+		if c.want != "" && !m.sees(c.want, 20*time.Second) {
+			t.Fatalf("%s: %s showed no %q; pane:\n%s", where, c.line, c.want, m.screen())
+		}
+	}
+}
+
+// sameCommandsScript is the scripted model of both runs: a reply, then the summary /compact asks for.
+func sameCommandsScript() map[string]any {
+	return map[string]any{"replies": textReplies("First reply.", "The summary of it all.")}
+}
+
+// Every slash command of the local UI works under pi attach from the same code: the same list,
+// typed into pi and into pi attach on pi serve, gets an answer from each.
+func TestSameCommandsLocalAndAttachedInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two terminal UIs in tmux: skipped in -short mode")
+	}
+	t.Run("local", func(t *testing.T) {
+		m := startLocalTmux(t, sameCommandsScript())
+		m.typeText("hello there")
+		m.keys("Enter")
+		if !m.sees("First reply.", 20*time.Second) {
+			t.Fatalf("no reply; pane:\n%s", m.screen())
+		}
+		runSameCommands(t, m, "local")
+		m.typeText("/quit")
+		m.keys("Enter")
+		if !m.sees("PI-EXITED", 20*time.Second) {
+			t.Fatalf("/quit did not leave; pane:\n%s", m.screen())
+		}
+	})
+	t.Run("attached", func(t *testing.T) {
+		k := startAttachScript(t, "same", sameCommandsScript())
+		k.enter("hello there")
+		k.must("the reply", "First reply.")
+		runSameCommands(t, k.fdTmux, "attached")
+		k.enter("/quit")
+		k.must("/quit detaches", "detached from")
+	})
+}
+
+// startLocalTmux starts pi's terminal UI on the scripted model in a folder of its own.
+func startLocalTmux(t *testing.T, script map[string]any) *fdTmux {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin, dir := buildPi(t), shortTempDir(t)
+	data, _ := json.Marshal(script)
+	os.WriteFile(filepath.Join(dir, "script.json"), data, 0o600)
+	run := filepath.Join(dir, "run.sh")
+	os.WriteFile(run, []byte(fmt.Sprintf("cd %s || exit 1\nPI_HOME=%s %s --no-extensions --faux-script script.json\necho PI-EXITED\nsleep 60\n",
+		fdShellQuote(dir), fdShellQuote(filepath.Join(dir, ".pihome")), fdShellQuote(bin))), 0o755)
+	sockDir, _ := os.MkdirTemp("", "pi-lc-")
+	m := &fdTmux{t: t, sock: filepath.Join(sockDir, "s"), name: "local"}
+	t.Cleanup(func() {
+		exec.Command("tmux", "-S", m.sock, "kill-server").Run() // this test's own server only
+		os.RemoveAll(sockDir)
+	})
+	m.run("new-session", "-d", "-s", m.name, "-x", "110", "-y", "40", "bash", "--norc", "--noprofile", run)
+	if !m.sees("────", 20*time.Second) {
+		t.Fatalf("the terminal UI did not start; pane:\n%s", m.screen())
+	}
+	return m
 }

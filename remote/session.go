@@ -352,4 +352,14 @@ func (v *view) ShowSession(context.Context) {
 }
 
 // Refresh has nothing to do: the server's snapshots keep the footer.
-func (v *view) Refresh(context.Context) {}
+// Refresh draws the footer from the session's latest snapshot (each of pi's commands brings
+// one, a rename's too).
+func (v *view) Refresh(context.Context) {
+	v.mu.Lock()
+	if v.snap != nil {
+		v.foot = v.footerOfLocked(v.snap)
+	}
+	foot := v.foot
+	v.mu.Unlock()
+	v.ui.SetFooter(foot)
+}

@@ -75,7 +75,7 @@ func (l *live) snapshotLocked() *SessionSnapshot {
 		queued = append(queued, userItem("q"+itoa(i), &steer[i]))
 	}
 	m := l.ag.Model()
-	return &SessionSnapshot{ID: l.id, Name: l.info.Name, Cwd: orUnknown(l.info.Cwd), CreatedAt: l.info.createdAt(),
+	return &SessionSnapshot{ID: l.id, Name: l.rt.Info().Name, Cwd: orUnknown(l.info.Cwd), CreatedAt: l.info.createdAt(),
 		UpdatedAt: l.updatedAt, Phase: l.phase, Model: ModelRef{Provider: orUnknown(m.Provider), ID: orUnknown(m.ID)},
 		ThinkingLevel: thinkingOf(l.ag.Thinking()), Attached: true, Locked: true, Revision: l.revision,
 		Transcript: tr, QueuedSteer: queued, QueuedSteerCount: len(queued)}
