@@ -133,23 +133,12 @@ func parseFlags(o *cliOptions, stderr io.Writer) *flag.FlagSet {
 // liveOptions is what the command line asks of the live session.
 func (o *cliOptions) liveOptions(interactive bool, stderr io.Writer) live.Options {
 	return live.Options{Stderr: stderr, Interactive: interactive, Prewarm: interactive, ProviderName: o.providerName, Model: o.model,
-		Thinking: o.thinking, Scope: splitList(o.models), FauxScript: o.fauxScript, SystemPrompt: o.systemPrompt,
-		AppendPrompt: o.appendPrompt, Tools: splitList(o.toolList), NoTools: o.noTools, NoContextFiles: o.noContextFiles,
+		Thinking: o.thinking, Scope: config.SplitList(o.models), FauxScript: o.fauxScript, SystemPrompt: o.systemPrompt,
+		AppendPrompt: o.appendPrompt, Tools: config.SplitList(o.toolList), NoTools: o.noTools, NoContextFiles: o.noContextFiles,
 		Trust: o.trust, NoExtensions: o.noExtensions, Extensions: o.extensions, ScriptFlags: o.scriptFlags,
 		Sandbox: o.sandbox, Permissions: o.permissions, Yes: o.yes,
 		Session:   session.Choice{Dir: o.sessionDir, InMemory: o.noSession, Fork: o.forkRef, Ref: o.sessionRef, Continue: o.continueLast},
 		OpenStore: sessionStore}
-}
-
-// splitList is a comma-separated list's items, without blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
 }
 
 // piHomeDir is $PI_HOME, else ~/.pi.

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 
@@ -892,6 +893,12 @@ func (c *Config) listProvider(ctx context.Context, name string) ProviderModels {
 		}
 	}
 	return res
+}
+
+// SplitList is a list as flags and commands take one (--tools, --models, /scoped-models):
+// items separated by commas or spaces, blanks dropped.
+func SplitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 }
 
 // loopbackURL reports whether a server URL names this machine (localhost, 127.0.0.0/8, ::1).

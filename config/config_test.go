@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -573,5 +574,20 @@ func TestConfigEffectiveWindow(t *testing.T) {
 	}
 	if len(warned) != 2 {
 		t.Errorf("want one warning per model, got %q", c.Warnings)
+	}
+}
+
+// A list on a flag or a command takes commas and spaces alike (/scoped-models a b took only a).
+func TestSplitList(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":                       nil,
+		"read,bash":              {"read", "bash"},
+		" read , bash ,, ":       {"read", "bash"},
+		"ollama/* openai/gpt-4o": {"ollama/*", "openai/gpt-4o"},
+		"a,\tb\nc":               {"a", "b", "c"},
+	} {
+		if got := SplitList(in); !slices.Equal(got, want) {
+			t.Errorf("SplitList(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -89,7 +89,7 @@ func (c *Controller) PickModel() {
 // argument show them; "all" clears the scope.
 func (c *Controller) scopedModels(args string) {
 	if args = strings.TrimSpace(args); args != "" {
-		patterns := splitList(args)
+		patterns := config.SplitList(args)
 		if args == "all" {
 			patterns = nil
 		}
@@ -112,17 +112,6 @@ func (c *Controller) scopedModels(args string) {
 		what = "the scope: " + strings.Join(names, ", ")
 	}
 	c.ui.Notify(tui.LevelInfo, "ctrl+p cycles through "+what)
-}
-
-// splitList splits a comma-separated list, dropping blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
 }
 
 // settings is /settings: the session's settings and this screen's; a row is applied at once
