@@ -1,0 +1,114 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+)
+
+// Change is one path that differs between two snapshots.
+type Change struct {
+	Path string
+	Op   string // "added", "deleted", "modified" (content, mode or kind)
+	// Added and Removed count lines for text files (lines of one side matched with the
+	// other's as a multiset: a short summary, not a minimal diff); Binary says they are not
+	// counted.
+	Added, Removed int
+	Binary         bool
+	from, to       File
+}
+
+// Diff lists what differs from snapshot from to snapshot to, by path. Folders appear only
+// when added or deleted empty or as a whole (their files are listed too).
+func (s *Store) Diff(ctx context.Context, from, to string) ([]Change, error) {
+	a, err := s.Files(from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.Files(to)
+	if err != nil {
+		return nil, err
+	}
+	changes := diffFiles(a, b)
+	for i := range changes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		s.countLines(&changes[i])
+	}
+	return changes, nil
+}
+
+// diffFiles compares two flattened snapshots; a skipped file is never a change.
+func diffFiles(a, b map[string]File) []Change {
+	var out []Change
+	for p, fa := range a {
+		fb, ok := b[p]
+		switch {
+		case !ok && fa.Kind != KindSkipped:
+			out = append(out, Change{Path: p, Op: "deleted", from: fa})
+		case ok && fa.Kind != KindSkipped && fb.Kind != KindSkipped && differ(fa, fb):
+			out = append(out, Change{Path: p, Op: "modified", from: fa, to: fb})
+		}
+	}
+	for p, fb := range b {
+		if _, ok := a[p]; !ok && fb.Kind != KindSkipped {
+			out = append(out, Change{Path: p, Op: "added", to: fb})
+		}
+	}
+	slices.SortFunc(out, func(x, y Change) int { return strings.Compare(x.Path, y.Path) })
+	return out
+}
+
+func differ(a, b File) bool {
+	if a.Kind != b.Kind {
+		return true
+	}
+	if a.Kind == KindDir {
+		return false // a folder differs through its entries
+	}
+	return a.Hash != b.Hash || a.Mode&0o111 != b.Mode&0o111
+}
+
+func (s *Store) countLines(c *Change) {
+	old, okOld := s.textOf(c.from)
+	new, okNew := s.textOf(c.to)
+	if !okOld || !okNew {
+		c.Binary = true
+		return
+	}
+	count := map[string]int{}
+	for _, l := range lines(old) {
+		count[l]++
+	}
+	for _, l := range lines(new) {
+		if count[l] > 0 {
+			count[l]--
+		} else {
+			c.Added++
+		}
+	}
+	for _, n := range count {
+		c.Removed += n
+	}
+}
+
+// textOf is a file's content when it is text (no NUL in it); false for binary.
+func (s *Store) textOf(f File) ([]byte, bool) {
+	if f.Kind != KindFile {
+		return nil, true
+	}
+	data, err := s.get("blob", f.Hash)
+	if err != nil || bytes.IndexByte(data, 0) >= 0 {
+		return nil, false
+	}
+	return data, true
+}
+
+func lines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+}
