@@ -185,7 +185,13 @@ func (w *walkState) buildTrees() (string, error) {
 	for d := range w.dirs {
 		dirs = append(dirs, d)
 	}
-	slices.SortFunc(dirs, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") + boolInt(a == "") - boolInt(b == "") })
+	depth := func(d string) int { // the root last, after every folder
+		if d == "" {
+			return -1
+		}
+		return strings.Count(d, "/")
+	}
+	slices.SortFunc(dirs, func(a, b string) int { return depth(b) - depth(a) })
 	var root string
 	for _, d := range dirs {
 		hash, added, err := w.s.put("tree", encodeTree(w.dirs[d]))
@@ -202,11 +208,4 @@ func (w *walkState) buildTrees() (string, error) {
 		w.dirs[parent] = append(w.dirs[parent], entry{name: name, kind: KindDir, mode: w.modes[d], hash: hash})
 	}
 	return root, nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
