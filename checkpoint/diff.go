@@ -61,6 +61,21 @@ func diffFiles(a, b map[string]File) []Change {
 	return out
 }
 
+// Kind names what the path is where it exists last: "file", "symlink" or "dir".
+func (c Change) Kind() string {
+	f := c.to
+	if c.Op == "deleted" {
+		f = c.from
+	}
+	switch f.Kind {
+	case KindDir:
+		return "dir"
+	case KindSymlink:
+		return "symlink"
+	}
+	return "file"
+}
+
 func differ(a, b File) bool {
 	if a.Kind != b.Kind {
 		return true

@@ -53,6 +53,8 @@ type Config struct {
 
 	MCP       MCPConfig       `toml:"mcp"`
 	Subagents SubagentsConfig `toml:"subagents"`
+	// Checkpoints configures the bundled checkpoints script (checkpoints.go).
+	Checkpoints CheckpointsConfig `toml:"checkpoints"`
 	// ProjectIgnored lists the keys of the project's pi.toml that were not applied because
 	// its directory is not trusted (see Load).
 	ProjectIgnored []string `toml:"-"`
@@ -279,6 +281,7 @@ func (c *Config) mergeFile(path string, project, untrusted bool) error {
 	}
 	c.mergeMCP(path, &file.MCP, project)
 	c.mergeSubagents(&file)
+	c.mergeCheckpoints(&file)
 	return nil
 }
 
@@ -402,6 +405,9 @@ func (c *Config) validate() error {
 		}
 	}
 	if _, err := c.KeyBindings(); err != nil {
+		return err
+	}
+	if err := c.Checkpoints.validate(); err != nil {
 		return err
 	}
 	if err := c.Sandbox.Validate(); err != nil {
