@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"fmt"
 	"bytes"
 	"context"
 	"slices"
@@ -22,15 +23,15 @@ type Change struct {
 // Diff lists what differs from snapshot from to snapshot to, by path. Folders appear only
 // when added or deleted empty or as a whole (their files are listed too).
 func (s *Store) Diff(ctx context.Context, from, to string) ([]Change, error) {
-	a, err := s.Files(from)
+	unlock, err := s.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.Files(to)
+	defer unlock()
+	changes, err := s.diffTrees(from, to)
 	if err != nil {
 		return nil, err
 	}
-	changes := diffFiles(a, b)
 	for i := range changes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -38,6 +39,93 @@ func (s *Store) Diff(ctx context.Context, from, to string) ([]Change, error) {
 		s.countLines(&changes[i])
 	}
 	return changes, nil
+}
+
+// diffTrees compares two snapshots folder by folder, reading only the folders whose trees
+// differ (an unchanged folder has the same hash in both).
+func (s *Store) diffTrees(from, to string) ([]Change, error) {
+	var out []Change
+	if err := s.diffTree(from, to, "", &out); err != nil {
+		return nil, fmt.Errorf("checkpoint: comparing %s with %s: %w", short(from), short(to), err)
+	}
+	slices.SortFunc(out, func(x, y Change) int { return strings.Compare(x.Path, y.Path) })
+	return out, nil
+}
+
+func (s *Store) diffTree(a, b, prefix string, out *[]Change) error {
+	if a == b {
+		return nil
+	}
+	side := func(hash string) (map[string]File, error) {
+		m := map[string]File{}
+		if hash == "" {
+			return m, nil
+		}
+		data, err := s.get("tree", hash)
+		if err != nil {
+			return nil, err
+		}
+		es, err := decodeTree(data)
+		for _, e := range es {
+			m[prefix+e.name] = File{Path: prefix + e.name, Kind: e.kind, Mode: e.mode, Hash: e.hash, Size: e.size}
+		}
+		return m, err
+	}
+	fa, err := side(a)
+	if err != nil {
+		return err
+	}
+	fb, err := side(b)
+	if err != nil {
+		return err
+	}
+	for _, c := range diffFiles(fa, fb) {
+		*out = append(*out, c)
+		sub := map[string]File{}
+		var err error
+		switch {
+		case c.Op == "modified" || c.from.Kind == KindDir && c.to.Kind == KindDir:
+		case c.Op == "deleted" && c.from.Kind == KindDir:
+			err = s.flatten(c.from.Hash, c.Path+"/", sub)
+		case c.Op == "added" && c.to.Kind == KindDir:
+			err = s.flatten(c.to.Hash, c.Path+"/", sub)
+		}
+		if err != nil {
+			return err
+		}
+		for _, f := range sub {
+			ch := Change{Path: f.Path, Op: c.Op}
+			if c.Op == "deleted" {
+				ch.from = f
+			} else {
+				ch.to = f
+			}
+			if f.Kind != KindSkipped {
+				*out = append(*out, ch)
+			}
+		}
+		if c.Op == "modified" && (c.from.Kind == KindDir || c.to.Kind == KindDir) {
+			if err := s.kindChange(c, out); err != nil {
+				return err
+			}
+		}
+	}
+	for p, f := range fa { // folders in both whose trees differ
+		if g, ok := fb[p]; ok && f.Kind == KindDir && g.Kind == KindDir && f.Hash != g.Hash {
+			if err := s.diffTree(f.Hash, g.Hash, p+"/", out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// kindChange lists the paths below a path that became or stopped being a folder.
+func (s *Store) kindChange(c Change, out *[]Change) error {
+	if c.from.Kind == KindDir {
+		return s.diffTree(c.from.Hash, "", c.Path+"/", out)
+	}
+	return s.diffTree("", c.to.Hash, c.Path+"/", out)
 }
 
 // diffFiles compares two flattened snapshots; a skipped file is never a change.

@@ -3,9 +3,6 @@ package checkpoint
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -21,8 +18,8 @@ type PruneResult struct {
 	Freed, Left        int64 // bytes
 }
 
-// Prune drops snapshots by the policy, always keeping the newest, and deletes the objects no
-// remaining snapshot needs. A session entry naming a dropped snapshot then restores nothing
+// Prune drops snapshots by the policy, always keeping the newest, and repacks the objects the
+// remaining snapshots need. A session entry naming a dropped snapshot then restores nothing
 // and says the snapshot was pruned.
 func (s *Store) Prune(ctx context.Context, p Policy) (PruneResult, error) {
 	unlock, err := s.lock(ctx)
@@ -34,29 +31,25 @@ func (s *Store) Prune(ctx context.Context, p Policy) (PruneResult, error) {
 	if err != nil || len(recs) == 0 {
 		return PruneResult{}, err
 	}
-	sizes, err := s.objectSizes()
-	if err != nil {
-		return PruneResult{}, err
-	}
 	keep := recs
 	for len(keep) > 1 && p.MaxAge > 0 && time.Since(keep[0].Time) > p.MaxAge {
 		keep = keep[1:]
 	}
-	live, total, err := s.reachable(keep, sizes)
+	live, total, err := s.reachable(keep)
 	for err == nil && len(keep) > 1 && p.MaxBytes > 0 && total > p.MaxBytes {
 		keep = keep[1:]
-		live, total, err = s.reachable(keep, sizes)
+		live, total, err = s.reachable(keep)
 	}
 	if err != nil {
 		return PruneResult{}, err
 	}
-	res := PruneResult{Snapshots: len(recs) - len(keep), Left: total}
-	for hash, size := range sizes {
-		if !live[hash] {
-			if err := os.Remove(s.objectPath(hash)); err == nil {
-				res.Objects++
-				res.Freed += size
-			}
+	res := PruneResult{Snapshots: len(recs) - len(keep), Objects: len(s.obj.locs) - len(live), Left: total}
+	if res.Objects > 0 {
+		if res.Freed, err = s.repack(live); err != nil {
+			return res, err
+		}
+		if err := writeFileAtomic(s.indexPath(), nil); err != nil { // it may vouch for blobs that are gone
+			return res, fmt.Errorf("checkpoint: clearing the index: %w", err)
 		}
 	}
 	if res.Snapshots > 0 {
@@ -64,14 +57,11 @@ func (s *Store) Prune(ctx context.Context, p Policy) (PruneResult, error) {
 			return res, err
 		}
 	}
-	if res.Objects > 0 {
-		os.Remove(s.indexPath()) // it may vouch for blobs that are gone
-	}
 	return res, nil
 }
 
-// reachable marks the objects the snapshots need and sums their sizes.
-func (s *Store) reachable(recs []Record, sizes map[string]int64) (map[string]bool, int64, error) {
+// reachable marks the objects the snapshots need and sums their stored sizes.
+func (s *Store) reachable(recs []Record) (map[string]bool, int64, error) {
 	live := map[string]bool{}
 	var total int64
 	var mark func(tree string) error
@@ -80,7 +70,7 @@ func (s *Store) reachable(recs []Record, sizes map[string]int64) (map[string]boo
 			return nil
 		}
 		live[tree] = true
-		total += sizes[tree]
+		total += int64(s.obj.locs[tree].n)
 		data, err := s.get("tree", tree)
 		if err != nil {
 			return err
@@ -97,7 +87,7 @@ func (s *Store) reachable(recs []Record, sizes map[string]int64) (map[string]boo
 				}
 			case e.hash != "" && !live[e.hash]:
 				live[e.hash] = true
-				total += sizes[e.hash]
+				total += int64(s.obj.locs[e.hash].n)
 			}
 		}
 		return nil
@@ -110,24 +100,6 @@ func (s *Store) reachable(recs []Record, sizes map[string]int64) (map[string]boo
 	return live, total, nil
 }
 
-func (s *Store) objectSizes() (map[string]int64, error) {
-	sizes := map[string]int64{}
-	root := filepath.Join(s.dir, "objects")
-	dirs, err := os.ReadDir(root)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: listing objects: %w", err)
-	}
-	for _, d := range dirs {
-		files, _ := os.ReadDir(filepath.Join(root, d.Name()))
-		for _, f := range files {
-			if info, err := f.Info(); err == nil && !strings.HasPrefix(f.Name(), ".") {
-				sizes[d.Name()+f.Name()] = info.Size()
-			}
-		}
-	}
-	return sizes, nil
-}
-
 // Size is the bytes the store's objects take.
 func (s *Store) Size(ctx context.Context) (int64, error) {
 	unlock, err := s.lock(ctx)
@@ -135,22 +107,20 @@ func (s *Store) Size(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	defer unlock()
-	sizes, err := s.objectSizes()
 	var total int64
-	for _, n := range sizes {
-		total += n
+	for _, l := range s.obj.locs {
+		total += int64(l.n)
 	}
-	return total, err
+	return total, nil
 }
 
 func (s *Store) rewriteLog(recs []Record) error {
-	var b strings.Builder
+	var b []byte
 	for _, r := range recs {
-		fmt.Fprintf(&b, "%d %s %s\n", r.Time.UnixNano(), r.ID, r.Note)
+		b = fmt.Appendf(b, "%d %s %s\n", r.Time.UnixNano(), r.ID, r.Note)
 	}
-	tmp := s.logPath() + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+	if err := writeFileAtomic(s.logPath(), b); err != nil {
 		return fmt.Errorf("checkpoint: rewriting the snapshot log: %w", err)
 	}
-	return os.Rename(tmp, s.logPath())
+	return nil
 }

@@ -44,21 +44,19 @@ func (s *Store) Restore(ctx context.Context, target string, opts RestoreOptions)
 		return RestoreResult{}, err
 	}
 	defer unlock()
-	want, err := s.Files(target)
-	if err != nil {
-		return RestoreResult{}, err
+	if _, err := s.get("tree", target); err != nil {
+		return RestoreResult{}, fmt.Errorf("checkpoint: snapshot %s: %w", short(target), err)
 	}
 	cur, err := s.snapshotLocked(ctx, "before restoring "+short(target)+" "+opts.Note)
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	have, err := s.Files(cur.ID)
-	if err != nil {
-		return RestoreResult{}, err
+	res := RestoreResult{Before: cur.ID}
+	if res.Changes, err = s.diffTrees(cur.ID, target); err != nil {
+		return res, err
 	}
-	res := RestoreResult{Before: cur.ID, Changes: diffFiles(have, want)}
 	if opts.Expected != "" && opts.Expected != cur.ID {
-		if res.Conflicts, err = s.conflicts(opts.Expected, have, res.Changes); err != nil {
+		if res.Conflicts, err = s.conflicts(opts.Expected, cur.ID, res.Changes); err != nil {
 			return res, err
 		}
 	}
@@ -77,13 +75,13 @@ func (s *Store) Restore(ctx context.Context, target string, opts RestoreOptions)
 
 // conflicts are the changes of a restore to paths (or below folders) that differ between the
 // expected snapshot and the files now.
-func (s *Store) conflicts(expected string, have map[string]File, changes []Change) ([]Change, error) {
-	exp, err := s.Files(expected)
+func (s *Store) conflicts(expected, have string, changes []Change) ([]Change, error) {
+	hand, err := s.diffTrees(expected, have)
 	if err != nil {
 		return nil, err
 	}
 	touched := map[string]bool{}
-	for _, c := range diffFiles(exp, have) {
+	for _, c := range hand {
 		touched[c.Path] = true
 	}
 	var out []Change

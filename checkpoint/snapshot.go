@@ -33,10 +33,13 @@ type Skipped struct {
 	Reason string
 }
 
+// maxPacks is how many packs a snapshot leaves before it merges them into one.
+const maxPacks = 64
+
 // otherVCS are folders that, like .git, hold a version control system's own data.
 var otherVCS = []string{".hg", ".svn", ".jj"}
 
-// dirState gathers one folder's entries during the walk.
+// walkState is one snapshot's walk: the folders' entries gathered so far, and the index.
 type walkState struct {
 	s     *Store
 	idx   map[string]indexEntry
@@ -69,8 +72,22 @@ func (s *Store) snapshotLocked(ctx context.Context, note string) (Snapshot, erro
 		return Snapshot{}, err
 	}
 	snap.ID = id
-	if err := s.writeIndex(w.seen, snap.Time); err != nil {
+	if err := s.obj.commit(); err != nil {
 		return Snapshot{}, err
+	}
+	if len(s.obj.packs) > maxPacks { // every operation reads every pack's index: keep them few
+		all := map[string]bool{}
+		for hash := range s.obj.locs {
+			all[hash] = true
+		}
+		if _, err := s.repack(all); err != nil {
+			return Snapshot{}, err
+		}
+	}
+	if snap.Read > 0 || len(w.seen) != len(w.idx) { // else the index on disk says the same
+		if err := s.writeIndex(w.seen, snap.Time); err != nil {
+			return Snapshot{}, err
+		}
 	}
 	if err := s.appendLog(snap, note); err != nil {
 		return Snapshot{}, err

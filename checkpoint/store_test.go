@@ -210,7 +210,7 @@ func TestSnapshotFollowsGitignoreAndLimits(t *testing.T) {
 	must(t, err)
 	snap, err := s2.Snapshot(ctx, "")
 	must(t, err)
-	files, err := s2.Files(snap.ID)
+	files, err := s2.Files(ctx, snap.ID)
 	must(t, err)
 	for _, p := range []string{"build", "build/out.o", "debug.log", ".git", ".git/HEAD", ".hg", ".hg/store", "pihome", "pihome/sessions"} {
 		if _, ok := files[p]; ok {
@@ -347,7 +347,7 @@ func TestSessionsSnapshotOneProjectAtOnce(t *testing.T) {
 	close(ids)
 	s, _ := Open(home, root, Options{})
 	for id := range ids {
-		if _, err := s.Files(id); err != nil {
+		if _, err := s.Files(ctx, id); err != nil {
 			t.Errorf("snapshot %s is damaged: %v", short(id), err)
 		}
 	}
@@ -371,10 +371,10 @@ func TestPruneByAgeAndSize(t *testing.T) {
 	if res.Snapshots != 4 || res.Objects == 0 {
 		t.Errorf("prune to 1 byte: removed %d snapshots, %d objects; want 4 and some", res.Snapshots, res.Objects)
 	}
-	if _, err := s.Files(ids[0]); !errors.Is(err, ErrMissing) {
+	if _, err := s.Files(ctx, ids[0]); !errors.Is(err, ErrMissing) {
 		t.Errorf("the oldest snapshot after pruning: err = %v, want ErrMissing", err)
 	}
-	if _, err := s.Files(ids[4]); err != nil {
+	if _, err := s.Files(ctx, ids[4]); err != nil {
 		t.Errorf("the newest snapshot was pruned: %v", err)
 	}
 	if res, _ := s.Prune(ctx, Policy{MaxAge: time.Nanosecond}); res.Snapshots != 0 {

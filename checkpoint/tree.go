@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"context"
 	"bytes"
 	"fmt"
 	"io/fs"
@@ -104,7 +105,16 @@ func (s *Store) flatten(hash, prefix string, out map[string]File) error {
 }
 
 // Files lists every path the snapshot id holds.
-func (s *Store) Files(id string) (map[string]File, error) {
+func (s *Store) Files(ctx context.Context, id string) (map[string]File, error) {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return s.files(id)
+}
+
+func (s *Store) files(id string) (map[string]File, error) {
 	out := map[string]File{}
 	if err := s.flatten(id, "", out); err != nil {
 		return nil, fmt.Errorf("checkpoint: snapshot %s: %w", short(id), err)
