@@ -1,9 +1,9 @@
 package checkpoint
 
 import (
-	"fmt"
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 )

@@ -1,7 +1,7 @@
 package checkpoint
 
 import (
-		"context"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -31,7 +31,7 @@ type Store struct {
 	dir     string // $PI_HOME/checkpoints/<name>-<hash of the project path>
 	root    string // the project, absolute and cleaned
 	maxSize int64
-	exclude []string // slash-separated paths relative to root
+	exclude []string   // slash-separated paths relative to root
 	obj     *objectSet // the objects, while an operation holds the lock
 }
 

@@ -1,8 +1,8 @@
 package checkpoint
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"slices"
