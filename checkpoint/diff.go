@@ -41,6 +41,25 @@ func (s *Store) Diff(ctx context.Context, from, to string) ([]Change, error) {
 	return changes, nil
 }
 
+// DiffNow is Diff from snapshot from to the files as they are, which it snapshots without
+// listing that snapshot in the log.
+func (s *Store) DiffNow(ctx context.Context, from string) ([]Change, error) {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	cur, err := s.snapshotLocked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := s.diffTrees(from, cur.ID)
+	for i := range changes {
+		s.countLines(&changes[i])
+	}
+	return changes, err
+}
+
 // diffTrees compares two snapshots folder by folder, reading only the folders whose trees
 // differ (an unchanged folder has the same hash in both).
 func (s *Store) diffTrees(from, to string) ([]Change, error) {

@@ -250,7 +250,9 @@ func TestUndoRedoAndRestoreThroughTheBinary(t *testing.T) {
 				if !ok {
 					t.Fatalf("no snapshot in the list holds the files %s", name)
 				}
-				p.run("checkpoints", "restore", id, "--force")
+				if _, errOut, code := p.run("checkpoints", "restore", id); code != 0 { // no --force: the files are where the last restore left them
+					t.Fatalf("pi checkpoints restore %s: exit %d: %s", id, code, errOut)
+				}
 				sameFiles(t, "pi checkpoints restore to "+name, p.files(), want)
 			}
 			if withGit {
@@ -275,6 +277,9 @@ func TestHandEditIsDetectedBeforeARestore(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(p.dir, "other.txt")); string(got) != "my own edit\n" {
 		t.Fatalf("/undo in print mode overwrote a hand edit: %q", got)
+	}
+	if _, errOut, code := p.run("checkpoints", "restore", entryData(t, p, "before")); code == 0 || !strings.Contains(errOut, "other.txt") {
+		t.Errorf("pi checkpoints restore over a hand edit: exit %d, %q; want a refusal naming other.txt", code, errOut)
 	}
 	p.command("/undo --force", "-c")
 	if got, _ := os.ReadFile(filepath.Join(p.dir, "other.txt")); string(got) != "alpha\nbeta\ngamma\n" {
@@ -323,6 +328,26 @@ func TestTreeAndForkCarryTheFiles(t *testing.T) {
 	sameFiles(t, "after /undo in the fork", p.files(), afterOne)
 	p.command("/undo", "--session", sessions[0])
 	sameFiles(t, "after /undo in the original session", p.files(), start)
+}
+
+// entryData is a field of the session's first checkpoint entry.
+func entryData(t *testing.T, p project, field string) string {
+	sessions, _ := filepath.Glob(filepath.Join(p.home, "sessions", "*", "*.jsonl"))
+	data, err := os.ReadFile(sessions[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var e struct {
+			CustomType string
+			Data       map[string]any
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.CustomType == "checkpoint" {
+			return fmt.Sprint(e.Data[field])
+		}
+	}
+	t.Fatal("no checkpoint entry")
+	return ""
 }
 
 func entryIDs(t *testing.T, path, customType string) []string {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ErrConflict is returned by Restore when it would overwrite changes made since the expected
@@ -37,7 +38,8 @@ type RestoreResult struct {
 // Restore makes the project's files those of snapshot target: files and symlinks written
 // with their modes, folders made, paths the target lacks removed (a folder only once empty:
 // ignored files in it stay). Ignored and skipped files are never touched. Before anything
-// changes, the files as they are are snapshotted (RestoreResult.Before).
+// changes, the files as they are are snapshotted (RestoreResult.Before); the log lists that
+// snapshot, then the target, only when the restore goes ahead.
 func (s *Store) Restore(ctx context.Context, target string, opts RestoreOptions) (RestoreResult, error) {
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -47,7 +49,7 @@ func (s *Store) Restore(ctx context.Context, target string, opts RestoreOptions)
 	if _, err := s.get("tree", target); err != nil {
 		return RestoreResult{}, fmt.Errorf("checkpoint: snapshot %s: %w", short(target), err)
 	}
-	cur, err := s.snapshotLocked(ctx, "before restoring "+short(target)+" "+opts.Note)
+	cur, err := s.snapshotLocked(ctx)
 	if err != nil {
 		return RestoreResult{}, err
 	}
@@ -70,7 +72,15 @@ func (s *Store) Restore(ctx context.Context, target string, opts RestoreOptions)
 	if opts.DryRun {
 		return res, nil
 	}
-	return res, s.apply(ctx, res.Changes)
+	if err := s.appendLog(cur, "before restoring "+short(target)+" "+opts.Note); err != nil {
+		return res, err
+	}
+	if err := s.apply(ctx, res.Changes); err != nil {
+		return res, err
+	}
+	// The files are now the target's: the log's newest record says so, for the next
+	// restore's idea of where the files were left.
+	return res, s.appendLog(Snapshot{ID: target, Time: time.Now()}, "restored "+opts.Note)
 }
 
 // conflicts are the changes of a restore to paths (or below folders) that differ between the

@@ -57,10 +57,16 @@ func (s *Store) Snapshot(ctx context.Context, note string) (Snapshot, error) {
 		return Snapshot{}, err
 	}
 	defer unlock()
-	return s.snapshotLocked(ctx, note)
+	snap, err := s.snapshotLocked(ctx)
+	if err != nil {
+		return snap, err
+	}
+	return snap, s.appendLog(snap, note)
 }
 
-func (s *Store) snapshotLocked(ctx context.Context, note string) (Snapshot, error) {
+// snapshotLocked takes a snapshot that the log does not list yet: until it does, pruning may
+// drop what it alone holds.
+func (s *Store) snapshotLocked(ctx context.Context) (Snapshot, error) {
 	snap := Snapshot{Time: time.Now()}
 	w := &walkState{s: s, idx: s.readIndex(), seen: map[string]indexEntry{},
 		dirs: map[string][]entry{"": nil}, modes: map[string]fs.FileMode{}, snap: &snap}
@@ -88,9 +94,6 @@ func (s *Store) snapshotLocked(ctx context.Context, note string) (Snapshot, erro
 		if err := s.writeIndex(w.seen, snap.Time); err != nil {
 			return Snapshot{}, err
 		}
-	}
-	if err := s.appendLog(snap, note); err != nil {
-		return Snapshot{}, err
 	}
 	return snap, nil
 }

@@ -74,7 +74,7 @@ func changesToAny(cs []checkpoint.Change) []any {
 }
 
 // checkpointDiff is pi.checkpoint.diff(from, to?) → {{path, op, added, removed, binary}}; with
-// no to, the files as they are now (a snapshot is taken). kind is the path's kind in the
+// no to, the files as they are now (snapshotted, not listed). kind is the path's kind in the
 // newer snapshot (the older for a deletion): "file", "symlink" or "dir".
 func (v *vm) checkpointDiff(L *lua.LState) int {
 	from, to := L.CheckString(1), L.OptString(2, "")
@@ -83,14 +83,13 @@ func (v *vm) checkpointDiff(L *lua.LState) int {
 		return v.ok(L, err)
 	}
 	return v.await(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
+		var cs []checkpoint.Change
+		var err error
 		if to == "" {
-			snap, err := s.Snapshot(ctx, "diff")
-			if err != nil {
-				return errorResult(err)
-			}
-			to = snap.ID
+			cs, err = s.DiffNow(ctx, from)
+		} else {
+			cs, err = s.Diff(ctx, from, to)
 		}
-		cs, err := s.Diff(ctx, from, to)
 		if err != nil {
 			return errorResult(err)
 		}

@@ -301,10 +301,10 @@ local function resolve(io, prefix)
   return id
 end
 
-local function print_changes(io, changes)
+local function print_changes(out, changes)
   for _, c in ipairs(changes) do
     local detail = c.binary and "binary" or string.format("+%d -%d", c.added, c.removed)
-    io.print(string.format("%-8s %-8s %s", c.op, detail, c.path))
+    out(string.format("%-8s %-8s %s", c.op, detail, c.path))
   end
 end
 
@@ -329,7 +329,7 @@ function sub.diff(args, io)
   end
   local changes, err = pi.checkpoint.diff(from, to, store_opts)
   if not changes then io.eprint("pi checkpoints: " .. err) return 1 end
-  print_changes(io, changes)
+  print_changes(io.print, changes)
   return 0
 end
 
@@ -350,14 +350,14 @@ function sub.restore(args, io)
   if not res then
     if partial and #partial.conflicts > 0 then
       io.eprint("pi checkpoints: refused: these files changed since the newest snapshot and would be overwritten (--force overwrites):")
-      print_changes(io, partial.conflicts)
+      print_changes(io.eprint, partial.conflicts)
     else
       io.eprint("pi checkpoints: " .. err)
     end
     return 1
   end
   if not dry then pi.emit("restore", { target = id, reason = "command", changes = res.changes }) end
-  print_changes(io, res.changes)
+  print_changes(io.print, res.changes)
   io.print(string.format("%s %d path(s); the files before are snapshot %s", dry and "would change" or "changed",
     #res.changes, shortid(res.before)))
   return 0
