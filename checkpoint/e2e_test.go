@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -375,4 +376,125 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// rpcClient drives pi --mode rpc and answers its select requests with answer.
+type rpcClient struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	lines  chan map[string]any
+	answer string
+	asked  []string
+}
+
+func startRPC(t *testing.T, p project, answer string, args ...string) *rpcClient {
+	cmd := exec.Command(p.bin, append([]string{"--mode", "rpc", "--faux-script", p.faux("hello")}, args...)...)
+	cmd.Dir, cmd.Env = p.dir, append(os.Environ(), "PI_HOME="+p.home)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &rpcClient{t: t, cmd: cmd, in: in, lines: make(chan map[string]any, 100), answer: answer}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				c.lines <- m
+			}
+		}
+		close(c.lines)
+	}()
+	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
+	return c
+}
+
+// call sends a command and answers select requests until its response comes.
+func (c *rpcClient) call(cmd string) map[string]any {
+	c.t.Helper()
+	fmt.Fprintln(c.in, cmd)
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case m, ok := <-c.lines:
+			if !ok {
+				c.t.Fatalf("pi exited before answering %s", cmd)
+			}
+			if m["type"] == "extension_ui_request" && m["method"] == "select" {
+				c.asked = append(c.asked, fmt.Sprint(m["title"], m["options"]))
+				fmt.Fprintf(c.in, `{"type":"extension_ui_response","id":%q,"value":%q}`+"\n", m["id"], c.answer)
+			}
+			if m["type"] == "response" {
+				return m
+			}
+		case <-deadline:
+			c.t.Fatalf("no response to %s", cmd)
+		}
+	}
+}
+
+// TestTreeAndForkAskAboutTheFiles: with tree_files at its default, navigate_tree and fork ask
+// "conversation and files, or conversation only?" and do as answered.
+func TestTreeAndForkAskAboutTheFiles(t *testing.T) {
+	bin := buildPi(t)
+	for _, answer := range []string{"conversation and files", "conversation only", "cancel"} {
+		t.Run(answer, func(t *testing.T) {
+			p := newProject(t, bin, false)
+			p.prompt(p.faux("one", call("write", map[string]any{"path": "one.txt", "content": "1\n"})), "one")
+			afterOne := p.files()
+			p.prompt(p.faux("two", call("bash", map[string]any{"command": "echo 2 > two.txt"})), "two", "-c")
+			afterTwo := p.files()
+			sessions, _ := filepath.Glob(filepath.Join(p.home, "sessions", "*", "*.jsonl"))
+			want := map[string]map[string]string{"conversation and files": afterOne, "conversation only": afterTwo, "cancel": afterTwo}[answer]
+
+			c := startRPC(t, p, answer, "--session", sessions[0])
+			resp := c.call(fmt.Sprintf(`{"id":"1","type":"navigate_tree","targetId":%q}`, entryIDs(t, sessions[0], "checkpoint")[0]))
+			if len(c.asked) != 1 || !strings.Contains(c.asked[0], "conversation only") {
+				t.Fatalf("navigate_tree asked %v, want one question offering conversation only", c.asked)
+			}
+			if answer == "cancel" && resp["success"] != false {
+				t.Errorf("a cancelled move answered %v", resp)
+			}
+			waitFor(t, "the files the answer asks for", func() bool { return fmt.Sprint(p.files()) == fmt.Sprint(want) })
+			sameFiles(t, "after navigate_tree answered "+answer, p.files(), want)
+
+			// /fork before the second prompt: that point's files are the first answer's.
+			p2 := newProject(t, bin, false)
+			p2.prompt(p2.faux("one", call("write", map[string]any{"path": "one.txt", "content": "1\n"})), "one")
+			p2.prompt(p2.faux("two", call("bash", map[string]any{"command": "echo 2 > two.txt"})), "two", "-c")
+			afterOne2, afterTwo2 := p2.files(), p2.files()
+			os.Remove(filepath.Join(p2.dir, "two.txt"))
+			afterOne2 = p2.files()
+			os.WriteFile(filepath.Join(p2.dir, "two.txt"), []byte("2\n"), 0o644)
+			sessions2, _ := filepath.Glob(filepath.Join(p2.home, "sessions", "*", "*.jsonl"))
+			c2 := startRPC(t, p2, answer, "--session", sessions2[0])
+			c2.call(fmt.Sprintf(`{"id":"2","type":"fork","entryId":%q}`, userMessages(t, sessions2[0])[1]))
+			want2 := map[string]map[string]string{"conversation and files": afterOne2, "conversation only": afterTwo2, "cancel": afterTwo2}[answer]
+			waitFor(t, "the fork's files", func() bool { return fmt.Sprint(p2.files()) == fmt.Sprint(want2) })
+			if len(c2.asked) != 1 {
+				t.Errorf("fork asked %v, want one question", c2.asked)
+			}
+		})
+	}
+}
+
+func userMessages(t *testing.T, path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, line := range strings.Split(string(data), "\n") {
+		var e struct {
+			Type, ID string
+			Message  struct{ Role string }
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.Type == "message" && e.Message.Role == "user" {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids
 }
