@@ -43,8 +43,17 @@ func (s *Store) Prune(ctx context.Context, p Policy) (PruneResult, error) {
 	if err != nil {
 		return PruneResult{}, err
 	}
-	res := PruneResult{Snapshots: len(recs) - len(keep), Objects: len(s.obj.locs) - len(live), Left: total}
-	if res.Objects > 0 {
+	var garbage int64
+	for hash, l := range s.obj.locs {
+		if !live[hash] {
+			garbage += int64(l.n)
+		}
+	}
+	res := PruneResult{Snapshots: len(recs) - len(keep), Left: total}
+	// Repacking rewrites every live object: worth it for dropped snapshots or much garbage,
+	// not for the few objects an unlisted snapshot (a diff, a refused restore) left.
+	if garbage > 0 && (res.Snapshots > 0 || garbage > max(1<<20, total/10)) {
+		res.Objects = len(s.obj.locs) - len(live)
 		if res.Freed, err = s.repack(live); err != nil {
 			return res, err
 		}

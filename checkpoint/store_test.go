@@ -380,6 +380,17 @@ func TestPruneByAgeAndSize(t *testing.T) {
 	if res, _ := s.Prune(ctx, Policy{MaxAge: time.Nanosecond}); res.Snapshots != 0 {
 		t.Errorf("age pruning removed the newest snapshot")
 	}
+	// A little garbage (a diff's unlisted snapshot) is not worth rewriting the packs for.
+	must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("unlisted\n"), 0o644))
+	if _, err := s.DiffNow(ctx, ids[4]); err != nil {
+		t.Fatal(err)
+	}
+	packs, _ := filepath.Glob(filepath.Join(s.Dir(), "packs", "*.pack"))
+	res, err = s.Prune(ctx, Policy{MaxBytes: 1 << 30})
+	again, _ := filepath.Glob(filepath.Join(s.Dir(), "packs", "*.pack"))
+	if err != nil || res.Objects != 0 || len(again) != len(packs) {
+		t.Errorf("pruning a little garbage: removed %d objects, packs %d → %d, err %v; want nothing rewritten", res.Objects, len(packs), len(again), err)
+	}
 }
 
 func FuzzDecodeTree(f *testing.F) {
