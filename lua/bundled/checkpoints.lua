@@ -373,6 +373,10 @@ end
 pi.register_subcommand({ name = "checkpoints", description = "the project's file snapshots",
   run = function(args, io)
     local fn = sub[args[1] or ""]
-    if not fn then io.print(usage) return (args[1] == nil or args[1] == "help") and 0 or 2 end
+    if not fn then
+      if args[1] == nil or args[1] == "help" then io.print(usage) return 0 end
+      io.eprint("pi checkpoints: unknown command " .. args[1] .. "\n" .. usage)
+      return 2
+    end
     return fn(args, io)
   end })
