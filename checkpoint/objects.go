@@ -72,16 +72,32 @@ func (s *Store) loadObjects() (*objectSet, error) {
 			return nil, fmt.Errorf("checkpoint: reading pack index %s: %w", name, err)
 		}
 		pack := strings.TrimSuffix(filepath.Base(name), ".idx")
-		if len(data)%idxRecord != 0 {
-			return nil, fmt.Errorf("checkpoint: pack index %s is damaged (%d bytes)", name, len(data))
-		}
-		for ; len(data) > 0; data = data[idxRecord:] {
-			o.locs[hex.EncodeToString(data[:32])] = loc{pack: pack,
-				off: int64(binary.BigEndian.Uint64(data[32:40])), n: binary.BigEndian.Uint32(data[40:44])}
-		}
+		if locs, ok := readIndexOf(o.dir, pack, data); ok {
+			for hash, l := range locs {
+				o.locs[hash] = l
+			}
+		} // a damaged pack is left out: what only it held is missing, and new snapshots store it again
 		o.packs = append(o.packs, pack)
 	}
 	return o, nil
+}
+
+// readIndexOf decodes a pack's index, refusing it whole when a record points past the pack
+// (a damaged index must not make a read, or an allocation, of gigabytes).
+func readIndexOf(dir, pack string, data []byte) (map[string]loc, bool) {
+	info, err := os.Stat(filepath.Join(dir, pack+".pack"))
+	if err != nil || len(data)%idxRecord != 0 {
+		return nil, false
+	}
+	locs := make(map[string]loc, len(data)/idxRecord)
+	for ; len(data) > 0; data = data[idxRecord:] {
+		l := loc{pack: pack, off: int64(binary.BigEndian.Uint64(data[32:40])), n: binary.BigEndian.Uint32(data[40:44])}
+		if l.off < 0 || l.off+int64(l.n) > info.Size() {
+			return nil, false
+		}
+		locs[hex.EncodeToString(data[:32])] = l
+	}
+	return locs, true
 }
 
 // put stores data as an object of kind unless the store has it; it returns the hash and the
