@@ -47,6 +47,7 @@ type walkState struct {
 	dirs  map[string][]entry // folder (rel, "" for the root) → its entries so far
 	modes map[string]fs.FileMode
 	snap  *Snapshot
+	paths int // seen so far, folders included
 }
 
 // Snapshot records the project's files as they are now. note is kept in the store's log
@@ -68,7 +69,8 @@ func (s *Store) Snapshot(ctx context.Context, note string) (Snapshot, error) {
 // drop what it alone holds.
 func (s *Store) snapshotLocked(ctx context.Context) (Snapshot, error) {
 	snap := Snapshot{Time: time.Now()}
-	w := &walkState{s: s, idx: s.readIndex(), seen: map[string]indexEntry{},
+	idx := s.readIndex()
+	w := &walkState{s: s, idx: idx, seen: make(map[string]indexEntry, len(idx)),
 		dirs: map[string][]entry{"": nil}, modes: map[string]fs.FileMode{}, snap: &snap}
 	if err := gitwalk.Walk(ctx, s.root, w.visit); err != nil {
 		return Snapshot{}, fmt.Errorf("checkpoint: walking %s: %w", s.root, err)
@@ -115,6 +117,9 @@ func (w *walkState) excluded(rel string) bool {
 func (w *walkState) visit(rel string, d fs.DirEntry) error {
 	if w.excluded(rel) {
 		return nil // gitwalk has no SkipDir: the folder's files are excluded one by one
+	}
+	if w.paths++; w.paths > w.s.maxFiles {
+		return fmt.Errorf("checkpoint: %s holds more than %d paths: %w", w.s.root, w.s.maxFiles, ErrTooManyFiles)
 	}
 	info, err := d.Info()
 	if err != nil {

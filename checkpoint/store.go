@@ -16,9 +16,17 @@ import (
 // DefaultMaxFileSize is the size over which a file is skipped (listed, not stored).
 const DefaultMaxFileSize = 10 << 20
 
+// DefaultMaxFiles is how many paths a snapshot takes before it gives up: pi started in a home
+// folder or a checkout of the world must not spend minutes and gigabytes on it.
+const DefaultMaxFiles = 200_000
+
+// ErrTooManyFiles is wrapped by a snapshot that met the file limit.
+var ErrTooManyFiles = errors.New("too many files to snapshot")
+
 // Options configure a store. Zero values take the defaults.
 type Options struct {
 	MaxFileSize int64 // bytes; a larger file is skipped with a notice; 0: DefaultMaxFileSize
+	MaxFiles    int   // paths a snapshot may hold; 0: DefaultMaxFiles
 	// Exclude are absolute paths inside the project never snapshotted (besides $PI_HOME,
 	// which is always excluded).
 	Exclude []string
@@ -28,11 +36,12 @@ type Options struct {
 // project, in one process or several, are safe together: each operation holds the store's
 // lock while it works.
 type Store struct {
-	dir     string // $PI_HOME/checkpoints/<name>-<hash of the project path>
-	root    string // the project, absolute and cleaned
-	maxSize int64
-	exclude []string   // slash-separated paths relative to root
-	obj     *objectSet // the objects, while an operation holds the lock
+	dir      string // $PI_HOME/checkpoints/<name>-<hash of the project path>
+	root     string // the project, absolute and cleaned
+	maxSize  int64
+	maxFiles int
+	exclude  []string   // slash-separated paths relative to root
+	obj      *objectSet // the objects, while an operation holds the lock
 }
 
 // Open returns the store of project under piHome, made if missing.
@@ -50,9 +59,12 @@ func Open(piHome, project string, opts Options) (*Store, error) {
 	}
 	sum := sha256.Sum256([]byte(root))
 	s := &Store{dir: filepath.Join(home, "checkpoints", filepath.Base(root)+"-"+hex.EncodeToString(sum[:6])),
-		root: root, maxSize: opts.MaxFileSize}
+		root: root, maxSize: opts.MaxFileSize, maxFiles: opts.MaxFiles}
 	if s.maxSize <= 0 {
 		s.maxSize = DefaultMaxFileSize
+	}
+	if s.maxFiles <= 0 {
+		s.maxFiles = DefaultMaxFiles
 	}
 	for _, ex := range append([]string{home}, opts.Exclude...) {
 		if real, err := filepath.EvalSymlinks(ex); err == nil {

@@ -237,6 +237,16 @@ func TestSnapshotFollowsGitignoreAndLimits(t *testing.T) {
 	_ = s
 }
 
+func TestSnapshotGivesUpOnTooManyFiles(t *testing.T) {
+	s, _ := newStore(t, start, Options{MaxFiles: 5})
+	if _, err := s.Snapshot(context.Background(), ""); !errors.Is(err, ErrTooManyFiles) || !strings.Contains(err.Error(), "more than 5") {
+		t.Errorf("err = %v, want ErrTooManyFiles naming the limit", err)
+	}
+	if recs, _ := s.List(context.Background()); len(recs) != 0 {
+		t.Errorf("a snapshot that gave up is in the log: %v", recs)
+	}
+}
+
 // TestUnchangedFilesAreNotRead: the index vouches for files by their stamp, so a second
 // snapshot reads only what changed and the store grows only by it.
 func TestUnchangedFilesAreNotRead(t *testing.T) {

@@ -31,15 +31,19 @@ type entry struct {
 // name may hold any byte but NUL and slash, as on disk.
 func encodeTree(es []entry) []byte {
 	slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.name, b.name) })
-	var b bytes.Buffer
+	b := make([]byte, 0, len(es)*96)
 	for _, e := range es {
 		hash := e.hash
 		if hash == "" {
 			hash = "-"
 		}
-		fmt.Fprintf(&b, "%c %o %s %d\t%s\x00", e.kind, e.mode.Perm(), hash, e.size, e.name)
+		b = append(b, e.kind, ' ')
+		b = strconv.AppendUint(b, uint64(e.mode.Perm()), 8)
+		b = append(append(append(b, ' '), hash...), ' ')
+		b = strconv.AppendInt(b, e.size, 10)
+		b = append(append(append(b, '\t'), e.name...), 0)
 	}
-	return b.Bytes()
+	return b
 }
 
 func decodeTree(data []byte) ([]entry, error) {

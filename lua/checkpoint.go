@@ -26,12 +26,16 @@ func (v *vm) checkpointModule() *lua.LTable {
 	return m
 }
 
-// checkpointStore opens the project's store with the call's options (max_file_size).
+// checkpointStore opens the project's store with the call's options (max_file_size,
+// max_files).
 func (v *vm) checkpointStore(L *lua.LState, opts *lua.LTable) (*checkpoint.Store, error) {
 	o := checkpoint.Options{}
 	if opts != nil {
 		if n, ok := opts.RawGetString("max_file_size").(lua.LNumber); ok {
 			o.MaxFileSize = int64(n)
+		}
+		if n, ok := opts.RawGetString("max_files").(lua.LNumber); ok {
+			o.MaxFiles = int(n)
 		}
 	}
 	if v.r.opts.PiHome == "" {
@@ -40,7 +44,7 @@ func (v *vm) checkpointStore(L *lua.LState, opts *lua.LTable) (*checkpoint.Store
 	return checkpoint.Open(v.r.opts.PiHome, v.path(""), o)
 }
 
-// checkpointSnapshot is pi.checkpoint.snapshot({note?, max_file_size?}) → {id, files, read,
+// checkpointSnapshot is pi.checkpoint.snapshot({note?, max_file_size?, max_files?}) → {id, files, read,
 // added, skipped = {{path, size, reason}}, ms}.
 func (v *vm) checkpointSnapshot(L *lua.LState) int {
 	opts := L.OptTable(1, L.NewTable())

@@ -554,6 +554,7 @@ function pi.complete(prompt, opts) end
 ---@class pi.CheckpointOptions
 ---@field note? string kept in the store's log
 ---@field max_file_size? integer bytes
+---@field max_files? integer paths a snapshot may hold (default 200000): more is an error
 
 ---@class pi.Snapshot
 ---@field id string equal ids mean equal files

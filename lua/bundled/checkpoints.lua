@@ -24,7 +24,7 @@
 --   restore {}                     the files set by /tree, /fork or a forced move
 
 local cfg = pi.config("checkpoints") or {}
-local store_opts = { max_file_size = cfg.max_file_size }
+local store_opts = { max_file_size = cfg.max_file_size, max_files = cfg.max_files }
 
 local run_id = nil       -- the prompt's answer in progress
 local turn_before = nil  -- snapshot before the current turn's first call that may change files
@@ -115,7 +115,7 @@ local function restore(target, expected, why, force)
     return nil, "cancelled by " .. tostring(ev.script) .. (ev.reason and (": " .. tostring(ev.reason)) or "")
   end
   local res, err, partial = pi.checkpoint.restore(target, { expected = expected, force = force, note = why,
-    max_file_size = store_opts.max_file_size })
+    max_file_size = store_opts.max_file_size, max_files = store_opts.max_files })
   if not res and partial and #partial.conflicts > 0 then
     local list = summary(partial.conflicts, 8)
     if not pi.confirm("Overwrite changes made since the snapshot?",
@@ -123,7 +123,7 @@ local function restore(target, expected, why, force)
       return nil, "refused: files changed since the snapshot would be overwritten (" .. list .. "); use --force to overwrite"
     end
     res, err = pi.checkpoint.restore(target, { expected = expected, force = true, note = why,
-      max_file_size = store_opts.max_file_size })
+      max_file_size = store_opts.max_file_size, max_files = store_opts.max_files })
   end
   if not res then return nil, err end
   pi.emit("restore", { target = target, reason = why, changes = res.changes })
@@ -142,12 +142,16 @@ end)
 
 pi.on("turn_start", function() turn_before = nil end)
 
+local too_large = false -- the project holds more than max_files paths: said once, then quiet
+
 pi.on("tool_call", function(ev)
-  if turn_before or ev.read_only then return end
+  if turn_before or ev.read_only or too_large then return end
   if pending then pending:wait(60) end -- the last turn's after-snapshot first: it must not see this call's changes
-  local snap, err = pi.checkpoint.snapshot({ note = "before " .. ev.tool_name, max_file_size = store_opts.max_file_size })
+  local snap, err = pi.checkpoint.snapshot({ note = "before " .. ev.tool_name, max_file_size = store_opts.max_file_size, max_files = store_opts.max_files })
   if not snap then
-    pi.notify("checkpoints: no snapshot before " .. ev.tool_name .. ": " .. tostring(err), "warning")
+    too_large = tostring(err):find("too many files", 1, true) ~= nil
+    pi.notify("checkpoints: no snapshot before " .. ev.tool_name .. ": " .. tostring(err) ..
+      (too_large and " (no more snapshots in this session; [checkpoints] max_files raises the limit)" or ""), "warning")
     return
   end
   turn_before = snap
@@ -160,7 +164,7 @@ pi.on("turn_end", function()
   turn_before = nil
   local done = pi.future()
   pending = done
-  local after, err = pi.checkpoint.snapshot({ note = "after turn", max_file_size = store_opts.max_file_size })
+  local after, err = pi.checkpoint.snapshot({ note = "after turn", max_file_size = store_opts.max_file_size, max_files = store_opts.max_files })
   if after and after.id ~= before.id then
     local skipped = {}
     for _, s in ipairs(after.skipped) do skipped[#skipped + 1] = s.path .. " (" .. s.reason .. ")" end
@@ -346,7 +350,7 @@ function sub.restore(args, io)
   local ev = pi.emit("before_restore", { target = id, expected = expected, reason = "command" })
   if ev.cancel then io.eprint("pi checkpoints: restore cancelled by " .. tostring(ev.script)) return 1 end
   local res, err, partial = pi.checkpoint.restore(id, { expected = expected, force = force, dry_run = dry,
-    note = "pi checkpoints restore", max_file_size = store_opts.max_file_size })
+    note = "pi checkpoints restore", max_file_size = store_opts.max_file_size, max_files = store_opts.max_files })
   if not res then
     if partial and #partial.conflicts > 0 then
       io.eprint("pi checkpoints: refused: these files changed since the newest snapshot and would be overwritten (--force overwrites):")
