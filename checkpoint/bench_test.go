@@ -44,6 +44,9 @@ func BenchmarkSnapshot10k(b *testing.B) {
 			}
 			b.ReportMetric(float64(snap.Added), "store-bytes/op")
 			b.ReportMetric(float64(snap.Read), "files-read/op")
+			if info, err := os.Stat(s.indexPath()); err == nil {
+				b.ReportMetric(float64(info.Size()), "index-bytes")
+			}
 		}
 	})
 	s, _ := Open(b.TempDir(), root, Options{})
