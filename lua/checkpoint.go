@@ -55,7 +55,9 @@ func (v *vm) checkpointSnapshot(L *lua.LState) int {
 	}
 	return v.await(L, func(ctx context.Context) func(*lua.LState) []lua.LValue {
 		t0 := time.Now()
-		snap, err := s.Snapshot(ctx, note)
+		// Not cancelled with the call: a first snapshot that outlasts a hook's deadline
+		// finishes in the background and leaves its index, so the next one is incremental.
+		snap, err := s.Snapshot(context.WithoutCancel(ctx), note)
 		if err != nil {
 			return errorResult(err)
 		}
