@@ -69,6 +69,8 @@ func commands() []command {
 			usage: `  pi trust [folder], pi untrust [folder]  let a project's .pi/init.lua run, or not (default: here)`},
 		{words: []string{"install", "remove", "uninstall", "update", "list"}, ownArgs: true, run: runPackageCommand,
 			usage: `  pi install [-l] <git URL | folder>[@ref], pi remove|update|list [-l]  pi packages of scripts`},
+		{words: []string{"checkpoints"}, ownArgs: true, run: runScriptSubcommand, // scriptcommand.go
+			usage: `  pi checkpoints list|diff|restore [...]  the project's file snapshots (pi checkpoints help)`},
 		{words: []string{"version"}, run: func(_ context.Context, c invocation) int {
 			fmt.Fprintln(c.stdout, versionText())
 			return 0

@@ -54,8 +54,11 @@ var allowedImports = map[string][]string{
 	// settings and writes pi.toml atomically.
 	"config": {"provider", "provider/anthropic", "provider/ollama", "provider/openai",
 		"internal/atomicfile", "internal/proc", "internal/sandbox", "internal/secrets"},
+	// pi.checkpoint hands the hashing and copying of the project's files to checkpoint.
 	"lua": {"provider", "tools", "internal/atomicfile", "internal/proc", "internal/realpath",
-		"lua/internal/luapattern"},
+		"lua/internal/luapattern", "checkpoint"},
+	// The snapshot store walks the project as git sees it, and never runs git.
+	"checkpoint": {"internal/gitwalk"},
 	// eval names the adapters' APIs in its report and counts calls recovered from text; the
 	// agent comes from main as a function.
 	"eval": {"provider", "provider/anthropic", "provider/ollama", "provider/openai",

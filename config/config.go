@@ -57,6 +57,8 @@ type Config struct {
 
 	MCP       MCPConfig       `toml:"mcp"`
 	Subagents SubagentsConfig `toml:"subagents"`
+	// Checkpoints configures the bundled checkpoints script (checkpoints.go).
+	Checkpoints CheckpointsConfig `toml:"checkpoints"`
 	// ProjectIgnored lists the keys of the project's pi.toml that were not applied because
 	// its directory is not trusted (see Load).
 	ProjectIgnored []string `toml:"-"`
@@ -294,6 +296,7 @@ func (c *Config) mergeFile(path string, project, untrusted bool) error {
 	}
 	c.mergeMCP(path, &file.MCP, project)
 	c.mergeSubagents(&file)
+	c.mergeCheckpoints(&file)
 	return nil
 }
 
@@ -421,6 +424,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if _, err := c.KeyBindings(); err != nil {
+		return err
+	}
+	if err := c.Checkpoints.validate(); err != nil {
 		return err
 	}
 	if err := c.Sandbox.Validate(); err != nil {

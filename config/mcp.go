@@ -63,8 +63,12 @@ func (c *Config) HasProjectMCPServers() bool {
 
 // ScriptConfig is what pi.config(name) gives a script: the [extensions.<name>] table, except
 // for the bundled mcp script, which gets the [mcp] table as {servers = {NAME = {command,
-// args, env, cwd, url, headers, enabled, tools, timeout, eager, project}}}.
+// args, env, cwd, url, headers, enabled, tools, timeout, eager, project}}}, and the bundled
+// checkpoints script, which gets [checkpoints] with its defaults filled in.
 func (c *Config) ScriptConfig(name string) map[string]any {
+	if name == "checkpoints" {
+		return c.Checkpoints.table()
+	}
 	if name != "mcp" {
 		t, _ := c.Section("extensions")[name].(map[string]any)
 		return t

@@ -24,7 +24,7 @@ func Events() []string {
 }
 
 func knownEvent(name string) bool {
-	for _, e := range append(append(Events(), moreEvents()...), loopEvents()...) {
+	for _, e := range append(append(append(Events(), moreEvents()...), loopEvents()...), scriptEvents()...) {
 		if e == name {
 			return true
 		}
@@ -49,11 +49,14 @@ func (v *vm) piModule() *lua.LTable {
 		"parse_frontmatter": v.parseFrontmatter, "array": v.arrayFn,
 		"permissions": v.permissions, "ask_permission": v.askPermission,
 		"spawn": v.spawn, "http": v.httpFn, "future": v.futureFn, "json_encode": v.jsonEncode, "json_decode": v.jsonDecode,
-		"unregister_tool": v.unregisterTool, "project_trusted": v.projectTrustedFn,
+		"unregister_tool": v.unregisterTool, "register_subcommand": v.registerSubcommand, "emit": v.emitFn, "project_trusted": v.projectTrustedFn,
 	} {
 		m.RawSetString(name, L.NewFunction(fn))
 	}
 	m.RawSetString("subagent", v.subagentModule())
+	m.RawSetString("checkpoint", v.checkpointModule())
+	m.RawSetString("session_leaf", L.NewFunction(v.sessionLeaf))
+	m.RawSetString("session_entries", L.NewFunction(v.sessionEntries))
 	for _, more := range []map[string]lua.LGFunction{sessionFuncs(v), uiFuncs(v), extFuncs(v), providerFuncs(v)} {
 		for name, fn := range more {
 			m.RawSetString(name, L.NewFunction(fn))

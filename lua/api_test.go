@@ -429,12 +429,12 @@ func TestBundledOverrideAndDisable(t *testing.T) {
 	}
 	e2 := newEnv(t)
 	e2.write(t, ".pi/prompts/x.md", "X $1")
-	e2.opts.Disabled = []string{"templates"}
+	e2.opts.Disabled = []string{"templates", "checkpoints"}
 	r2 := e2.start(t, "")
 	if got := r2.Input(ctxT(t), "/x 1", nil, "interactive").Text; got != "/x 1" {
 		t.Errorf("disabled: %q", got)
 	}
-	if !reflect.DeepEqual(BundledScripts(), []string{"mcp", "permissions", "skills", "subagents", "templates"}) {
+	if !reflect.DeepEqual(BundledScripts(), []string{"checkpoints", "mcp", "permissions", "skills", "subagents", "templates"}) {
 		t.Errorf("bundled: %v", BundledScripts())
 	}
 }

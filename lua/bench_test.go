@@ -111,3 +111,59 @@ func TestStartupTime(t *testing.T) {
 	r.Close()
 	t.Logf("first New with the bundled scripts: returned after %v, ready after %v wall, %v CPU", returned, wall, cpuUsed)
 }
+
+// BenchmarkCheckpointsScript is what the bundled checkpoints script adds where no file
+// changes: loading it (New with it against New without), and a turn whose one tool call is
+// read-only (the events it listens to, the tool_call hook that looks and returns), which
+// takes no snapshot. go test -run '^$' -bench CheckpointsScript ./lua
+func BenchmarkCheckpointsScript(b *testing.B) {
+	for _, load := range []string{"off", "empty", "on"} {
+		b.Run("load/checkpoints="+load, func(b *testing.B) {
+			e := benchEnv(b)
+			switch load {
+			case "off":
+				e.opts.Disabled = []string{"checkpoints"}
+			case "empty": // an empty replacement: what any script costs (the state and the pi module)
+				writeFile(b, filepath.Join(e.home, "lua", "checkpoints.lua"), "")
+			}
+			ctx := context.Background()
+			start := cputime.Used()
+			for b.Loop() {
+				r, err := New(ctx, e.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.Ready(ctx); err != nil {
+					b.Fatal(err)
+				}
+				r.Close()
+			}
+			reportCPU(b, start)
+		})
+	}
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("read-only-turn/checkpoints=%v", on), func(b *testing.B) {
+			e := benchEnv(b)
+			if !on {
+				e.opts.Disabled = []string{"checkpoints"}
+			}
+			ctx := context.Background()
+			r, err := New(ctx, e.opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			r.Ready(ctx)
+			start := cputime.Used()
+			for b.Loop() {
+				r.Emit(ctx, "agent_start", map[string]any{})
+				r.Emit(ctx, "turn_start", map[string]any{"turn_index": 0})
+				r.CheckToolCall(ctx, ToolCallEvent{Name: "read", ID: "c1", Args: map[string]any{"path": "notes.txt"}, ReadOnly: true})
+				r.Emit(ctx, "turn_end", map[string]any{"turn_index": 0})
+				r.Emit(ctx, "agent_end", map[string]any{})
+				r.Flush(ctx)
+			}
+			reportCPU(b, start)
+		})
+	}
+}

@@ -2,14 +2,16 @@
 // that scripts program against, the dispatch of pi's extension events to Lua handlers, Lua tools
 // and slash commands, the load order of scripts (bundled, $PI_HOME/init.lua, the project's
 // .pi/init.lua), project trust ($PI_HOME/trust.json), and the bundled scripts themselves
-// (the permission policy, skills, prompt templates, the MCP bridge and the Agent tools, written
+// (the permission policy, skills, prompt templates, the MCP bridge, the Agent tools and the
+// checkpoints of the project's files, written
 // in Lua on the public API and embedded with go:embed; mcp.lua loads only when pi.toml names an
 // MCP server, subagents.lua only when the Agent tools are on, and the others only when they
 // have work: permissions.lua with a policy to enforce, skills.lua and templates.lua where a
 // folder of theirs exists or another script could hand them paths; see idle.go).
 //
-// It may import provider, tools and internal/proc (which runs pi.exec's and pi.spawn's
-// processes), and nothing else of this module (its tests also use internal/mcptest and internal/chattest). It must not append to the transcript, call a model, or draw on the
+// It may import provider, tools, internal/proc (which runs pi.exec's and pi.spawn's
+// processes) and checkpoint (pi.checkpoint's snapshots of the project's files), and nothing
+// else of this module (its tests also use internal/mcptest and internal/chattest). It must not append to the transcript, call a model, or draw on the
 // terminal itself: everything that needs the agent, the model or the user goes through the Host
 // functions that main supplies, so the same scripts run in the TUI, in print/JSON mode and
 // under RPC.

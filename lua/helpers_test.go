@@ -28,7 +28,9 @@ func newEnv(t testing.TB) *env {
 		}
 	}
 	t.Setenv("HOME", root) // ~/.agents/skills must not reach the real home
-	e.opts = Options{PiHome: e.home, Cwd: e.cwd, Trust: true}
+	// The checkpoints script adds commands and handlers that most tests do not expect; the
+	// tests of checkpoints turn it back on.
+	e.opts = Options{PiHome: e.home, Cwd: e.cwd, Trust: true, Disabled: []string{"checkpoints"}}
 	e.opts.Host.Notify = func(msg, level string) {
 		e.mu.Lock()
 		e.notes = append(e.notes, Notice{Level: level, Message: msg})

@@ -199,6 +199,12 @@ function pi.register_command(def) end
 ---@field old_leaf_id string
 ---@field new_leaf_id string
 
+---@class pi.RestoreEvent
+---@field target string the snapshot the files are to become
+---@field expected? string the snapshot they should be now (where the session left them)
+---@field reason string undo, redo, tree, fork, command
+---@field changes? pi.CheckpointChange[] restore: what changed
+
 ---@class pi.ProviderRequestEvent
 ---@field payload table the JSON body about to be sent
 
@@ -264,6 +270,8 @@ function pi.register_command(def) end
 ---@overload fun(event: "thinking_level_select", fn: fun(ev: pi.ThinkingLevelSelectEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "session_before_switch"|"session_before_fork"|"session_before_tree", fn: fun(ev: pi.SessionBeforeEvent): {cancel: boolean}?, opts?: pi.OnOptions)
 ---@overload fun(event: "session_tree", fn: fun(ev: pi.SessionTreeEvent), opts?: pi.OnOptions)
+---@overload fun(event: "before_restore", fn: fun(ev: pi.RestoreEvent): {cancel: boolean, reason?: string}?, opts?: pi.OnOptions)
+---@overload fun(event: "restore", fn: fun(ev: pi.RestoreEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "before_provider_request", fn: fun(ev: pi.ProviderRequestEvent): table?, opts?: pi.OnOptions)
 ---@overload fun(event: "after_provider_response", fn: fun(ev: pi.ProviderResponseEvent), opts?: pi.OnOptions)
 ---@overload fun(event: "user_bash", fn: fun(ev: pi.UserBashEvent): pi.UserBashResult?, opts?: pi.OnOptions)
@@ -566,6 +574,110 @@ function pi.complete(prompt, opts) end
 ---@field depth integer 1 for a child of a top-level session
 ---@field nesting boolean whether this child may start children
 ---@field max_depth integer the deepest a child of this tree may be ([subagents] max_depth of the top-level session)
+
+-- ── checkpoints: snapshots of the project's files ────────────────────────────────────────
+-- A store under $PI_HOME/checkpoints/ (never the project, never its .git); .gitignore is
+-- followed; files over max_file_size (default 10 MiB) are listed as skipped.
+
+---@class pi.CheckpointOptions
+---@field note? string kept in the store's log
+---@field max_file_size? integer bytes
+---@field max_files? integer paths a snapshot may hold (default 200000): more is an error
+
+---@class pi.Snapshot
+---@field id string equal ids mean equal files
+---@field files integer
+---@field read integer files read (the others were vouched for by size and time)
+---@field added integer bytes the store grew by
+---@field skipped {path: string, size: integer, reason: string}[]
+---@field ms number
+
+---@class pi.CheckpointChange
+---@field path string
+---@field op "added"|"deleted"|"modified"
+---@field kind "file"|"symlink"|"dir"
+---@field added integer lines
+---@field removed integer lines
+---@field binary boolean
+
+---@class pi.RestoreOptions: pi.CheckpointOptions
+---@field expected? string the snapshot the files should match now: other changes to paths the restore touches are conflicts
+---@field force? boolean overwrite conflicts
+---@field dry_run? boolean change nothing
+
+---@class pi.RestoreResult
+---@field before string the snapshot of the files just before
+---@field changes pi.CheckpointChange[]
+---@field conflicts pi.CheckpointChange[]
+
+pi.checkpoint = {}
+
+---@param opts? pi.CheckpointOptions
+---@return pi.Snapshot|nil
+---@return string? err
+function pi.checkpoint.snapshot(opts) end
+
+--- What changed from snapshot from to snapshot to (default: the files now).
+---@param from string
+---@param to? string
+---@return pi.CheckpointChange[]|nil
+---@return string? err
+function pi.checkpoint.diff(from, to) end
+
+--- Set the files to snapshot id. A conflict not forced changes nothing and returns nil, the message and the result with its conflicts.
+---@param id string
+---@param opts? pi.RestoreOptions
+---@return pi.RestoreResult|nil
+---@return string? err
+---@return pi.RestoreResult? partial
+function pi.checkpoint.restore(id, opts) end
+
+--- Every session's snapshots of this project, oldest first.
+---@return {id: string, time: number, note: string}[]|nil
+---@return string? err
+function pi.checkpoint.list() end
+
+---@param opts? {max_age_days?: number, max_bytes?: integer}
+---@return {snapshots: integer, objects: integer, freed: integer, left: integer}|nil
+---@return string? err
+function pi.checkpoint.prune(opts) end
+
+--- The full id of a snapshot from a prefix (at least 4 hex digits).
+---@param prefix string
+---@return string|nil id
+---@return string? err
+function pi.checkpoint.resolve(prefix) end
+
+---@class pi.SessionEntry
+---@field id string
+---@field parent_id string "" for a root
+---@field type string message, custom, custom_message, label, …
+---@field role? string message
+---@field custom_type? string
+---@field data? any custom
+
+--- The path from the root to leaf (default the current leaf), or every entry with all = true; custom_type keeps only custom entries of that type. Empty with no session.
+---@param opts? {leaf?: string, all?: boolean, custom_type?: string}
+---@return pi.SessionEntry[]
+function pi.session_entries(opts) end
+
+--- The current leaf's id, or nil.
+---@return string|nil
+function pi.session_leaf() end
+
+--- Raise one of the scripts' own events (before_restore, restore): its handlers run in order; the first that returns {cancel = true} stops the rest.
+---@param event "before_restore"|"restore"
+---@param payload? table
+---@return {cancel: boolean, reason?: string, script?: string}
+function pi.emit(event, payload) end
+
+---@class pi.SubcommandIO
+---@field print fun(...: any) a line to stdout
+---@field eprint fun(...: any) a line to stderr
+
+--- A `pi <word>` on the command line for words pi's command table hands to scripts (checkpoints). run returns the exit status (nil: 0).
+---@param def {name: string, description?: string, run: fun(args: string[], io: pi.SubcommandIO): integer?}
+function pi.register_subcommand(def) end
 
 pi.subagent = {}
 

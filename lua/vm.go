@@ -19,6 +19,7 @@ type vm struct {
 	handlers map[string][]handler
 	toolFns  map[string]*lua.LFunction
 	cmdFns   map[string]commandFns
+	subcmds  map[string]subcommandDef // pi.register_subcommand (subcommand.go)
 	tools    []*luaTool
 	commands map[string]Command
 	ext      extState              // flags and shortcuts (ext.go)
@@ -63,7 +64,7 @@ func stateOptions() lua.Options {
 
 func newVM(r *Runtime) *vm {
 	v := &vm{r: r, L: lua.NewState(stateOptions()), handlers: map[string][]handler{},
-		toolFns: map[string]*lua.LFunction{}, cmdFns: map[string]commandFns{}, commands: map[string]Command{}, tasks: map[*lua.LState]*task{},
+		toolFns: map[string]*lua.LFunction{}, cmdFns: map[string]commandFns{}, subcmds: map[string]subcommandDef{}, commands: map[string]Command{}, tasks: map[*lua.LState]*task{},
 		live: new(atomic.Int64), procs: map[*spawned]struct{}{}}
 	v.ctx, v.stop = context.WithCancel(context.Background())
 	v.openSafeLibs()
