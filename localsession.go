@@ -225,6 +225,17 @@ func (l localSession) Shortcuts(context.Context) ([]tui.Shortcut, error) {
 	return out, nil
 }
 
+func (l localSession) Import(ctx context.Context, path string) (termui.Switch, int, error) {
+	skipped, err := l.h().Import(ctx, path)
+	sw, err := l.switched(err)
+	return sw, skipped, err
+}
+
+// DebugReport is this pi's version and the live session's report.
+func (l localSession) DebugReport(context.Context) (string, error) {
+	return "## pi\n\n" + versionText() + "\n\n" + l.h().DebugReport(), nil
+}
+
 // Hold shows the screen working, so that Escape reaches OnAbort, unless a run does already.
 func (l localSession) Hold() func() {
 	if l.h().Busy() {

@@ -254,6 +254,7 @@ type dialogStep struct {
 // /trust's want is what both say; locally it asks, attached it says pi serve decides.
 func sameCommands() []sameCommand {
 	esc := func(title string) []dialogStep { return []dialogStep{{see: title, keys: []string{"Escape"}}} }
+	claude, _ := filepath.Abs(filepath.Join("testdata", "sessions", "claude-code.jsonl"))
 	return []sameCommand{
 		{"/hotkeys", nil, "ctrl+l", ""},
 		{"/session", nil, "messages (", ""},
@@ -270,7 +271,10 @@ func sameCommands() []sameCommand {
 		{"/reload", nil, "scripts reloaded", ""},
 		{"/trust", []dialogStep{{see: ".pi/init.lua", onlyIf: "trusted now:", keys: []string{"Escape"}}}, "", "trusted now:"}, // locally a question, attached a note
 		{"/compact", nil, "compacted:", ""},
+		{"/changelog", nil, "What changed in pi", ""},
+		{"/debug", nil, "it holds the whole conversation", ""},
 		{"/clone", nil, "cloned session:", ""},
+		{"/import " + claude, nil, "imported claude-code.jsonl as session", ""},
 		{"/new", nil, "new session:", ""},
 		{"/resume", esc("Resume which session?"), "", "Resume which session?"},
 	}

@@ -51,6 +51,11 @@ func commandTable() map[string]rpcHandler {
 			return slashCommands(s.h.SlashCommands()), nil
 		},
 		"get_tree":      cmdGetTree,
+		// pi's own: /import and /debug of pi attach.
+		"import_session": cmdImportSession,
+		"debug_report": func(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
+			return rpcwire.DebugReport{Report: "## pi (the session's)\n\n" + versionText() + "\n\n" + s.h.DebugReport()}, nil
+		},
 		"navigate_tree": cmdNavigateTree,
 		"set_label":     cmdSetLabel,
 		// pi's own, for pi attach: the /scoped-models of the terminal UI, and whether a /tree
@@ -345,4 +350,14 @@ func shortcuts(keys []lua.Shortcut) rpcwire.Shortcuts {
 		out.Shortcuts[i] = rpcwire.Shortcut{Key: k.Key, Description: k.Description, Source: k.Source}
 	}
 	return out
+}
+
+// cmdImportSession is import_session{sessionPath}: a pi or Claude Code session file opened as a
+// new session, which this one continues in (pi's own, for /import under pi attach).
+func cmdImportSession(ctx context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
+	if c.SessionPath == "" {
+		return nil, errors.New(`import_session needs "sessionPath"`)
+	}
+	skipped, err := s.h.Import(ctx, c.SessionPath)
+	return rpcwire.Import{Skipped: skipped}, err
 }

@@ -304,3 +304,57 @@ func (h *Session) TrustUndecided() bool { return trustUndecided(h) }
 func (h *Session) SetTrust(ctx context.Context, trusted bool) (string, error) {
 	return setTrust(ctx, h, trusted)
 }
+
+// Import opens the pi or Claude Code session file at path as a new session of this folder and
+// continues there; skipped counts the lines of a Claude Code file it could not use.
+func (h *Session) Import(ctx context.Context, path string) (skipped int, err error) {
+	dir := session.Dir(h.piHome, h.cwd)
+	if p := h.rec.session().Path(); p != "" && h.store == nil {
+		dir = filepath.Dir(p)
+	}
+	s, skipped, err := session.Import(ctx, path, dir, h.cwd)
+	if err != nil {
+		return skipped, err
+	}
+	return skipped, h.replaceSession(s, "resume")
+}
+
+// DebugReport is the session's part of /debug: where it is, the model, the sizes of what the
+// next request sends, the configuration and every message, with key values redacted.
+func (h *Session) DebugReport() string {
+	st, req := h.State(), h.agent.RequestPrefix()
+	var b strings.Builder
+	fmt.Fprintf(&b, "## The session\n\nid %s\nfile %s\nfolder %s\nmodel %s (window %d), thinking %s\n\n",
+		st.SessionID, st.SessionFile, h.cwd, st.Model.Label(), st.Model.ContextWindow, st.Thinking)
+	tools, _ := json.Marshal(req.Tools)
+	msgs, _ := json.Marshal(req.Messages)
+	fmt.Fprintf(&b, "## The next request\n\nsystem prompt %d bytes, %d tools in %d bytes, %d messages in %d bytes, "+
+		"about %d tokens of context as the last reply counted\n\n", len(req.SystemPrompt), len(req.Tools), len(tools),
+		len(req.Messages), len(msgs), provider.ContextTokens(h.agent.MessagesView()))
+	cfg, _ := json.MarshalIndent(headersRedacted(h.cfg), "", "  ")
+	fmt.Fprintf(&b, "## The configuration (files: %s)\n\n%s\n\n## The messages\n\n", strings.Join(h.cfg.Files, ", "), cfg)
+	for _, m := range h.agent.MessagesView() {
+		line, _ := json.Marshal(m)
+		b.Write(append(line, '\n'))
+	}
+	report, _ := h.cfg.SecretPolicy().Redact(b.String())
+	return report
+}
+
+// headersRedacted is cfg with the values of the providers' extra headers left out: a token
+// written literally in pi.toml is no key the secret policy knows.
+func headersRedacted(cfg *config.Config) *config.Config {
+	shown := *cfg
+	shown.Providers = map[string]*config.ProviderConfig{}
+	for name, p := range cfg.Providers {
+		c := *p
+		if len(c.Headers) > 0 {
+			c.Headers = map[string]string{}
+			for k := range p.Headers {
+				c.Headers[k] = "[redacted]"
+			}
+		}
+		shown.Providers[name] = &c
+	}
+	return &shown
+}

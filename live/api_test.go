@@ -1,6 +1,7 @@
 package live
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,5 +53,41 @@ func TestOpsStatsNameAndExport(t *testing.T) {
 	}
 	if strings.Contains(string(page), "<script>") {
 		t.Error("export contains an unescaped <script>")
+	}
+}
+
+// /debug's report holds the conversation and the configuration, never a header's token; /import
+// continues in a new session holding the imported messages.
+func TestDebugReportAndImport(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	toml := "[providers.remote]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nheaders = {Authorization = \"Bearer sk-very-secret\"}\n"
+	if err := os.WriteFile(filepath.Join(home, "pi.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), Options{PiHome: home, Cwd: cwd, Provider: faux.New(faux.Text("the answer")),
+		ProviderModel: provider.Model{ID: "m1", Provider: "faux", API: "faux"}, Session: session.Choice{Dir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.Send(context.Background(), Input{Text: "the question", Source: SourceRPC}); err != nil {
+		t.Fatal(err)
+	}
+	report := h.DebugReport()
+	for _, want := range []string{"the question", "the answer", "faux/m1", "## The next request", "Authorization", "[redacted]"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if strings.Contains(report, "sk-very-secret") {
+		t.Error("the report holds a header's token")
+	}
+	before := h.State().SessionID
+	skipped, err := h.Import(context.Background(), "../testdata/sessions/claude-code.jsonl")
+	if err != nil || skipped != 1 {
+		t.Fatalf("Import: %d skipped, %v", skipped, err)
+	}
+	if h.State().SessionID == before || h.State().MessageCount != 5 {
+		t.Errorf("after /import: session %s (was %s), %d messages; want a new one with 5", h.State().SessionID, before, h.State().MessageCount)
 	}
 }

@@ -363,3 +363,18 @@ func (v *view) Refresh(context.Context) {
 	v.mu.Unlock()
 	v.ui.SetFooter(foot)
 }
+
+// Import opens a session file of the server's machine as a new served session (pi's own
+// import_session), which this screen then shows.
+func (v *view) Import(_ context.Context, path string) (termui.Switch, int, error) {
+	var data rpcwire.Import
+	_, err := v.rpc(rpcwire.Command{Type: "import_session", SessionPath: path}, &data)
+	return termui.Switch{ID: v.session()}, data.Skipped, err
+}
+
+// DebugReport is the served session's report (debug_report), after this screen's side.
+func (v *view) DebugReport(context.Context) (string, error) {
+	var data rpcwire.DebugReport
+	_, err := v.rpc(rpcwire.Command{Type: "debug_report"}, &data)
+	return "## pi attach\n\nsession " + v.session() + "\n\n" + data.Report, err
+}

@@ -142,3 +142,13 @@ type Shortcut struct {
 type Messages struct {
 	Messages []provider.Message `json:"messages"`
 }
+
+// Import is import_session's data: how many lines of the file could not be used.
+type Import struct {
+	Skipped int `json:"skipped"`
+}
+
+// DebugReport is debug_report's data: the session's part of /debug.
+type DebugReport struct {
+	Report string `json:"report"`
+}

@@ -65,6 +65,9 @@ func builtins() []builtin {
 		{tui.Command{Name: "copy", Description: "copy the last reply to the clipboard"}, (*Controller).copyLast},
 		{tui.Command{Name: "reload", Description: "load the Lua scripts again"}, (*Controller).reload},
 		{tui.Command{Name: "trust", Description: "let this project's .pi/init.lua run, or not", ArgHint: "[on|off]"}, (*Controller).trust},
+		{tui.Command{Name: "import", Description: "open a pi or Claude Code session file as a new session", ArgHint: "<file.jsonl>"}, (*Controller).importSession},
+		{tui.Command{Name: "debug", Description: "write what a bug report needs (the screen, the conversation) to a file"}, (*Controller).debug},
+		{tui.Command{Name: "changelog", Description: "what changed in this version"}, (*Controller).changelog},
 		{tui.Command{Name: "hotkeys", Description: "show the keys"}, func(c *Controller, _ string) { c.ui.Notify(tui.LevelInfo, c.keys.Help()+c.ui.ShortcutHelp()) }},
 		{tui.Command{Name: "quit", Description: "leave pi"}, func(c *Controller, _ string) { c.sess.Quit() }},
 	}

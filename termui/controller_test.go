@@ -50,7 +50,7 @@ type commandCase struct {
 func runCommands(t *testing.T, cases []commandCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fake{}
+			f := &fake{notes: Notes{SettingsFile: filepath.Join(t.TempDir(), "pi.toml")}} // /debug writes beside it
 			if tc.setup != nil {
 				tc.setup(f)
 			}
@@ -161,6 +161,13 @@ func TestOtherCommands(t *testing.T) {
 		{"trust question cancelled", "trust", "", nil, []step{{wait: "trusted now", keys: esc}}, nil, []string{"SetTrust"}, ""},
 		{"trust garbled", "trust", "maybe", nil, nil, nil, []string{"SetTrust"}, "/trust takes on or off"},
 		{"hotkeys", "hotkeys", "", nil, nil, nil, nil, "ctrl+l"},
+		{"import", "import", " /x/cc.jsonl ", nil, nil, []string{"Import /x/cc.jsonl", "ShowSession"}, nil, "2 lines of /x/cc.jsonl could not be read"},
+		{"import without a file", "import", "", nil, nil, nil, []string{"Import"}, "/import takes a session file"},
+		{"import fails", "import", "x.jsonl", func(f *fake) { f.failing = map[string]error{"Import": errBoom} }, nil, nil, []string{"ShowSession"}, errBoom.Error()},
+		{"debug", "debug", "", nil, nil, []string{"DebugReport"}, nil, "it holds the whole conversation"},
+		{"debug where it cannot write", "debug", "", func(f *fake) { f.notes.SettingsFile = "/proc/no/such/pi.toml" }, nil, []string{"DebugReport"}, nil, "/debug: "},
+		{"debug fails", "debug", "", func(f *fake) { f.failing = map[string]error{"DebugReport": errBoom} }, nil, nil, nil, errBoom.Error()},
+		{"changelog", "changelog", "", nil, nil, nil, nil, "What changed in pi"},
 		{"quit", "quit", "", nil, nil, []string{"Quit"}, nil, ""},
 		{"exit", "exit", "", nil, nil, []string{"Quit"}, nil, ""},
 		{"detach where it leaves", "detach", "", func(f *fake) { f.notes.Exit = "detach" }, nil, []string{"Quit"}, nil, ""},

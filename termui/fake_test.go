@@ -128,6 +128,12 @@ func (f *fake) Stats(context.Context) (session.Stats, error) {
 	return session.Stats{SessionID: "s1", SessionFile: "/s.jsonl", TotalMessages: 4, UserMessages: 2, AssistantMessages: 2,
 		Tokens: session.StatsTokens{Input: 120, Output: 30}, Cost: 0.5}, f.record("Stats")
 }
+func (f *fake) Import(_ context.Context, p string) (Switch, int, error) {
+	return Switch{ID: "imported-1"}, 2, f.record("Import", p)
+}
+func (f *fake) DebugReport(context.Context) (string, error) {
+	return "## The session\nmodel faux/m", f.record("DebugReport")
+}
 func (f *fake) Export(_ context.Context, p string) (string, error) {
 	return "/out/" + p, f.record("Export", p)
 }

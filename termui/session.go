@@ -78,6 +78,13 @@ type Session interface {
 	Commands(ctx context.Context) ([]Command, error)
 	Shortcuts(ctx context.Context) ([]tui.Shortcut, error)
 
+	// Import opens a pi or Claude Code session file (on the session's machine) as a new
+	// session here; skipped counts the lines it could not use.
+	Import(ctx context.Context, path string) (sw Switch, skipped int, err error)
+	// DebugReport is what a bug report needs of the session: versions, the configuration with
+	// keys redacted, the last request's sizes and every message.
+	DebugReport(ctx context.Context) (string, error)
+
 	// Hold shows the screen working while the controller runs something Escape must reach
 	// (a !cmd, a compaction, a branch summary); release ends it.
 	Hold() (release func())

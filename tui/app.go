@@ -515,3 +515,15 @@ func (a *App) Err() error {
 	defer a.mu.Unlock()
 	return a.err
 }
+
+// ScreenLines are the lines of the last frame drawn (what of the transcript is still live,
+// the editor, the status and the footer), without their colours: /debug writes them.
+func (a *App) ScreenLines() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]string, len(a.frameLines))
+	for i, l := range a.frameLines {
+		out[i] = sanitize(l)
+	}
+	return out
+}
