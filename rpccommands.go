@@ -50,7 +50,7 @@ func commandTable() map[string]rpcHandler {
 		"get_commands": func(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 			return slashCommands(s.h.SlashCommands()), nil
 		},
-		"get_tree":      cmdGetTree,
+		"get_tree": cmdGetTree,
 		// pi's own: /import and /debug of pi attach.
 		"import_session": cmdImportSession,
 		"debug_report": func(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
