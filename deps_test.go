@@ -22,7 +22,7 @@ var allowedImports = map[string][]string{
 	// Leaves: they import nothing of ours but everyMayImport.
 	"internal/atomicfile": nil, "internal/cbor": nil, "internal/chattest": nil,
 	"internal/cputime": nil, "internal/gitwalk": nil, "internal/mcptest": nil, "internal/mdext": nil, "internal/codelang": nil,
-	"internal/ollamatest": nil, "internal/proc": nil,
+	"internal/ollamatest": nil, "internal/proc": nil, "internal/changelog": nil,
 	// Helpers for tests only (as net/http/httptest): fakes and readers both live/ and the root use.
 	"internal/pitest": {"provider", "provider/faux", "session"}, "internal/realpath": nil,
 	"internal/sandbox": nil, "internal/secrets": nil, "internal/testwait": nil, "extui": nil,
@@ -81,7 +81,7 @@ var allowedImports = map[string][]string{
 	"tui/settingsmenu": {"agent", "config", "tui"},
 	"tui/subagents":    {"agent", "provider", "session", "subagent", "tui"},
 	// The terminal UI's controller, over a Session the local and the attached sides implement.
-	"termui": {"config", "provider", "rpcwire", "session", "tui", "tui/settingsmenu"},
+	"termui": {"config", "internal/changelog", "provider", "rpcwire", "session", "tui", "tui/settingsmenu"},
 	// pi attach: the terminal UI's controller over the server's protocol and pi's RPC shapes.
 	"remote": {"config", "images", "provider", "rpcwire", "server", "session", "termui", "tui"},
 
