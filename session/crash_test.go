@@ -73,6 +73,9 @@ func TestCrashKill(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
+		if len(ids) == 1 { // only the user message returned: nothing is written before the first reply,
+			ids = nil // and a kill while that reply's append creates the file may leave the header alone
+		}
 		for _, id := range ids {
 			if _, err := s.Entry(id); err != nil {
 				t.Fatalf("round %d: entry %s reported written is missing (%d reported, %d loaded, warnings %v)",

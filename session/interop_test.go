@@ -186,7 +186,7 @@ func TestFastDecoderKnowsProviderFields(t *testing.T) {
 	want := map[string]string{
 		"Message": "Role Content StringContent API Provider Model ResponseID Usage StopReason ErrorMessage RetryAfter ToolCallID ToolName Details IsError Timestamp Extra",
 		"Block":   "Type Text TextSignature Thinking ThinkingSignature Redacted Data MimeType ID Name Arguments ThoughtSignature RawArguments",
-		"Usage":   "Input Output CacheRead CacheWrite TotalTokens Cost",
+		"Usage":   "Input Output CacheRead CacheWrite TotalTokens Cost Timings", // Timings is never written (json:"-")
 		"Cost":    "Input Output CacheRead CacheWrite Total",
 	}
 	for name, typ := range map[string]reflect.Type{"Message": reflect.TypeOf(provider.Message{}), "Block": reflect.TypeOf(provider.Block{}),
