@@ -2,7 +2,7 @@
 
 package main
 
-// frontdoor_test.go holds the black-box acceptance tests of pi's "front door": every input,
+// main_frontdoor_test.go holds the black-box acceptance tests of pi's "front door": every input,
 // whether it comes from the terminal UI, RPC mode, print mode (-p) or JSON mode, must take the
 // same way in — a script command runs; otherwise the input hooks (user `input` hooks, then the
 // bundled skill and prompt-template expansion) rewrite it; then it is sent as a prompt, or
