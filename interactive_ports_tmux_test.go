@@ -107,3 +107,46 @@ pi.on("user_bash", function(ev) if ev.command == "weather" then return {result =
 	}
 	m.quit()
 }
+
+// A Lua tool with render_shell = "self" draws its whole box in the real terminal UI: its own
+// lines show, pi's frame (the ✓ and the tool's name) does not; a default tool keeps the frame.
+func TestTmuxRenderShellSelf(t *testing.T) {
+	bin := buildPi(t)
+	dir := t.TempDir()
+	p := &fdProject{dir: dir, home: filepath.Join(dir, ".pihome"), sessions: filepath.Join(dir, "sessions"),
+		script: filepath.Join(dir, "script.json")}
+	os.MkdirAll(p.home, 0o755)
+	os.WriteFile(p.script, []byte(`[
+  {"content": [{"type": "toolCall", "id": "c1", "name": "checklist", "arguments": {}}]},
+  {"content": [{"type": "toolCall", "id": "c2", "name": "framed", "arguments": {}}]},
+  {"content": [{"type": "text", "text": "DONE-REPLY"}]}
+]`), 0o644)
+	script := filepath.Join(dir, "tools.lua")
+	os.WriteFile(script, []byte(`
+pi.register_tool{name = "checklist", description = "d", render_shell = "self",
+  render_call = function() return "CHECKLIST-SELF-CALL" end,
+  render_result = function() return "[x] first-item\n[ ] second-item" end,
+  execute = function() return "two items" end}
+pi.register_tool{name = "framed", description = "d",
+  render_result = function() return "FRAMED-RESULT" end,
+  execute = function() return "ok" end}
+`), 0o644)
+	m := startFDTmux(t, bin, p, "-e", script)
+	m.typeText("go")
+	m.keys("Enter")
+	if !m.sees("DONE-REPLY", 20*time.Second) {
+		t.Fatalf("no reply; pane:\n%s", m.screen())
+	}
+	screen := m.screen()
+	for _, want := range []string{"CHECKLIST-SELF-CALL", "[x] first-item", "[ ] second-item", "framed", "FRAMED-RESULT"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.Contains(line, "checklist") || strings.Contains(line, "│ [x] first-item") {
+			t.Errorf("the self-drawn tool got pi's frame: %q", line)
+		}
+	}
+	m.quit()
+}
