@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 
 	"pi/agent"
 	"pi/config"
@@ -16,7 +17,7 @@ import (
 
 // commandTable maps pi's command names to their handlers.
 func commandTable() map[string]rpcHandler {
-	return map[string]rpcHandler{
+	table := map[string]rpcHandler{
 		"prompt":                        cmdPrompt,
 		"steer":                         cmdQueue,
 		"follow_up":                     cmdQueue,
@@ -50,21 +51,30 @@ func commandTable() map[string]rpcHandler {
 		"get_commands": func(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 			return slashCommands(s.h.SlashCommands()), nil
 		},
-		"get_tree": cmdGetTree,
-		// pi's own: /import and /debug of pi attach.
-		"import_session": cmdImportSession,
+		"get_tree":      cmdGetTree,
+		"navigate_tree": cmdNavigateTree,
+		"set_label":     cmdSetLabel,
+	}
+	maps.Copy(table, ownCommands())
+	return table
+}
+
+// ownCommands are pi's own commands, beyond pi's protocol, for pi attach: the terminal UI's
+// commands that need the session itself.
+func ownCommands() map[string]rpcHandler {
+	return map[string]rpcHandler{
+		"import_session": cmdImportSession, // /import and /debug
+
 		"debug_report": func(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 			return rpcwire.DebugReport{Report: "## pi (the session's)\n\n" + versionText() + "\n\n" + s.h.DebugReport()}, nil
 		},
-		"navigate_tree": cmdNavigateTree,
-		"set_label":     cmdSetLabel,
-		// pi's own, for pi attach: the /scoped-models of the terminal UI, and whether a /tree
-		// move leaves messages behind (then a summary is offered).
+		// the /scoped-models of the terminal UI, and whether a /tree move leaves messages
+		// behind (then a summary is offered)
 		"scoped_models": cmdScopedModels,
 		"leaves_conversation": func(_ context.Context, s *rpcServer, c *rpcwire.Command) (any, error) {
 			return rpcwire.Leaves{Leaves: s.h.LeavesConversation(c.TargetID)}, nil
 		},
-		// pi's own, for pi attach: the scripts' shortcut keys, run on the session, and /reload.
+		// the scripts' shortcut keys, run on the session, and /reload
 		"get_shortcuts": func(_ context.Context, s *rpcServer, _ *rpcwire.Command) (any, error) {
 			return shortcuts(s.h.Shortcuts()), nil
 		},
