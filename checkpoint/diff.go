@@ -71,30 +71,32 @@ func (s *Store) diffTrees(from, to string) ([]Change, error) {
 	return out, nil
 }
 
+// treeFiles are the entries of one folder's tree (none for ""), by path under prefix.
+func (s *Store) treeFiles(hash, prefix string) (map[string]File, error) {
+	m := map[string]File{}
+	if hash == "" {
+		return m, nil
+	}
+	data, err := s.get("tree", hash)
+	if err != nil {
+		return nil, err
+	}
+	es, err := decodeTree(data)
+	for _, e := range es {
+		m[prefix+e.name] = File{Path: prefix + e.name, Kind: e.kind, Mode: e.mode, Hash: e.hash, Size: e.size}
+	}
+	return m, err
+}
+
 func (s *Store) diffTree(a, b, prefix string, out *[]Change) error {
 	if a == b {
 		return nil
 	}
-	side := func(hash string) (map[string]File, error) {
-		m := map[string]File{}
-		if hash == "" {
-			return m, nil
-		}
-		data, err := s.get("tree", hash)
-		if err != nil {
-			return nil, err
-		}
-		es, err := decodeTree(data)
-		for _, e := range es {
-			m[prefix+e.name] = File{Path: prefix + e.name, Kind: e.kind, Mode: e.mode, Hash: e.hash, Size: e.size}
-		}
-		return m, err
-	}
-	fa, err := side(a)
+	fa, err := s.treeFiles(a, prefix)
 	if err != nil {
 		return err
 	}
-	fb, err := side(b)
+	fb, err := s.treeFiles(b, prefix)
 	if err != nil {
 		return err
 	}
