@@ -144,7 +144,7 @@ func TestCommandList(t *testing.T) {
 		names[c.Name] = c.Description
 	}
 	if names["detach"] != f.notes.ExitDescription || names["new"] != f.notes.Descriptions["new"] || names["quit"] != "" ||
-		names["model"] != "pick the model" || len(names) != 18 {
+		names["model"] != "pick the model" || len(names) != 21 {
 		t.Errorf("builtins %v", names)
 	}
 	r.c.LoadCommands()
