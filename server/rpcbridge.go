@@ -139,12 +139,11 @@ func (b *bridge) readCommands(ctx context.Context, stdin io.Reader) {
 	sc := bufio.NewScanner(stdin)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for sc.Scan() {
-		var l rpcLine
-		if err := json.Unmarshal(sc.Bytes(), &l.Command); err != nil {
-			b.respond(nil, "parse", nil, fmt.Errorf("parsing the command: %w", err))
+		l, refusal, err := parseLine(append([]byte(nil), sc.Bytes()...))
+		if err != nil {
+			b.respond(refusal.ID, refusal.Command, nil, err)
 			continue
 		}
-		l.raw = append([]byte(nil), sc.Bytes()...)
 		b.answers.Add(1)
 		go func() {
 			defer b.answers.Done()
@@ -158,6 +157,27 @@ func (b *bridge) readCommands(ctx context.Context, stdin io.Reader) {
 			b.respond(l.ID, l.Type, data, err)
 		}()
 	}
+}
+
+// parseLine reads one command line, or says why it is none: under the line's type and id
+// when it has them (a field of the wrong kind), as RPC mode does, else as a parse error.
+func parseLine(line []byte) (rpcLine, rpcwire.Response, error) {
+	l := rpcLine{raw: line}
+	err := json.Unmarshal(line, &l.Command)
+	if err == nil {
+		return l, rpcwire.Response{}, nil
+	}
+	var head struct {
+		ID   json.RawMessage `json:"id"`
+		Type string          `json:"type"`
+	}
+	if json.Unmarshal(line, &head) != nil || head.Type == "" {
+		return l, rpcwire.Response{Command: "parse"}, fmt.Errorf("parsing the command: %w", err)
+	}
+	if string(head.ID) == "null" {
+		head.ID = nil
+	}
+	return l, rpcwire.Response{ID: head.ID, Command: head.Type}, fmt.Errorf("command %s: %w", head.Type, err)
 }
 
 func (b *bridge) respond(id json.RawMessage, command string, data any, err error) {

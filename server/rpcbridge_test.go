@@ -79,9 +79,15 @@ func TestBridgeAnswersInPiShapes(t *testing.T) {
 	if r := responseTo(t, sc, "c"); r.Success || r.Command != "compact" || r.Error == "" {
 		t.Errorf("compact without pi's commands: %+v", r)
 	}
-	send(`{"type":"get_state","id":"x","step":"not a number"}`)
-	if r := responseTo(t, sc, ""); r.Success || r.Command != "parse" {
-		t.Errorf("a malformed command: %+v", r)
+	send(`{"type":"cycle_model","id":"x","step":"not a number"}`)
+	if r := responseTo(t, sc, "x"); r.Success || r.Command != "cycle_model" || !strings.Contains(r.Error, "step") {
+		t.Errorf("a command with a field of the wrong kind: %+v", r)
+	}
+	for _, line := range []string{`{"id":"y","message":5}`, `not json`} {
+		send(line)
+		if r := responseTo(t, sc, ""); r.Success || r.Command != "parse" {
+			t.Errorf("%s: %+v", line, r)
+		}
 	}
 	in.Close()
 	select {
@@ -131,3 +137,28 @@ func jsonOf(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// Whatever line a client writes, the bridge reads a command or refuses it under a name; a
+// refusal names the line's type whenever the line has one.
+func FuzzBridgeParseLine(f *testing.F) {
+	for _, s := range []string{`{"type":"prompt","id":"p","message":"hi"}`, `{"type":"cycle_model","step":"x"}`,
+		`{"type":"prompt","images":[{"type":"image","data":1}]}`, `{"id":null,"type":7}`, `[]`, `nul`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		l, refusal, err := parseLine(line)
+		if err == nil {
+			if !json.Valid(line) {
+				t.Fatalf("%q read as %+v", line, l.Command)
+			}
+			return
+		}
+		var head struct{ Type any }
+		if refusal.Command == "" || json.Unmarshal(line, &head) == nil && head.Type != nil && head.Type != "" &&
+			isString(head.Type) && refusal.Command != head.Type {
+			t.Fatalf("%q refused as %+v: %v", line, refusal, err)
+		}
+	})
+}
+
+func isString(v any) bool { _, ok := v.(string); return ok }
