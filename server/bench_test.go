@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/internal/cbor"
 	"pi/internal/cputime"
 	"pi/provider"
 	"pi/provider/faux"
@@ -95,6 +96,39 @@ func BenchmarkStreamedChunk(b *testing.B) {
 				n += chunks
 			}
 			b.ReportMetric(float64(cputime.Used()-start)/float64(n), "cpu-ns/chunk")
+		})
+	}
+}
+
+// BenchmarkReadEvent is the time a typed client takes to read one decoded event: a
+// streamed delta and a snapshot of a 1,000-entry session
+// (go test -run - -bench ReadEvent -benchmem ./server).
+func BenchmarkReadEvent(b *testing.B) {
+	idx, delta := 0, "some words"
+	snap := &SessionSnapshot{ID: "s", Phase: "turn", Transcript: items(history(1000), map[string]bool{}), QueuedSteer: []Item{}}
+	for _, tc := range []struct {
+		name string
+		ev   *Event
+	}{
+		{"delta", &Event{Type: "session_progress", SessionID: "s", Progress: &Progress{Type: "assistant_delta",
+			MessageID: "m", ContentIndex: &idx, Kind: "text", Delta: &delta}}},
+		{"snapshot1000", &Event{Type: "session_snapshot", Snapshot: snap}},
+	} {
+		frame, err := cbor.Marshal(tc.ev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, err := cbor.Decode(frame, cbor.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := v.(map[string]any)
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ReadEvent(m); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -3,13 +3,12 @@ package server
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"pi/provider"
+	"pi/rpcwire"
 )
 
 // PrintOptions are `pi -p --connect`'s: the prompts go to a served session, one after the
@@ -35,12 +34,12 @@ func RunPrint(ctx context.Context, o PrintOptions, stdout, stderr io.Writer) int
 		return 1
 	}
 	defer c.Close()
-	snaps := make(chan map[string]any, 256)
+	snaps := make(chan *SessionSnapshot, 256)
 	go func() {
-		for ev := range c.Events() { // progress is not shown; snapshots come with the responses
-			if snap, _ := ev["snapshot"].(map[string]any); ev["type"] == "session_snapshot" {
+		for raw := range c.Events() { // progress is not shown; snapshots come with the responses
+			if ev, err := ReadEvent(raw); err == nil && ev.Session != nil {
 				select {
-				case snaps <- snap: // for a prompt with pictures, which pi_rpc answers at once
+				case snaps <- ev.Session: // for a prompt with pictures, which pi_rpc answers at once
 				default:
 				}
 			}
@@ -51,81 +50,72 @@ func RunPrint(ctx context.Context, o PrintOptions, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
-	if last["status"] != "complete" {
-		msg, _ := last["errorMessage"].(string)
-		fmt.Fprintf(stderr, "pi: the reply ended %v: %s\n", last["status"], msg)
+	if last.Status != "complete" {
+		fmt.Fprintf(stderr, "pi: the reply ended %v: %s\n", last.Status, last.ErrorMessage)
 		return 1
 	}
-	fmt.Fprintln(stdout, itemText(last))
+	fmt.Fprintln(stdout, last.Text())
 	return 0
 }
 
-func promptAll(ctx context.Context, c *Client, o PrintOptions, snaps <-chan map[string]any) (map[string]any, error) {
-	cmd := map[string]any{"command": "attach", "sessionId": o.Session}
-	if o.Session == "" {
-		cmd = map[string]any{"command": "create", "cwd": cwdOr(o.Cwd)}
+func promptAll(ctx context.Context, c *Client, o PrintOptions, snaps <-chan *SessionSnapshot) (*Item, error) {
+	var snap *SessionSnapshot
+	var err error
+	if o.Session != "" {
+		snap, err = c.Attach(ctx, o.Session)
+	} else {
+		snap, err = c.Create(ctx, cwdOr(o.Cwd))
 	}
-	res, err := c.Request(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
-	id, _ := res["session"].(map[string]any)["id"].(string)
-	var last map[string]any
+	id := snap.ID
+	var last *Item
 	for i, p := range o.Prompts {
-		var snap any
 		if i == 0 && len(o.Images) > 0 {
 			snap, err = promptWithImages(ctx, c, id, p, o.Images, snaps)
 		} else {
-			res, err = c.Request(ctx, map[string]any{"command": "prompt", "sessionId": id, "text": p})
-			snap = res["session"]
+			snap, err = c.PromptToEnd(ctx, id, p)
 		}
 		if err != nil {
 			return nil, err
 		}
-		if last = lastAssistant(snap); last == nil {
+		if last = snap.LastReply(); last == nil {
 			return nil, errors.New("the session has no reply")
 		}
-		if last["status"] != "complete" {
+		if last.Status != "complete" {
 			break
 		}
 	}
-	c.Request(ctx, map[string]any{"command": "detach", "sessionId": id})
+	c.Detach(ctx, id)
 	return last, nil
 }
 
 // promptWithImages sends a prompt with pictures as pi's prompt command (v1's carries text
 // only), which answers once the prompt is taken, and waits for the run it starts to end: a
 // snapshot of the session at work, then one at rest, which it returns.
-func promptWithImages(ctx context.Context, c *Client, id, text string, imgs []provider.Block, snaps <-chan map[string]any) (any, error) {
+func promptWithImages(ctx context.Context, c *Client, id, text string, imgs []provider.Block, snaps <-chan *SessionSnapshot) (*SessionSnapshot, error) {
 	if !c.HasPi() {
 		return nil, errors.New("this pi serve takes no pictures with a prompt (it is too old, or not pi)")
 	}
 	for len(snaps) > 0 {
 		<-snaps // from before this prompt
 	}
-	line, err := json.Marshal(map[string]any{"type": "prompt", "message": text, "images": imgs})
+	resp, _, err := c.PiRPC(ctx, id, rpcwire.Command{Type: "prompt", Message: text, Images: imgs})
 	if err != nil {
 		return nil, err
 	}
-	raw, _, err := c.RPC(ctx, id, line)
-	if err != nil {
-		return nil, err
-	}
-	var resp struct {
-		Success bool   `json:"success"`
-		Error   string `json:"error"`
-	}
-	if err := json.Unmarshal(raw, &resp); err != nil || !resp.Success {
-		return nil, fmt.Errorf("prompt: %s", cmp.Or(resp.Error, string(raw)))
+	if !resp.Success {
+		return nil, fmt.Errorf("prompt: %s", cmp.Or(resp.Error, "refused without a reason"))
 	}
 	working := false
 	for {
 		select {
 		case snap := <-snaps:
-			if snap["id"] != id {
+			if snap.ID != id {
 				continue
 			}
-			if snap["phase"] != "idle" {
+			if snap.Phase != "idle" {
 				working = true
 			} else if working {
 				return snap, nil
@@ -134,27 +124,4 @@ func promptWithImages(ctx context.Context, c *Client, id, text string, imgs []pr
 			return nil, ctx.Err()
 		}
 	}
-}
-
-func lastAssistant(snap any) map[string]any {
-	m, _ := snap.(map[string]any)
-	items, _ := m["transcript"].([]any)
-	for i := len(items) - 1; i >= 0; i-- {
-		if it, _ := items[i].(map[string]any); it["role"] == "assistant" {
-			return it
-		}
-	}
-	return nil
-}
-
-func itemText(it map[string]any) string {
-	var b strings.Builder
-	parts, _ := it["content"].([]any)
-	for _, p := range parts {
-		if pm, _ := p.(map[string]any); pm["type"] == "text" {
-			s, _ := pm["text"].(string)
-			b.WriteString(s)
-		}
-	}
-	return b.String()
 }

@@ -10,6 +10,9 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"pi/provider"
+	"pi/rpcwire"
 )
 
 // rpcbridge.go is `pi --mode rpc --connect SOCKET`: pi's JSONL RPC protocol on stdin and
@@ -42,8 +45,8 @@ type bridge struct {
 	out   *bufio.Writer
 
 	mu      sync.Mutex
-	snap    map[string]any // the latest session snapshot
-	started chan struct{}  // closed at the next agent_start
+	snap    *SessionSnapshot // the latest session snapshot
+	started chan struct{}    // closed at the next agent_start
 	events  eventState
 	answers sync.WaitGroup
 }
@@ -58,23 +61,21 @@ func RunRPCBridge(ctx context.Context, o BridgeOptions, stdin io.Reader, stdout,
 	}
 	defer c.Close()
 	b := &bridge{c: c, out: bufio.NewWriter(stdout), started: make(chan struct{})}
-	cmd := map[string]any{"command": "attach", "sessionId": o.Session}
-	if o.Session == "" {
-		cmd = map[string]any{"command": "create", "cwd": cwdOr(o.Cwd)}
+	if o.Session != "" {
+		b.snap, err = c.Attach(ctx, o.Session)
+	} else {
+		b.snap, err = c.Create(ctx, cwdOr(o.Cwd))
 	}
-	res, err := c.Request(ctx, cmd)
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
 		return 1
 	}
-	b.snap, _ = res["session"].(map[string]any)
-	b.id, _ = b.snap["id"].(string)
-	b.events.phase, _ = b.snap["phase"].(string)
+	b.id, b.events.phase = b.snap.ID, b.snap.Phase
 	b.events.full.Store(o.FullUpdates)
 	go b.forward()
 	b.readCommands(ctx, stdin)
 	b.answers.Wait()
-	c.Request(ctx, map[string]any{"command": "detach", "sessionId": b.session()})
+	c.Detach(ctx, b.session())
 	return 0
 }
 
@@ -95,22 +96,24 @@ func (b *bridge) writeLine(line []byte) {
 
 // forward turns the server's events into RPC events.
 func (b *bridge) forward() {
-	for ev := range b.c.Events() {
+	for raw := range b.c.Events() {
 		id := b.session()
-		switch ev["type"] {
-		case "session_snapshot":
-			if snap, _ := ev["snapshot"].(map[string]any); snap["id"] == id {
-				b.mu.Lock()
-				b.snap = snap
-				b.mu.Unlock()
-			}
-		case evPiEvent:
-			if line, _ := ev["line"].(string); ev["sessionId"] == id && line != "" && !strings.HasPrefix(line, `{"type":"`+UIClosed+`"`) {
-				b.writeLine([]byte(line)) // a closed question is news only to pi's own dialogs
+		ev, err := ReadEvent(raw)
+		if err != nil {
+			continue // not of the protocol's shapes: nothing a client could act on
+		}
+		switch {
+		case ev.Session != nil && ev.Session.ID == id:
+			b.mu.Lock()
+			b.snap = ev.Session
+			b.mu.Unlock()
+		case ev.Type == evPiEvent:
+			if ev.SessionID == id && ev.Line != "" && !strings.HasPrefix(ev.Line, `{"type":"`+UIClosed+`"`) {
+				b.writeLine([]byte(ev.Line)) // a closed question is news only to pi's own dialogs
 			}
 			continue
 		}
-		for _, out := range b.events.translate(ev, id) {
+		for _, out := range b.events.translate(raw, id) {
 			if out["type"] == "agent_start" {
 				b.mu.Lock()
 				close(b.started)
@@ -122,16 +125,11 @@ func (b *bridge) forward() {
 	}
 }
 
+// rpcLine is a command as read, and its line, which goes whole to the session when the
+// bridge does not answer it itself (it may carry fields Command has no room for).
 type rpcLine struct {
-	Type              string          `json:"type"`
-	ID                json.RawMessage `json:"id,omitempty"`
-	Message           string          `json:"message"`
-	Provider          string          `json:"provider"`
-	ModelID           string          `json:"modelId"`
-	Level             string          `json:"level"`
-	StreamingBehavior string          `json:"streamingBehavior"`
-	Enabled           *bool           `json:"enabled"` // set_full_updates
-	raw               []byte
+	rpcwire.Command
+	raw []byte
 }
 
 // rawResponse is a response line the session wrote itself, passed on as it is.
@@ -141,12 +139,11 @@ func (b *bridge) readCommands(ctx context.Context, stdin io.Reader) {
 	sc := bufio.NewScanner(stdin)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for sc.Scan() {
-		var l rpcLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			b.respond(nil, "parse", nil, fmt.Errorf("parsing the command: %w", err))
+		l, refusal, err := parseLine(append([]byte(nil), sc.Bytes()...))
+		if err != nil {
+			b.respond(refusal.ID, refusal.Command, nil, err)
 			continue
 		}
-		l.raw = append([]byte(nil), sc.Bytes()...)
 		b.answers.Add(1)
 		go func() {
 			defer b.answers.Done()
@@ -162,15 +159,35 @@ func (b *bridge) readCommands(ctx context.Context, stdin io.Reader) {
 	}
 }
 
+// parseLine reads one command line, or says why it is none: under the line's type and id
+// when it has them (a field of the wrong kind), as RPC mode does, else as a parse error.
+func parseLine(line []byte) (rpcLine, rpcwire.Response, error) {
+	l := rpcLine{raw: line}
+	err := json.Unmarshal(line, &l.Command)
+	if err == nil {
+		return l, rpcwire.Response{}, nil
+	}
+	var head struct {
+		ID   json.RawMessage `json:"id"`
+		Type string          `json:"type"`
+	}
+	if json.Unmarshal(line, &head) != nil || head.Type == "" {
+		return l, rpcwire.Response{Command: "parse"}, fmt.Errorf("parsing the command: %w", err)
+	}
+	if string(head.ID) == "null" {
+		head.ID = nil
+	}
+	return l, rpcwire.Response{ID: head.ID, Command: head.Type}, fmt.Errorf("command %s: %w", head.Type, err)
+}
+
 func (b *bridge) respond(id json.RawMessage, command string, data any, err error) {
-	r := map[string]any{"type": "response", "command": command, "success": err == nil}
-	if len(id) > 0 {
-		r["id"] = id
+	r := rpcwire.Response{Type: "response", ID: id, Command: command, Success: err == nil}
+	if err == nil && data != nil {
+		r.Data, err = json.Marshal(data)
+		r.Success = err == nil
 	}
 	if err != nil {
-		r["error"] = err.Error()
-	} else if data != nil {
-		r["data"] = data
+		r.Error = err.Error()
 	}
 	b.write(r)
 }
@@ -193,26 +210,33 @@ func (b *bridge) run(ctx context.Context, l *rpcLine) (any, error) {
 	switch l.Type {
 	case "prompt":
 		return nil, b.prompt(ctx, l.Message)
-	case "steer", "abort":
-		return nil, b.request(ctx, map[string]any{"command": l.Type, "text": l.Message})
+	case "steer":
+		return nil, b.c.Steer(ctx, b.session(), l.Message)
+	case "abort":
+		return nil, b.c.Abort(ctx, b.session())
 	case "set_model":
-		err := b.request(ctx, map[string]any{"command": "set_model", "model": map[string]any{"provider": l.Provider, "id": l.ModelID}})
-		return map[string]any{"provider": l.Provider, "id": l.ModelID}, err
+		ref := ModelRef{Provider: l.Provider, ID: l.ModelID}
+		if err := b.c.SetModel(ctx, b.session(), ref); err != nil {
+			return nil, err
+		}
+		return b.model(ref), nil
 	case "set_thinking_level":
-		return nil, b.request(ctx, map[string]any{"command": "set_thinking", "thinkingLevel": l.Level})
+		return nil, b.c.SetThinking(ctx, b.session(), l.Level)
 	case "get_state":
 		return b.state(), nil
 	case "get_messages":
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		return map[string]any{"messages": messagesOf(b.snap)}, nil
+		return rpcwire.Messages{Messages: finishedMessages(b.snap)}, nil
 	case "get_last_assistant_text":
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if it := lastAssistant(b.snap); it != nil {
-			return map[string]any{"text": itemText(it)}, nil
+		var last rpcwire.LastAssistantText
+		if it := b.snap.LastReply(); it != nil {
+			text := it.Text()
+			last.Text = &text
 		}
-		return map[string]any{"text": nil}, nil
+		return last, nil
 	}
 	return nil, fmt.Errorf("%s: not available through this pi serve (its protocol has no such command)", l.Type)
 }
@@ -235,25 +259,16 @@ func bridged(name string) bool {
 // rpc runs a command line on the session as pi_rpc; a command that moved the session
 // (fork, clone, new_session) leaves the bridge on the new one.
 func (b *bridge) rpc(ctx context.Context, line []byte) (any, error) {
-	resp, snap, err := b.c.RPC(ctx, b.session(), line)
+	resp, snap, err := b.c.PiRPCLine(ctx, b.session(), line)
 	if err != nil {
 		return nil, err
 	}
-	if newID, _ := snap["id"].(string); newID != "" {
+	if snap != nil && snap.ID != "" {
 		b.mu.Lock()
-		b.id, b.snap = newID, snap
+		b.id, b.snap = snap.ID, snap
 		b.mu.Unlock()
 	}
 	return rawResponse(resp), nil
-}
-
-func (b *bridge) request(ctx context.Context, cmd map[string]any) error {
-	cmd["sessionId"] = b.session()
-	if cmd["command"] == "abort" {
-		delete(cmd, "text")
-	}
-	_, err := b.c.Request(ctx, cmd)
-	return err
 }
 
 // prompt answers once the run has started (or the prompt failed, or ended without a run), as
@@ -263,7 +278,7 @@ func (b *bridge) prompt(ctx context.Context, text string) error {
 	started := b.started
 	b.mu.Unlock()
 	done := make(chan error, 1)
-	go func() { done <- b.request(ctx, map[string]any{"command": "prompt", "text": text}) }()
+	go func() { done <- b.c.Prompt(ctx, b.session(), text) }()
 	select {
 	case err := <-done:
 		return err
@@ -272,12 +287,30 @@ func (b *bridge) prompt(ctx context.Context, text string) error {
 	}
 }
 
-func (b *bridge) state() map[string]any {
+// state is get_state's data from the latest snapshot; the protocol has no queue modes, so
+// they are RPC mode's defaults.
+func (b *bridge) state() rpcwire.State {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	s := b.snap
-	tr, _ := s["transcript"].([]any)
-	return map[string]any{"model": s["model"], "thinkingLevel": s["thinkingLevel"], "isStreaming": s["phase"] != "idle",
-		"isCompacting": s["phase"] == "compaction", "sessionId": b.id, "messageCount": len(tr),
-		"pendingMessageCount": s["queuedSteerCount"], "steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time"}
+	b.mu.Unlock()
+	return rpcwire.State{Model: b.model(s.Model), ThinkingLevel: s.ThinkingLevel, IsStreaming: s.Phase != "idle",
+		IsCompacting: s.Phase == "compaction", SteeringMode: "one-at-a-time", FollowUpMode: "one-at-a-time",
+		SessionID: s.ID, SessionName: s.Name, MessageCount: len(s.Transcript), PendingMessageCount: s.QueuedSteerCount}
+}
+
+// model is ref as pi describes a model, from what the server's hello lists of it.
+func (b *bridge) model(ref ModelRef) provider.Model {
+	m := provider.Model{ID: ref.ID, Provider: ref.Provider}
+	server, err := b.c.ServerState()
+	if err != nil {
+		return m
+	}
+	for _, md := range server.Models {
+		if md.Provider == ref.Provider && md.ID == ref.ID {
+			m.Name, m.API, m.Reasoning, m.Input = md.Name, md.API, md.Reasoning, md.Input
+			m.ContextWindow, m.MaxTokens = md.ContextWindow, md.MaxTokens
+			m.Cost = provider.ModelCost(md.Cost)
+		}
+	}
+	return m
 }

@@ -148,18 +148,6 @@ func (e *eventState) finished(item object) []object {
 	return nil
 }
 
-// messagesOf is a snapshot's transcript as pi messages.
-func messagesOf(snap object) []any {
-	tr, _ := snap["transcript"].([]any)
-	out := make([]any, 0, len(tr))
-	for _, it := range tr {
-		if item, _ := it.(object); item != nil && item["status"] != "streaming" && item["status"] != "running" {
-			out = append(out, messageOf(item))
-		}
-	}
-	return out
-}
-
 // messageOf is one transcript item as a pi message (a fresh copy).
 func messageOf(item object) object {
 	var content []any

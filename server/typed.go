@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"pi/rpcwire"
 )
@@ -86,6 +87,12 @@ func (c *Client) Prompt(ctx context.Context, id, text string) error {
 	return c.session(ctx, id, map[string]any{"command": "prompt", "text": text})
 }
 
+// PromptToEnd runs a prompt of session id on text and returns the session as the run left it:
+// v1's prompt answers once the run has ended.
+func (c *Client) PromptToEnd(ctx context.Context, id, text string) (*SessionSnapshot, error) {
+	return c.opened(c.Request(ctx, map[string]any{"command": "prompt", "sessionId": id, "text": text}))
+}
+
 // Steer queues text for session id's run.
 func (c *Client) Steer(ctx context.Context, id, text string) error {
 	return c.session(ctx, id, map[string]any{"command": "steer", "text": text})
@@ -94,6 +101,11 @@ func (c *Client) Steer(ctx context.Context, id, text string) error {
 // SetModel sets session id's model.
 func (c *Client) SetModel(ctx context.Context, id string, m ModelRef) error {
 	return c.session(ctx, id, map[string]any{"command": "set_model", "model": map[string]any{"provider": m.Provider, "id": m.ID}})
+}
+
+// SetThinking sets session id's thinking level (one of the protocol's).
+func (c *Client) SetThinking(ctx context.Context, id, level string) error {
+	return c.session(ctx, id, map[string]any{"command": "set_thinking", "thinkingLevel": level})
 }
 
 func (c *Client) session(ctx context.Context, id string, cmd map[string]any) error {
@@ -109,7 +121,7 @@ func (c *Client) PiRPC(ctx context.Context, id string, cmd rpcwire.Command) (rpc
 	if err != nil {
 		return rpcwire.Response{}, nil, fmt.Errorf("encoding %s: %w", cmd.Type, err)
 	}
-	raw, snap, err := c.RPC(ctx, id, line)
+	raw, snap, err := c.PiRPCLine(ctx, id, line)
 	if err != nil {
 		return rpcwire.Response{}, nil, err
 	}
@@ -117,14 +129,21 @@ func (c *Client) PiRPC(ctx context.Context, id string, cmd rpcwire.Command) (rpc
 	if err := json.Unmarshal(raw, &resp); err != nil {
 		return rpcwire.Response{}, nil, fmt.Errorf("the answer to %s: %w", cmd.Type, err)
 	}
-	var s *SessionSnapshot
-	if snap != nil {
-		s = new(SessionSnapshot)
-		if err := As(snap, s); err != nil {
-			return resp, nil, err
-		}
+	return resp, snap, nil
+}
+
+// PiRPCLine runs a command line as it is (a client passing on lines it does not read) and
+// returns the response line as the session wrote it, with the snapshot as PiRPC does.
+func (c *Client) PiRPCLine(ctx context.Context, id string, line []byte) (json.RawMessage, *SessionSnapshot, error) {
+	raw, snap, err := c.RPC(ctx, id, line)
+	if err != nil || snap == nil {
+		return raw, nil, err
 	}
-	return resp, s, nil
+	s := new(SessionSnapshot)
+	if err := As(snap, s); err != nil {
+		return raw, nil, err
+	}
+	return raw, s, nil
 }
 
 // ClientEvent is a server event as a client reads it: Server or Session holds a snapshot,
@@ -140,27 +159,58 @@ type ClientEvent struct {
 
 // ReadEvent reads one of the client's Events.
 func ReadEvent(ev map[string]any) (ClientEvent, error) {
-	out := ClientEvent{}
-	var head struct {
+	var wire struct {
 		Type      string
 		SessionID string
 		Line      string
+		Snapshot  json.RawMessage // decoded by the type, as the event's other parts are
+		Progress  json.RawMessage
 	}
-	if err := As(ev, &head); err != nil {
-		return out, err
+	if err := As(ev, &wire); err != nil {
+		return ClientEvent{}, err
 	}
-	out.Type, out.SessionID, out.Line = head.Type, head.SessionID, head.Line
-	var err error
+	out := ClientEvent{Type: wire.Type, SessionID: wire.SessionID, Line: wire.Line}
+	var part any
+	raw := wire.Snapshot
 	switch out.Type {
 	case "server_snapshot":
 		out.Server = new(ServerSnapshot)
-		err = As(ev["snapshot"], out.Server)
+		part = out.Server
 	case "session_snapshot":
 		out.Session = new(SessionSnapshot)
-		err = As(ev["snapshot"], out.Session)
+		part = out.Session
 	case "session_progress":
 		out.Progress = new(Progress)
-		err = As(ev["progress"], out.Progress)
+		part, raw = out.Progress, wire.Progress
+	default:
+		return out, nil
 	}
-	return out, err
+	if len(raw) == 0 {
+		return out, nil // absent: as null, the zero value
+	}
+	if err := json.Unmarshal(raw, part); err != nil {
+		return out, fmt.Errorf("reading a %s: %w", out.Type, err)
+	}
+	return out, nil
+}
+
+// LastReply is the session's last assistant item, nil before the first.
+func (s *SessionSnapshot) LastReply() *Item {
+	for i := len(s.Transcript) - 1; i >= 0; i-- {
+		if s.Transcript[i].Role == "assistant" {
+			return &s.Transcript[i]
+		}
+	}
+	return nil
+}
+
+// Text joins the item's text parts.
+func (it *Item) Text() string {
+	var b strings.Builder
+	for _, p := range it.Content {
+		if p.Type == "text" && p.Text != nil {
+			b.WriteString(*p.Text)
+		}
+	}
+	return b.String()
 }
