@@ -106,7 +106,10 @@ func (p project) files() map[string]string {
 		if err != nil || rel == "." {
 			return err
 		}
-		info, _ := os.Lstat(path)
+		info, lerr := os.Lstat(path)
+		if lerr != nil { // gone since the walk listed it: a restore is still under way
+			return nil
+		}
 		switch {
 		case info.Mode()&fs.ModeSymlink != 0:
 			target, _ := os.Readlink(path)
