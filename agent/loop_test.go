@@ -274,19 +274,31 @@ func TestToolPanicBecomesErrorResult(t *testing.T) {
 }
 
 func TestParallelToolsEndInCompletionOrderResultsInSourceOrder(t *testing.T) {
-	var running, overlap atomic.Int32
-	slowFast := func(delay time.Duration) func(context.Context, map[string]any) (tools.Result, error) {
-		return func(context.Context, map[string]any) (tools.Result, error) {
-			if running.Add(1) > 1 {
-				overlap.Store(1)
+	// slow starts, fast runs while slow waits for it, slow ends last: only tools that run at
+	// once can do that, whatever the machine's load.
+	slowStarted := make(chan struct{})
+	var overlap atomic.Int32
+	var rec *recorder
+	slow := func(context.Context, map[string]any) (tools.Result, error) {
+		close(slowStarted)
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+			if len(rec.ofType(EvToolExecutionEnd)) > 0 { // fast's end is out
+				break
 			}
-			time.Sleep(delay)
-			running.Add(-1)
-			return tools.TextResult("ok"), nil
 		}
+		return tools.TextResult("ok"), nil
+	}
+	fast := func(context.Context, map[string]any) (tools.Result, error) {
+		select {
+		case <-slowStarted:
+			overlap.Store(1)
+		case <-time.After(10 * time.Second):
+		}
+		return tools.TextResult("ok"), nil
 	}
 	p := faux.New(faux.Blocks(faux.Call("t1", "slow", map[string]any{"x": 1}), faux.Call("t2", "fast", map[string]any{"x": 2})), faux.Text("ok"))
-	a, rec := newTestAgent(t, p, testTool("slow", slowFast(80*time.Millisecond)), testTool("fast", slowFast(5*time.Millisecond)))
+	a, r := newTestAgent(t, p, testTool("slow", slow), testTool("fast", fast))
+	rec = r
 	prompt(t, a, "go")
 	var ends []string
 	for _, ev := range rec.ofType(EvToolExecutionEnd) {
