@@ -193,7 +193,7 @@ func (v *view) follow() {
 func (v *view) state(snap *server.SessionSnapshot) {
 	steer := make([]string, 0, len(snap.QueuedSteer))
 	for _, q := range snap.QueuedSteer {
-		m := messageOf(q)
+		m := q.Message()
 		steer = append(steer, m.TextContent())
 	}
 	v.mu.Lock()
@@ -229,7 +229,7 @@ func (v *view) show(snap *server.SessionSnapshot) {
 		case "user":
 			v.ui.AddUserMessage(userText(item))
 		case "assistant":
-			m := messageOf(item)
+			m := item.Message()
 			if item.Status == "streaming" {
 				v.mu.Lock()
 				v.partial = &m

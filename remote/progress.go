@@ -17,7 +17,7 @@ func (v *view) progress(p *server.Progress) {
 		}
 	case "item_updated":
 		if p.Item != nil && p.Item.Role == "assistant" {
-			m := messageOf(*p.Item)
+			m := p.Item.Message()
 			v.setPartial(&m)
 			v.ui.UpdateAssistant(&m)
 		}
@@ -29,7 +29,7 @@ func (v *view) progress(p *server.Progress) {
 		}
 		switch p.Item.Role {
 		case "assistant":
-			m := messageOf(*p.Item)
+			m := p.Item.Message()
 			v.setPartial(nil)
 			v.ui.EndAssistant(&m)
 		case "tool":
@@ -43,7 +43,7 @@ func (v *view) itemStarted(item server.Item) {
 	case "user":
 		v.ui.AddUserMessage(userText(item))
 	case "assistant":
-		m := messageOf(item)
+		m := item.Message()
 		v.setPartial(&m)
 		v.ui.StartAssistant()
 	case "tool":
@@ -84,7 +84,7 @@ func (v *view) toolStarted(item server.Item) {
 }
 
 func (v *view) toolFinished(item server.Item) {
-	m := messageOf(item)
+	m := item.Message()
 	var details any
 	if len(item.Details) > 0 {
 		details = item.Details
@@ -101,35 +101,10 @@ func toolCall(id, name string, input json.RawMessage) provider.Block {
 	return b
 }
 
-// messageOf turns a transcript item into a pi message for the screen.
-func messageOf(item server.Item) provider.Message {
-	m := provider.Message{Role: provider.Role(item.Role), StopReason: provider.StopReason(item.StopReason),
-		ErrorMessage: item.ErrorMessage, Details: item.Details}
-	for _, part := range item.Content {
-		switch part.Type {
-		case "text":
-			m.Content = append(m.Content, provider.Text(deref(part.Text)))
-		case "thinking":
-			m.Content = append(m.Content, provider.Thinking(deref(part.Thinking)))
-		case "image":
-			m.Content = append(m.Content, provider.Image(deref(part.Data), part.MimeType))
-		case "toolCall":
-			m.Content = append(m.Content, toolCall(part.ToolCallID, part.ToolName, part.Input))
-		}
-	}
-	return m
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
 
 // userText is a user item as the local terminal UI shows it: pictures as markers, without the
 // context block that opens a conversation.
 func userText(item server.Item) string {
-	m := messageOf(item)
+	m := item.Message()
 	return session.ShownUserText(&m)
 }

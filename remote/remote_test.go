@@ -53,7 +53,7 @@ func TestMessageOf(t *testing.T) {
 			{Type: "image", Data: strp("aGk="), MimeType: "image/png"},
 			{Type: "text"}, // a part without its text reads as empty, not as a crash
 		}}
-	m := messageOf(item)
+	m := item.Message()
 	if m.Role != provider.RoleAssistant || m.StopReason != provider.StopError || m.ErrorMessage != "boom" || len(m.Content) != 6 {
 		t.Fatalf("message: %+v", m)
 	}

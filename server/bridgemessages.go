@@ -6,23 +6,24 @@ import (
 	"pi/provider"
 )
 
-// bridgemessages.go turns a snapshot's transcript into pi's messages for the RPC bridge's
-// get_messages: the items that have ended, as RPC mode would list them.
+// bridgemessages.go turns a snapshot's transcript into pi's messages: for the RPC bridge's
+// get_messages (the items that have ended, as RPC mode would list them) and pi attach's screen.
 
 // finishedMessages is the snapshot's transcript without the items still streaming or running.
 func finishedMessages(snap *SessionSnapshot) []provider.Message {
 	out := make([]provider.Message, 0, len(snap.Transcript))
 	for i := range snap.Transcript {
 		if it := &snap.Transcript[i]; it.Status != "streaming" && it.Status != "running" {
-			out = append(out, itemMessage(it))
+			out = append(out, it.Message())
 		}
 	}
 	return out
 }
 
-// itemMessage is one transcript item as a pi message: a tool item is its result, an
-// assistant item without a stop reason stopped normally.
-func itemMessage(it *Item) provider.Message {
+// Message is the transcript item as a pi message: a tool item is its result, an assistant
+// item without a stop reason stopped normally. The RPC bridge and pi attach's screen read
+// the server's transcript through it.
+func (it *Item) Message() provider.Message {
 	m := provider.Message{Role: provider.Role(it.Role), Content: []provider.Block{}, Timestamp: it.Timestamp}
 	for _, part := range it.Content {
 		m.Content = append(m.Content, blockOf(part))
