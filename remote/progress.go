@@ -101,7 +101,6 @@ func toolCall(id, name string, input json.RawMessage) provider.Block {
 	return b
 }
 
-
 // userText is a user item as the local terminal UI shows it: pictures as markers, without the
 // context block that opens a conversation.
 func userText(item server.Item) string {
