@@ -99,7 +99,7 @@ func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, s
 
 func (s served) Info() server.Info {
 	hd := s.Header()
-	return server.Info{ID: hd.ID, Cwd: hd.Cwd, Name: s.State().SessionName, Created: hd.Timestamp}
+	return server.Info{ID: hd.ID, Cwd: hd.Cwd, Name: s.Name(), Created: hd.Timestamp}
 }
 
 func (s served) Prompt(ctx context.Context, text string) error {

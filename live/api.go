@@ -98,6 +98,10 @@ func (h *Session) Reload(ctx context.Context) error { return h.scripts.reload(ct
 // Header is the session file's header.
 func (h *Session) Header() session.Header { return h.rec.session().Header() }
 
+// Name is the session's name ("" before one is given). Unlike State it takes no lock of the
+// agent's: pi serve asks it for every snapshot, holding its own.
+func (h *Session) Name() string { return h.rec.session().Name() }
+
 // SetName names the session ("" clears the name).
 func (h *Session) SetName(name string) error { return session.Rename(h.rec.session(), name) }
 

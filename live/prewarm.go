@@ -29,13 +29,10 @@ type warmer struct {
 // under way for an older prefix (before a model switch, a compaction) is given up. It returns
 // at once.
 func (h *Session) prewarm() {
-	if !h.warmOn || h.Busy() {
-		return
+	if !h.warmOn || h.Busy() || !h.agent.Model().Prewarm {
+		return // checked before the prefix is built: that converts the whole transcript
 	}
 	req := h.agent.RequestPrefix()
-	if !req.Model.Prewarm {
-		return
-	}
 	req.Options.MaxTokens = 1
 	p := h.agent.Provider()
 	ctx, cancel := context.WithTimeout(h.life, warmupTimeout)
