@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"pi/config"
 	"pi/export"
 	"pi/internal/proc"
+	"pi/internal/safefile"
 	"pi/lua"
 	"pi/provider"
 	"pi/session"
@@ -161,14 +163,28 @@ func (h *Session) Export(path string) (string, error) {
 	if src == "" {
 		return "", errors.New("export: this session is not saved in a file")
 	}
-	data, err := os.ReadFile(src)
-	if err == nil {
-		err = os.WriteFile(path, data, 0o644)
-	}
-	if err != nil {
+	if err := copyFile(src, path); err != nil {
 		return "", fmt.Errorf("export to %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// copyFile copies a session file without holding it in memory (sessions reach hundreds of MB).
+func copyFile(src, dst string) error {
+	in, err := safefile.OpenFile(src, os.O_RDONLY)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // CompactionDetails are the details the compaction's entry stores ({} when none).
