@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"pi/internal/gitwalk"
+	"pi/internal/safefile"
 )
 
 // Snapshot is what Snapshot recorded.
@@ -189,9 +190,10 @@ func (w *walkState) store(data []byte) (string, error) {
 	return hash, err
 }
 
-// readLimited reads a regular file of at most limit bytes; nil when it is larger now.
+// readLimited reads a regular file of at most limit bytes; nil when it is larger now. It opens
+// through safefile: a path swapped for a FIFO since the walk saw a file must not hang the turn.
 func readLimited(name string, limit int64) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := safefile.OpenFile(name, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
