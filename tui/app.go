@@ -130,7 +130,7 @@ type App struct {
 	expandTools  bool
 	showThinking bool
 	// the newest boxes gone to the scrollback folded, which Ctrl+O and Ctrl+T print again
-	foldedTool     *toolView
+	foldedTool     entry // a tool box, or a message with an attached file's text folded away
 	foldedThinking *assistantView
 	lastCtrlC      time.Time
 	lastEscape     time.Time // an idle Escape on an empty editor; a second one soon opens the tree
@@ -247,11 +247,18 @@ func (a *App) add(e entry) {
 	a.requestRender()
 }
 
+// Cwd is the folder @file completion lists and typed @words are relative to.
+func (a *App) Cwd() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.opts.Cwd
+}
+
 // AddUserMessage shows a message the user sent (or one delivered from the queues).
 func (a *App) AddUserMessage(text string) {
 	a.mu.Lock()
 	defer a.unlock()
-	a.add(&userView{th: a.theme, text: text})
+	a.add(newUserView(a.theme, text, &a.expandTools))
 }
 
 // StartAssistant begins a streamed reply.
