@@ -56,7 +56,9 @@ func TestAttachTyped(t *testing.T) {
 	big.Truncate(MaxAttachment + 1)
 	big.Close()
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
-	block := func(name, body string) string { return "<file name=\"" + dir + "/" + name + "\">\n" + body + "\n</file>\n" }
+	block := func(name, body string) string {
+		return "<file name=\"" + dir + "/" + name + "\">\n" + body + "\n</file>\n"
+	}
 	tests := []struct {
 		name, text string
 		withImages bool
