@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pi/internal/testwait"
 )
 
 // atfileNotes is a project file of 2,181 bytes ("2.1 KB") whose first line the screen must
@@ -71,4 +73,38 @@ func TestTmuxTypedAtFileAttaches(t *testing.T) {
 		t.Fatalf("the continued session shows the file's text inline:\n%s", again.screen())
 	}
 	again.quit()
+}
+
+// TestTmuxAttachTypedAtFile: under pi attach a typed @file attaches as in the local UI (the
+// same controller reads it, in the served session's folder), the served session's model gets
+// the <file> block, and a second screen attaching to the session shows the file by its name
+// and size, not its text.
+func TestTmuxAttachTypedAtFile(t *testing.T) {
+	k := startAttach(t, "atfile", []string{"Read the notes."})
+	if err := os.WriteFile(filepath.Join(k.dir, "notes.txt"), []byte(atfileNotes), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k.enter("explain @notes.txt")
+	k.must("the reply", "Read the notes.")
+	k.must("what was attached", "attached notes.txt (2.1 KB)")
+	sessions := filepath.Join(k.dir, ".pihome", "sessions")
+	testwait.Within(testwait.Deadline, func() bool {
+		files, _ := filepath.Glob(filepath.Join(sessions, "*", "*.jsonl"))
+		return len(files) == 1
+	})
+	want := "<file name=\"" + filepath.Join(k.dir, "notes.txt") + "\">\n" + strings.TrimSuffix(atfileNotes, "\n") + "\n</file>\nexplain @notes.txt"
+	if got := firstUserText(t, sessions); got != want {
+		t.Fatalf("the served session's model got %q, want %q", got, want)
+	}
+	other := k.window("other")
+	if !other.sees("attached notes.txt (2.1 KB)", 15*time.Second) {
+		t.Fatalf("the second screen does not name the attached file; pane:\n%s", other.screen())
+	}
+	for _, m := range []*fdTmux{k.fdTmux, other} {
+		if strings.Contains(m.screen(), "NOTE-BODY") {
+			t.Fatalf("the file's text is shown inline:\n%s", m.screen())
+		}
+	}
+	k.keys("C-d")
+	k.must("detach", "detached from")
 }
