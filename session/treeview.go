@@ -261,12 +261,11 @@ func treeRowText(e *TreeEntry, current bool) string {
 	return b.String()
 }
 
-// ShownUserTexts are the queued messages as the terminal UI shows them and puts them back in
-// the editor: as typed, without the blocks of the files their @words name (Unexpand).
+// ShownUserTexts is ShownUserText of each message (the queues as the terminal UI shows them).
 func ShownUserTexts(ms []provider.Message) []string {
 	out := make([]string, len(ms))
 	for i := range ms {
-		out[i] = atfile.Unexpand(ShownUserText(&ms[i]))
+		out[i] = ShownUserText(&ms[i])
 	}
 	return out
 }

@@ -28,8 +28,8 @@ func TestRowTexts(t *testing.T) {
 	}
 }
 
-// TestUserTextsForEditingDropOnlyNamedFiles: a message goes back to the editor (a queue put
-// back, /fork, /tree) as typed, its @words attaching their files again when sent; a file
+// TestUserTextsForEditingDropOnlyNamedFiles: a message goes back to the editor (/fork, /tree)
+// as typed, its @words attaching their files again when sent; a file
 // nothing in the text names (an @file argument of the command line) stays, so nothing is lost.
 func TestUserTextsForEditingDropOnlyNamedFiles(t *testing.T) {
 	block := "<file name=\"/p/main.go\">\npackage main\n</file>\n"
@@ -45,9 +45,6 @@ func TestUserTextsForEditingDropOnlyNamedFiles(t *testing.T) {
 		}
 	}
 	queued := provider.UserText(block+"explain @main.go", 1)
-	if got := ShownUserTexts([]provider.Message{queued}); got[0] != "explain @main.go" {
-		t.Errorf("queued text %q", got[0])
-	}
 	if got := messagePreview(&queued); got != "[main.go, 12 B] explain @main.go" {
 		t.Errorf("tree row %q", got)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"pi/internal/atfile"
 	"pi/provider"
 	"pi/tui/theme"
 )
@@ -421,11 +422,20 @@ func (a *App) ThinkingShown() bool {
 	return a.showThinking
 }
 
-// SetQueue shows the steering and follow-up messages waiting for delivery.
+// SetQueue shows the steering and follow-up messages waiting for delivery. Escape puts them
+// back in the editor as typed: a file an @word of the text names goes back to being that word
+// (atfile.Unexpand), whichever side sent the text.
 func (a *App) SetQueue(steer, follow []string) {
 	a.mu.Lock()
 	defer a.unlock()
-	a.steer, a.follow = append([]string(nil), steer...), append([]string(nil), follow...)
+	typed := func(texts []string) []string {
+		out := make([]string, len(texts))
+		for i, s := range texts {
+			out[i] = atfile.Unexpand(s)
+		}
+		return out
+	}
+	a.steer, a.follow = typed(steer), typed(follow)
 	a.requestRender()
 }
 
