@@ -163,7 +163,34 @@ func attachArgs(o *cliOptions) error {
 	} else {
 		o.messages[0] = text + o.messages[0]
 	}
-	o.images = images
+	o.images = append(images, o.images...)
+	return nil
+}
+
+// attachTypedArgs attaches the files the @words inside the prompt arguments name, as the
+// editor does with a typed line: `pi -p "explain @main.go"` sends main.go's text in front of
+// the words. Pictures attach this way in the first prompt, where images go; a prompt that is
+// a /command is left as typed, as the editor leaves it. A word whose file cannot go is sent
+// as typed, with a line on stderr saying why.
+func attachTypedArgs(ctx context.Context, o *cliOptions, stderr io.Writer) error {
+	if len(o.messages) == 0 {
+		return nil
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("finding the working directory: %w", err)
+	}
+	for i, m := range o.messages {
+		if strings.HasPrefix(m, "/") {
+			continue
+		}
+		t := tools.AttachTyped(ctx, m, cwd, i == 0)
+		for _, err := range t.Problems {
+			fmt.Fprintln(stderr, "pi:", err)
+		}
+		o.messages[i] = t.Text
+		o.images = append(o.images, t.Images...)
+	}
 	return nil
 }
 

@@ -22,7 +22,7 @@ var allowedImports = map[string][]string{
 	// Leaves: they import nothing of ours but everyMayImport.
 	"internal/atomicfile": nil, "internal/cbor": nil, "internal/chattest": nil,
 	"internal/cputime": nil, "internal/gitwalk": nil, "internal/mcptest": nil, "internal/mdext": nil, "internal/codelang": nil,
-	"internal/ollamatest": nil, "internal/proc": nil, "internal/changelog": nil,
+	"internal/ollamatest": nil, "internal/proc": nil, "internal/changelog": nil, "internal/atfile": nil,
 	// Helpers for tests only (as net/http/httptest): fakes and readers both live/ and the root use.
 	"internal/pitest": {"provider", "provider/faux", "session"}, "internal/realpath": nil,
 	"internal/sandbox": nil, "internal/secrets": nil, "internal/testwait": nil, "extui": nil,
@@ -44,10 +44,10 @@ var allowedImports = map[string][]string{
 
 	// One job each, on the message model.
 	"images":     {"provider"},
-	"session":    {"provider"},
-	"rpcwire":    {"provider", "session"}, // pi's RPC shapes carry messages, models and tree entries
-	"export":     {"internal/codelang", "internal/mdext", "provider", "session"},
-	"tools":      {"provider", "images", "internal/gitwalk", "internal/proc"},
+	"session":    {"provider", "internal/atfile"}, // an @file's block is shown by its name and size
+	"rpcwire":    {"provider", "session"},         // pi's RPC shapes carry messages, models and tree entries
+	"export":     {"internal/atfile", "internal/codelang", "internal/mdext", "provider", "session"},
+	"tools":      {"provider", "images", "internal/atfile", "internal/gitwalk", "internal/proc"},
 	"prompt":     {"provider", "tools"},
 	"permission": {"internal/atomicfile", "internal/realpath"},
 	// config builds the configured providers, so it knows the adapters; it reads the sandbox's
@@ -77,11 +77,12 @@ var allowedImports = map[string][]string{
 	// Terminal front-end parts. tui draws provider's messages; settingsmenu saves to pi.toml
 	// (config) and offers the agent's queue modes; subagents shows a manager's children and
 	// reads their agent events and session entries.
-	"tui":              {"images", "internal/codelang", "internal/gitwalk", "internal/mdext", "provider", "tui/theme"},
+	"tui":              {"images", "internal/atfile", "internal/codelang", "internal/gitwalk", "internal/mdext", "provider", "tui/theme"},
 	"tui/settingsmenu": {"agent", "config", "tui"},
 	"tui/subagents":    {"agent", "provider", "session", "subagent", "tui"},
 	// The terminal UI's controller, over a Session the local and the attached sides implement.
-	"termui": {"config", "internal/changelog", "provider", "rpcwire", "session", "tui", "tui/settingsmenu"},
+	// It attaches a typed prompt's @files (tools) once for both sides, as the command line does.
+	"termui": {"config", "internal/changelog", "provider", "rpcwire", "session", "tools", "tui", "tui/settingsmenu"},
 	// pi attach: the terminal UI's controller over the server's protocol and pi's RPC shapes.
 	"remote": {"config", "images", "provider", "rpcwire", "server", "session", "termui", "tui"},
 

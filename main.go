@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer h.Close()
 	opts.messages = h.TakeFlagWords(opts.messages) // before the prompts: the scripts' string flags take words
-	if code := gatherPrompts(opts, interactive, stdin, stderr); code != 0 {
+	if code := gatherPrompts(ctx, opts, interactive, stdin, stderr); code != 0 {
 		return code
 	}
 	switch {
@@ -150,10 +150,16 @@ func checkOptions(o *cliOptions, stderr io.Writer) int {
 	return 0
 }
 
-// gatherPrompts completes the prompts: piped input goes in front of the first (outside the
-// terminal UI and RPC mode, whose stdin is the user or the commands), then the @file
-// attachments. It returns the exit code, 0 when all is well.
-func gatherPrompts(o *cliOptions, interactive bool, stdin io.Reader, stderr io.Writer) int {
+// gatherPrompts completes the prompts: the files their @words name (outside RPC mode), then
+// piped input in front of the first (outside the terminal UI and RPC mode, whose stdin is the
+// user or the commands), then the @file arguments. It returns the exit code, 0 when all is well.
+func gatherPrompts(ctx context.Context, o *cliOptions, interactive bool, stdin io.Reader, stderr io.Writer) int {
+	if o.mode != "rpc" { // before the piped input joins: its @words are not the user's
+		if err := attachTypedArgs(ctx, o, stderr); err != nil {
+			fmt.Fprintln(stderr, "pi:", err)
+			return 1
+		}
+	}
 	if !interactive && o.mode != "rpc" {
 		piped, err := prompt.ReadPiped(stdin)
 		if err != nil {

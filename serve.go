@@ -90,7 +90,7 @@ func runConnected(ctx context.Context, o *cliOptions, stdin io.Reader, stdout, s
 		fmt.Fprintln(stderr, "pi: --connect works with -p and --mode rpc (not with the terminal UI yet)")
 		return 2
 	}
-	if code := gatherPrompts(o, false, stdin, stderr); code != 0 { // piped input and @files, as -p
+	if code := gatherPrompts(ctx, o, false, stdin, stderr); code != 0 { // piped input and @files, as -p
 		return code
 	}
 	return server.RunPrint(ctx, server.PrintOptions{Socket: o.connect, Session: o.sessionRef,

@@ -169,3 +169,26 @@ func TestStartingModelIsNoChange(t *testing.T) {
 		t.Error("the later switch is not shown")
 	}
 }
+
+// TestAttachedFileIsFoldedUnderItsName: a prompt's @file shows as the file's name and size,
+// its text folded under them, not as a wall of inline text; the typed words follow as typed.
+func TestAttachedFileIsFoldedUnderItsName(t *testing.T) {
+	s := session.InMemory(t.TempDir())
+	body := "package main\n\n// FILE-BODY\n" + strings.Repeat("x", 2100)
+	s.AppendMessage(provider.UserText("<file name=\"/p/main.go\">\n"+body+"\n</file>\nexplain @main.go", 1))
+	s.AppendMessage(provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.Text("ok")}})
+	var buf bytes.Buffer
+	if err := HTML(&buf, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if !strings.Contains(page, `<details class="result"><summary>[main.go, 2.1 KB] /p/main.go</summary><pre>package main`) {
+		t.Errorf("the file is not folded under its name and size:\n%s", page)
+	}
+	if !strings.Contains(page, "<p>explain @main.go</p>") {
+		t.Error("the typed text is not shown as typed")
+	}
+	if strings.Contains(page, "&lt;file name=") {
+		t.Error("the file block is shown as raw text")
+	}
+}

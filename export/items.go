@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"strings"
 
+	"pi/internal/atfile"
 	"pi/provider"
 	"pi/session"
 )
@@ -49,7 +50,7 @@ func messageItem(it item, m *provider.Message) item {
 		if len(blocks) > 0 && blocks[0].Type == provider.BlockText && strings.HasPrefix(blocks[0].Text, "<context>") {
 			blocks = blocks[1:] // the context block pi adds to a conversation's first message
 		}
-		it.Parts = contentParts(blocks)
+		it.Parts = userParts(blocks)
 	case provider.RoleAssistant:
 		it.Label = "Assistant"
 		if m.Model != "" {
@@ -100,6 +101,26 @@ func contentParts(blocks []provider.Block) []part {
 			parts = append(parts, part{Kind: "call", Summary: callSummary(b), Text: string(args)})
 		case provider.BlockImage:
 			parts = append(parts, imagePart(b))
+		}
+	}
+	return parts
+}
+
+// userParts shows a user message as contentParts does, but each file an @file attached as
+// its name and size, its text folded under them.
+func userParts(blocks []provider.Block) []part {
+	var parts []part
+	for _, b := range blocks {
+		if b.Type != provider.BlockText {
+			parts = append(parts, contentParts([]provider.Block{b})...)
+			continue
+		}
+		for _, p := range atfile.Split(b.Text) {
+			if f := p.File; f != nil {
+				parts = append(parts, part{Kind: "result", Summary: f.Label() + " " + f.Path, Text: f.Body})
+			} else {
+				parts = append(parts, contentParts([]provider.Block{provider.Text(p.Text)})...)
+			}
 		}
 	}
 	return parts

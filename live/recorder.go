@@ -197,7 +197,7 @@ func (h *Session) ForkAt(entryID string) (string, error) {
 	if h.scripts.cancelled("session_before_fork", map[string]any{"reason": "fork", "entry_id": entryID, "position": "before"}) {
 		return "", errors.New("fork: a script's session_before_fork handler cancelled it")
 	}
-	text := session.WithoutContextBlock(e.Message.TextContent())
+	text := session.EditableText(e.Message)
 	if e.ParentID == "" {
 		return text, h.NewSession(sess.Path())
 	}

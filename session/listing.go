@@ -14,8 +14,6 @@ import (
 	"sort"
 
 	"github.com/mattn/go-runewidth"
-
-	"pi/provider"
 )
 
 // PiAgentDir is where the TypeScript pi keeps its files ($PI_CODING_AGENT_DIR, else
@@ -68,7 +66,7 @@ func WriteList(w io.Writer, infos []Info) {
 	for i, in := range infos {
 		title := in.Name
 		if title == "" {
-			title = provider.OneLine(WithoutContextBlock(in.FirstPrompt), 60)
+			title = Title(in.FirstPrompt, 60)
 		}
 		// Padded by display width, not bytes: an accent or a wide letter must not push the
 		// columns after it out of line.

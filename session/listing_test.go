@@ -56,3 +56,19 @@ func TestMatchID(t *testing.T) {
 		}
 	}
 }
+
+// TestListTitleNamesAttachedFiles: a session that opened with an @file is titled by the
+// file's name and size and the words typed, not by the file's first line.
+func TestListTitleNamesAttachedFiles(t *testing.T) {
+	prompt := "<context>\ndate, folder\n</context>\n\n<file name=\"/p/main.go\">\npackage main\n" +
+		strings.Repeat("// x\n", 500) + "</file>\nexplain @main.go"
+	var b strings.Builder
+	WriteList(&b, []Info{{ID: "0a1b2c3d", FirstPrompt: prompt, MessageCount: 2, Size: 9000, Modified: time.Unix(0, 0)}})
+	if row := b.String(); !strings.Contains(row, "[main.go, 2.5 KB] explain @main.go") || strings.Contains(row, "package main") {
+		t.Fatalf("title:\n%s", row)
+	}
+	cut := prompt[:len(prompt)/2] // a title read from a prompt cut short
+	if got := Title(cut, 60); got != "[main.go, cut]" {
+		t.Errorf("Title of a cut prompt = %q", got)
+	}
+}

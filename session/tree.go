@@ -315,7 +315,7 @@ func sibling(path, name string) string { return filepath.Join(filepath.Dir(path)
 func LandingPoint(e *Entry) (leaf, text string) {
 	switch {
 	case e.Type == TypeMessage && e.Message != nil && e.Message.Role == provider.RoleUser:
-		return e.ParentID, WithoutContextBlock(e.Message.TextContent())
+		return e.ParentID, EditableText(e.Message)
 	case e.Type == TypeCustomMessage:
 		m := provider.Message{Content: e.Content}
 		return e.ParentID, m.TextContent()

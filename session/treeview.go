@@ -7,8 +7,10 @@ package session
 import (
 	"encoding/json"
 	"fmt"
-	"pi/provider"
 	"strings"
+
+	"pi/internal/atfile"
+	"pi/provider"
 )
 
 // LeavesConversation reports whether moving to targetID would leave messages behind: only
@@ -87,7 +89,7 @@ func treePreview(e *Entry) string {
 func messagePreview(m *provider.Message) string {
 	switch m.Role {
 	case provider.RoleUser:
-		return ShownUserText(m)
+		return atfile.Fold(ShownUserText(m))
 	case provider.RoleAssistant:
 		if t := strings.TrimSpace(m.TextContent()); t != "" {
 			return t
@@ -266,6 +268,19 @@ func ShownUserTexts(ms []provider.Message) []string {
 		out[i] = ShownUserText(&ms[i])
 	}
 	return out
+}
+
+// EditableText is a user message's text offered for editing again (/fork, /tree): without the
+// context block, and without the blocks of the files its @words name, which sending the text
+// again attaches again; a block nothing in the text names stays.
+func EditableText(m *provider.Message) string {
+	return atfile.Unexpand(WithoutContextBlock(m.TextContent()))
+}
+
+// Title is a prompt in one line of at most n runes, for a session's title or a tree row:
+// without the context block, each attached file by its name and size ([main.go, 2.1 KB]).
+func Title(prompt string, n int) string {
+	return provider.OneLine(atfile.Fold(WithoutContextBlock(prompt)), n)
 }
 
 // ShownUserText is what the user typed: the context block that opens a conversation is left

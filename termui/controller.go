@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"pi/provider"
+	"pi/tools"
 	"pi/tui"
 )
 
@@ -188,7 +189,20 @@ func (c *Controller) send(text string, imgs []provider.Block, how How) {
 			return
 		}
 	}
-	c.report(c.sess.Send(c.ctx, Input{Text: text, Images: imgs, How: how}))
+	text, files := c.attachFiles(text)
+	c.report(c.sess.Send(c.ctx, Input{Text: text, Images: append(imgs, files...), How: how}))
+}
+
+// attachFiles puts the files a typed line's @words name in front of it, as the command line
+// attaches its @file arguments, read where the editor completes them (the session's folder,
+// here and under pi attach); each @word left as typed gets a warning saying why. Pictures the
+// editor has attached already; the message shows what was attached.
+func (c *Controller) attachFiles(text string) (string, []provider.Block) {
+	t := tools.AttachTyped(c.ctx, text, c.ui.Cwd(), false)
+	for _, err := range t.Problems {
+		c.ui.Notify(tui.LevelWarning, err.Error())
+	}
+	return t.Text, t.Images
 }
 
 // report shows an error, unless the screen is closing.

@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
-	"pi/provider"
 	"pi/session"
 	"pi/tui"
 )
@@ -50,7 +48,7 @@ func (c *Controller) fork(string) {
 	}
 	labels := make([]string, len(msgs))
 	for i, m := range msgs {
-		labels[i] = strings.ReplaceAll(m.Text, "\n", " ")
+		labels[i] = session.Title(m.Text, 200)
 	}
 	i, err := c.ui.Select(c.ctx, "Fork from which message?", labels)
 	if err != nil {
@@ -84,7 +82,7 @@ func (c *Controller) resume(string) {
 // resumeLabel is a row of /resume: when, the name (else the user's first words, not the
 // context block), how many messages and, for another folder's session, where.
 func resumeLabel(r Resumable) string {
-	title := cmp.Or(r.Name, provider.OneLine(session.WithoutContextBlock(r.FirstPrompt), 80), r.ID)
+	title := cmp.Or(r.Name, session.Title(r.FirstPrompt, 80), r.ID)
 	label := r.Modified.Format("2006-01-02 15:04") + "  " + title
 	if r.Counted {
 		label += fmt.Sprintf(" · %d messages", r.Messages)

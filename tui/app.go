@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"pi/internal/atfile"
 	"pi/provider"
 	"pi/tui/theme"
 )
@@ -130,7 +131,7 @@ type App struct {
 	expandTools  bool
 	showThinking bool
 	// the newest boxes gone to the scrollback folded, which Ctrl+O and Ctrl+T print again
-	foldedTool     *toolView
+	foldedTool     entry // a tool box, or a message with an attached file's text folded away
 	foldedThinking *assistantView
 	lastCtrlC      time.Time
 	lastEscape     time.Time // an idle Escape on an empty editor; a second one soon opens the tree
@@ -247,11 +248,18 @@ func (a *App) add(e entry) {
 	a.requestRender()
 }
 
+// Cwd is the folder @file completion lists and typed @words are relative to.
+func (a *App) Cwd() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.opts.Cwd
+}
+
 // AddUserMessage shows a message the user sent (or one delivered from the queues).
 func (a *App) AddUserMessage(text string) {
 	a.mu.Lock()
 	defer a.unlock()
-	a.add(&userView{th: a.theme, text: text})
+	a.add(newUserView(a.theme, text, &a.expandTools))
 }
 
 // StartAssistant begins a streamed reply.
@@ -414,11 +422,20 @@ func (a *App) ThinkingShown() bool {
 	return a.showThinking
 }
 
-// SetQueue shows the steering and follow-up messages waiting for delivery.
+// SetQueue shows the steering and follow-up messages waiting for delivery. Escape puts them
+// back in the editor as typed: a file an @word of the text names goes back to being that word
+// (atfile.Unexpand), whichever side sent the text.
 func (a *App) SetQueue(steer, follow []string) {
 	a.mu.Lock()
 	defer a.unlock()
-	a.steer, a.follow = append([]string(nil), steer...), append([]string(nil), follow...)
+	typed := func(texts []string) []string {
+		out := make([]string, len(texts))
+		for i, s := range texts {
+			out[i] = atfile.Unexpand(s)
+		}
+		return out
+	}
+	a.steer, a.follow = typed(steer), typed(follow)
 	a.requestRender()
 }
 

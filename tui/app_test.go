@@ -157,9 +157,10 @@ func TestAppKeys(t *testing.T) {
 	app.HandleEvent(enter)
 	typeText(app, "then this")
 	app.HandleEvent(key(tcell.KeyEnter, 0, tcell.ModAlt))
-	app.SetQueue([]string{"go left"}, []string{"then this"})
+	// a queued @file comes back as the word typed, not the file's text
+	app.SetQueue([]string{"go left"}, []string{"<file name=\"/p/main.go\">\npackage main\n</file>\nthen @main.go"})
 	app.HandleEvent(key(tcell.KeyEscape, 0, 0))
-	if text := app.editor.RawText(); text != "go left\nthen this" {
+	if text := app.editor.RawText(); text != "go left\nthen @main.go" {
 		t.Errorf("queued text back in editor = %q", text)
 	}
 	app.SetWorking(false)

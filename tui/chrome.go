@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"pi/internal/atfile"
 	"pi/tui/theme"
 )
 
@@ -98,14 +99,14 @@ func renderStatus(th *theme.Theme, working bool, since, now time.Time, msg strin
 	return []string{Truncate(line, width, "…")}
 }
 
-// renderQueue shows the messages waiting for delivery.
+// renderQueue shows the messages waiting for delivery, an attached file by its name and size.
 func renderQueue(th *theme.Theme, steer, follow []string, width int) []string {
 	var out []string
 	for _, s := range steer {
-		out = append(out, paint(th.Muted, Truncate("↳ steer: "+oneLine(s), width, "…")))
+		out = append(out, paint(th.Muted, Truncate("↳ steer: "+oneLine(atfile.Fold(s)), width, "…")))
 	}
 	for _, s := range follow {
-		out = append(out, paint(th.Muted, Truncate("⏎ follow-up: "+oneLine(s), width, "…")))
+		out = append(out, paint(th.Muted, Truncate("⏎ follow-up: "+oneLine(atfile.Fold(s)), width, "…")))
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"pi/internal/atfile"
 	"pi/provider"
 	"pi/tui/theme"
 )
@@ -42,10 +43,18 @@ type themed interface {
 	setTheme(th *theme.Theme)
 }
 
-// userView is a user message.
+// userView is a user message. The files its @words attached show as a line each under what
+// was typed, "attached main.go (2.1 KB)", and their text only while tool output is expanded
+// (Ctrl+O): the message itself holds every byte.
 type userView struct {
-	th   *theme.Theme
-	text string
+	th       *theme.Theme
+	text     string // as typed, without the files' blocks
+	files    []atfile.File
+	expanded *bool // the App's expandTools
+}
+
+func newUserView(th *theme.Theme, text string, expanded *bool) *userView {
+	return &userView{th: th, text: strings.TrimSpace(atfile.Typed(text)), files: atfile.Files(text), expanded: expanded}
 }
 
 func (u *userView) final() bool { return true }
@@ -61,7 +70,41 @@ func (u *userView) Render(width int) []string {
 		}
 		lines[i] = prefix + paint(sBold, l)
 	}
+	for _, f := range u.files {
+		lines = append(lines, u.fileLines(f, width)...)
+	}
 	return lines
+}
+
+// fileLines are an attached file's line and, expanded, its text.
+func (u *userView) fileLines(f atfile.File, width int) []string {
+	what := "attached " + f.Name() + " (" + f.Size() + ")"
+	switch {
+	case f.Note:
+		what = "attached " + f.Name() + " " + f.Body
+	case f.Cut:
+		what = "attached " + f.Name()
+	case !*u.expanded:
+		what += " · ctrl+o shows it"
+	}
+	out := []string{paint(u.th.Muted, Truncate("  "+what, width, "…"))}
+	if f.Note || !*u.expanded {
+		return out
+	}
+	for _, l := range Wrap(sanitize(f.Body), max(width-4, 1)) {
+		out = append(out, paint(u.th.Muted, "  │ ")+l)
+	}
+	return out
+}
+
+// hasFolded says the message has a file whose text is not shown.
+func (u *userView) hasFolded() bool {
+	for _, f := range u.files {
+		if !f.Note && !f.Cut && !*u.expanded {
+			return true
+		}
+	}
+	return false
 }
 
 // Notice levels for Notify.

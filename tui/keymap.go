@@ -189,7 +189,7 @@ func (km *Keymap) Help() string {
 		b.WriteString(line + "\n")
 	}
 	b.WriteString("escape twice on an empty editor: /tree · up/down in an empty editor: earlier prompts\n" +
-		"/command runs a command · @file attaches a file\n" +
+		"/command runs a command · @file attaches the file's text (or picture) to the prompt; ctrl+o shows it\n" +
 		"!cmd runs a command, output to the model · !!cmd runs it for you only\n" +
 		`remap any action in pi.toml: [keys] action = "ctrl+x" (or a list of keys)`)
 	return b.String()

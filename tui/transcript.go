@@ -53,7 +53,7 @@ func (t *transcript) message(m *provider.Message) {
 	a := t.a
 	switch m.Role {
 	case provider.RoleUser:
-		t.add(&userView{th: a.theme, text: t.userText(m)})
+		t.add(newUserView(a.theme, t.userText(m), &a.expandTools))
 	case provider.RoleAssistant:
 		v := t.cur // the streaming reply's view takes the finished reply
 		if t.cur = nil; v == nil {

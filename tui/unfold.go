@@ -1,8 +1,9 @@
 package tui
 
 // unfold.go is what Ctrl+O and Ctrl+T do for a box that has already scrolled into the
-// terminal's history, which pi never redraws: the newest such box with output (or thinking)
-// folded away is printed again below, unfolded, so the key does what its hint promised.
+// terminal's history, which pi never redraws: the newest such box with output (or thinking, or
+// an attached file's text) folded away is printed again below, unfolded, so the key does what
+// its hint promised.
 
 import (
 	"pi/provider"
@@ -14,6 +15,10 @@ func (a *App) noteFolded(e entry) {
 	switch v := e.(type) {
 	case *toolView:
 		if _, hidden := v.preview(); hidden > 0 && !a.expandTools {
+			a.foldedTool = v
+		}
+	case *userView:
+		if v.hasFolded() {
 			a.foldedTool = v
 		}
 	case *assistantView:
@@ -29,6 +34,9 @@ func (a *App) unfoldAgain(tools bool) bool {
 	var what string
 	if tools && a.expandTools && a.foldedTool != nil {
 		e, what, a.foldedTool = a.foldedTool, "the last folded tool box again, expanded", nil
+		if _, ok := e.(*userView); ok {
+			what = "the last message again, with its attached files' text"
+		}
 	} else if !tools && a.showThinking && a.foldedThinking != nil {
 		e, what, a.foldedThinking = a.foldedThinking, "the last reply with its thinking shown", nil
 	} else {
