@@ -42,6 +42,9 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 		ic.ui.Replay(h.Agent().MessagesView(), session.ShownUserText, ic.custom)
 		ic.updateFooter()
 		ui.Notify(tui.LevelInfo, "pi · "+h.Agent().Model().Label()+"\n"+keys.StartHint())
+		if picked := h.PickedModel(); picked != "" {
+			ui.Notify(tui.LevelInfo, picked+"; /model picks another")
+		}
 		if keysProblem != "" {
 			ui.Notify(tui.LevelWarning, keysProblem)
 		}
