@@ -21,8 +21,10 @@ import (
 
 // runInteractiveMode runs the terminal UI until the user quits. A resumed
 // conversation is shown first; prompts from the command line are then sent, each as a
-// follow-up of the one before. pickSession (-r) opens the session picker.
-func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, imgs []provider.Block, pickSession bool, stderr io.Writer) int {
+// follow-up of the one before. pickSession (-r) opens the session picker. startDialog runs
+// first of all (ollamastart.go: start the local Ollama, pull a model).
+func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, imgs []provider.Block, pickSession bool,
+	startDialog func(*interactive), stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	keys, keysProblem := tui.KeymapOr(h.Config().KeyBindings())
@@ -55,6 +57,7 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 			ic.async(func() { ctrl.Command("resume", "") }) // -r: the picker asks on screen, off the start callback
 		}
 		ic.async(func() {
+			startDialog(ic) // before the prompts: they need a model
 			ctrl.AskTrust() // before the prompts: a project command among them needs its script
 			ic.sendPrompts(prompts, imgs)
 		})
