@@ -43,7 +43,11 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 		})
 		ic.ui.Replay(h.Agent().MessagesView(), session.ShownUserText, ic.custom)
 		ic.updateFooter()
-		ui.Notify(tui.LevelInfo, "pi · "+h.Agent().Model().Label()+"\n"+keys.StartHint())
+		model := h.Agent().Model().Label()
+		if h.ModelProblem() != "" {
+			model = "no model yet" // not the placeholder's none/none
+		}
+		ui.Notify(tui.LevelInfo, "pi · "+model+"\n"+keys.StartHint())
 		if picked := h.PickedModel(); picked != "" {
 			ui.Notify(tui.LevelInfo, picked+"; /model picks another")
 		}

@@ -113,15 +113,9 @@ func runStarting(ctx context.Context, starter *ollamaStarter, args []string, std
 		return runListSessions(ctx, opts, stdout, stderr)
 	}
 	defer starter.stopChildren(stderr)
-	if !interactive { // nobody to ask: a line saying what to run, or the start [ollama] asks for
-		if code := prepareOllama(ctx, opts, starter, stderr); code != 0 {
-			return code
-		}
-	}
-	h, err := live.New(ctx, opts.liveOptions(interactive, stderr))
-	if err != nil {
-		fmt.Fprintln(stderr, "pi:", err)
-		return 1
+	h, code := startSession(ctx, opts, interactive, starter, stderr)
+	if h == nil {
+		return code
 	}
 	defer h.Close()
 	opts.messages = h.TakeFlagWords(opts.messages) // before the prompts: the scripts' string flags take words
@@ -140,6 +134,23 @@ func runStarting(ctx context.Context, starter *ollamaStarter, args []string, std
 		return 2
 	}
 	return runPrintMode(ctx, h, opts.messages, opts.images, stdout, stderr)
+}
+
+// startSession builds the live session; outside the terminal UI, where nobody can be asked, a
+// local Ollama that is not serving is first started as [ollama] start says, or a line says
+// what to run. nil comes with the exit code.
+func startSession(ctx context.Context, opts *cliOptions, interactive bool, starter *ollamaStarter, stderr io.Writer) (*live.Session, int) {
+	if !interactive {
+		if code := prepareOllama(ctx, opts, starter, stderr); code != 0 {
+			return nil, code
+		}
+	}
+	h, err := live.New(ctx, opts.liveOptions(interactive, stderr))
+	if err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return nil, 1
+	}
+	return h, 0
 }
 
 // checkOptions refuses flag values pi cannot use; it returns the exit code, 0 when all is well.
