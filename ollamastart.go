@@ -136,25 +136,32 @@ func prepareOllama(ctx context.Context, o *cliOptions, starter *ollamaStarter, s
 	c := ollamasetup.Detect(ctx, local.host, exec.LookPath, nil)
 	if c.State == ollamasetup.NotServing {
 		if local.startMode == config.OllamaStartAsk {
-			fmt.Fprintf(stderr, "pi: Ollama is installed (%s) but not serving on %s: run `ollama serve`, "+
-				"or set [ollama] start = \"child\" in %s/pi.toml to have pi start it\n", c.Binary, c.Host, piHomeDir())
-			return 1
+			return giveUp(cfg, stderr, fmt.Sprintf("Ollama is installed (%s) but not serving on %s: run `ollama serve`, "+
+				"or set [ollama] start = \"child\" in %s/pi.toml to have pi start it", c.Binary, c.Host, piHomeDir()))
 		}
 		srv, err := starter.start(ctx, c, local.startMode == config.OllamaStartDetached)
 		if err != nil {
-			fmt.Fprintln(stderr, "pi:", err)
-			return 1
+			return giveUp(cfg, stderr, err.Error())
 		}
 		fmt.Fprintln(stderr, "pi:", startedText(srv))
 		c = ollamasetup.Detect(ctx, local.host, exec.LookPath, nil)
 	}
 	if c.State == ollamasetup.Serving && len(c.Models) == 0 && local.discovery {
 		s, why := suggestion()
-		fmt.Fprintf(stderr, "pi: the Ollama server at %s has no model yet: run `ollama pull %s` (%s), "+
-			"or name a model in pi.toml\n", c.Host, s.Model, why)
-		return 1
+		return giveUp(cfg, stderr, fmt.Sprintf("the Ollama server at %s has no model yet: run `ollama pull %s` (%s), "+
+			"or name a model in pi.toml", c.Host, s.Model, why))
 	}
 	return 0
+}
+
+// giveUp says why pi cannot go on, after the warnings about pi.toml the session would have
+// given (a key an untrusted project may not set can be why no model is named), and is exit 1.
+func giveUp(cfg *config.Config, stderr io.Writer, why string) int {
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(stderr, "pi: warning:", w)
+	}
+	fmt.Fprintln(stderr, "pi:", why)
+	return 1
 }
 
 // ollamaDialog is the terminal UI's start dialog for o's model (see offerOllama).
