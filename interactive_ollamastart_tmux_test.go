@@ -45,9 +45,11 @@ func startOllamaSetupTmux(t *testing.T, bin string, s *fakeOllamaSetup) *fdTmux 
 	return m
 }
 
+// mustSee waits for want on the screen, where a notice may have wrapped it over two rows.
 func (m *fdTmux) mustSee(step, want string) {
 	m.t.Helper()
-	if !m.sees(want, 20*time.Second) {
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	if !fdWaitUntil(20*time.Second, func() bool { return strings.Contains(flat(m.screen()), flat(want)) }) {
 		m.t.Fatalf("%s: never saw %q; screen:\n%s", step, want, m.screen())
 	}
 }
@@ -61,11 +63,12 @@ func TestTmuxStartDialogStartsOllamaAndPullsAModel(t *testing.T) {
 	bin := buildPi(t)
 	s := newFakeOllamaSetup(t, "", "")
 	m := startOllamaSetupTmux(t, bin, s)
-	m.mustSee("pi says the server is not serving and offers to start it", "but not serving on http://"+s.host)
-	m.mustSee("the offer", "Start ollama serve for this run")
+	m.mustSee("pi says the server is not serving", "but not serving on http://"+s.host)
+	m.mustSee("the offer to start it", "Start ollama serve for this run (stopped when pi exits)")
 	m.keys("Enter")
 	m.mustSee("the server started", "for this run (pid")
-	m.mustSee("the offer of a model that fits", "has no model yet. Pull qwen3:")
+	m.mustSee("the model that fits, named", "has no model yet; qwen3:")
+	m.mustSee("the offer to pull it", "› Pull qwen3:")
 	m.keys("Enter")
 	m.mustSee("the pull's progress bar", " 50% ")
 	if err := os.WriteFile(s.gate, nil, 0o600); err != nil {
@@ -80,6 +83,36 @@ func TestTmuxStartDialogStartsOllamaAndPullsAModel(t *testing.T) {
 	if !alive(pid) {
 		t.Fatalf("the server (pid %d) is not running while pi is", pid)
 	}
+	m.quit()
+	testwait.Until(t, fmt.Sprintf("the server pi started (pid %d) to stop with pi", pid), func() bool { return !alive(pid) })
+}
+
+// TestTmuxStartDialogWithStartChildAndANamedModel: with [ollama] start = "child" the terminal
+// UI starts the server without asking; the model pi.toml names is not on it, so pi offers to
+// pull that one (not a suggestion), then uses it without calling it picked.
+func TestTmuxStartDialogWithStartChildAndANamedModel(t *testing.T) {
+	bin := buildPi(t)
+	s := newFakeOllamaSetup(t, "llama3:latest", "model = \"ollama/qwen3:8b\"\n[ollama]\nstart = \"child\"\n")
+	if err := os.WriteFile(s.gate, nil, 0o600); err != nil { // the pull runs through
+		t.Fatal(err)
+	}
+	m := startOllamaSetupTmux(t, bin, s)
+	m.mustSee("the server started without a question", "for this run (pid")
+	m.mustSee("the named model, missing", "does not have qwen3:8b, the model pi is set to use.")
+	m.mustSee("the offer to pull it", "Pull qwen3:8b?")
+	if strings.Contains(m.screen(), "Start ollama serve?") {
+		t.Errorf("pi asked to start the server although [ollama] start = \"child\":\n%s", m.screen())
+	}
+	m.keys("Enter")
+	m.mustSee("the pull done", "pulled qwen3:8b")
+	m.mustSee("the model in use", "model: ollama/qwen3:8b")
+	m.typeText("hi")
+	m.keys("Enter")
+	m.mustSee("the fake server's answer", fakeOllamaReply)
+	if strings.Contains(m.screen(), "no model configured") {
+		t.Errorf("a model pi.toml names was called picked:\n%s", m.screen())
+	}
+	pid := s.pid()
 	m.quit()
 	testwait.Until(t, fmt.Sprintf("the server pi started (pid %d) to stop with pi", pid), func() bool { return !alive(pid) })
 }

@@ -13,11 +13,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 
 	"pi/config"
 	"pi/live"
+	"pi/provider"
 	"pi/provider/ollamasetup"
 	"pi/tui"
 )
@@ -85,12 +87,12 @@ func startedText(srv *ollamasetup.Server) string {
 	return fmt.Sprintf("started `ollama serve` on %s for this run (pid %d; stopped when pi exits)", srv.Host, srv.PID())
 }
 
-// localOllama is the Ollama server the session's model would come from, when it is one pi
-// could start: spec is the command line's model; discovery says pi picks the model there.
+// localOllama is the Ollama server the session's model would come from: discovery says pi
+// picks the model there, model is the one pi.toml or --model names otherwise.
 type localOllama struct {
-	host      string
-	discovery bool
-	startMode string
+	host, model string
+	discovery   bool
+	startMode   string
 }
 
 // ollamaFor is the Ollama server o's model would come from, if any.
@@ -102,8 +104,8 @@ func ollamaFor(o *cliOptions, cfg *config.Config) (localOllama, bool) {
 	if o.providerName != "" && !strings.Contains(spec, "/") {
 		spec = strings.TrimSuffix(o.providerName+"/"+spec, "/")
 	}
-	host, ok := cfg.OllamaHost(spec)
-	return localOllama{host: host, discovery: spec == "" && cfg.Model == "", startMode: cfg.Ollama.StartMode()}, ok
+	host, model, ok := cfg.OllamaModel(spec)
+	return localOllama{host: host, model: model, discovery: model == "", startMode: cfg.Ollama.StartMode()}, ok
 }
 
 // suggestion is the model to pull on this machine, and the sentence that says why.
@@ -187,17 +189,32 @@ func (ic *interactive) offerOllama(local localOllama, starter *ollamaStarter) {
 	if c.State != ollamasetup.Serving {
 		return
 	}
-	if len(c.Models) == 0 && local.discovery && !ic.pullOllama(c) {
-		return
+	switch {
+	case len(c.Models) == 0 && local.discovery:
+		s, why := suggestion()
+		if !ic.pullOllama(c, s.Model, fmt.Sprintf("The Ollama server at %s has no model yet; %s fits this machine (%s).", c.Host, s.Model, why)) {
+			return
+		}
+	case !local.discovery && !listsModel(c.Models, local.model):
+		if !ic.pullOllama(c, local.model, fmt.Sprintf("The Ollama server at %s does not have %s, the model pi is set to use.", c.Host, local.model)) {
+			return
+		}
 	}
 	ic.useStartModel()
+}
+
+// listsModel reports whether the server lists model ("name" is its "name:latest").
+func listsModel(models []string, model string) bool {
+	want := provider.Model{API: "ollama", ID: model}
+	return slices.ContainsFunc(models, func(m string) bool { return want.Same(provider.Model{API: "ollama", ID: m}) })
 }
 
 // startOllama starts the server as [ollama] start says, asking first unless it says how.
 func (ic *interactive) startOllama(c ollamasetup.Check, mode string, starter *ollamaStarter) bool {
 	detached := mode == config.OllamaStartDetached
 	if mode == config.OllamaStartAsk {
-		i, err := ic.ui.Select(ic.ctx, fmt.Sprintf("Ollama is installed but not serving on %s. Start it?", c.Host), []string{
+		ic.ui.Notify(tui.LevelInfo, c.Advice())
+		i, err := ic.ui.Select(ic.ctx, "Start ollama serve?", []string{
 			"Start ollama serve for this run (stopped when pi exits)",
 			"Start ollama serve and leave it running",
 			"Not now"})
@@ -218,18 +235,16 @@ func (ic *interactive) startOllama(c ollamasetup.Check, mode string, starter *ol
 	return true
 }
 
-// pullOllama offers the model that fits this machine and pulls it, its progress on the
-// status line.
-func (ic *interactive) pullOllama(c ollamasetup.Check) bool {
-	s, why := suggestion()
-	i, err := ic.ui.Select(ic.ctx, fmt.Sprintf("The Ollama server at %s has no model yet. Pull %s (%s)?", c.Host, s.Model, why),
-		[]string{"Pull " + s.Model, "Not now"})
+// pullOllama says why, asks, and pulls model, its progress on the status line.
+func (ic *interactive) pullOllama(c ollamasetup.Check, model, why string) bool {
+	ic.ui.Notify(tui.LevelInfo, why)
+	i, err := ic.ui.Select(ic.ctx, "Pull "+model+"?", []string{"Pull " + model, "Not now"})
 	if err != nil || i != 0 {
-		ic.ui.Notify(tui.LevelInfo, "no model pulled: run `ollama pull NAME`, then pick it with /model")
+		ic.ui.Notify(tui.LevelInfo, "no model pulled: run `ollama pull "+model+"`, then pick it with /model")
 		return false
 	}
-	ic.ui.SetStatus("pulling " + s.Model + "…")
-	err = ollamasetup.Pull(ic.ctx, c.Host, s.Model, nil, func(p ollamasetup.Progress) {
+	ic.ui.SetStatus("pulling " + model + "…")
+	err = ollamasetup.Pull(ic.ctx, c.Host, model, nil, func(p ollamasetup.Progress) {
 		ic.ui.SetStatus(ollamasetup.Bar(p, 72))
 	})
 	ic.ui.SetStatus("")
@@ -237,7 +252,7 @@ func (ic *interactive) pullOllama(c ollamasetup.Check) bool {
 		ic.report(err)
 		return false
 	}
-	ic.ui.Notify(tui.LevelInfo, "pulled "+s.Model)
+	ic.ui.Notify(tui.LevelInfo, "pulled "+model)
 	return true
 }
 

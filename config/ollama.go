@@ -45,32 +45,32 @@ func (o OllamaConfig) StartMode() string {
 	return o.Start
 }
 
-// OllamaHost is the server root of the Ollama provider that spec (a --model value; empty: the
-// configured model, else discovery) would use, when that provider speaks Ollama's API; ok is
-// false for any other provider, a spec that does not parse, or a model only scripts define.
-func (c *Config) OllamaHost(spec string) (host string, ok bool) {
+// OllamaModel is the Ollama server the model of spec (a --model value; empty: the configured
+// model, else discovery) would come from, when its provider speaks Ollama's API, and the
+// model's id there ("" for discovery); ok is false for any other provider, a spec that does
+// not parse, or a model only scripts define.
+func (c *Config) OllamaModel(spec string) (host, id string, ok bool) {
 	if spec == "" {
 		spec = c.Model
 	}
 	name := "ollama" // discovery asks the built-in provider
 	if spec != "" {
-		var id string
 		var err error
 		if name, id, _, err = ParseModelSpec(spec); err != nil {
-			return "", false
+			return "", "", false
 		}
 		if name == "" {
-			if name, _, err = c.findModel(id); err != nil {
-				return "", false
+			if name, id, err = c.findModel(id); err != nil {
+				return "", "", false
 			}
 		}
 	}
 	pc := c.provider(name)
 	if pc == nil || pc.Kind != kindOllama || pc.stream != nil {
-		return "", false
+		return "", "", false
 	}
 	if pc.BaseURL != "" {
-		return strings.TrimRight(pc.BaseURL, "/"), true
+		return strings.TrimRight(pc.BaseURL, "/"), id, true
 	}
-	return ollama.Host(c.getenv), true
+	return ollama.Host(c.getenv), id, true
 }

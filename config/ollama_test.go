@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestOllamaHost: the Ollama server a spec's model would come from (discovery, the built-in
-// provider, a configured one, OLLAMA_HOST), and none for a model of another API.
-func TestOllamaHost(t *testing.T) {
+// TestOllamaModel: the Ollama server a spec's model would come from (discovery, the built-in
+// provider, a configured one, OLLAMA_HOST) and its id there, and none for a model of another API.
+func TestOllamaModel(t *testing.T) {
 	user := `[providers.box]
 kind = "ollama"
 base_url = "http://10.0.0.5:11434/"
@@ -18,17 +18,18 @@ kind = "openai"
 base_url = "http://127.0.0.1:1234/v1"
 `
 	cases := []struct {
-		model, spec, env, want string
-		ok                     bool
+		model, spec, env, want, id string
+		ok                         bool
 	}{
-		{"", "", "", "http://127.0.0.1:11434", true},
-		{"", "", "127.0.0.1:9999", "http://127.0.0.1:9999", true},
-		{"ollama/qwen3", "", "", "http://127.0.0.1:11434", true},
-		{"", "box/anything", "", "http://10.0.0.5:11434", true},
-		{"", "big", "", "http://10.0.0.5:11434", true},
-		{"", "lm/qwen", "", "", false},
-		{"lm/qwen", "", "", "", false},
-		{"", "nobody/x", "", "", false},
+		{"", "", "", "http://127.0.0.1:11434", "", true},
+		{"", "", "127.0.0.1:9999", "http://127.0.0.1:9999", "", true},
+		{"ollama/qwen3:high", "", "", "http://127.0.0.1:11434", "qwen3", true},
+		{"", "box/anything", "", "http://10.0.0.5:11434", "anything", true},
+		{"", "big", "", "http://10.0.0.5:11434", "big", true},
+		{"", "box", "", "http://10.0.0.5:11434", "big", true},
+		{"", "lm/qwen", "", "", "", false},
+		{"lm/qwen", "", "", "", "", false},
+		{"", "nobody/x", "", "", "", false},
 	}
 	for _, c := range cases {
 		cfg := loadBoth(t, "model = \""+c.model+"\"\n"+user, "", true)
@@ -38,9 +39,9 @@ base_url = "http://127.0.0.1:1234/v1"
 			}
 			return ""
 		}
-		host, ok := cfg.OllamaHost(c.spec)
-		if host != c.want || ok != c.ok {
-			t.Errorf("model %q, spec %q, OLLAMA_HOST %q: %q, %v; want %q, %v", c.model, c.spec, c.env, host, ok, c.want, c.ok)
+		host, id, ok := cfg.OllamaModel(c.spec)
+		if host != c.want || id != c.id || ok != c.ok {
+			t.Errorf("model %q, spec %q, OLLAMA_HOST %q: %q, %q, %v; want %q, %q, %v", c.model, c.spec, c.env, host, id, ok, c.want, c.id, c.ok)
 		}
 	}
 }
