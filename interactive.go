@@ -223,7 +223,11 @@ func (ic *interactive) custom(m *provider.Message) (tui.CustomMessage, bool) {
 func (ic *interactive) updateFooter() {
 	h := ic.h
 	st, stats := h.State(), h.Stats()
-	f := tui.FooterInfo{Cwd: h.Cwd(), Session: st.SessionName, Model: st.Model.Label(), Thinking: st.Thinking,
+	model := st.Model.Label()
+	if h.ModelProblem() != "" {
+		model = "no model yet" // not the placeholder's none/none
+	}
+	f := tui.FooterInfo{Cwd: h.Cwd(), Session: st.SessionName, Model: model, Thinking: st.Thinking,
 		Input: stats.Tokens.Input, Output: stats.Tokens.Output, CacheRead: stats.Tokens.CacheRead,
 		CacheWrite: stats.Tokens.CacheWrite, Cost: stats.Cost, ContextWindow: st.Model.ContextWindow}
 	f.ContextTokens = provider.ContextTokens(h.Agent().MessagesView())

@@ -31,13 +31,9 @@ type ollamaStarter struct {
 	servers []*ollamasetup.Server
 }
 
-// start runs `ollama serve` for host, as a child or detached.
+// start runs `ollama serve` on c.Host, as pi's child or detached (its output discarded).
 func (s *ollamaStarter) start(ctx context.Context, c ollamasetup.Check, detached bool) (*ollamasetup.Server, error) {
-	o := ollamasetup.StartOptions{Detached: detached}
-	if detached {
-		o.Log = os.DevNull
-	}
-	srv, err := ollamasetup.Start(ctx, c.Binary, c.Host, o)
+	srv, err := ollamasetup.Start(ctx, c.Binary, c.Host, ollamasetup.StartOptions{Detached: detached})
 	if err != nil {
 		return nil, err
 	}
@@ -47,19 +43,19 @@ func (s *ollamaStarter) start(ctx context.Context, c ollamasetup.Check, detached
 	return srv, nil
 }
 
-// stopChildren ends the servers started for this run (SIGTERM to the group, SIGKILL after 5 s).
+// stopChildren ends the servers started for this run (SIGTERM to the group, SIGKILL after
+// 5 s); the detached ones stay, to be kept at exit.
 func (s *ollamaStarter) stopChildren(stderr io.Writer) {
+	var children []*ollamasetup.Server
 	s.mu.Lock()
-	servers := s.servers
-	s.servers = nil
-	s.mu.Unlock()
-	for _, srv := range servers {
-		if srv.Detached() {
-			s.mu.Lock()
-			s.servers = append(s.servers, srv) // still to be kept at exit
-			s.mu.Unlock()
-			continue
+	s.servers = slices.DeleteFunc(s.servers, func(srv *ollamasetup.Server) bool {
+		if !srv.Detached() {
+			children = append(children, srv)
 		}
+		return !srv.Detached()
+	})
+	s.mu.Unlock()
+	for _, srv := range children {
 		if err := srv.Stop(); err != nil {
 			fmt.Fprintln(stderr, "pi:", err)
 		}
