@@ -21,8 +21,10 @@ import (
 
 // runInteractiveMode runs the terminal UI until the user quits. A resumed
 // conversation is shown first; prompts from the command line are then sent, each as a
-// follow-up of the one before. pickSession (-r) opens the session picker.
-func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, imgs []provider.Block, pickSession bool, stderr io.Writer) int {
+// follow-up of the one before. pickSession (-r) opens the session picker. startDialog runs
+// first of all (ollamastart.go: start the local Ollama, pull a model).
+func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, imgs []provider.Block, pickSession bool,
+	startDialog func(*interactive), stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	keys, keysProblem := tui.KeymapOr(h.Config().KeyBindings())
@@ -41,7 +43,14 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 		})
 		ic.ui.Replay(h.Agent().MessagesView(), session.ShownUserText, ic.custom)
 		ic.updateFooter()
-		ui.Notify(tui.LevelInfo, "pi · "+h.Agent().Model().Label()+"\n"+keys.StartHint())
+		model := h.Agent().Model().Label()
+		if h.ModelProblem() != "" {
+			model = "no model yet" // not the placeholder's none/none
+		}
+		ui.Notify(tui.LevelInfo, "pi · "+model+"\n"+keys.StartHint())
+		if picked := h.PickedModel(); picked != "" {
+			ui.Notify(tui.LevelInfo, picked+"; /model picks another")
+		}
 		if keysProblem != "" {
 			ui.Notify(tui.LevelWarning, keysProblem)
 		}
@@ -52,6 +61,7 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 			ic.async(func() { ctrl.Command("resume", "") }) // -r: the picker asks on screen, off the start callback
 		}
 		ic.async(func() {
+			startDialog(ic) // before the prompts: they need a model
 			ctrl.AskTrust() // before the prompts: a project command among them needs its script
 			ic.sendPrompts(prompts, imgs)
 		})
@@ -213,7 +223,11 @@ func (ic *interactive) custom(m *provider.Message) (tui.CustomMessage, bool) {
 func (ic *interactive) updateFooter() {
 	h := ic.h
 	st, stats := h.State(), h.Stats()
-	f := tui.FooterInfo{Cwd: h.Cwd(), Session: st.SessionName, Model: st.Model.Label(), Thinking: st.Thinking,
+	model := st.Model.Label()
+	if h.ModelProblem() != "" {
+		model = "no model yet" // not the placeholder's none/none
+	}
+	f := tui.FooterInfo{Cwd: h.Cwd(), Session: st.SessionName, Model: model, Thinking: st.Thinking,
 		Input: stats.Tokens.Input, Output: stats.Tokens.Output, CacheRead: stats.Tokens.CacheRead,
 		CacheWrite: stats.Tokens.CacheWrite, Cost: stats.Cost, ContextWindow: st.Model.ContextWindow}
 	f.ContextTokens = provider.ContextTokens(h.Agent().MessagesView())

@@ -41,17 +41,18 @@ func main() {
 	// SIGHUP (the terminal or the ssh session went away) ends pi as SIGTERM does: the run is
 	// aborted and the tools' process groups are killed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go exitSoonAfter(ctx, exitGrace)
+	starter := &ollamaStarter{} // an `ollama serve` the user asked pi to leave running survives it
+	go exitSoonAfter(ctx, exitGrace, starter)
 	go proc.ReapOrphans(ctx)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := runStarting(ctx, starter, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	exitKillingDescendants(code)
+	exitKillingDescendants(code, starter.detachedPIDs()...)
 }
 
-// exitKillingDescendants ends pi and every process it started that still runs: nothing pi or
-// its tools started outlives it.
-func exitKillingDescendants(code int) {
-	proc.KillDescendants()
+// exitKillingDescendants ends pi and every process it started that still runs, but for keep
+// (a detached `ollama serve`): nothing else pi or its tools started outlives it.
+func exitKillingDescendants(code int, keep ...int) {
+	proc.KillDescendants(keep...)
 	os.Exit(code)
 }
 
@@ -61,15 +62,21 @@ const exitGrace = 2 * time.Second
 // exitSoonAfter ends the process once grace has passed after ctx ended (a signal), whatever
 // is still running: a script that will not stop must not keep pi alive. Sessions are
 // append-only, so nothing written is lost.
-func exitSoonAfter(ctx context.Context, grace time.Duration) {
+func exitSoonAfter(ctx context.Context, grace time.Duration, starter *ollamaStarter) {
 	<-ctx.Done()
 	time.Sleep(grace)
 	fmt.Fprintln(os.Stderr, "pi: still winding down after the signal; exiting now")
-	exitKillingDescendants(1)
+	exitKillingDescendants(1, starter.detachedPIDs()...)
 }
 
 // run is pi without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runStarting(ctx, &ollamaStarter{}, args, stdin, stdout, stderr)
+}
+
+// runStarting is run with the servers pi starts for the user's Ollama kept in starter: the
+// ones for this run are stopped before it returns.
+func runStarting(ctx context.Context, starter *ollamaStarter, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c, ok := ownArgsCommand(args); ok {
 		return c.run(ctx, invocation{word: args[0], args: args[1:], stdout: stdout, stderr: stderr})
 	}
@@ -105,10 +112,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if opts.resume && !interactive {
 		return runListSessions(ctx, opts, stdout, stderr)
 	}
-	h, err := live.New(ctx, opts.liveOptions(interactive, stderr))
-	if err != nil {
-		fmt.Fprintln(stderr, "pi:", err)
-		return 1
+	defer starter.stopChildren(stderr)
+	h, code := startSession(ctx, opts, interactive, starter, stderr)
+	if h == nil {
+		return code
 	}
 	defer h.Close()
 	opts.messages = h.TakeFlagWords(opts.messages) // before the prompts: the scripts' string flags take words
@@ -117,7 +124,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	switch {
 	case interactive:
-		return runInteractiveMode(ctx, h, opts.messages, opts.images, opts.resume, stderr)
+		return runInteractiveMode(ctx, h, opts.messages, opts.images, opts.resume, ollamaDialog(opts, h.Config(), starter), stderr)
 	case opts.mode == "rpc":
 		return runRPCMode(ctx, h, opts.fullUpdates, stdin, stdout, stderr)
 	case opts.mode == "json":
@@ -127,6 +134,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	return runPrintMode(ctx, h, opts.messages, opts.images, stdout, stderr)
+}
+
+// startSession builds the live session; outside the terminal UI, where nobody can be asked, a
+// local Ollama that is not serving is first started as [ollama] start says, or a line says
+// what to run. nil comes with the exit code.
+func startSession(ctx context.Context, opts *cliOptions, interactive bool, starter *ollamaStarter, stderr io.Writer) (*live.Session, int) {
+	if !interactive {
+		if code := prepareOllama(ctx, opts, starter, stderr); code != 0 {
+			return nil, code
+		}
+	}
+	h, err := live.New(ctx, opts.liveOptions(interactive, stderr))
+	if err != nil {
+		fmt.Fprintln(stderr, "pi:", err)
+		return nil, 1
+	}
+	return h, 0
 }
 
 // checkOptions refuses flag values pi cannot use; it returns the exit code, 0 when all is well.

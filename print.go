@@ -20,6 +20,9 @@ import (
 // A failed or aborted reply prints its error on stderr and exits 1.
 func runPrintMode(ctx context.Context, h *live.Session, prompts []string, images []provider.Block, stdout, stderr io.Writer) int {
 	defer watchRefusals(h.Agent(), "print", stderr)()
+	if picked := h.PickedModel(); picked != "" { // a newly pulled model must not change a bare pi -p silently
+		fmt.Fprintln(stderr, "pi:", picked)
+	}
 	last, err := runPrompts(ctx, h, prompts, images)
 	if reportFailure(stderr, last, err) {
 		return 1
@@ -45,7 +48,7 @@ func runJSONMode(ctx context.Context, h *live.Session, fullUpdates bool, prompts
 		w.WriteByte('\n')
 		w.Flush()
 	}
-	writeLine(sessionHeaderLine(h.Header()))
+	writeLine(sessionHeaderLine(h.Header(), h.Agent().Model().Label(), h.PickedModel()))
 	defer watchRefusals(h.Agent(), "JSON", stderr)()
 	var queue queueWatch
 	var updates agent.UpdateGate
@@ -100,11 +103,17 @@ func runPrompts(ctx context.Context, h *live.Session, prompts []string, images [
 	return provider.LastAssistant(h.Agent().MessagesView()), nil
 }
 
-// sessionHeaderLine is the header as JSON mode's first line, with pi's "type" field.
-func sessionHeaderLine(h session.Header) fields {
+// sessionHeaderLine is the header as JSON mode's first line, with pi's "type" field, and two
+// of this pi's own that pi's readers ignore: the model the run starts on, and, when pi picked
+// it because nothing named one, why ("modelPicked").
+func sessionHeaderLine(h session.Header, model, picked string) fields {
 	f := fields{{"type", "session"}, {"version", h.Version}, {"id", h.ID}, {"timestamp", h.Timestamp}, {"cwd", h.Cwd}}
 	if h.ParentSession != "" {
 		f = append(f, field{"parentSession", h.ParentSession})
+	}
+	f = append(f, field{"model", model})
+	if picked != "" {
+		f = append(f, field{"modelPicked", picked})
 	}
 	return f
 }

@@ -54,6 +54,7 @@ type Config struct {
 	Secrets      SecretsConfig     `toml:"secrets"`
 	Images       ImagesConfig      `toml:"images"`
 	Log          LogConfig         `toml:"log"`
+	Ollama       OllamaConfig      `toml:"ollama"` // ollama.go
 
 	MCP       MCPConfig       `toml:"mcp"`
 	Subagents SubagentsConfig `toml:"subagents"`
@@ -286,6 +287,10 @@ func (c *Config) mergeFile(path string, project, untrusted bool) error {
 		c.warnf("%s: bash.shell is only read from $PI_HOME/pi.toml; ignored", path)
 		file.Bash.Shell = ""
 	}
+	if project && file.Ollama.Start != "" {
+		c.warnf("%s: ollama.start is only read from $PI_HOME/pi.toml (it starts a program); ignored", path)
+		file.Ollama.Start = ""
+	}
 	c.noteOrigins(path, &file)
 	c.mergeScalars(&file)
 	c.mergeUI(&file)
@@ -312,7 +317,8 @@ func (c *Config) mergeScalars(f *Config) {
 		c.Thinking = f.Thinking
 	}
 	for _, p := range []struct{ dst, src *string }{{&c.SteeringMode, &f.SteeringMode}, {&c.FollowUpMode, &f.FollowUpMode},
-		{&c.SessionDir, &f.SessionDir}, {&c.Bash.Shell, &f.Bash.Shell}, {&c.Log.Responses, &f.Log.Responses}} {
+		{&c.SessionDir, &f.SessionDir}, {&c.Bash.Shell, &f.Bash.Shell}, {&c.Log.Responses, &f.Log.Responses},
+		{&c.Ollama.Start, &f.Ollama.Start}} {
 		if *p.src != "" {
 			*p.dst = *p.src
 		}
@@ -433,6 +439,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("pi.toml: %w", err)
 	}
 	if err := c.Permissions.validate(); err != nil {
+		return err
+	}
+	if err := c.Ollama.validate(); err != nil {
 		return err
 	}
 	for _, name := range c.providerNames() {
@@ -576,12 +585,25 @@ func (c *Config) ThinkingLevel(spec string) string {
 // of the model. The provider is bare: wrap it in provider.Retrying with c.RetryPolicy() to
 // retry. Errors say what to do next.
 func (c *Config) ResolveModel(ctx context.Context, spec string) (provider.Provider, provider.Model, error) {
+	p, m, _, err := c.ResolveModelPicked(ctx, spec)
+	return p, m, err
+}
+
+// ResolveModelPicked is ResolveModel that also says, when nothing named a model and pi picked
+// one on the local Ollama server, why that one ("the newest of 3 local models that calls
+// tools"); picked is "" when spec or pi.toml named the model.
+func (c *Config) ResolveModelPicked(ctx context.Context, spec string) (_ provider.Provider, _ provider.Model, picked string, _ error) {
 	if spec == "" {
 		spec = c.Model
 	}
 	if spec == "" {
 		return c.discover(ctx)
 	}
+	p, m, err := c.resolveNamed(ctx, spec)
+	return p, m, "", err
+}
+
+func (c *Config) resolveNamed(ctx context.Context, spec string) (provider.Provider, provider.Model, error) {
 	name, id, _, err := ParseModelSpec(spec)
 	if err != nil {
 		return nil, provider.Model{}, err
@@ -628,27 +650,28 @@ func (c *Config) findModel(id string) (string, string, error) {
 	return "", "", fmt.Errorf("model %q: providers %s all have it; write provider/model", id, strings.Join(found, ", "))
 }
 
-// discover picks a model on the local Ollama server for a user who configured none.
-func (c *Config) discover(ctx context.Context) (provider.Provider, provider.Model, error) {
+// discover picks a model on the local Ollama server for a user who configured none, and says
+// why that one.
+func (c *Config) discover(ctx context.Context) (provider.Provider, provider.Model, string, error) {
 	pc := c.provider("ollama")
 	if pc == nil || pc.Kind != kindOllama {
-		return nil, provider.Model{}, errors.New("no model configured: set model = \"provider/model\" in pi.toml or pass --model")
+		return nil, provider.Model{}, "", errors.New("no model configured: set model = \"provider/model\" in pi.toml or pass --model")
 	}
 	p, err := c.newProvider(ctx, "ollama", pc)
 	if err != nil {
-		return nil, provider.Model{}, err
+		return nil, provider.Model{}, "", err
 	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	found, err := p.(*ollama.Provider).Discover(dctx)
+	found, why, err := p.(*ollama.Provider).Choose(dctx)
 	if err != nil {
-		return nil, provider.Model{}, fmt.Errorf("no model configured, and %w", err)
+		return nil, provider.Model{}, "", fmt.Errorf("no model configured, and %w", err)
 	}
 	m, err := c.describe(ctx, "ollama", pc, p, found.ID)
 	if err == nil {
 		err = c.checkBudgets(m)
 	}
-	return p, m, err
+	return p, m, why, err
 }
 
 // newProvider builds the adapter for a provider, reading its key now so that a key never
@@ -893,7 +916,7 @@ func (c *Config) listProvider(ctx context.Context, name string) ProviderModels {
 	listed, err := lister.ListModels(ctx)
 	res.Err = err
 	for _, m := range listed {
-		if !slices.ContainsFunc(res.Models, func(o provider.Model) bool { return o.ID == m.ID }) {
+		if !slices.ContainsFunc(res.Models, func(o provider.Model) bool { return o.Same(m) }) { // "name" is "name:latest"
 			m.Provider = name
 			res.Models = append(res.Models, m)
 		}

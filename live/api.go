@@ -37,7 +37,7 @@ func (h *Session) Cwd() string { return h.cwd }
 func (h *Session) PiHome() string { return h.piHome }
 
 // ModelProblem says why no model could be set up ("" when one was), for the terminal UI.
-func (h *Session) ModelProblem() string { return h.modelProblem }
+func (h *Session) ModelProblem() string { return h.start.problemText() }
 
 // Close stops the work in flight, the scripts and the children, and closes the session file.
 func (h *Session) Close() { h.close() }

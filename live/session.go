@@ -80,8 +80,9 @@ type Session struct {
 	shell       *userShell
 	// runEnding is set when the run emits agent_end, and cleared when the next one begins.
 	runEnding atomic.Bool
-	// modelProblem says why no model could be set up, for the terminal UI to show.
-	modelProblem string
+	// start is the model the session started with: why none could be set up, or why pi
+	// picked the one it did (startmodel.go).
+	start startModel
 	// store keeps the session files when pi.toml's [session] names one (nil: the JSONL files);
 	// it is closed with the session.
 	store session.Store

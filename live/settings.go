@@ -113,14 +113,19 @@ func (s *settings) setModel(ctx context.Context, spec, source string) (provider.
 	if err != nil {
 		return provider.Model{}, fmt.Errorf("model %q: %w", spec, err)
 	}
+	return m, s.use(p, m, source)
+}
+
+// use switches to model m of provider p (bare: use wraps it to retry), as setModel does.
+func (s *settings) use(p provider.Provider, m provider.Model, source string) error {
 	previous := s.agent.Model()
 	s.agent.SetProvider(s.retrying(p), m)
 	s.scripts.emit("model_select", map[string]any{"model": m, "previous_model": previous, "source": source})
 	if _, err := s.rec.session().AppendModelChange(m.Provider, m.ID); err != nil {
-		return m, fmt.Errorf("recording the switch to %s: %w", spec, err)
+		return fmt.Errorf("recording the switch to %s: %w", m.Label(), err)
 	}
-	_, err = s.setThinking(config.LevelOrOff(s.thinking()))
-	return m, err
+	_, err := s.setThinking(config.LevelOrOff(s.thinking()))
+	return err
 }
 
 // resolve is cfg.ResolveModel, asked again once the scripts are loaded when no provider has
@@ -156,13 +161,14 @@ func (s *settings) availableModels(ctx context.Context) []provider.Model {
 	for _, pm := range s.cfg.ListModels(ctx) {
 		out = append(out, pm.Models...)
 	}
-	if !slices.ContainsFunc(out, func(m provider.Model) bool { return sameModel(m, cur) }) {
+	if !isNoModel(cur) && !slices.ContainsFunc(out, func(m provider.Model) bool { return sameModel(m, cur) }) {
 		out = append([]provider.Model{cur}, out...)
 	}
 	return out
 }
 
-func sameModel(x, y provider.Model) bool { return x.Provider == y.Provider && x.ID == y.ID }
+// sameModel: an Ollama model asked for as "name" is the "name:latest" its server lists.
+func sameModel(x, y provider.Model) bool { return x.Same(y) }
 
 // cycleModel moves to the next model of the scope (every available one without); nil when
 // there is no other.

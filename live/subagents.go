@@ -92,7 +92,7 @@ func startChild(ctx context.Context, o Options, p parts, parent *Session, l suba
 	case l.Model != "" && m.Provider == "faux": // the scripted model plays every part
 		p.model.ID = strings.TrimPrefix(l.Model, "faux/")
 	case l.Model != "":
-		if p.provider, p.model, err = resolveProvider(ctx, &o, p.cfg); err != nil {
+		if p.provider, p.model, _, err = resolveProvider(ctx, &o, p.cfg); err != nil {
 			return nil, err
 		}
 	}

@@ -40,6 +40,7 @@ type parts struct {
 	scripts      *scripts // tools, prompt parts and runtime, already set up
 	stopAfter    func(context.Context, *provider.Message, []provider.Message) bool
 	modelProblem string
+	picked       string         // why pi picked the model when nothing named one ("" when something did)
 	unknownModel bool           // no configured provider has the model: perhaps one the scripts register
 	spill        *proc.SpillDir // the tools' folder for bash output, which the user's !cmd shares
 	sandbox      *sandbox.Sandbox
@@ -58,7 +59,8 @@ func newSession(p parts) *Session {
 
 // assemble builds the session around its agent. The caller attaches a session file next.
 func (h *Session) assemble(p parts) {
-	h.scripts, h.modelProblem = p.scripts, p.modelProblem
+	h.scripts = p.scripts
+	h.start.set(p.modelProblem, p.model, p.picked)
 	s := p.scripts
 	active, _ := s.selectActive(false)
 	h.compactor = &compactor{scripts: s}
@@ -115,7 +117,7 @@ func New(ctx context.Context, o Options) (*Session, error) {
 		return nil, err
 	}
 	p.cfg.Warnings = append(p.cfg.Warnings, notices...)
-	p.provider, p.model, err = resolveProvider(ctx, &o, p.cfg)
+	p.provider, p.model, p.picked, err = resolveProvider(ctx, &o, p.cfg)
 	for _, w := range p.cfg.Warnings { // the file's, the sandbox's, then the model's (a smaller window)
 		fmt.Fprintln(o.Stderr, "pi: warning:", w)
 	}
@@ -138,6 +140,7 @@ func setupScripts(ctx context.Context, o *Options, p parts) (*Session, error) {
 	p.scripts = &scripts{cfg: p.cfg, stderr: p.stderr, gate: permission.New(permission.Settings{Mode: cmp.Or(o.Permissions, ps.Mode),
 		Allow: ps.Allow, Ask: ps.Ask, Deny: ps.Deny, Yes: o.Yes}, p.piHome, p.cwd)}
 	h := newSession(p) // the host functions and the children's factory reach it; assemble completes it
+	h.start.spec, h.start.resolvable = startSpec(o), o.Provider == nil && o.FauxScript == "" && o.ProviderName != "faux"
 	h.warmOn = o.Prewarm
 	subs := newSubagents(o, p, h)
 	p.scripts.children = subs.M
@@ -314,25 +317,37 @@ func openSession(ctx context.Context, o *Options, p parts, h *Session) (*session
 }
 
 // resolveProvider picks the provider and model from the flags and pi.toml, wrapped so that
-// transient failures are retried. A failure to find a model is returned with the
-// unavailable provider, so the terminal UI can still start and say what to do.
-func resolveProvider(ctx context.Context, o *Options, cfg *config.Config) (provider.Provider, provider.Model, error) {
+// transient failures are retried, and says why pi picked the model when nothing named one. A
+// failure to find a model is returned with the unavailable provider, so the terminal UI can
+// still start and say what to do.
+func resolveProvider(ctx context.Context, o *Options, cfg *config.Config) (provider.Provider, provider.Model, string, error) {
 	if o.Provider != nil {
-		return o.Provider, o.ProviderModel, nil
+		return o.Provider, o.ProviderModel, "", nil
 	}
 	if o.FauxScript != "" || o.ProviderName == "faux" {
-		return faux.FromCommandLine(o.FauxScript, o.Model)
+		p, m, err := faux.FromCommandLine(o.FauxScript, o.Model)
+		return p, m, "", err
 	}
+	p, model, picked, err := cfg.ResolveModelPicked(ctx, startSpec(o))
+	if err != nil {
+		return provider.Unavailable(err), noModel(), "", err
+	}
+	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, picked, nil
+}
+
+// startSpec is the model the command line names ("" for pi.toml's, or discovery).
+func startSpec(o *Options) string {
 	spec := o.Model
 	if o.ProviderName != "" && !strings.Contains(spec, "/") {
 		spec = strings.TrimSuffix(o.ProviderName+"/"+spec, "/")
 	}
-	p, model, err := cfg.ResolveModel(ctx, spec)
-	if err != nil {
-		return provider.Unavailable(err), provider.Model{ID: "none", Provider: "none"}, err
-	}
-	return &provider.Retrying{Provider: p, Policy: cfg.RetryPolicy()}, model, nil
+	return spec
 }
+
+// noModel is the placeholder of a session that has no usable model yet; pickers leave it out.
+func noModel() provider.Model { return provider.Model{ID: "none", Provider: "none"} }
+
+func isNoModel(m provider.Model) bool { return m.Provider == "none" && m.ID == "none" }
 
 // WithScriptProviders is cfg with the providers the user's scripts register, for listing
 // models without a session; stop ends the scripts.
@@ -358,9 +373,9 @@ func (p *parts) resolveLater(ctx context.Context, o *Options) error {
 	if err := p.scripts.rt.Ready(ctx); err != nil {
 		return err
 	}
-	pr, m, err := resolveProvider(ctx, o, p.cfg)
+	pr, m, picked, err := resolveProvider(ctx, o, p.cfg)
 	if err == nil {
-		p.provider, p.model, p.modelProblem = pr, m, ""
+		p.provider, p.model, p.picked, p.modelProblem = pr, m, picked, ""
 	} else if !o.Interactive {
 		return err
 	}

@@ -97,6 +97,26 @@ func (m Model) Label() string {
 	return m.Provider + "/" + m.ID
 }
 
+// Same reports whether m and o are one model: the same provider and id, where an Ollama
+// model asked for as "name" is the "name:latest" its server lists.
+func (m Model) Same(o Model) bool {
+	if m.Provider != o.Provider {
+		return false
+	}
+	if m.ID == o.ID {
+		return true
+	}
+	return (m.API == "ollama" || o.API == "ollama") && ollamaTagged(m.ID) == ollamaTagged(o.ID)
+}
+
+// ollamaTagged is an Ollama model name with its tag, ":latest" when it has none.
+func ollamaTagged(id string) string {
+	if i := strings.LastIndex(id, "/"); !strings.Contains(id[i+1:], ":") {
+		return id + ":latest"
+	}
+	return id
+}
+
 // Traits is what a model picker says of m besides its name: "128k context · images".
 func (m *Model) Traits() string {
 	var t []string

@@ -75,6 +75,11 @@ func TestModelCommands(t *testing.T) {
 		{"model picker shows traits", "model", "", twoModels, []step{{wait: "faux/b  (32k context)", keys: esc}}, []string{"Models"}, []string{"SetModel"}, ""},
 		{"model picker cancelled", "model", "", twoModels, []step{{wait: "Select a model", keys: esc}}, nil, []string{"SetModel"}, ""},
 		{"model kept", "model", "", twoModels, []step{{wait: "Select a model", keys: enter}}, nil, []string{"SetModel"}, ""},
+		// The model in use, asked for as "qwen3", is the server's qwen3:latest: the picker opens on it.
+		{"untagged model kept", "model", "", func(f *fake) {
+			f.models = []provider.Model{{Provider: "ollama", API: "ollama", ID: "llama3:latest"}, {Provider: "ollama", API: "ollama", ID: "qwen3:latest"}}
+			f.state.Model = provider.Model{Provider: "ollama", API: "ollama", ID: "qwen3"}
+		}, []step{{wait: "Select a model", keys: enter}}, nil, []string{"SetModel"}, ""},
 		{"no models", "model", "", nil, nil, []string{"Models"}, []string{"SetModel"}, "there is no model to pick"},
 		{"scope set", "scoped-models", "ollama/*, openai/gpt-4o ,", func(f *fake) { twoModels(f); f.scoped = true }, nil,
 			[]string{"SetScope [ollama/* openai/gpt-4o]", "ScopedModels"}, nil, "ctrl+p cycles through the scope: faux/a, faux/b"},

@@ -19,7 +19,8 @@ func ModelLabel(m provider.Model) string {
 	return m.Provider + "/" + m.ID
 }
 
-func sameModel(a, b provider.Model) bool { return a.Provider == b.Provider && a.ID == b.ID }
+// sameModel: an Ollama model asked for as "name" is the "name:latest" its server lists.
+func sameModel(a, b provider.Model) bool { return a.Same(b) }
 
 // CycleThinking steps the thinking level (Shift+Tab).
 func (c *Controller) CycleThinking() {

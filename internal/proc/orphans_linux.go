@@ -26,11 +26,12 @@ const killRounds = 8
 
 // KillDescendants sends SIGKILL to every living descendant of this process, found through
 // /proc, and says how many it killed. With AdoptOrphans, that includes the processes that
-// left pi's process groups; pi calls it as it exits.
-func KillDescendants() int {
+// left pi's process groups; pi calls it as it exits. The processes in keep, and everything
+// below them, are left running: a server the user asked pi to leave running.
+func KillDescendants(keep ...int) int {
 	killed := 0
 	for range killRounds {
-		pids := descendants(os.Getpid())
+		pids := descendants(os.Getpid(), keep)
 		if len(pids) == 0 {
 			break
 		}
@@ -43,8 +44,9 @@ func KillDescendants() int {
 	return killed
 }
 
-// descendants are the living (not zombie) processes below root.
-func descendants(root int) []int {
+// descendants are the living (not zombie) processes below root, but for the ones in keep and
+// their own descendants.
+func descendants(root int, keep []int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -64,6 +66,9 @@ func descendants(root int) []int {
 	var out []int
 	for queue := slices.Clone(children[root]); len(queue) > 0; queue = queue[1:] {
 		pid := queue[0]
+		if slices.Contains(keep, pid) {
+			continue
+		}
 		if !zombie[pid] {
 			out = append(out, pid)
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -126,5 +127,51 @@ func waitUntil(t *testing.T, deadline time.Duration, cond func() bool) {
 		if time.Now().After(end) {
 			t.Fatalf("still not so after %s", deadline)
 		}
+	}
+}
+
+// keepHelperEnv makes the test binary play a pi that leaves one server running as it exits.
+const keepHelperEnv = "PI_PROC_KEEP_HELPER"
+
+func TestKeepHelperProcess(t *testing.T) {
+	dir := os.Getenv(keepHelperEnv)
+	if dir == "" {
+		t.Skip("only run as the helper of TestKillDescendantsLeavesTheKeptRunning")
+	}
+	if err := AdoptOrphans(); err != nil {
+		t.Fatal(err)
+	}
+	kept := exec.Command("sh", "-c", `sleep 1000 & echo $! > "$0"; wait`, dir+"/kept-child.pid")
+	kept.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	other := exec.Command("sleep", "1000")
+	if err := kept.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForPid(t, dir+"/kept-child.pid")
+	os.WriteFile(dir+"/kept.pid", []byte(strconv.Itoa(kept.Process.Pid)+"\n"), 0o600)
+	os.WriteFile(dir+"/other.pid", []byte(strconv.Itoa(other.Process.Pid)+"\n"), 0o600)
+	if n := KillDescendants(kept.Process.Pid); n == 0 { // a process dying between two rounds counts twice
+		t.Fatal("killed nothing, want the one not kept")
+	}
+}
+
+// TestKillDescendantsLeavesTheKeptRunning: a process pi was asked to leave running (a detached
+// `ollama serve`), and its own children, survive pi's exit; everything else is killed.
+func TestKillDescendantsLeavesTheKeptRunning(t *testing.T) {
+	dir := t.TempDir()
+	helper := exec.Command(os.Args[0], "-test.run=^TestKeepHelperProcess$")
+	helper.Env = append(os.Environ(), keepHelperEnv+"="+dir)
+	if out, err := helper.CombinedOutput(); err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	kept, keptChild := waitForPid(t, dir+"/kept.pid"), waitForPid(t, dir+"/kept-child.pid")
+	defer syscall.Kill(keptChild, syscall.SIGKILL)
+	defer syscall.Kill(kept, syscall.SIGKILL)
+	assertGone(t, waitForPid(t, dir+"/other.pid"))
+	if !processAlive(kept) || !processAlive(keptChild) {
+		t.Fatalf("the kept process (%v) or its child (%v) was killed", processAlive(kept), processAlive(keptChild))
 	}
 }

@@ -190,9 +190,9 @@ func TestDescribeAndList(t *testing.T) {
 func TestDiscover(t *testing.T) {
 	// llava (no tools) is listed first; qwen3, which has tools, is chosen.
 	srv := replay.Serve(t, fixture("tags_llava_first.json.http"), fixture("show_llava.json.http"), fixture("show_qwen3.json.http"))
-	m, err := newProvider(t, srv.URL).Discover(context.Background())
-	if err != nil || m.ID != "qwen3:1.7b" {
-		t.Fatalf("discovered %+v, %v", m, err)
+	m, why, err := newProvider(t, srv.URL).Choose(context.Background())
+	if err != nil || m.ID != "qwen3:1.7b" || why != "the newest of 2 local models that calls tools" {
+		t.Fatalf("discovered %+v (%q), %v", m, why, err)
 	}
 	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"models":[]}`)) }))
 	defer empty.Close()

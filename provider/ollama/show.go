@@ -164,15 +164,26 @@ const maxDescribed = 20
 // capabilities include tools, else the most recent one. With no server or no models, the error
 // says what to do.
 func (p *Provider) Discover(ctx context.Context) (provider.Model, error) {
+	m, _, err := p.Choose(ctx)
+	return m, err
+}
+
+// Choose is Discover that also says why it picked the model, for the user who did not name
+// one: "the newest of 3 local models that calls tools".
+func (p *Provider) Choose(ctx context.Context) (provider.Model, string, error) {
 	resp, err := p.client.List(ctx)
 	if err != nil {
-		return provider.Model{}, fmt.Errorf("no Ollama server answered at %s (%s): start one with `ollama serve`, "+
+		return provider.Model{}, "", fmt.Errorf("no Ollama server answered at %s (%s): start one with `ollama serve`, "+
 			"set OLLAMA_HOST, or name another provider in pi.toml", p.BaseURL(), p.errorText(err))
 	}
 	if len(resp.Models) == 0 {
-		return provider.Model{}, fmt.Errorf("the Ollama server at %s has no models: pull one, e.g. `ollama pull qwen3:1.7b`, "+
+		return provider.Model{}, "", fmt.Errorf("the Ollama server at %s has no models: pull one, e.g. `ollama pull qwen3:1.7b`, "+
 			"or name another provider in pi.toml", p.BaseURL())
 	}
+	if len(resp.Models) == 1 {
+		return p.describeChosen(ctx, resp.Models[0].Name, "the only local model")
+	}
+	of := fmt.Sprintf("the newest of %d local models", len(resp.Models))
 	var first *provider.Model
 	for i, m := range resp.Models {
 		if i == maxDescribed {
@@ -183,15 +194,19 @@ func (p *Provider) Discover(ctx context.Context) (provider.Model, error) {
 			continue
 		}
 		if slices.Contains(caps, "tools") {
-			return model, nil
+			return model, of + " that calls tools", nil
 		}
 		if first == nil {
 			first = &model
 		}
 	}
 	if first != nil {
-		return *first, nil
+		return *first, of + "; none calls tools", nil
 	}
-	model, _, err := p.Describe(ctx, resp.Models[0].Name)
-	return model, err
+	return p.describeChosen(ctx, resp.Models[0].Name, of)
+}
+
+func (p *Provider) describeChosen(ctx context.Context, id, why string) (provider.Model, string, error) {
+	model, _, err := p.Describe(ctx, id)
+	return model, why, err
 }

@@ -99,6 +99,10 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 	}
 }
 
+// PID is the server's process id; Detached says it is left running when pi exits.
+func (s *Server) PID() int       { return s.cmd.Process.Pid }
+func (s *Server) Detached() bool { return s.detached }
+
 // Stop ends a server pi started as its child (a detached one is left running): SIGTERM to
 // its group, then SIGKILL after 5 s.
 func (s *Server) Stop() error {

@@ -23,5 +23,9 @@ func Start(ctx context.Context, binary, host string, o StartOptions) (*Server, e
 	return nil, errors.New("starting ollama serve is supported on Unix only: start Ollama yourself")
 }
 
+// PID and Detached: there is no server here.
+func (s *Server) PID() int       { return 0 }
+func (s *Server) Detached() bool { return false }
+
 // Stop does nothing.
 func (s *Server) Stop() error { return nil }
