@@ -130,15 +130,22 @@ func (r *Runtime) markSleepers(scripts []script) []script {
 	return scripts
 }
 
+// sleeperFor returns the index of the first sleeping script tr wakes, or -1.
+func (v *vm) sleeperFor(tr wakeTrigger) int {
+	return slices.IndexFunc(v.sleeping, func(s script) bool {
+		return slices.ContainsFunc(s.wakes, func(w wakeSpec) bool { return w.wokenBy(tr) })
+	})
+}
+
 // takeSleeper removes and returns the first sleeping script tr wakes.
 func (v *vm) takeSleeper(tr wakeTrigger) (script, bool) {
-	for i, s := range v.sleeping {
-		if slices.ContainsFunc(s.wakes, func(w wakeSpec) bool { return w.wokenBy(tr) }) {
-			v.sleeping = slices.Delete(v.sleeping, i, i+1)
-			return s, true
-		}
+	i := v.sleeperFor(tr)
+	if i < 0 {
+		return script{}, false
 	}
-	return script{}, false
+	s := v.sleeping[i]
+	v.sleeping = slices.Delete(v.sleeping, i, i+1)
+	return s, true
 }
 
 // waking wraps a task's next so that, before the task's own first call, the chunk of every

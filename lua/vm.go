@@ -113,7 +113,7 @@ func (v *vm) openSafeLibs() {
 
 // start runs a task's first call, after loading the sleeping scripts the task wakes.
 func (v *vm) start(t *task) {
-	if t.trigger != nil && len(v.sleeping) > 0 {
+	if t.trigger != nil && v.sleeperFor(*t.trigger) >= 0 {
 		t.next = v.waking(t, *t.trigger)
 	}
 	v.step(t, nil, nil)
