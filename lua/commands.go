@@ -54,6 +54,7 @@ func (c Command) Run(ctx context.Context, args string) error {
 		}
 		return nil
 	})
+	t.trigger = &wakeTrigger{kind: wakeCommand, name: c.Name}
 	if err := c.r.submit(ctx, t); err != nil {
 		return fmt.Errorf("command /%s: %w", c.Name, err)
 	}

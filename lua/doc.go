@@ -7,7 +7,10 @@
 // in Lua on the public API and embedded with go:embed; mcp.lua loads only when pi.toml names an
 // MCP server, subagents.lua only when the Agent tools are on, and the others only when they
 // have work: permissions.lua with a policy to enforce, skills.lua and templates.lua where a
-// folder of theirs exists or another script could hand them paths; see idle.go).
+// folder of theirs exists or another script could hand them paths; see idle.go). A script whose
+// header has @wake lines sleeps, neither compiled nor run, until one of the events, commands or
+// subcommands they name fires (sleep.go): checkpoints.lua sleeps until a call that may change
+// files, /undo, /redo, a move in the tree or `pi checkpoints`.
 //
 // It may import provider, tools, internal/proc (which runs pi.exec's and pi.spawn's
 // processes) and checkpoint (pi.checkpoint's snapshots of the project's files), and nothing

@@ -23,6 +23,14 @@ import (
 // runtime's, when the chain could not run at all (closed, or ctx ended while waiting).
 func (r *Runtime) chain(ctx context.Context, event string, async bool, args func(v *vm) []lua.LValue,
 	each func(v *vm, ret lua.LValue, h handler) bool, end func(v *vm), failed func(h handler, err error)) error {
+	return r.chainOn(ctx, wakeTrigger{kind: wakeEvent, name: event}, async, args, each, end, failed)
+}
+
+// chainOn is chain for an event that says more about itself to the scripts it may wake (a
+// tool call's read_only).
+func (r *Runtime) chainOn(ctx context.Context, tr wakeTrigger, async bool, args func(v *vm) []lua.LValue,
+	each func(v *vm, ret lua.LValue, h handler) bool, end func(v *vm), failed func(h handler, err error)) error {
+	event := tr.name
 	var hs []handler
 	var a []lua.LValue
 	i := -1
@@ -51,7 +59,7 @@ func (r *Runtime) chain(ctx context.Context, event string, async bool, args func
 		}
 		return &call{fn: hs[i].fn, args: a}
 	})
-	t.async = async
+	t.async, t.trigger = async, &tr
 	if async {
 		_ = r.enqueue(t) // closed: nobody is listening any more
 		return nil
@@ -98,11 +106,11 @@ type ToolCallVerdict struct {
 // Hooks.BeforeToolCall.
 func (r *Runtime) CheckToolCall(ctx context.Context, c ToolCallEvent) ToolCallVerdict {
 	var out ToolCallVerdict
-	if !r.HasHandlers("tool_call") {
+	if !r.listens("tool_call", c.ReadOnly) {
 		return out
 	}
 	var ev *lua.LTable
-	err := r.chain(ctx, "tool_call", false, func(v *vm) []lua.LValue {
+	err := r.chainOn(ctx, wakeTrigger{kind: wakeEvent, name: "tool_call", readOnly: c.ReadOnly}, false, func(v *vm) []lua.LValue {
 		ev = v.L.NewTable()
 		ev.RawSetString("tool_name", lua.LString(c.Name))
 		ev.RawSetString("tool_call_id", lua.LString(c.ID))

@@ -34,31 +34,40 @@ type script struct {
 	name    string
 	src     string
 	bundled bool
-	proto   *lua.FunctionProto // compiled by compileAll
+	proto   *lua.FunctionProto // compiled by compileAll, or when the script wakes
 	err     error
+	wakes   []wakeSpec // its @wake lines: it sleeps until one fires (sleep.go)
 }
 
-// compileAll parses and compiles the scripts in parallel. Compiling is most of the start-up
-// time, it needs no Lua state (so it overlaps with building one), and scripts are independent.
+// compileAll parses and compiles the scripts in parallel, but for those that sleep until
+// something wakes them. Compiling is most of the start-up time, it needs no Lua state (so it
+// overlaps with building one), and scripts are independent.
 func compileAll(scripts []script) (wait func()) {
 	var wg sync.WaitGroup
 	for i := range scripts {
+		if len(scripts[i].wakes) > 0 {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := &scripts[i]
-			src := s.src
-			if s.bundled {
-				src = blankCommentLines(src)
-			}
-			chunk, err := parse.Parse(strings.NewReader(src), s.name)
-			if err == nil {
-				s.proto, err = lua.Compile(chunk, s.name)
-			}
-			s.err = err
+			compileScript(&scripts[i])
 		}()
 	}
 	return wg.Wait
+}
+
+// compileScript sets s.proto, or s.err when the source does not compile.
+func compileScript(s *script) {
+	src := s.src
+	if s.bundled {
+		src = blankCommentLines(src)
+	}
+	chunk, err := parse.Parse(strings.NewReader(src), s.name)
+	if err == nil {
+		s.proto, err = lua.Compile(chunk, s.name)
+	}
+	s.err = err
 }
 
 // blankCommentLines empties whole-line comments of the bundled scripts, which are long
@@ -114,7 +123,7 @@ func (r *Runtime) collectScripts(ctx context.Context) (out []script) {
 		out = append(out, s)
 	}
 	defer func() {
-		out = r.dropIdleBundled(append(append(out, r.packageScripts(ctx)...), r.extensionScripts()...))
+		out = r.markSleepers(r.dropIdleBundled(append(append(out, r.packageScripts(ctx)...), r.extensionScripts()...)))
 	}()
 	if r.opts.NoProject || r.opts.Cwd == "" {
 		return out
@@ -237,6 +246,10 @@ func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func(
 		}
 		for i++; i < len(scripts); i++ {
 			s := scripts[i]
+			if len(s.wakes) > 0 {
+				v.sleeping = append(v.sleeping, s)
+				continue
+			}
 			if s.err != nil {
 				r.notify("error", "lua: script not loaded: %s", cleanError(s.err))
 				continue
@@ -245,6 +258,9 @@ func (r *Runtime) loadTask(ctx context.Context, scripts []script, compiled func(
 			return &call{fn: v.L.NewFunctionFromProto(s.proto)}
 		}
 		v.script = ""
+		if len(v.sleeping) > 0 {
+			v.r.publish(v) // what wakes the sleepers
+		}
 		return nil
 	})
 	t.loading = true

@@ -2,6 +2,15 @@
 -- LuaLS definitions for pi's `pi` module, version 1. Put this file (or `pi --lua-defs` output,
 -- when the host offers it) where your editor's Lua language server finds it, for example in
 -- .pi/ next to init.lua or in a "workspace.library" folder, to get completion and checks.
+--
+-- A script can sleep until it is needed: "-- @wake" lines among the comments it begins with
+-- name what wakes it, and pi neither compiles nor runs it before one fires (docs/lua.md,
+-- "Scripts that sleep until needed"):
+--   -- @wake EVENT                      the first time the event fires (not before_restore, restore)
+--   -- @wake tool_call writes           the first call of a tool that may change files (read_only false)
+--   -- @wake /NAME description          the first /NAME; listed with this description until then
+--   -- @wake pi WORD description        `pi WORD` on the command line
+-- The woken script's handlers see the event that woke it; the events before it went by.
 
 ---@class pi
 ---@field version integer API version (1). It changes only with incompatible changes.

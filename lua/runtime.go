@@ -98,6 +98,7 @@ type Runtime struct {
 	nextTurn    []provider.Message    // pi.send_message's custom messages for the next prompt
 	screen      []screenSlot          // the scripts' statuses, widgets and title (ui.go)
 	events      map[string]int        // handler count per event, so callers skip work nobody listens to
+	sleepEvents map[string]bool       // events that wake a sleeping script (true: every one; false: writing tool calls)
 	guards      int                   // guard tool_call handlers, which fail closed
 	notices     []Notice
 	async       int             // observe-only tasks not finished yet
@@ -261,11 +262,9 @@ func (r *Runtime) Commands() []Command {
 
 // HasHandlers reports whether any script listens to event, so a host can skip building a
 // payload nobody reads (message_update fires per token).
+// A script sleeping until event fires counts as listening.
 func (r *Runtime) HasHandlers(event string) bool {
-	r.waitReady()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.events[event] > 0
+	return r.listens(event, false)
 }
 
 // Notices returns the notices collected since the last call and forgets them. Notices also go
@@ -463,6 +462,7 @@ type task struct {
 	next    func(v *vm, rets []lua.LValue, err error) *call
 	done    chan struct{}
 	async   bool          // an observe-only event: counted for Flush
+	trigger *wakeTrigger  // the event, command or subcommand it delivers: it wakes sleeping scripts
 	reload  bool          // replace the state instead of running Lua
 	loaded  chan struct{} // closed when the task finishes (the first load)
 	// loading scripts: a question to the user counts against the deadline, because the host

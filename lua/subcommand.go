@@ -45,10 +45,12 @@ func (v *vm) registerSubcommand(L *lua.LState) int {
 // ErrNoSubcommand is returned by RunSubcommand when no script registered the word.
 var ErrNoSubcommand = errors.New("no script registers this subcommand")
 
-// Subcommands maps the words the loaded scripts registered to their descriptions.
+// Subcommands maps the words the loaded scripts registered, and those sleeping scripts wake
+// for, to their descriptions.
 func (r *Runtime) Subcommands(ctx context.Context) (map[string]string, error) {
-	out := map[string]string{}
+	var out map[string]string
 	t := newTask(ctx, r.opts.HookTimeout, func(v *vm, _ []lua.LValue, _ error) *call {
+		out = v.sleepingSubcommands()
 		for name, d := range v.subcmds {
 			out[name] = d.description
 		}
@@ -91,6 +93,7 @@ func RunSubcommand(ctx context.Context, opts Options, word string, args []string
 		}
 		return nil
 	})
+	t.trigger = &wakeTrigger{kind: wakeSubcommand, name: word}
 	if err := r.submit(ctx, t); err != nil {
 		return 1, fmt.Errorf("pi %s: %w", word, err)
 	}

@@ -351,6 +351,8 @@ func (r *Runtime) publish(v *vm) {
 		c.r = r
 		cmds = append(cmds, c)
 	}
+	placeholders, sleepEvents := v.sleepersPublished(r)
+	cmds = append(cmds, placeholders...)
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	events := make(map[string]int, len(v.handlers))
 	for e, hs := range v.handlers {
@@ -363,7 +365,7 @@ func (r *Runtime) publish(v *vm) {
 		}
 	}
 	r.mu.Lock()
-	r.tools, r.cmds, r.events, r.guards = ts, cmds, events, guards
+	r.tools, r.cmds, r.events, r.guards, r.sleepEvents = ts, cmds, events, guards, sleepEvents
 	r.shortcuts = v.shortcutList()
 	r.stringFlags = nil
 	for name, f := range v.ext.flags {

@@ -28,6 +28,7 @@ type vm struct {
 	running  *lua.LState           // the coroutine being resumed right now
 	current  *task                 // its task
 	script   string                // the script being loaded, for messages
+	sleeping []script              // scripts waiting for one of their @wake lines (sleep.go)
 	free     []*lua.LState         // finished coroutines, reused: a new one costs kilobytes
 	depth    int                   // coroutine.resume calls in progress, one inside the other
 	live     *atomic.Int64         // coroutines the scripts made that are not collected yet
@@ -110,8 +111,11 @@ func (v *vm) openSafeLibs() {
 	}))
 }
 
-// start runs a task's first call.
+// start runs a task's first call, after loading the sleeping scripts the task wakes.
 func (v *vm) start(t *task) {
+	if t.trigger != nil && v.sleeperFor(*t.trigger) >= 0 {
+		t.next = v.waking(t, *t.trigger)
+	}
 	v.step(t, nil, nil)
 }
 

@@ -22,6 +22,17 @@
 --   undo    {run}                  the run's changes undone (state = its first before)
 --   redo    {run}                  re-applied (state = its last after)
 --   restore {}                     the files set by /tree, /fork or a forced move
+--
+-- The script sleeps until one of the @wake lines below fires, so a run that changes no file
+-- pays nothing for it. It may wake in the middle of a run, at the first call that may change
+-- files: that run's agent_start and turn_start went by before it listened.
+--
+-- @wake tool_call writes
+-- @wake session_before_tree
+-- @wake session_before_fork
+-- @wake /undo put the files back as before the last answer that changed them (--force: over hand edits)
+-- @wake /redo re-apply the file changes /undo took back
+-- @wake pi checkpoints the project's file snapshots
 
 local cfg = pi.config("checkpoints") or {}
 local store_opts = { max_file_size = cfg.max_file_size, max_files = cfg.max_files }
@@ -136,9 +147,9 @@ end
 
 -- ── snapshots around the turns ───────────────────────────────────────────────────────────
 
-pi.on("agent_start", function()
-  run_id = string.format("%d-%d", os.time(), math.random(1, 1e9))
-end)
+local function new_run_id() return string.format("%d-%d", os.time(), math.random(1, 1e9)) end
+
+pi.on("agent_start", function() run_id = new_run_id() end)
 
 pi.on("turn_start", function() turn_before = nil end)
 
@@ -146,6 +157,7 @@ local too_large = false -- the project holds more than max_files paths: said onc
 
 pi.on("tool_call", function(ev)
   if turn_before or ev.read_only or too_large then return end
+  run_id = run_id or new_run_id() -- woken by this call: the run's agent_start went by
   if pending then pending:wait(60) end -- the last turn's after-snapshot first: it must not see this call's changes
   local snap, err = pi.checkpoint.snapshot({ note = "before " .. ev.tool_name, max_file_size = store_opts.max_file_size, max_files = store_opts.max_files })
   if not snap then
