@@ -71,6 +71,10 @@ func exitSoonAfter(ctx context.Context, grace time.Duration) {
 // run is pi without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c, ok := ownArgsCommand(args); ok {
+		if !c.ownHelp && c.usage != "" && wantsHelp(args[1:]) {
+			fmt.Fprint(stdout, commandHelp(c))
+			return 0
+		}
 		return c.run(ctx, invocation{word: args[0], args: args[1:], stdout: stdout, stderr: stderr})
 	}
 	opts, err := parseArgs(args, stderr)
@@ -108,6 +112,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	h, err := live.New(ctx, opts.liveOptions(interactive, stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
+		if hint := servedHint(ctx, err); hint != "" {
+			fmt.Fprintln(stderr, "pi:", hint)
+		}
 		return 1
 	}
 	defer h.Close()
