@@ -24,6 +24,9 @@ type command struct {
 	// ownArgs: the words after it are its own (`pi eval -h`); otherwise pi's flags come first
 	// and the word stands alone after them (`pi --session-dir d sessions`, `pi trust d`).
 	ownArgs bool
+	// ownHelp: it answers -h itself (pi eval -h); for the other ownArgs commands, -h prints
+	// their usage lines, as the ones that answer it do.
+	ownHelp bool
 	maxArgs int // words allowed after it when !ownArgs
 	run     func(ctx context.Context, c invocation) int
 }
@@ -56,10 +59,10 @@ func commands() []command {
 			return remote.Attach(ctx, c.args, piHomeDir(), c.stderr)
 		}, usage: `  pi attach [--socket path] [id] the terminal UI on a session of pi serve (default: this folder's
                                  latest, else a new one); ctrl+d detaches, the run goes on`},
-		{words: []string{"eval"}, ownArgs: true, run: func(ctx context.Context, c invocation) int {
+		{words: []string{"eval"}, ownArgs: true, ownHelp: true, run: func(ctx context.Context, c invocation) int {
 			return eval.Main(ctx, c.args, c.stdout, c.stderr, eval.Options{Drive: driveEval, CheckModel: checkEvalModel})
 		}, usage: `  pi eval --model p/m [...]      run the coding tasks against a model (pi eval -h)`},
-		{words: []string{"doctor"}, ownArgs: true, run: func(ctx context.Context, c invocation) int {
+		{words: []string{"doctor"}, ownArgs: true, ownHelp: true, run: func(ctx context.Context, c invocation) int {
 			cwd, _ := os.Getwd()
 			return doctor.Main(ctx, c.args, c.stdout, c.stderr, doctor.Options{PiHome: piHomeDir(), Cwd: cwd,
 				Eval: eval.Options{Drive: driveEval, CheckModel: checkEvalModel}})
@@ -109,6 +112,16 @@ func wordCommand(o *cliOptions) (command, bool) {
 	}
 	c, ok := findCommand(o.messages[0])
 	return c, ok && !c.ownArgs && len(o.messages)-1 <= c.maxArgs
+}
+
+// wantsHelp reports whether a command's arguments ask for its help.
+func wantsHelp(args []string) bool {
+	return slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "--help" || a == "-help" })
+}
+
+// commandHelp is `pi <word> -h` of a command that does not answer -h itself: its usage lines.
+func commandHelp(c command) string {
+	return "Usage:\n" + c.usage + "\n\npi -h lists pi's flags and the other commands.\n"
 }
 
 // usageText is -h's list of subcommands, from the table.

@@ -61,3 +61,22 @@ func TestCommandWords(t *testing.T) {
 		t.Error("sessions read its own arguments; it comes after pi's flags")
 	}
 }
+
+// TestEveryCommandAnswersHelp: `pi <word> -h` prints that command's usage and exits 0, for the
+// commands that read their own arguments too (pi serve -h printed "flag: help requested",
+// pi attach -h dialled the server, pi install -h took -h for a package).
+func TestEveryCommandAnswersHelp(t *testing.T) {
+	t.Setenv("PI_HOME", t.TempDir())
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	for _, c := range commands() {
+		for _, w := range c.words {
+			t.Run(w, func(t *testing.T) {
+				var out, errOut bytes.Buffer
+				code := run(context.Background(), []string{w, "-h"}, strings.NewReader(""), &out, &errOut)
+				if code != 0 || errOut.Len() > 0 || !strings.Contains(out.String(), "Usage:") || !strings.Contains(out.String(), "pi ") {
+					t.Fatalf("pi %s -h: exit %d\nstdout %s\nstderr %s", w, code, out.String(), errOut.String())
+				}
+			})
+		}
+	}
+}

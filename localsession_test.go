@@ -369,3 +369,27 @@ func startLocalTmux(t *testing.T, script map[string]any) *fdTmux {
 	}
 	return m
 }
+
+// TestUISaysWhatIsTooBigForTheWindow: a new session's first prompt that the server refuses
+// as too long is not compacted; the terminal UI shows what the request holds and what to do,
+// not the advice of a new session.
+func TestUISaysWhatIsTooBigForTheWindow(t *testing.T) {
+	model := pitest.FauxModel(false)
+	model.ContextWindow = 8192
+	a := newOpsApp(t, model, faux.Error("prompt too long; exceeded max context length by 1200 tokens"))
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ic, ctrl := localUI(a, ctx, cancel)
+	screen := &screenLog{}
+	ic.ui = tui.NewApp(screen, 200, 40, ctrl.Callbacks(), tui.Options{ManualFrames: true})
+	ctrl.Use(ic.ui)
+	typeText(ic.ui, "explain everything")
+	press(ic.ui, tcell.KeyEnter)
+	screen.waitFor(t, ic.ui, "does not fit the model's context window of 8192 tokens, and compacting cannot make it smaller")
+	screen.waitFor(t, ic.ui, "--tools read,bash")
+	screen.mu.Lock()
+	defer screen.mu.Unlock()
+	if out := screen.buf.String(); strings.Contains(out, "/new") || strings.Contains(out, "Compacting") {
+		t.Fatalf("the screen offers a compaction or a new session:\n%s", out)
+	}
+}

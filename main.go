@@ -78,6 +78,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // ones for this run are stopped before it returns.
 func runStarting(ctx context.Context, starter *ollamaStarter, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c, ok := ownArgsCommand(args); ok {
+		if !c.ownHelp && c.usage != "" && wantsHelp(args[1:]) {
+			fmt.Fprint(stdout, commandHelp(c))
+			return 0
+		}
 		return c.run(ctx, invocation{word: args[0], args: args[1:], stdout: stdout, stderr: stderr})
 	}
 	opts, err := parseArgs(args, stderr)
@@ -148,6 +152,9 @@ func startSession(ctx context.Context, opts *cliOptions, interactive bool, start
 	h, err := live.New(ctx, opts.liveOptions(interactive, stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "pi:", err)
+		if hint := servedHint(ctx, err); hint != "" {
+			fmt.Fprintln(stderr, "pi:", hint)
+		}
 		return nil, 1
 	}
 	return h, 0

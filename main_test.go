@@ -88,6 +88,11 @@ func TestBinaryPrintAndJSONModes(t *testing.T) {
 			if r.stdout != tc.wantStdout || r.stderr != tc.wantStderr || r.code != tc.wantCode {
 				t.Fatalf("print mode: code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
 			}
+			// A session whose only reply is an error leaves no file (docs/usage.md, Sessions).
+			files, _ := filepath.Glob(filepath.Join(dir, ".pihome", "sessions", "*", "*.jsonl"))
+			if len(files) == 0 != (tc.wantCode != 0) {
+				t.Fatalf("session files %v after a run that exited with %d", files, r.code)
+			}
 			r = runPi(t, bin, dir, "--faux-script", script(tc.script), "--mode", "json", "what do the notes say?")
 			if r.code != tc.wantCode {
 				t.Fatalf("json mode exit code %d, stderr %q", r.code, r.stderr)

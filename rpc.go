@@ -10,7 +10,8 @@ package main
 //
 // Commands are handled one at a time, in order, by the serve loop; each is one call of the live session.
 // Anything that may take long runs on its own goroutine and answers when done: a prompt (its
-// response only says it was accepted; the rest arrives as events), compaction and bash. What
+// response only says it was accepted, and comes before the run's first event; the rest
+// arrives as events), compaction and bash. At the end of input all of it runs to its end. What
 // is in flight is the live session's business, not the server's. Answers to extension UI requests
 // are taken by the reading goroutine itself, so a script waiting for the user never waits
 // behind the command that made it ask.
@@ -71,8 +72,9 @@ type answeredLater struct{}
 // model, cycle_thinking_level on a model without reasoning).
 func jsonNull() json.RawMessage { return json.RawMessage("null") }
 
-// runRPCMode serves the protocol until stdin ends or ctx is cancelled (SIGTERM). It aborts a
-// run in progress and waits for it, so the caller can close the session; it always returns 0.
+// runRPCMode serves the protocol until stdin ends or ctx is cancelled (SIGTERM). At the end of
+// input the work in flight runs to its end; on a signal it is aborted. Either way it has
+// stopped when runRPCMode returns, so the caller can close the session; it always returns 0.
 func runRPCMode(ctx context.Context, h *live.Session, fullUpdates bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	s := newRPCServer(h, stdout, stderr)
 	s.updates.SetFull(fullUpdates)
@@ -103,7 +105,7 @@ func (s *rpcServer) serve(ctx context.Context, stdin io.Reader) int {
 			return 0
 		case line, ok := <-lines:
 			if !ok {
-				s.shutdown()
+				s.finish(ctx)
 				return 0
 			}
 			s.handleLine(ctx, line)
@@ -279,6 +281,24 @@ func (s *rpcServer) queueUpdate() {
 	}
 }
 
+// finish is the end of input: nobody is left to answer a question, but what the client asked
+// for runs to its end (a prompt and its queued turns, a compaction, a bash command), and its
+// responses and events are written, unless ctx ends first (a signal), which stops it.
+func (s *rpcServer) finish(ctx context.Context) {
+	s.Asker.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.answering.Wait() // a compact's response is owed before its compaction has begun
+		s.h.Finish(ctx)    //nolint:errcheck // a signal: shutdown stops the rest
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	s.shutdown()
+}
+
 // shutdown ends the session with the client: pending UI requests are cancelled, the work in
 // flight is stopped, and the responses still owed are written.
 func (s *rpcServer) shutdown() {
@@ -300,9 +320,14 @@ func (s *rpcServer) background(c *rpcwire.Command, fn func() (any, error)) answe
 
 // send hands an input to the front door and answers once it has been accepted or refused; a
 // failure after acceptance is a second response to the same id, as in pi.
+// The success response is written by the front door's own goroutine as it accepts the input,
+// so it comes before the first event of the run, as in pi.
 func (s *rpcServer) send(ctx context.Context, c *rpcwire.Command, in live.Input) (any, error) {
 	accepted := make(chan struct{})
-	in.Accepted = func() { close(accepted) }
+	in.Accepted = func() {
+		s.respond(c.ID, c.Type, nil, nil)
+		close(accepted)
+	}
 	result := make(chan error, 1)
 	s.answering.Add(1)
 	go func() {
@@ -311,7 +336,15 @@ func (s *rpcServer) send(ctx context.Context, c *rpcwire.Command, in live.Input)
 	}()
 	select {
 	case err := <-result:
-		return nil, rpcWording(err)
+		select {
+		case <-accepted: // accepted, then failed at once
+			if err != nil {
+				s.respond(c.ID, c.Type, nil, err)
+			}
+			return answeredLater{}, nil
+		default:
+			return nil, rpcWording(err)
+		}
 	case <-accepted:
 	}
 	s.answering.Add(1)
@@ -321,7 +354,7 @@ func (s *rpcServer) send(ctx context.Context, c *rpcwire.Command, in live.Input)
 			s.respond(c.ID, c.Type, nil, err)
 		}
 	}()
-	return nil, nil
+	return answeredLater{}, nil
 }
 
 // rpcWording says how a client queues a prompt when the agent is busy.

@@ -689,34 +689,107 @@ func TestRPCBashReachesTheNextRequest(t *testing.T) {
 	}
 }
 
-func TestRPCClosingAbortsTheRun(t *testing.T) {
-	for _, how := range []string{"end of input", "termination signal"} {
-		t.Run(how, func(t *testing.T) {
-			p := faux.New(faux.Text(strings.Repeat("slow words ", 200)))
-			p.ChunkDelay, p.ChunkRunes = 20*time.Millisecond, 2
+// TestRPCEndOfInputFinishesWhatIsInFlight closes stdin right after a command that takes a
+// while: the prompt's run, the bash command and the compaction run to their end and their
+// responses and events are written before pi stops, as a prompt's run does in pi.
+func TestRPCEndOfInputFinishesWhatIsInFlight(t *testing.T) {
+	slowly := func(text string) *faux.Provider {
+		p := faux.New(faux.Text(text), faux.Text(text), faux.Text("The summary."), faux.Text("The summary."))
+		p.ChunkDelay, p.ChunkRunes = 10*time.Millisecond, 4
+		return p
+	}
+	cases := []struct {
+		name    string
+		prepare func(c *rpcClient) // what goes on before the command under test
+		command map[string]any
+		check   func(t *testing.T, c *rpcClient, a *live.Session)
+	}{
+		{"prompt", nil, map[string]any{"type": "prompt", "message": "talk"}, func(t *testing.T, c *rpcClient, a *live.Session) {
+			c.awaitEvent(0, "agent_end")
+			if last := provider.LastAssistant(a.Agent().MessagesView()); last.StopReason == provider.StopAborted || last.TextContent() != strings.Repeat("slow words ", 20) {
+				t.Fatalf("the reply after the end of input: %q (%v)", last.TextContent(), last.StopReason)
+			}
+		}},
+		{"bash", nil, map[string]any{"type": "bash", "command": "sleep 0.3; echo finished-after-eof"}, func(t *testing.T, c *rpcClient, _ *live.Session) {
+			r := c.await(0, "the bash response", func(l rpcLine) bool { return l["command"] == "bash" })
+			if r["success"] != true || r.data()["output"] != "finished-after-eof\n" || r.data()["cancelled"] != false {
+				t.Fatalf("bash response after the end of input: %v", r)
+			}
+		}},
+		{"compact", func(c *rpcClient) { c.prompt("talk"); c.prompt("more") }, map[string]any{"type": "compact"}, func(t *testing.T, c *rpcClient, _ *live.Session) {
+			r := c.await(0, "the compact response", func(l rpcLine) bool { return l["command"] == "compact" })
+			if r["success"] != true || r.data()["summary"] == nil {
+				t.Fatalf("compact response after the end of input: %v", r)
+			}
+			if end := c.awaitEvent(0, "compaction_end"); end["aborted"] != false {
+				t.Fatalf("compaction_end %v", end)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			a := newOpsApp(t, pitest.FauxModel(false))
-			a.Agent().SetProvider(p, pitest.FauxModel(false))
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			c, _, stop := startInProcess(t, ctx, a)
-			from := c.mark()
-			c.mustCall(map[string]any{"type": "prompt", "message": "talk"})
-			c.awaitEvent(from, "message_update")
-			if how == "termination signal" {
-				cancel()
+			a.Agent().SetProvider(slowly(strings.Repeat("slow words ", 20)), pitest.FauxModel(false))
+			c, _, stop := startInProcess(t, context.Background(), a)
+			if tc.prepare != nil {
+				tc.prepare(c)
 			}
-			start := time.Now()
-			if code := stop(); code != 0 || time.Since(start) > 5*time.Second {
-				t.Fatalf("exit code %d after %v", code, time.Since(start))
+			b, _ := json.Marshal(tc.command)
+			c.sendRaw(string(b) + "\n")
+			if code := stop(); code != 0 {
+				t.Fatalf("exit code %d", code)
 			}
-			if a.Agent().IsRunning() {
-				t.Fatal("the run goes on after the session ended")
-			}
-			msgs := a.Agent().State().Messages
-			if last := msgs[len(msgs)-1]; last.StopReason != provider.StopAborted {
-				t.Fatalf("last message %v", last.StopReason)
+			tc.check(t, c, a)
+			if a.Busy() {
+				t.Fatal("work goes on after pi's RPC session ended")
 			}
 		})
+	}
+}
+
+// TestRPCSignalAbortsTheRun: a termination signal (ctx) stops the run in flight, at once.
+func TestRPCSignalAbortsTheRun(t *testing.T) {
+	p := faux.New(faux.Text(strings.Repeat("slow words ", 200)))
+	p.ChunkDelay, p.ChunkRunes = 20*time.Millisecond, 2
+	a := newOpsApp(t, pitest.FauxModel(false))
+	a.Agent().SetProvider(p, pitest.FauxModel(false))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, _, stop := startInProcess(t, ctx, a)
+	from := c.mark()
+	c.mustCall(map[string]any{"type": "prompt", "message": "talk"})
+	c.awaitEvent(from, "message_update")
+	cancel()
+	start := time.Now()
+	if code := stop(); code != 0 || time.Since(start) > 5*time.Second {
+		t.Fatalf("exit code %d after %v", code, time.Since(start))
+	}
+	if a.Agent().IsRunning() {
+		t.Fatal("the run goes on after the session ended")
+	}
+	msgs := a.Agent().State().Messages
+	if last := msgs[len(msgs)-1]; last.StopReason != provider.StopAborted {
+		t.Fatalf("last message %v", last.StopReason)
+	}
+}
+
+// TestRPCPromptIsAnsweredBeforeItsRunsEvents: the response to a prompt comes before the
+// run's agent_start, every time, as docs/rpc.md's worked example shows.
+func TestRPCPromptIsAnsweredBeforeItsRunsEvents(t *testing.T) {
+	const rounds = 20
+	steps := make([]faux.Step, rounds)
+	for i := range steps {
+		steps[i] = faux.Text("quick")
+	}
+	a := newOpsApp(t, pitest.FauxModel(false), steps...)
+	c, _, stop := startInProcess(t, context.Background(), a)
+	defer stop()
+	for round := range rounds {
+		from := c.mark()
+		c.prompt(fmt.Sprintf("round %d", round))
+		if got := c.types(from); len(got) < 2 || got[0] != "response" || got[1] != "agent_start" {
+			t.Fatalf("round %d: pi sent %v", round, got)
+		}
 	}
 }
 

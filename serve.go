@@ -6,13 +6,18 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"pi/config"
 	"pi/extui"
 	"pi/live"
 	"pi/server"
+	"pi/session"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -124,3 +129,25 @@ func (s served) RPC(ctx context.Context, line []byte, out io.Writer) {
 func (s served) SetUI(a *extui.Asker) { s.Session.SetUI(a) }
 
 func (s served) SetThinking(level string) error { _, err := s.Session.SetThinking(level); return err }
+
+// servedHint says how to reach a session that could not be opened because pi serve holds it
+// (at the default socket): `pi attach` with the start of its id. Anything else gives "".
+func servedHint(ctx context.Context, err error) string {
+	var locked *session.LockedError
+	if !errors.As(err, &locked) {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	served, err := server.LiveSessions(ctx, server.DefaultSocket(piHomeDir()))
+	if err != nil {
+		return ""
+	}
+	name := strings.TrimSuffix(filepath.Base(locked.Path), ".jsonl")
+	for _, l := range served {
+		if l.ID != "" && strings.HasSuffix(name, "_"+l.ID) {
+			return fmt.Sprintf("pi serve holds this session; to continue it there: pi attach %s", l.ID[:min(8, len(l.ID))])
+		}
+	}
+	return ""
+}

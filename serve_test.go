@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"pi/internal/testwait"
 	"pi/server"
 )
 
@@ -523,4 +524,43 @@ func TestAttachCommandsInTmux(t *testing.T) {
 	m.keys("C-c") // clears the editor
 	m.keys("C-c", "C-c")
 	must("detach", "detached from")
+}
+
+// TestContinueOnAServedSessionNamesPiAttach: `pi -c` in a folder whose newest session pi serve
+// holds cannot open it (pi serve writes it), and says how to reach it: pi attach with its id.
+func TestContinueOnAServedSessionNamesPiAttach(t *testing.T) {
+	bin := buildPi(t)
+	dir := shortTempDir(t)
+	script, _ := filepath.Abs("testdata/server/short.json")
+	sock := startServe(t, bin, dir, "--faux-script", script)
+	t.Setenv("XDG_RUNTIME_DIR", dir) // the default socket, $XDG_RUNTIME_DIR/pi/server.sock, is the served one
+	if err := os.MkdirAll(filepath.Join(dir, "pi"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(sock, filepath.Join(dir, "pi", "server.sock")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := server.Dial(ctx, sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.Request(ctx, map[string]any{"command": "create", "cwd": dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res["session"].(map[string]any)["id"].(string)
+	if _, err := c.Request(ctx, map[string]any{"command": "prompt", "sessionId": id, "text": "hello?"}); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, "the served session's file", func() bool {
+		files, _ := filepath.Glob(filepath.Join(dir, ".pihome", "sessions", "*", "*_"+id+".jsonl"))
+		return len(files) == 1
+	})
+	r := runPi(t, bin, dir, "--faux-script", script, "--no-extensions", "-c", "-p", "more?")
+	if want := "pi attach " + id[:8]; r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "in use") {
+		t.Fatalf("pi -c on a served session: code %d, stderr %q, want it to name %q", r.code, r.stderr, want)
+	}
 }

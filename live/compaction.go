@@ -7,6 +7,7 @@ package live
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"pi/agent"
@@ -16,12 +17,13 @@ import (
 
 // ErrOverflowAfterCompaction is the answer when a compacted conversation still does not fit.
 var ErrOverflowAfterCompaction = errors.New("the conversation is still too long for the model's context window " +
-	"after compacting it once; start a new session (/new), or use a model with a larger window")
+	"after compacting it once")
 
 // compactor runs compactions for one session. Callers hold a slot of the work registry that
 // owns the transcript (a run or a manual compaction).
 type compactor struct {
 	agent    *agent.Agent
+	cwd      string // names the files of a request too big, relative to it
 	rec      *recorder
 	settings *settings
 	scripts  *scripts
@@ -32,14 +34,19 @@ type compactor struct {
 func (c *compactor) running() bool { return c.active.Load() > 0 }
 
 // prepareNextTurn compacts before a model call when the context has passed the threshold, so
-// a long tool loop compacts before the provider refuses it.
+// a long tool loop compacts before the provider refuses it. A request whose fixed part alone
+// is estimated bigger than the window is not sent: the run ends saying what is too big.
 func (c *compactor) prepareNextTurn(ctx context.Context, ag *agent.Agent) error {
 	settings := c.settings.compactionSettings()
 	model := ag.Model()
-	if !settings.Enabled || model.ContextWindow <= 0 {
+	if model.ContextWindow <= 0 {
 		return nil
 	}
-	if !settings.ShouldCompact(session.ContextTokens(ag.MessagesView()), model.ContextWindow) {
+	size := c.measureRequest()
+	if size.fixed() > model.ContextWindow {
+		return size.tooBig(c.cwd)
+	}
+	if !settings.ShouldCompact(session.ContextTokens(ag.MessagesView()), model.ContextWindow) || size.compactionCannotHelp() {
 		return nil
 	}
 	if _, err := c.compact(ctx, session.ReasonThreshold, "", false); err != nil && ctx.Err() != nil {
@@ -82,6 +89,9 @@ func (c *compactor) recoverOverflow(ctx context.Context) error {
 	if !c.overflowed() || !c.settings.compactionSettings().Enabled {
 		return nil // without compaction the provider's error stands, as the user asked
 	}
+	if size := c.measureRequest(); size.compactionCannotHelp() {
+		return size.tooBig(c.cwd) // a new session, or the part no compaction touches
+	}
 	if _, err := c.compact(ctx, session.ReasonOverflow, "", true); err != nil {
 		return nil // reported in compaction_end; the provider's error stands
 	}
@@ -90,7 +100,7 @@ func (c *compactor) recoverOverflow(ctx context.Context) error {
 		return err
 	}
 	if c.overflowed() {
-		return ErrOverflowAfterCompaction
+		return fmt.Errorf("%w: %s", ErrOverflowAfterCompaction, c.measureRequest().advice(c.cwd))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"pi/agent"
 	"pi/config"
 	"pi/internal/pitest"
+	"pi/prompt"
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
@@ -233,5 +234,64 @@ func TestCompletedReplyOverTheWindowIsAnAnswer(t *testing.T) {
 	}
 	if n := len(pitest.EntriesOfType(t, a.rec.session(), session.TypeCompaction)); n != 0 {
 		t.Fatalf("%d compaction entries written", n)
+	}
+}
+
+// TestRequestTooBigIsNotCompacted: when compacting cannot help (a new session, or what no
+// compaction touches does not fit), pi does not compact; the run ends saying what is too big
+// and what to do, with no advice of a new session in a new one.
+func TestRequestTooBigIsNotCompacted(t *testing.T) {
+	overflow := faux.Error("prompt too long; exceeded max context length by 1200 tokens")
+	big := "<file name=\"/project/big.txt\">\n" + strings.Repeat("a line of the file\n", 2000) + "</file>\nexplain it"
+	cases := []struct {
+		name         string
+		window       int
+		contextFile  string // AGENTS.md content added to the system prompt
+		prompt       string
+		replies      []provider.Message
+		wantInError  []string
+		wantNotError []string
+		wantCalls    int // model calls made
+	}{
+		{"the server refuses a new session's first prompt", 32000, "", "first", []provider.Message{overflow},
+			[]string{"window of 32000 tokens", "prompt 2", "1 tool definition 33", "--tools"}, []string{"new session", "--no-context-files"}, 1},
+		{"an attached file bigger than the window", 4000, "", big, nil,
+			[]string{"window of 4000 tokens", "attached file big.txt 95", "attach less"}, []string{"new session"}, 0},
+		{"context files bigger than the window", 4000, strings.Repeat("rule ", 4000), "first", nil,
+			[]string{"context file AGENTS.md 5000", "--no-context-files"}, []string{"attached"}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sm := &scriptedModel{replies: tc.replies}
+			a, rec := newTestApp(t, sm, tc.window, true)
+			a.compactor.cwd = "/project"
+			if tc.contextFile != "" {
+				a.scripts.parts.ContextFiles = []prompt.ContextFile{{Path: "/project/AGENTS.md", Content: tc.contextFile}}
+				a.agent.SetSystemPrompt("agent" + tc.contextFile)
+			}
+			err := a.run(context.Background(), provider.UserText(tc.prompt, 1))
+			if err == nil {
+				err = errors.New(a.agent.State().ErrorMessage) // ended before the model call
+			}
+			if !strings.HasPrefix(err.Error(), ErrRequestTooBig.Error()) {
+				t.Fatalf("error %v", err)
+			}
+			for _, want := range tc.wantInError {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the error lacks %q: %v", want, err)
+				}
+			}
+			for _, unwanted := range tc.wantNotError {
+				if strings.Contains(err.Error(), unwanted) {
+					t.Errorf("the error says %q: %v", unwanted, err)
+				}
+			}
+			if n := len(rec.ofType(agent.EvCompactionStart)); n != 0 || sm.summaries != 0 {
+				t.Fatalf("compactions %d, summary requests %d", n, sm.summaries)
+			}
+			if calls := len(tc.replies) - len(sm.replies); calls != tc.wantCalls {
+				t.Fatalf("%d model calls, want %d", calls, tc.wantCalls)
+			}
+		})
 	}
 }

@@ -220,6 +220,20 @@ func (h *Session) Quiesce() {
 	h.agent.WaitIdle()
 }
 
+// Finish waits until the work in flight has ended by itself: the run with the turns its queues
+// and the scripts start, a compaction, the user's shell command, a branch summary, the
+// background children and the turns their notices start. It returns early, with an error,
+// when ctx is done; a front end whose input ended calls it before Quiesce.
+func (h *Session) Finish(ctx context.Context) error {
+	for {
+		h.Settle(ctx, true)
+		waited, err := h.work.waitAll(ctx)
+		if err != nil || !waited {
+			return err
+		}
+	}
+}
+
 // Compact summarises the conversation at the user's request, with optional instructions on
 // what the summary should keep. A run in progress is stopped first, as in pi; messages queued
 // while it worked are sent once it is done.
@@ -264,11 +278,14 @@ func (h *Session) sendQueued() {
 	if len(steer)+len(follow) == 0 {
 		return
 	}
+	// The slot is taken before returning, so that Finish never sees a gap between the run
+	// that ends and the one that takes its queues; a run already going takes them itself.
+	ctx, end, err := h.work.begin(h.life, workRun)
+	if err != nil {
+		return
+	}
+	h.runEnding.Store(false)
 	go func() {
-		ctx, end, err := h.beginRun(h.life)
-		if err != nil {
-			return
-		}
 		defer h.endRun(ctx, end)
 		queued := h.agent.ClearQueues()
 		h.queueChanged()

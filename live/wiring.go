@@ -63,7 +63,7 @@ func (h *Session) assemble(p parts) {
 	h.start.set(p.modelProblem, p.model, p.picked)
 	s := p.scripts
 	active, _ := s.selectActive(false)
-	h.compactor = &compactor{scripts: s}
+	h.compactor = &compactor{scripts: s, cwd: p.cwd}
 	secret := p.cfg.SecretPolicy() // key values never reach the model, the session or an export
 	hooks := agent.Hooks{PrepareNextTurn: h.compactor.prepareNextTurn, ConvertToLLM: session.ToLLM,
 		ShouldStopAfterTurn: p.stopAfter, Redact: func(r tools.Result) tools.Result { return r.Redacted(secret.Redact) }}

@@ -127,6 +127,20 @@ func (w *workRegistry) wait(ctx context.Context, kind workKind) error {
 	}
 }
 
+// waitAll blocks until the work in flight when it was called has ended, or ctx is done; it
+// reports whether there was any.
+func (w *workRegistry) waitAll(ctx context.Context) (waited bool, err error) {
+	items := w.matching(nil)
+	for _, it := range items {
+		select {
+		case <-it.done:
+		case <-ctx.Done():
+			return true, fmt.Errorf("waiting for the work in flight to end: %w", ctx.Err())
+		}
+	}
+	return len(items) > 0, nil
+}
+
 // cancel stops the work of the given kinds, or all of it when none are named; it does not wait.
 func (w *workRegistry) cancel(kinds ...workKind) {
 	for _, it := range w.matching(kinds) {

@@ -108,6 +108,28 @@ func PrintStatus(ctx context.Context, cmd Command, w io.Writer) error {
 	return nil
 }
 
+// LiveSessions asks the server at socket which sessions it holds live.
+func LiveSessions(ctx context.Context, socket string) ([]LiveStatus, error) {
+	c, err := Dial(ctx, socket)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	res, err := c.Request(ctx, map[string]any{"command": cmdStatus})
+	if err != nil {
+		return nil, err
+	}
+	live, _ := res["live"].([]any)
+	out := make([]LiveStatus, 0, len(live))
+	for _, v := range live {
+		m, _ := v.(map[string]any)
+		id, _ := m["id"].(string)
+		cwd, _ := m["cwd"].(string)
+		out = append(out, LiveStatus{ID: id, Cwd: cwd})
+	}
+	return out, nil
+}
+
 // Stop asks the server to stop (runs are aborted, unless cmd.Wait lets them finish first; the
 // sessions are saved) and waits until its socket is gone.
 func Stop(ctx context.Context, cmd Command) error {

@@ -133,8 +133,8 @@ func (s *Session) flushLocked() error {
 		return nil
 	}
 	if s.f == nil && s.log == nil {
-		if !s.hasAssistant() {
-			return nil // pi writes nothing until the first assistant reply
+		if !s.hasReply() {
+			return nil // nothing until the first reply that did not fail (pi: any reply)
 		}
 		if err := s.create(); err != nil {
 			return err

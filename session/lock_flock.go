@@ -19,7 +19,7 @@ func lockFile(f *os.File) (unlock func() error, err error) {
 		}
 	}
 	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return nil, fmt.Errorf("%s: %w", f.Name(), ErrLocked)
+		return nil, &LockedError{Path: f.Name()}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)

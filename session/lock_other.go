@@ -15,7 +15,7 @@ func lockFile(f *os.File) (unlock func() error, err error) {
 	name := f.Name() + ".lock"
 	lf, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("%s (remove %s if no pi process is running): %w", f.Name(), name, ErrLocked)
+		return nil, &LockedError{Path: f.Name(), Detail: " (remove " + name + " if no pi process is running)"}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)

@@ -19,6 +19,16 @@ var ErrNewerVersion = errors.New("session file is from a newer pi")
 // ErrLocked says another process has the session open for writing.
 var ErrLocked = errors.New("session is in use by another pi process")
 
+// LockedError is ErrLocked for one file, so that a caller can tell which session is in use
+// (and, say, whether pi serve holds it).
+type LockedError struct {
+	Path   string
+	Detail string // what the user can do, where there is something
+}
+
+func (e *LockedError) Error() string { return e.Path + e.Detail + ": " + ErrLocked.Error() }
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
 // Warning describes a line that loading skipped or repaired. Loading never prints; callers
 // show these.
 type Warning struct {

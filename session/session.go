@@ -708,10 +708,14 @@ func (s *Session) pathIndices(i int) []int {
 	return rev
 }
 
-// hasAssistant reports whether any entry is an assistant message: pi's condition for a file.
-func (s *Session) hasAssistant() bool {
+// hasReply reports whether any entry is an assistant message that did not fail: the condition
+// for a file. pi's is any assistant message; we leave out a session whose every reply is an
+// error (no server, a request refused), so `pi -c` and the listings never land on it.
+func (s *Session) hasReply() bool {
 	for i := range s.nodes {
-		if s.nodes[i].role == string(provider.RoleAssistant) {
+		n := &s.nodes[i]
+		failed := n.entry != nil && n.entry.Message != nil && n.entry.Message.StopReason == provider.StopError
+		if n.role == string(provider.RoleAssistant) && !failed {
 			return true
 		}
 	}

@@ -52,10 +52,19 @@ func TestLazyCreation(t *testing.T) {
 	if _, err := os.Stat(s.Path()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("file exists before the first assistant message: %v", err)
 	}
+	// A reply that failed (no server, a refused request) is no reply: a session holding only
+	// a prompt and errors gets no file, so `pi -c` and `pi sessions` never land on it.
+	failed := provider.Message{Role: provider.RoleAssistant, StopReason: provider.StopError, ErrorMessage: "connection refused"}
+	ok(s.AppendMessage(failed))
+	ok(s.AppendMessage(provider.UserText("hi again", 2)))
+	ok(s.AppendMessage(failed))
+	if _, err := os.Stat(s.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("file exists when every reply failed: %v", err)
+	}
 	ok(s.AppendMessage(assistant("hello")))
 	lines := readLines(t, s.Path())
-	if len(lines) != 4 {
-		t.Fatalf("file has %d lines, want header + 3 entries", len(lines))
+	if len(lines) != 7 {
+		t.Fatalf("file has %d lines, want header + 6 entries", len(lines))
 	}
 	if !strings.HasPrefix(lines[0], `{"type":"session","version":3,"id":"`) {
 		t.Errorf("header = %s", lines[0])
