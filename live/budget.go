@@ -198,8 +198,8 @@ func (h *Session) noticeLargeItems() {
 	var notes []string
 	note := func(key string, tokens int, what string) {
 		if tokens*budgetShare > window && h.budget.once(key) {
-			notes = append(notes, fmt.Sprintf("%s takes %d%% of the %d-token window (about %d tokens)%s",
-				what, 100*tokens/window, window, tokens, ", sent again with every request"))
+			notes = append(notes, fmt.Sprintf("%s: %d%% of the %d-token window (about %d tokens), sent with every request",
+				what, 100*tokens/window, window, tokens))
 		}
 	}
 	for _, f := range h.scripts.parts.ContextFiles {

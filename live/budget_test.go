@@ -119,8 +119,8 @@ func TestLargeContextItemsNamedOnce(t *testing.T) {
 	promptText(t, h, "one")
 	promptText(t, h, "two")
 	out := stderr.String()
-	for _, want := range []string{"the context file /p/AGENTS.md takes 12% of the 1000-token window (about 125 tokens)",
-		"the result of bash takes 15% of the 1000-token window"} {
+	for _, want := range []string{"the context file /p/AGENTS.md: 12% of the 1000-token window (about 125 tokens)",
+		"the result of bash: 15% of the 1000-token window"} {
 		if strings.Count(out, want) != 1 {
 			t.Errorf("want %q once in the notices:\n%s", want, out)
 		}

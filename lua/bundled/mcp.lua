@@ -429,10 +429,16 @@ local function search(query)
   return { content = table.concat(lines, "\n"), added_tools = names }
 end
 
+local search_about -- the search tool's description as registered; nil while it is not
+
+-- register_search declares the search tool, again when the servers' tools have changed.
 local function register_search()
-  pi.register_tool { name = SEARCH, read_only = true,
-    description = "Find MCP tools by name or keyword; the tools found can be called from your next step. " ..
-      "Servers and their tools: " .. listing(),
+  local about = "Find MCP tools by name or keyword; the tools found can be called from your next step. " ..
+    "Servers and their tools: " .. listing()
+  if about == search_about then return end
+  if search_about then pi.unregister_tool(SEARCH) end
+  search_about = about
+  pi.register_tool { name = SEARCH, read_only = true, description = about,
     parameters = { type = "object", required = { "query" },
       properties = { query = { type = "string", description = "a tool's name, or words of what it should do" } } },
     execute = function(args) return search(args.query) end }
@@ -476,6 +482,7 @@ local function apply_budget()
     end
   else
     pi.unregister_tool(SEARCH)
+    search_about = nil
   end
 end
 
