@@ -211,7 +211,7 @@ func (h *Session) noticeLargeItems() {
 		key := fmt.Sprintf("message %d %s", m.Timestamp, m.ToolCallID)
 		switch {
 		case m.Role == provider.RoleToolResult:
-			note(key, session.EstimateTokens(m), "the result of "+m.ToolName)
+			note(key, session.EstimateTokens(m), resultLabel(st.Messages[:i], m))
 		case m.Role == provider.RoleUser && skillName(m) != "":
 			note(key, session.EstimateTokens(m), "the skill "+skillName(m))
 		}
@@ -219,6 +219,27 @@ func (h *Session) noticeLargeItems() {
 	for _, n := range notes {
 		h.scripts.notify(n, "info")
 	}
+}
+
+// resultLabel names a tool result for a notice: its tool, and the file it read when the call
+// named one (a skill's SKILL.md read by the model is named as the skill it is).
+func resultLabel(before []provider.Message, m *provider.Message) string {
+	for i := len(before) - 1; i >= 0; i-- {
+		for _, b := range before[i].Content {
+			if b.Type != provider.BlockToolCall || b.ID != m.ToolCallID {
+				continue
+			}
+			path, _ := b.Arguments["path"].(string)
+			switch {
+			case strings.HasSuffix(path, "SKILL.md"):
+				return "the skill " + path
+			case path != "":
+				return "the result of " + m.ToolName + " " + path
+			}
+			return "the result of " + m.ToolName
+		}
+	}
+	return "the result of " + m.ToolName
 }
 
 // mcpDeclTokens is what the declarations of the active MCP tools (mcp__SERVER__TOOL) cost.

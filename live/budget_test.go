@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,19 +109,24 @@ func TestLargeContextItemsNamedOnce(t *testing.T) {
 	}
 	t.Cleanup(func() { env.Close() })
 	bash, _ := tools.New("bash", env)
+	read := &tools.Func{Spec: tools.Info{Name: "read", Description: "Read"}, Run: func(context.Context, string, map[string]any, func(tools.Result)) (tools.Result, error) {
+		return tools.TextResult(strings.Repeat("step ", 120)), nil
+	}}
 	big := faux.Blocks(faux.Call("c1", "bash", map[string]any{"command": "printf '%0600d' 0"}))
 	small := faux.Blocks(faux.Call("c2", "bash", map[string]any{"command": "echo small"}))
+	skill := faux.Blocks(faux.Call("c3", "read", map[string]any{"path": "/p/skills/big/SKILL.md"}))
 	stderr := &lockedBuffer{}
-	s := &scripts{allowlist: []string{"bash"}, builtins: []tools.Tool{bash}, parts: prompt.Parts{ContextFiles: []prompt.ContextFile{
+	s := &scripts{allowlist: []string{"bash", "read"}, builtins: []tools.Tool{bash, read}, parts: prompt.Parts{ContextFiles: []prompt.ContextFile{
 		{Path: "/p/AGENTS.md", Content: strings.Repeat("rule ", 100)}, {Path: "/p/sub/AGENTS.md", Content: "short"}}}}
 	h := newTestHarness(t, parts{cfg: &config.Config{}, cwd: dir, piHome: filepath.Join(dir, "home"), stderr: stderr,
-		provider: faux.New(big, faux.Text("done"), small, faux.Text("done")), scripts: s, spill: env.Spill,
+		provider: faux.New(big, faux.Text("done"), small, faux.Text("done"), skill, faux.Text("done")), scripts: s, spill: env.Spill,
 		model: provider.Model{Provider: "faux", ID: "m", ContextWindow: 1000}}, session.Create(filepath.Join(dir, "sessions"), dir))
 	promptText(t, h, "one")
 	promptText(t, h, "two")
+	promptText(t, h, "three")
 	out := stderr.String()
 	for _, want := range []string{"the context file /p/AGENTS.md: 12% of the 1000-token window (about 125 tokens)",
-		"the result of bash: 15% of the 1000-token window"} {
+		"the result of bash: 15% of the 1000-token window", "the skill /p/skills/big/SKILL.md: 15% of the 1000-token window"} {
 		if strings.Count(out, want) != 1 {
 			t.Errorf("want %q once in the notices:\n%s", want, out)
 		}

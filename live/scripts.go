@@ -229,7 +229,11 @@ func (s *scripts) setActiveTools(names []string) error {
 func (s *scripts) addTools(names []string) {
 	if cur := s.agent.State().Tools; len(names) > 0 {
 		s.mu.Lock()
-		s.asked = append(s.asked, names...)
+		for _, n := range names {
+			if !slices.Contains(s.asked, n) {
+				s.asked = append(s.asked, n)
+			}
+		}
 		s.mu.Unlock()
 		if active := tools.With(cur, s.availableTools(), names); len(active) > len(cur) {
 			s.applyTools(active)
