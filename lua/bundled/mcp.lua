@@ -467,10 +467,13 @@ local function apply_budget()
   end
   searching = on
   for _, sname in ipairs(order) do
-    for name, def in pairs(servers[sname].defs) do
-      def.deferred = on
+    local defs, names = servers[sname].defs, {}
+    for name in pairs(defs) do names[#names + 1] = name end
+    table.sort(names) -- one order every time: the tools' order is part of the request's prefix
+    for _, name in ipairs(names) do
+      defs[name].deferred = on
       pi.unregister_tool(name)
-      pcall(pi.register_tool, def)
+      pcall(pi.register_tool, defs[name])
     end
   end
   if on then
