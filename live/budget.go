@@ -7,6 +7,7 @@ package live
 // declarations take more than a tenth of the window.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -87,7 +88,7 @@ func (b *budget) served(model string, msgs []provider.Message, count int, u *pro
 		}
 		if evaluated >= minRateSample && t.PromptTime > 0 {
 			sample := float64(evaluated) / t.PromptTime.Seconds()
-			b.rate = cmpOr(b.rate, sample)*0.5 + sample*0.5
+			b.rate = cmp.Or(b.rate, sample)*0.5 + sample*0.5 // a running average
 		}
 	}
 	mark := cacheMark{set: true, model: model, count: count, tokens: prompt}
@@ -100,13 +101,6 @@ func (b *budget) served(model string, msgs []provider.Message, count int, u *pro
 	b.cached = mark
 }
 
-func cmpOr(a, b float64) float64 {
-	if a > 0 {
-		return a
-	}
-	return b
-}
-
 // forget says the server's cache no longer matches (a compaction rewrote the transcript).
 func (b *budget) forget() {
 	b.mu.Lock()
@@ -114,6 +108,7 @@ func (b *budget) forget() {
 	b.mu.Unlock()
 }
 
+// changed tells the front end that the figure moved outside a run.
 func (b *budget) changed() {
 	b.mu.Lock()
 	fn := b.onChange
