@@ -43,6 +43,7 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 		})
 		ic.ui.Replay(h.Agent().MessagesView(), session.ShownUserText, ic.custom)
 		ic.updateFooter()
+		h.OnNextRequestChange(ic.updateFooter) // a warm-up that filled the server's cache
 		model := h.Agent().Model().Label()
 		if h.ModelProblem() != "" {
 			model = "no model yet" // not the placeholder's none/none
@@ -67,6 +68,7 @@ func runInteractiveMode(ctx context.Context, h *live.Session, prompts []string, 
 		})
 	})
 	h.SetUI(nil)
+	h.OnNextRequestChange(nil)
 	if ic.unsubscribe != nil {
 		ic.unsubscribe()
 		ic.children.Close()
@@ -218,8 +220,8 @@ func (ic *interactive) custom(m *provider.Message) (tui.CustomMessage, bool) {
 		Render: func(x bool) []string { l, _ := ic.h.RenderMessage(ic.ctx, &c, x); return l }}, c.Role == session.RoleCustom
 }
 
-// updateFooter shows the session's totals; the context in use is the size of the last request,
-// as the last reply reported it.
+// updateFooter shows the session's totals and what the next request costs; the context in use
+// is the size of the last request, as the last reply reported it.
 func (ic *interactive) updateFooter() {
 	h := ic.h
 	st, stats := h.State(), h.Stats()
@@ -231,6 +233,8 @@ func (ic *interactive) updateFooter() {
 		Input: stats.Tokens.Input, Output: stats.Tokens.Output, CacheRead: stats.Tokens.CacheRead,
 		CacheWrite: stats.Tokens.CacheWrite, Cost: stats.Cost, ContextWindow: st.Model.ContextWindow}
 	f.ContextTokens = provider.ContextTokens(h.Agent().MessagesView())
+	next := h.NextRequest()
+	f.Reprocess, f.ReprocessSeconds = next.Reprocess, next.Seconds()
 	ic.ui.SetFooter(f)
 }
 

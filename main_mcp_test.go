@@ -3,11 +3,15 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"pi/internal/mcptest"
@@ -146,4 +150,100 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		{id: "c3", tool: "mcp__local__image", want: "buy milk", image: true},
 		{id: "c4", tool: "mcp__local__fail", want: "it failed on purpose", isError: true},
 	})
+}
+
+// TestMCPSearchToolInSmallWindow runs three MCP servers whose tool declarations together take
+// more than a tenth of an 8k window: the first request offers mcp_search and no MCP tool; the
+// model's search adds the echo tools, the next request offers them, and the call runs.
+func TestMCPSearchToolInSmallWindow(t *testing.T) {
+	var urls []string
+	for range 3 {
+		s := mcptest.New()
+		s.DescriptionTail = strings.Repeat("This sentence only makes the declaration longer. ", 4)
+		srv := httptest.NewServer(s.Handler())
+		defer srv.Close()
+		urls = append(urls, srv.URL+"/mcp")
+	}
+	replies := []string{
+		openAIToolCall("c1", "mcp_search", `{"query":"echo"}`),
+		openAIToolCall("c2", "mcp__b__echo", `{"text":"hi"}`),
+		`{"choices":[{"delta":{"content":"done"},"finish_reason":"stop"}]}`,
+	}
+	var bodies [][]byte
+	var mu sync.Mutex
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		n := len(bodies)
+		bodies = append(bodies, body)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", replies[min(n, len(replies)-1)])
+	}))
+	defer model.Close()
+
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".pihome"), 0o755)
+	toml := fmt.Sprintf("[providers.local]\nkind = \"openai\"\nbase_url = %s\n[[providers.local.models]]\nid = \"m\"\ncontext_window = 8192\n",
+		pitest.TOMLString(model.URL+"/v1"))
+	for i, name := range []string{"a", "b", "c"} {
+		toml += fmt.Sprintf("[mcp.servers.%s]\nurl = %s\n", name, pitest.TOMLString(urls[i]))
+	}
+	os.WriteFile(filepath.Join(dir, ".pihome", "pi.toml"), []byte(toml), 0o644)
+	r := runPi(t, buildPi(t), dir, "--model", "local/m", "--no-session", "--mode", "json", "say hi with the echo tool")
+	if r.code != 0 {
+		t.Fatalf("code %d, stderr %s", r.code, r.stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 3 {
+		t.Fatalf("%d requests, want 3\nstdout %s\nstderr %s", len(bodies), r.stdout, r.stderr)
+	}
+	first, second := requestTools(t, bodies[0]), requestTools(t, bodies[1])
+	if !slices.Contains(first, "mcp_search") || slices.ContainsFunc(first, func(n string) bool { return strings.HasPrefix(n, "mcp__") }) {
+		t.Errorf("the first request offers %v: want mcp_search and no MCP tool", first)
+	}
+	if !slices.Contains(second, "mcp__b__echo") || slices.Contains(second, "mcp__b__progress") {
+		t.Errorf("after the search the request offers %v: want the echo tools, not the others", second)
+	}
+	var echoed bool
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var ev mcpEvent
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "tool_execution_end" && ev.ToolCallID == "c2" {
+			echoed = !ev.IsError && len(ev.Result.Content) > 0 && ev.Result.Content[0].Text == "echo: hi"
+		}
+	}
+	if !echoed {
+		t.Errorf("the echo call did not run\nstdout %s\nstderr %s", r.stdout, r.stderr)
+	}
+}
+
+// openAIToolCall is one streamed chunk of an OpenAI-compatible reply calling name.
+func openAIToolCall(id, name, args string) string {
+	call, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"finish_reason": "tool_calls",
+		"delta": map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": id, "type": "function",
+			"function": map[string]any{"name": name, "arguments": args}}}}}}})
+	return string(call)
+}
+
+// requestTools names the tools an OpenAI-compatible request body offers.
+func requestTools(t *testing.T, body []byte) []string {
+	t.Helper()
+	var req struct {
+		Tools []struct {
+			Function struct{ Name string } `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("request %s: %v", body, err)
+	}
+	var names []string
+	for _, tl := range req.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	return names
 }

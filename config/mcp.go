@@ -5,6 +5,9 @@ import "sort"
 // MCPConfig is the [mcp] table: the MCP servers the bundled mcp script turns into tools.
 type MCPConfig struct {
 	Servers map[string]*MCPServer `toml:"servers"`
+	// Search puts the MCP tools behind one search tool (true), never (false), or when their
+	// declarations would take more than a tenth of the window (unset).
+	Search *bool `toml:"search"`
 }
 
 // MCPServer is one [mcp.servers.<name>] table: a command to run (stdio transport) or a url
@@ -30,6 +33,9 @@ type MCPServer struct {
 // replaces the user's of that name whole: a command from one file must not run with the
 // arguments or keys of another.
 func (c *Config) mergeMCP(path string, f *MCPConfig, project bool) {
+	if f.Search != nil {
+		c.MCP.Search = f.Search
+	}
 	for name, s := range f.Servers {
 		if (s.Command == "") == (s.URL == "") {
 			c.warnf("%s: mcp.servers.%s: give either command (a server to run) or url (a streamable HTTP server); ignored", path, name)
@@ -82,7 +88,11 @@ func (c *Config) ScriptConfig(name string) map[string]any {
 	for _, n := range names {
 		servers[n] = c.MCP.Servers[n].table()
 	}
-	return map[string]any{"servers": servers}
+	t := map[string]any{"servers": servers}
+	if c.MCP.Search != nil {
+		t["search"] = *c.MCP.Search
+	}
+	return t
 }
 
 func (s *MCPServer) table() map[string]any {

@@ -34,6 +34,7 @@ func (h *Session) prewarm() {
 	}
 	req := h.agent.RequestPrefix()
 	req.Options.MaxTokens = 1
+	msgs, model := h.agent.MessagesView(), modelKey(req.Model)
 	p := h.agent.Provider()
 	ctx, cancel := context.WithTimeout(h.life, warmupTimeout)
 	done := make(chan struct{})
@@ -49,7 +50,12 @@ func (h *Session) prewarm() {
 		if evicts, err := provider.WouldEvict(ctx, p, req.Model); err != nil || evicts {
 			return // loading this model would push out one that is loaded: not for a guess
 		}
-		p.Stream(ctx, req, func(provider.Event) {})
+		p.Stream(ctx, req, func(ev provider.Event) {
+			if ev.Type == provider.EventDone && ev.Message != nil && ev.Message.Usage != nil && ev.Message.Usage.Input > 0 {
+				h.budget.served(model, msgs, len(msgs), ev.Message.Usage, false)
+				h.budget.changed()
+			}
+		})
 	}()
 }
 

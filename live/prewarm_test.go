@@ -125,3 +125,19 @@ func TestPromptFollowsTheWarmUp(t *testing.T) {
 		t.Errorf("the reply: %+v", last)
 	}
 }
+
+// Once a warm-up has filled the server's cache, the next request has nothing of the prefix
+// left to evaluate; without one it has all of it.
+func TestWarmUpEmptiesTheNextRequest(t *testing.T) {
+	for _, prewarm := range []bool{true, false} {
+		srv := chattest.Start(t, []string{"m1"}, chattest.Reply{Lines: []string{chattest.Done("", 900, 1)}})
+		h := warmSession(t, srv, "", prewarm)
+		if prewarm {
+			testwait.Until(t, "the warm-up request", func() bool { return len(srv.Bodies()) == 1 })
+		}
+		h.waitWarm(context.Background())
+		if got := h.NextRequest().Reprocess; (got == 0) != prewarm {
+			t.Errorf("prewarm %v: %d tokens to evaluate", prewarm, got)
+		}
+	}
+}

@@ -65,10 +65,14 @@ type scripts struct {
 	parent  *scripts
 	childID string
 
-	seen      []string // the tools available when the active ones were last picked (tools.Keys)
-	mu        sync.Mutex
+	seen []string // the tools available when the active ones were last picked (tools.Keys)
+
+	mu        sync.Mutex // guards ui, turnIndex and asked
 	ui        UI
 	turnIndex int
+	// asked names the tools activated on request (added_tools, set_active_tools): a deferred
+	// one among them stays active when the scripts' tools are picked again.
+	asked []string
 }
 
 func (s *scripts) setUI(ui UI) {
@@ -212,6 +216,9 @@ func (s *scripts) selectActive(strict bool) ([]tools.Tool, error) {
 func (s *scripts) setActiveTools(names []string) error {
 	active, err := tools.Pick(s.availableTools(), names)
 	if err == nil {
+		s.mu.Lock()
+		s.asked = slices.Clone(names)
+		s.mu.Unlock()
 		s.applyTools(active)
 	}
 	return err
@@ -221,6 +228,13 @@ func (s *scripts) setActiveTools(names []string) error {
 // provides; the loop tells the model before its next call.
 func (s *scripts) addTools(names []string) {
 	if cur := s.agent.State().Tools; len(names) > 0 {
+		s.mu.Lock()
+		for _, n := range names {
+			if !slices.Contains(s.asked, n) {
+				s.asked = append(s.asked, n)
+			}
+		}
+		s.mu.Unlock()
 		if active := tools.With(cur, s.availableTools(), names); len(active) > len(cur) {
 			s.applyTools(active)
 		}
@@ -243,9 +257,24 @@ func (s *scripts) refreshTools() {
 	if err != nil {
 		return
 	}
+	s.mu.Lock()
+	asked := slices.Clone(s.asked)
+	s.mu.Unlock()
+	active = tools.With(active, deferredOf(s.availableTools(), asked), asked)
 	if !slices.Equal(active, s.agent.State().Tools) {
 		s.applyTools(active)
 	}
+}
+
+// deferredOf are the deferred tools of available that names names.
+func deferredOf(available []tools.Tool, names []string) []tools.Tool {
+	var out []tools.Tool
+	for _, t := range available {
+		if t.Info().Deferred && slices.Contains(names, t.Info().Name) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // reload loads the scripts again (/reload, RPC reload) and takes up their tools.

@@ -11,6 +11,9 @@ import (
 	"pi/config"
 	"pi/internal/pitest"
 	"pi/lua"
+	"pi/provider/faux"
+	"pi/session"
+	"pi/tools"
 )
 
 // TestScriptsSeeModelSelect checks that a model switch reaches the scripts' model_select
@@ -47,5 +50,30 @@ end)`), 0o644)
 	want := "set: faux-1 -> one|cycle: one -> two"
 	if strings.Join(seen, "|") != want {
 		t.Fatalf("scripts saw %q, want %q", seen, want)
+	}
+}
+
+// A deferred tool is not offered until asked for; once asked for (added_tools) it stays
+// offered when the scripts' tools change and the active ones are picked again.
+func TestDeferredToolsStayOnceAsked(t *testing.T) {
+	tool := func(name string, deferred bool) tools.Tool {
+		return &tools.Func{Spec: tools.Info{Name: name, Description: "does " + name, Deferred: deferred}}
+	}
+	s := &scripts{builtins: []tools.Tool{tool("todo", false), tool("lazy", true), tool("later", true)}}
+	dir := t.TempDir()
+	h := newTestHarness(t, parts{cfg: &config.Config{}, cwd: dir, piHome: filepath.Join(dir, "home"),
+		provider: faux.New(), model: pitest.FauxModel(false), scripts: s}, session.Create(filepath.Join(dir, "sessions"), dir))
+	active := func() string { return strings.Join(toolNames(h.agent.State().Tools), ",") }
+	if got := active(); got != "todo" {
+		t.Fatalf("active at first: %s, want todo", got)
+	}
+	s.addTools([]string{"lazy"})
+	if got := active(); got != "todo,lazy" {
+		t.Fatalf("after added_tools: %s", got)
+	}
+	s.builtins = append(s.builtins, tool("new", false)) // a script registered another tool
+	s.refreshTools()
+	if got := active(); got != "todo,new,lazy" {
+		t.Errorf("after the tools changed: %s, want todo,new,lazy", got)
 	}
 }

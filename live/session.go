@@ -90,6 +90,8 @@ type Session struct {
 	// sends one at all (Options.Prewarm).
 	warm   warmer
 	warmOn bool
+	// budget follows the server's cache and speed for the next request's cost (budget.go).
+	budget budget
 	// life ends at close; work the scripts start in the background runs within it.
 	life    context.Context
 	endLife context.CancelFunc

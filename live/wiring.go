@@ -74,6 +74,7 @@ func (h *Session) assemble(p parts) {
 		SteeringMode: agent.QueueMode(p.cfg.SteeringMode), FollowUpMode: agent.QueueMode(p.cfg.FollowUpMode)})
 	s.agent, s.cfg, s.stderr = h.agent, p.cfg, p.stderr
 	h.agent.Subscribe(s.onEvent)
+	h.agent.Subscribe(h.budgetEvent)
 	h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
 		if ev.Type == agent.EvAgentEnd {
 			h.runEnding.Store(true)

@@ -362,3 +362,90 @@ func FuzzMCPServerOutput(f *testing.F) {
 		}
 	})
 }
+
+// windowSession is a session with a model window of window tokens whose tools are the
+// runtime's (pi.all_tools, pi.context_usage).
+type windowSession struct {
+	fakeSession
+	window atomic.Int64
+	r      atomic.Pointer[Runtime]
+}
+
+func (w *windowSession) ContextUsage() (int, int) { return 0, int(w.window.Load()) }
+func (w *windowSession) AllTools() []tools.Tool {
+	if r := w.r.Load(); r != nil {
+		return r.Tools()
+	}
+	return nil
+}
+
+// With the declarations past a tenth of the window the MCP tools are deferred behind
+// mcp_search, which finds them by name or keyword and adds what it found; with room again, or
+// with [mcp] search = false, they are declared in full.
+func TestMCPSearchTool(t *testing.T) {
+	s := mcptest.New()
+	s.DescriptionTail = strings.Repeat("Words that make the declaration longer. ", 5)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	cases := []struct {
+		name   string
+		window int64
+		search any // [mcp] search; nil: unset
+		want   bool
+	}{
+		{"a small window", 1000, nil, true},
+		{"a large window", 1_000_000, nil, false},
+		{"forced on", 1_000_000, true, true},
+		{"forced off", 1000, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &mcpEnv{env: newEnv(t)}
+			sess := &windowSession{}
+			sess.window.Store(tc.window)
+			e.opts.Host.Session = sess
+			e.opts.Host.Config = func(name string) map[string]any {
+				if name != "mcp" {
+					return nil
+				}
+				conf := map[string]any{"servers": map[string]any{"fake": map[string]any{"url": srv.URL + "/mcp", "enabled": true, "timeout": 10}}}
+				if tc.search != nil {
+					conf["search"] = tc.search
+				}
+				return conf
+			}
+			e.r = e.start(t, "")
+			sess.r.Store(e.r)
+			e.r.Input(ctxT(t), "hello", nil, "interactive")
+			deferred := 0
+			for _, tl := range e.r.Tools() {
+				if strings.HasPrefix(tl.Info().Name, "mcp__fake__") && tl.Info().Deferred {
+					deferred++
+				}
+			}
+			if got := slices.Contains(e.toolNames(), "mcp_search"); got != tc.want || (deferred > 0) != tc.want {
+				t.Fatalf("tools %v, %d deferred; want the search tool %v (notices %v)", e.toolNames(), deferred, tc.want, e.notices())
+			}
+			if !tc.want {
+				return
+			}
+			searches := []struct{ query, added, text string }{
+				{"echo", "mcp__fake__echo", "- mcp__fake__echo: Echo the text"},
+				{"mcp__fake__fail", "mcp__fake__fail", "mcp__fake__fail"},
+				{"report progress", "mcp__fake__progress", "mcp__fake__progress"},
+				{"no such thing", "", "No MCP tool matches \"no such thing\". The tools are fake: crash, echo, fail, grow, image, progress, slow."},
+			}
+			for _, q := range searches {
+				res, _ := e.call(t, ctxT(t), "mcp_search", map[string]any{"query": q.query})
+				if got := strings.Join(res.AddedTools, ","); got != q.added || !strings.Contains(text(res), q.text) || res.IsError != (q.added == "") {
+					t.Errorf("search %q: added %q, text %q, error %v; want %q and %q", q.query, got, text(res), res.IsError, q.added, q.text)
+				}
+			}
+			sess.window.Store(1_000_000) // a model with room: the schemas come back
+			e.r.Input(ctxT(t), "again", nil, "interactive")
+			if tc.search == nil && slices.Contains(e.toolNames(), "mcp_search") {
+				t.Errorf("with room in the window the search tool stayed: %v", e.toolNames())
+			}
+		})
+	}
+}

@@ -63,6 +63,7 @@ pi = {}
 ---@field render_call? fun(args: table): string the short text the terminal shows for the call
 ---@field render_result? fun(result: pi.ToolResult): string the short text the terminal shows for the output (ctrl+o shows all)
 ---@field render_shell? "default"|"self" self: the render texts are the whole box, without pi's frame
+---@field deferred? boolean offered to the model only once asked for (added_tools, pi.set_active_tools, a tools allow-list): its declaration costs the window nothing until then
 
 --- Register a tool the model can call. Registering a name again replaces the earlier tool.
 ---@param def pi.ToolDef
@@ -819,6 +820,9 @@ function pi.set_thinking_level(level) end
 ---@field description string
 ---@field active boolean
 ---@field read_only boolean
+---@field deferred boolean offered only once asked for
+---@field builtin boolean one of pi's own tools, not a script's
+---@field tokens integer about what its declaration (name, description, schema) costs the window, at four characters a token
 
 ---@return pi.ToolInfo[] every tool that can be activated
 function pi.all_tools() end

@@ -185,7 +185,7 @@ func (v *vm) setThinkingLevel(L *lua.LState) int {
 }
 
 // allTools is pi.all_tools(): every tool that can be activated, {name, description, active,
-// read_only}.
+// read_only, deferred, builtin, tokens}; tokens estimates what its declaration costs the window.
 func (v *vm) allTools(L *lua.LState) int {
 	t := L.NewTable()
 	s := v.sess()
@@ -194,6 +194,12 @@ func (v *vm) allTools(L *lua.LState) int {
 		return 1
 	}
 	active := v.r.opts.Host.activeTools()
+	scripted := map[string]bool{}
+	v.r.mu.Lock()
+	for _, tool := range v.r.tools {
+		scripted[tool.Info().Name] = true
+	}
+	v.r.mu.Unlock()
 	for _, tool := range s.AllTools() {
 		in := tool.Info()
 		e := L.NewTable()
@@ -201,6 +207,9 @@ func (v *vm) allTools(L *lua.LState) int {
 		e.RawSetString("description", lua.LString(in.Description))
 		e.RawSetString("active", lua.LBool(slices.Contains(active, in.Name)))
 		e.RawSetString("read_only", lua.LBool(in.ReadOnly))
+		e.RawSetString("deferred", lua.LBool(in.Deferred))
+		e.RawSetString("builtin", lua.LBool(!scripted[in.Name]))
+		e.RawSetString("tokens", lua.LNumber(in.DeclTokens()))
 		t.Append(e)
 	}
 	L.Push(t)

@@ -92,6 +92,8 @@ func TestSessionFunctions(t *testing.T) {
 			return a .. " " .. pi.thinking_level() .. " " .. tostring(ok) .. " " .. err`, `off high nil pi.set_thinking_level("bogus"): no such level`, nil},
 		{"all tools", `local out = {} for _, t in ipairs(pi.all_tools()) do out[#out+1] = t.name .. "=" .. tostring(t.active) end
 			return table.concat(out, ",")`, "read=true,bash=false,grep=false", nil},
+		{"a tool's declaration size", `local t = pi.all_tools()[1] return t.tokens .. " " .. tostring(t.builtin) .. " " .. tostring(t.deferred)`,
+			"4 true false", nil}, // read + Read a file + no schema: 15 characters
 		{"commands", `pi.register_command{name = "x", description = "an x", run = function() end}
 			for _, c in ipairs(pi.commands()) do if c.name == "x" then return c.source .. " " .. c.description end end`, "extension an x", nil},
 		{"status", `pi.set_status("plan", "⏸ plan") pi.set_status("plan") return ""`, "",

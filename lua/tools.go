@@ -228,7 +228,7 @@ func (v *vm) registerTool(L *lua.LState) int {
 		renderResult: extras.renderResult != nil, writes: writes, info: tools.Info{Name: name, Label: optString(L, def, "label"), Description: optString(L, def, "description"),
 			Parameters: params, Sequential: lua.LVAsBool(def.RawGetString("sequential")), ReadOnly: lua.LVAsBool(def.RawGetString("read_only")),
 			Snippet: optString(L, def, "prompt_snippet"), Guidelines: guidelines,
-			NoConstrainedSampling: def.RawGetString("constrained_sampling") == lua.LFalse}}
+			NoConstrainedSampling: def.RawGetString("constrained_sampling") == lua.LFalse, Deferred: lua.LVAsBool(def.RawGetString("deferred"))}}
 	if _, dup := v.toolFns[name]; dup {
 		v.r.notify("warning", "lua: %s: tool %q registered again; the later one wins", v.script, name)
 	}

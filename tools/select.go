@@ -8,7 +8,7 @@ import (
 
 // Select picks the active tools of available: with an allow-list, its tools in its order
 // (strict reports a name nothing provides); without, the default built-ins and every tool that
-// is not a built-in (a script's).
+// is not a built-in (a script's) and is not deferred.
 func Select(available []Tool, allowlist []string, strict bool) ([]Tool, error) {
 	var active []Tool
 	if len(allowlist) > 0 {
@@ -23,6 +23,9 @@ func Select(available []Tool, allowlist []string, strict bool) ([]Tool, error) {
 	}
 	for _, t := range available {
 		n := t.Info().Name
+		if t.Info().Deferred {
+			continue
+		}
 		if !slices.Contains(AllNames(), n) || slices.Contains(DefaultNames(), n) {
 			active = append(active, t)
 		}
@@ -57,11 +60,15 @@ func With(active, available []Tool, names []string) []Tool {
 	return out
 }
 
-// Keys tell tools apart as the model sees them: each one's name and description.
+// Keys tell tools apart as the model sees them: each one's name and description, and whether
+// it waits to be asked for.
 func Keys(ts []Tool) []string {
 	keys := make([]string, len(ts))
 	for i, t := range ts {
 		keys[i] = t.Info().Name + "\x00" + t.Info().Description
+		if t.Info().Deferred {
+			keys[i] += "\x00deferred"
+		}
 	}
 	return keys
 }

@@ -22,7 +22,8 @@ func namesOf(ts []Tool) string {
 }
 
 func TestSelectPickWith(t *testing.T) {
-	available := named(append(AllNames(), "todo")...)
+	available := named(append(AllNames(), "todo", "lazy")...)
+	available[len(available)-1].Info().Deferred = true
 	tests := []struct {
 		name      string
 		got       func() ([]Tool, error)
@@ -30,6 +31,8 @@ func TestSelectPickWith(t *testing.T) {
 	}{
 		{"defaults and scripts' tools", func() ([]Tool, error) { return Select(available, nil, true) }, strings.Join(DefaultNames(), ",") + ",todo", ""},
 		{"an allow-list in its order", func() ([]Tool, error) { return Select(available, []string{"todo", "read"}, true) }, "todo,read", ""},
+		{"a deferred tool only when named", func() ([]Tool, error) { return Select(available, []string{"lazy"}, true) }, "lazy", ""},
+		{"with a deferred tool", func() ([]Tool, error) { return With(named("read"), available, []string{"lazy"}), nil }, "read,lazy", ""},
 		{"an unknown name, lenient", func() ([]Tool, error) { return Select(available, []string{"nope", "read"}, false) }, "read", ""},
 		{"an unknown name, strict", func() ([]Tool, error) { return Select(available, []string{"nope"}, true) }, "", `tool "nope": no built-in`},
 		{"pick", func() ([]Tool, error) { return Pick(available, []string{"todo", "ls"}) }, "todo,ls", ""},

@@ -32,6 +32,15 @@ type Info struct {
 	// NoConstrainedSampling keeps the arguments free where the server would otherwise be asked
 	// to constrain them to Parameters.
 	NoConstrainedSampling bool
+	// Deferred tools are offered only once asked for (added_tools, set_active_tools, an
+	// allow-list naming them): their declarations cost the window nothing until then.
+	Deferred bool
+}
+
+// DeclTokens estimates what the tool's declaration costs the window: its name, description
+// and schema at four characters a token, as pi estimates messages.
+func (i *Info) DeclTokens() int {
+	return (len(i.Name) + len(i.Description) + len(i.Parameters) + 3) / 4
 }
 
 // Def is what a provider sends to a model for this tool.

@@ -22,6 +22,10 @@ type FooterInfo struct {
 	Cost                  float64 // US dollars
 	ContextTokens         int     // tokens in the current context
 	ContextWindow         int     // the model's window, 0 when unknown
+	// Reprocess is the prompt tokens the next request makes the server evaluate (what it has
+	// not cached), ReprocessSeconds about how long that takes (0: no measured speed yet).
+	Reprocess        int
+	ReprocessSeconds float64
 }
 
 func renderFooter(th *theme.Theme, f FooterInfo, width int) []string {
@@ -49,6 +53,9 @@ func renderFooter(th *theme.Theme, f FooterInfo, width int) []string {
 		pct := 100 * float64(f.ContextTokens) / float64(f.ContextWindow)
 		stats = append(stats, fmt.Sprintf("%.1f%%/%s", pct, tokens(f.ContextWindow)))
 	}
+	if f.Reprocess > 0 {
+		stats = append(stats, "next "+tokens(f.Reprocess)+seconds(f.ReprocessSeconds))
+	}
 	left := strings.Join(stats, " ")
 	right := f.Model
 	if f.Thinking != "" && f.Thinking != "off" {
@@ -67,6 +74,19 @@ func renderFooter(th *theme.Theme, f FooterInfo, width int) []string {
 		paint(th.Muted, Truncate(cwd, width, "…")),
 		paint(th.Muted, Truncate(line2, width2, "…")),
 	}
+}
+
+// seconds is " ~12s" for a measured time, "" for none.
+func seconds(s float64) string {
+	switch {
+	case s <= 0:
+		return ""
+	case s < 1:
+		return " <1s"
+	case s < 100:
+		return fmt.Sprintf(" ~%.0fs", s)
+	}
+	return fmt.Sprintf(" ~%.0fm", s/60)
 }
 
 // tokens formats a token count compactly: 950, 12.3k, 1.2M.

@@ -19,3 +19,30 @@ func TestFooterKeepsLastCharacter(t *testing.T) {
 		}
 	}
 }
+
+// The footer says what the next request makes the server evaluate, and about how long that
+// takes once a speed was measured.
+func TestFooterNextRequest(t *testing.T) {
+	cases := []struct {
+		name string
+		info FooterInfo
+		want string // on the footer's last row; "" for no next figure
+	}{
+		{"nothing to evaluate", FooterInfo{ContextWindow: 8192}, ""},
+		{"no speed yet", FooterInfo{ContextWindow: 8192, Reprocess: 1234}, "next 1.2k "},
+		{"seconds", FooterInfo{ContextWindow: 8192, Reprocess: 1234, ReprocessSeconds: 9.4}, "next 1.2k ~9s"},
+		{"under a second", FooterInfo{Reprocess: 80, ReprocessSeconds: 0.2}, "next 80 <1s"},
+		{"minutes", FooterInfo{Reprocess: 90000, ReprocessSeconds: 600}, "next 90k ~10m"},
+	}
+	for _, c := range cases {
+		c.info.Cwd, c.info.Model = "/p", "m"
+		app, term, _ := newTestApp(t, 80, 10, Callbacks{})
+		app.SetFooter(c.info)
+		app.Flush()
+		rows := term.all()
+		last := rows[len(rows)-1]
+		if c.want == "" && strings.Contains(last, "next") || c.want != "" && !strings.Contains(last+" ", c.want) {
+			t.Errorf("%s: the footer's last row is %q, want %q", c.name, last, c.want)
+		}
+	}
+}

@@ -28,6 +28,9 @@ type Server struct {
 	// OnSlow, when set, hears of every slow request once it waits for its cancellation, so
 	// that a test cancels only a request the server has.
 	OnSlow func(id string)
+	// DescriptionTail, when set, ends every tool's description: a test makes the declarations
+	// as large as it needs.
+	DescriptionTail string
 
 	mu        sync.Mutex
 	grown     bool
@@ -133,6 +136,12 @@ func (s *Server) tools() []any {
 	defer s.mu.Unlock()
 	if s.grown {
 		list = append(list, map[string]any{"name": "extra", "description": "Added later", "inputSchema": obj(map[string]any{})})
+	}
+	if s.DescriptionTail != "" {
+		for _, t := range list {
+			t := t.(map[string]any)
+			t["description"] = t["description"].(string) + " " + s.DescriptionTail
+		}
 	}
 	return list
 }

@@ -11,6 +11,12 @@
 -- crashes is started again once; after a second crash its tools return an error until
 -- `/mcp restart NAME`. A server the project's .pi/pi.toml names runs only once the directory
 -- is trusted. /mcp lists the servers, their state and tools.
+--
+-- When the declarations of the MCP tools and the scripts' other tools together would take more
+-- than a tenth of the model's window, the MCP tools are registered deferred and the model gets
+-- one tool, mcp_search, in their place: it names the servers and their tools in a line, and
+-- finds tools by name or keyword, which are then offered from the model's next call (the loop
+-- declares them). [mcp] search = true or false forces it on or off.
 
 local PROTOCOL = "2025-06-18"
 local KNOWN_PROTOCOLS = { ["2025-06-18"] = true, ["2025-03-26"] = true, ["2024-11-05"] = true }
@@ -18,7 +24,12 @@ local DEFAULT_TIMEOUT = 60
 local MAX_MESSAGE = 16 * 1024 * 1024
 local STDERR_LINES = 20
 
+local SEARCH = "mcp_search"
+local SEARCH_FOUND = 5 -- tools one search adds at most
+local SEARCH_LISTING = 1200 -- characters of tool names the search tool's description lists
+
 local servers, order = {}, {}
+local searching = false -- the MCP tools are deferred behind SEARCH
 
 local function notify(level, msg) pi.notify("mcp: " .. msg, level) end
 
@@ -293,7 +304,7 @@ local function set_tools(s, list)
       local about = type(t.description) == "string" and t.description or type(t.title) == "string" and t.title
       local def = { name = name, description = about or ("MCP tool " .. tool .. " of " .. s.name),
         parameters = type(t.inputSchema) == "table" and t.inputSchema or { type = "object" },
-        execute = function(args, ctx) return run_tool(s, tool, args, ctx) end }
+        deferred = searching, execute = function(args, ctx) return run_tool(s, tool, args, ctx) end }
       if s.tools[name] then pi.unregister_tool(name) end -- listed again: no warning
       local ok, err = pcall(pi.register_tool, def)
       if not ok then
@@ -302,10 +313,11 @@ local function set_tools(s, list)
         notify("warning", s.name .. ": tool " .. tool .. ": its input schema is not usable (" .. tostring(err) .. "); arguments go unchecked")
       end
       keep[name] = tool
+      s.defs[name] = def
     end
   end
   for name in pairs(s.tools) do
-    if not keep[name] then pi.unregister_tool(name) end
+    if not keep[name] then pi.unregister_tool(name) s.defs[name] = nil end
   end
   s.tools = keep
 end
@@ -358,6 +370,122 @@ local function set_prompts(s, list)
           if prompt then pi.send_user_message(prompt) else notify("error", err) end
         end }
     end
+  end
+end
+
+---------------------------------------------------------------------------------------------
+-- The search tool: the MCP tools behind one declaration when theirs would crowd the window.
+
+local search_mode -- [mcp] search: true, false, or nil (by the window)
+
+-- listing names each server's tools in a line, or counts them once the names grow too long.
+local function listing()
+  local lines, size = {}, 0
+  for _, sname in ipairs(order) do
+    local names = {}
+    for _, tool in pairs(servers[sname].tools) do names[#names + 1] = tool end
+    table.sort(names)
+    if #names > 0 then
+      local line = sname .. ": " .. table.concat(names, ", ")
+      if size + #line > SEARCH_LISTING then line = sname .. ": " .. #names .. " tools" end
+      lines[#lines + 1] = line
+      size = size + #line
+    end
+  end
+  return table.concat(lines, "; ")
+end
+
+local function first_line(text)
+  return (str(text):match("^[^\n]*"):sub(1, 200))
+end
+
+-- search finds the MCP tools query names (a tool's name, whole or without mcp__SERVER__) or
+-- describes (its words in the name score above those in the description).
+local function search(query)
+  local q = str(query):lower():gsub("^%s+", ""):gsub("%s+$", "")
+  local words = {}
+  for w in q:gmatch("[%w_%-]+") do if #w > 1 then words[#words + 1] = w end end
+  local found = {}
+  for _, sname in ipairs(order) do
+    local s = servers[sname]
+    for name, tool in pairs(s.tools) do
+      local lname, about = name:lower(), str(s.defs[name] and s.defs[name].description):lower()
+      local score = (q == lname or q == tool:lower()) and 1000 or 0
+      for _, w in ipairs(words) do
+        if lname:find(w, 1, true) then score = score + 10 elseif about:find(w, 1, true) then score = score + 1 end
+      end
+      if score > 0 then found[#found + 1] = { name = name, score = score, about = s.defs[name] and s.defs[name].description } end
+    end
+  end
+  table.sort(found, function(a, b) if a.score ~= b.score then return a.score > b.score end return a.name < b.name end)
+  if #found == 0 then
+    return { content = "No MCP tool matches \"" .. q .. "\". The tools are " .. listing() .. ".", is_error = true }
+  end
+  local names, lines = {}, { "These tools can be called from your next step:" }
+  for i = 1, math.min(#found, SEARCH_FOUND) do
+    names[#names + 1] = found[i].name
+    lines[#lines + 1] = "- " .. found[i].name .. ": " .. first_line(found[i].about)
+  end
+  return { content = table.concat(lines, "\n"), added_tools = names }
+end
+
+local search_about -- the search tool's description as registered; nil while it is not
+
+-- register_search declares the search tool, again when the servers' tools have changed.
+local function register_search()
+  local about = "Find MCP tools by name or keyword; the tools found can be called from your next step. " ..
+    "Servers and their tools: " .. listing()
+  if about == search_about then return end
+  if search_about then pi.unregister_tool(SEARCH) end
+  search_about = about
+  pi.register_tool { name = SEARCH, read_only = true, description = about,
+    parameters = { type = "object", required = { "query" },
+      properties = { query = { type = "string", description = "a tool's name, or words of what it should do" } } },
+    execute = function(args) return search(args.query) end }
+end
+
+-- tool_tokens is what the declarations of the scripts' tools (MCP's among them) cost.
+local function tool_tokens()
+  local total = 0
+  for _, t in ipairs(pi.all_tools()) do
+    if not t.builtin and t.name ~= SEARCH then total = total + (t.tokens or 0) end
+  end
+  return total
+end
+
+-- apply_budget puts the MCP tools behind the search tool when their declarations would take
+-- more than a tenth of the window (or [mcp] search says so), and back when they fit.
+local function apply_budget()
+  local on, tokens, window = search_mode, tool_tokens(), pi.context_usage().context_window
+  if on == nil then on = window ~= nil and tokens > window / 10 end
+  local any = false
+  for _, sname in ipairs(order) do any = any or next(servers[sname].tools) ~= nil end
+  on = on and any
+  if on == searching then
+    if on then register_search() end -- the servers' tools may have changed
+    return
+  end
+  searching = on
+  for _, sname in ipairs(order) do
+    local defs, names = servers[sname].defs, {}
+    for name in pairs(defs) do names[#names + 1] = name end
+    table.sort(names) -- one order every time: the tools' order is part of the request's prefix
+    for _, name in ipairs(names) do
+      defs[name].deferred = on
+      pi.unregister_tool(name)
+      pcall(pi.register_tool, defs[name])
+    end
+  end
+  if on then
+    register_search()
+    if search_mode == nil then
+      notify("info", "the tools' declarations (about " .. tokens .. " tokens) would take " ..
+        math.floor(100 * tokens / window) .. "% of the " .. window .. "-token window: the model gets " .. SEARCH ..
+        " to ask for the MCP tools it needs")
+    end
+  else
+    pi.unregister_tool(SEARCH)
+    search_about = nil
   end
 end
 
@@ -507,9 +635,10 @@ end
 
 local function setup()
   local cfg = pi.config("mcp") or {}
+  if type(cfg.search) == "boolean" then search_mode = cfg.search end
   local trusted = pi.project_trusted()
   for name, conf in pairs(cfg.servers or {}) do
-    local s = { name = name, conf = conf, tools = {}, prompts = {}, pending = {}, progress = {}, stderr = {},
+    local s = { name = name, conf = conf, tools = {}, defs = {}, prompts = {}, pending = {}, progress = {}, stderr = {},
       next_id = 1, restarts = 0, state = "stopped" }
     if conf.enabled == false then
       s.state = "disabled"
@@ -557,6 +686,7 @@ pi.on("input", function(ev)
     end
     if s.state == "ready" and s.stale then refresh(s) end
   end
+  apply_budget()
   -- /mcp:NAME:PROMPT typed before the server had listed its prompts (the first prompt of a
   -- session, or after /reload) reaches here as text: expand it now.
   local cmd, rest = str(ev.text):match("^/(mcp:%S+)%s*(.*)$")
