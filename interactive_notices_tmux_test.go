@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,7 +79,8 @@ const childNoticeScript = `[
 var noticeAsUser = regexp.MustCompile(`(?m)^› Background agent`)
 
 // A background child's notice is drawn as a notice (• …), not as the user's message (› …),
-// while it arrives and when the session is continued.
+// while it arrives and when the session is continued; /resume lists the child's session below
+// its parent's.
 func TestTmuxChildNoticeIsNotTheUsersMessage(t *testing.T) {
 	bin := buildPi(t)
 	p := newFDProject(t, childNoticeScript)
@@ -95,6 +97,16 @@ func TestTmuxChildNoticeIsNotTheUsersMessage(t *testing.T) {
 	if noticeAsUser.MatchString(m.screen()) {
 		t.Fatalf("the notice is drawn as the user's message:\n%s", m.screen())
 	}
+	// The child's session is listed below this one, not as a session of its own.
+	m.typeText("/resume")
+	m.keys("Enter")
+	m.mustSee("the dialog", "Resume which session?", 5*time.Second)
+	rows := strings.Split(m.visible(), "\n")
+	i := slices.IndexFunc(rows, func(r string) bool { return strings.Contains(r, "↳ bg task") })
+	if i < 1 || !strings.Contains(rows[i-1], "· 1 message") || strings.Contains(rows[i-1], "↳") {
+		t.Fatalf("the child's session should be marked and follow its parent's (1 message):\n%s", m.visible())
+	}
+	m.keys("Escape")
 	m.quit()
 
 	again := startFDTmux(t, bin, p, "-c")

@@ -142,10 +142,11 @@ func (l localSession) Resumable(ctx context.Context) ([]termui.Resumable, error)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]termui.Resumable, len(infos))
-	for i, s := range infos {
+	listed := session.Threaded(infos) // a subagent's session, a fork, a clone below the session it came from
+	out := make([]termui.Resumable, len(listed))
+	for i, s := range listed {
 		out[i] = termui.Resumable{Ref: s.Path, Name: s.Name, FirstPrompt: s.FirstPrompt, ID: s.ID, Modified: s.Modified,
-			Messages: s.MessageCount, Counted: true}
+			Messages: s.MessageCount, Counted: true, Mark: session.ThreadMark(s)}
 	}
 	return out, nil
 }

@@ -130,6 +130,7 @@ type Resumable struct {
 	Messages    int
 	Counted     bool
 	Cwd         string
+	Mark        string // before the title: where it stands among sessions started from others (session.ThreadMark)
 }
 
 // Command is a script's slash command; Complete (nil: none) offers its arguments.
