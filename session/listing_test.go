@@ -62,7 +62,9 @@ func TestMatchID(t *testing.T) {
 // not listed is marked with the parent's id; a chain that loops loses no session.
 func TestThreaded(t *testing.T) {
 	file := func(id string) string { return "/s/2026-05-01T10-00-00-000Z_" + id + ".jsonl" }
-	info := func(id, parent string) Info { return Info{ID: id, Path: file(id), ParentSession: parent, FirstPrompt: "p " + id} }
+	info := func(id, parent string) Info {
+		return Info{ID: id, Path: file(id), ParentSession: parent, FirstPrompt: "p " + id}
+	}
 	cases := []struct {
 		name  string
 		infos []Info // newest first, as List gives them
