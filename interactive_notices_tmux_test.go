@@ -24,12 +24,29 @@ func (m *fdTmux) mustSee(step, want string, d time.Duration) {
 	}
 }
 
-// Shift+Tab on a model that does not think says so, naming the model.
-func TestTmuxShiftTabOnAModelThatDoesNotThink(t *testing.T) {
+// Shift+Tab on a model that does not think says so, naming the model; /session says what it
+// counts, and counts the file as the export does.
+func TestTmuxShiftTabAndSessionSayWhatTheyDo(t *testing.T) {
 	bin := buildPi(t)
-	m := startFDTmux(t, bin, newFDProject(t, fdScript(0, 0)))
+	p := newFDProject(t, fdScript(0, 0, "THE-REPLY"))
+	m := startFDTmux(t, bin, p)
 	m.keys("BTab")
 	m.mustSee("Shift+Tab", "faux-1 does not think; thinking stays off", 5*time.Second)
+
+	m.typeText("hello")
+	m.keys("Enter")
+	m.mustSee("the reply", "THE-REPLY", 10*time.Second)
+	m.typeText("/session")
+	m.keys("Enter")
+	m.mustSee("/session's branch", "this branch, from the start: 2 messages (1 user, 1 assistant, 0 tool calls)", 5*time.Second)
+	m.mustSee("/session's file", "the whole file (every branch, as /export counts it) is this branch", 5*time.Second)
+	m.typeText("/export out.html")
+	m.keys("Enter")
+	m.mustSee("/export", "exported to", 5*time.Second)
+	page, err := os.ReadFile(filepath.Join(p.dir, "out.html"))
+	if err != nil || !strings.Contains(string(page), "2 in the whole file, every branch (1 user, 1 assistant, 0 tool calls)") {
+		t.Fatalf("the export counts otherwise (%v):\n%.3000s", err, page)
+	}
 	m.quit()
 }
 

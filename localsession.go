@@ -170,8 +170,9 @@ func (l localSession) SetLabel(_ context.Context, entryID, label string) error {
 }
 
 func (l localSession) Rename(_ context.Context, name string) error { return l.h().SetName(name) }
-func (l localSession) Stats(context.Context) (session.Stats, error) {
-	return l.h().Stats(), nil
+func (l localSession) Counts(context.Context) (termui.Counts, error) {
+	branch, file, err := l.h().BranchAndFileStats()
+	return termui.Counts{Branch: branch, BranchIs: "this branch, from the start", File: &file}, err
 }
 
 func (l localSession) Export(_ context.Context, path string) (string, error) {
