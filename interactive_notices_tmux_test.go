@@ -16,8 +16,8 @@ import (
 // binary — a key that changes nothing says why, a dialog leaves nothing behind once closed, and
 // the session's own notices never look like what the user typed.
 
-// mustSee waits for want in the pane's scrollback and fails with the pane when it never comes.
-func (m *fdTmux) mustSee(step, want string, d time.Duration) {
+// awaitShown waits for want in the pane's scrollback and fails with the pane when it never comes.
+func (m *fdTmux) awaitShown(step, want string, d time.Duration) {
 	m.t.Helper()
 	if !m.sees(want, d) {
 		m.t.Fatalf("%s: never saw %q; pane:\n%s", step, want, m.screen())
@@ -31,18 +31,18 @@ func TestTmuxShiftTabAndSessionSayWhatTheyDo(t *testing.T) {
 	p := newFDProject(t, fdScript(0, 0, "THE-REPLY"))
 	m := startFDTmux(t, bin, p)
 	m.keys("BTab")
-	m.mustSee("Shift+Tab", "faux-1 does not think; thinking stays off", 5*time.Second)
+	m.awaitShown("Shift+Tab", "faux-1 does not think; thinking stays off", 5*time.Second)
 
 	m.typeText("hello")
 	m.keys("Enter")
-	m.mustSee("the reply", "THE-REPLY", 10*time.Second)
+	m.awaitShown("the reply", "THE-REPLY", 10*time.Second)
 	m.typeText("/session")
 	m.keys("Enter")
-	m.mustSee("/session's branch", "this branch, from the start: 2 messages (1 user, 1 assistant, 0 tool calls)", 5*time.Second)
-	m.mustSee("/session's file", "the whole file (every branch, as /export counts it) is this branch", 5*time.Second)
+	m.awaitShown("/session's branch", "this branch, from the start: 2 messages (1 user, 1 assistant, 0 tool calls)", 5*time.Second)
+	m.awaitShown("/session's file", "the whole file (every branch, as /export counts it) is this branch", 5*time.Second)
 	m.typeText("/export out.html")
 	m.keys("Enter")
-	m.mustSee("/export", "exported to", 5*time.Second)
+	m.awaitShown("/export", "exported to", 5*time.Second)
 	page, err := os.ReadFile(filepath.Join(p.dir, "out.html"))
 	if err != nil || !strings.Contains(string(page), "2 in the whole file, every branch (1 user, 1 assistant, 0 tool calls)") {
 		t.Fatalf("the export counts otherwise (%v):\n%.3000s", err, page)
@@ -58,27 +58,27 @@ func TestTmuxResumeLeavesNothingBehind(t *testing.T) {
 	m := startFDTmux(t, bin, p)
 	m.typeText("the first session")
 	m.keys("Enter")
-	m.mustSee("first reply", "FIRST-REPLY", 10*time.Second)
+	m.awaitShown("first reply", "FIRST-REPLY", 10*time.Second)
 	m.typeText("/new")
 	m.keys("Enter")
-	m.mustSee("new session", "new session:", 5*time.Second)
+	m.awaitShown("new session", "new session:", 5*time.Second)
 	m.typeText("the second session")
 	m.keys("Enter")
-	m.mustSee("second reply", "SECOND-REPLY", 10*time.Second)
+	m.awaitShown("second reply", "SECOND-REPLY", 10*time.Second)
 	for _, close := range []string{"Escape", "Enter"} {
 		m.typeText("/resume")
 		m.keys("Enter")
-		m.mustSee("the dialog", "Resume which session?", 5*time.Second)
+		m.awaitShown("the dialog", "Resume which session?", 5*time.Second)
 		if close == "Enter" {
 			m.typeText("first") // the first session, filtered
-			m.mustSee("filtered", "1/2", 5*time.Second)
+			m.awaitShown("filtered", "1/2", 5*time.Second)
 		}
 		m.keys(close)
 		if !fdWaitUntil(5*time.Second, func() bool { return !strings.Contains(m.screen(), "Resume which session?") }) {
 			t.Fatalf("after %s the dialog's title is still in the scrollback:\n%s", close, m.screen())
 		}
 	}
-	m.mustSee("the session picked", "resumed session:", 5*time.Second)
+	m.awaitShown("the session picked", "resumed session:", 5*time.Second)
 	if got := m.screen(); strings.Contains(got, "· 2 messages") || strings.Count(got, "› the first session") != 2 {
 		t.Fatalf("the scrollback should hold the old screen and the resumed session only:\n%s", got)
 	}
@@ -109,15 +109,15 @@ func TestTmuxChildNoticeIsNotTheUsersMessage(t *testing.T) {
 	m := startFDTmux(t, bin, p)
 	m.typeText("/bg")
 	m.keys("Enter")
-	m.mustSee("the turn the notice starts", "NOTICE-SEEN", 15*time.Second)
-	m.mustSee("the notice", "• Background agent agent-1", 5*time.Second)
+	m.awaitShown("the turn the notice starts", "NOTICE-SEEN", 15*time.Second)
+	m.awaitShown("the notice", "• Background agent agent-1", 5*time.Second)
 	if noticeAsUser.MatchString(m.screen()) {
 		t.Fatalf("the notice is drawn as the user's message:\n%s", m.screen())
 	}
 	// The child's session is listed below this one, not as a session of its own.
 	m.typeText("/resume")
 	m.keys("Enter")
-	m.mustSee("the dialog", "Resume which session?", 5*time.Second)
+	m.awaitShown("the dialog", "Resume which session?", 5*time.Second)
 	rows := strings.Split(m.visible(), "\n")
 	i := slices.IndexFunc(rows, func(r string) bool { return strings.Contains(r, "↳ bg task") })
 	if i < 1 || !strings.Contains(rows[i-1], "· 1 message") || strings.Contains(rows[i-1], "↳") {
@@ -127,8 +127,8 @@ func TestTmuxChildNoticeIsNotTheUsersMessage(t *testing.T) {
 	m.quit()
 
 	again := startFDTmux(t, bin, p, "-c")
-	again.mustSee("the continued session's reply", "NOTICE-SEEN", 10*time.Second)
-	again.mustSee("the notice, replayed", "• Background agent agent-1", 5*time.Second)
+	again.awaitShown("the continued session's reply", "NOTICE-SEEN", 10*time.Second)
+	again.awaitShown("the notice, replayed", "• Background agent agent-1", 5*time.Second)
 	if noticeAsUser.MatchString(again.screen()) {
 		t.Fatalf("the continued session draws the notice as the user's message:\n%s", again.screen())
 	}
