@@ -13,6 +13,7 @@ import (
 	"pi/live"
 	"pi/provider"
 	"pi/session"
+	"pi/subagent"
 	"pi/termui"
 	"pi/tools"
 	"pi/tui"
@@ -206,16 +207,24 @@ func (ic *interactive) messageStart(m *provider.Message) {
 	case provider.RoleAssistant:
 		ic.ui.StartAssistant()
 	case session.RoleCustom:
-		if c, _ := ic.custom(m); !c.Hidden {
+		switch c, _ := ic.custom(m); {
+		case c.Notice:
+			ic.ui.Notify(tui.LevelInfo, c.Text) // as Replay shows it when the session is resumed
+		case !c.Hidden:
 			ic.ui.AddCustomMessage(c.Type, c.Text, c.Render)
 		}
 	}
 }
 
 // custom is how a script's custom message shows: through the renderer a script registered
-// for its type, unless it asks not to be shown. Other roles are not custom messages.
+// for its type, unless it asks not to be shown. The session's own notices about background
+// children show as notices, never as if the user had typed them. Other roles are not custom
+// messages.
 func (ic *interactive) custom(m *provider.Message) (tui.CustomMessage, bool) {
 	c := *m
+	if session.CustomType(&c) == subagent.NoticeType {
+		return tui.CustomMessage{Type: subagent.NoticeType, Text: session.ShownUserText(&c), Notice: true}, c.Role == session.RoleCustom
+	}
 	return tui.CustomMessage{Type: session.CustomType(&c), Text: c.TextContent(), Hidden: !session.Displayed(&c),
 		Render: func(x bool) []string { l, _ := ic.h.RenderMessage(ic.ctx, &c, x); return l }}, c.Role == session.RoleCustom
 }

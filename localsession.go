@@ -142,10 +142,11 @@ func (l localSession) Resumable(ctx context.Context) ([]termui.Resumable, error)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]termui.Resumable, len(infos))
-	for i, s := range infos {
+	listed := session.Threaded(infos) // a subagent's session, a fork, a clone below the session it came from
+	out := make([]termui.Resumable, len(listed))
+	for i, s := range listed {
 		out[i] = termui.Resumable{Ref: s.Path, Name: s.Name, FirstPrompt: s.FirstPrompt, ID: s.ID, Modified: s.Modified,
-			Messages: s.MessageCount, Counted: true}
+			Messages: s.MessageCount, Counted: true, Mark: session.ThreadMark(s)}
 	}
 	return out, nil
 }
@@ -169,8 +170,9 @@ func (l localSession) SetLabel(_ context.Context, entryID, label string) error {
 }
 
 func (l localSession) Rename(_ context.Context, name string) error { return l.h().SetName(name) }
-func (l localSession) Stats(context.Context) (session.Stats, error) {
-	return l.h().Stats(), nil
+func (l localSession) Counts(context.Context) (termui.Counts, error) {
+	branch, file, err := l.h().BranchAndFileStats()
+	return termui.Counts{Branch: branch, BranchIs: "this branch, from the start", File: &file}, err
 }
 
 func (l localSession) Export(_ context.Context, path string) (string, error) {

@@ -126,7 +126,7 @@ func TestAttachScriptUIInTmux(t *testing.T) {
 	k.must("the picture in the transcript", "[image]")
 
 	k.keys("BTab")
-	k.must("Shift+Tab", "this model does not think")
+	k.must("Shift+Tab", "does not think; thinking stays off")
 	k.keys("C-p")
 	k.must("Ctrl+P", "no other model to cycle to")
 	k.keys("C-d")

@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -190,5 +191,32 @@ func TestAttachedFileIsFoldedUnderItsName(t *testing.T) {
 	}
 	if strings.Contains(page, "&lt;file name=") {
 		t.Error("the file block is shown as raw text")
+	}
+}
+
+// TestPageCountsAsSessionDoes: the page's totals are /session's count of the whole file
+// (session.BranchAndFileStats), and say that they cover every branch.
+func TestPageCountsAsSessionDoes(t *testing.T) {
+	s := testSession(t)
+	branch, file, err := session.BranchAndFileStats(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if branch.TotalMessages != 6 || file.TotalMessages != 8 || file.AssistantMessages != 4 {
+		t.Fatalf("branch %d messages, file %d (%d replies): want 6, 8 (4)", branch.TotalMessages, file.TotalMessages, file.AssistantMessages)
+	}
+	var buf bytes.Buffer
+	if err := HTML(&buf, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("%d in the whole file, every branch (%d user, %d assistant, %d tool calls)", file.TotalMessages,
+			file.UserMessages, file.AssistantMessages, file.ToolCalls),
+		fmt.Sprintf("%s (%s in, %s out", count(file.Tokens.Total), count(file.Tokens.Input), count(file.Tokens.Output)),
+		fmt.Sprintf("$%.4f, every branch", file.Cost),
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 }

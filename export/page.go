@@ -19,8 +19,10 @@ type page struct {
 	Sections []section    // the current branch first, then the others
 }
 
+// totals are the whole file's, every branch, counted as /session counts them
+// (session.StatsOfEntries), so the two agree.
 type totals struct {
-	Replies                                   int
+	Messages, User, Replies, ToolCalls        int
 	Input, Output, CacheRead, CacheWrite, All string
 	Cost                                      string
 }
@@ -68,7 +70,7 @@ func buildPage(sess *session.Session, entries []session.Entry, o Options) page {
 		byID[entries[i].ID] = &entries[i]
 		kids[entries[i].ParentID]++
 	}
-	p.Models, p.Totals = usage(entries, o.Model)
+	p.Models, p.Totals = models(entries, o.Model), totalsOf(session.StatsOfEntries(sess, entries))
 	done := map[string]bool{}
 	leaf := sess.Leaf()
 	p.Sections = append(p.Sections, branchSection(pathTo(byID, leaf), done, "Conversation", ""))
@@ -144,42 +146,34 @@ func outline(sess *session.Session, leaf string) []outlineRow {
 	return rows
 }
 
-// usage sums the replies' tokens and cost and lists the models that gave them.
-func usage(entries []session.Entry, current string) ([]string, totals) {
+// models lists the models that gave the replies, and the one in force.
+func models(entries []session.Entry, current string) []string {
 	var models []string
 	add := func(m string) {
 		if m != "" && !slices.Contains(models, m) {
 			models = append(models, m)
 		}
 	}
-	var u provider.Usage
-	n := 0
 	for i := range entries {
 		m := entries[i].Message
 		if m == nil || m.Role != provider.RoleAssistant {
 			continue
 		}
-		n++
 		if m.Provider != "" {
 			add(m.Provider + "/" + m.Model)
 		} else {
 			add(m.Model)
 		}
-		if m.Usage != nil {
-			u.Input += m.Usage.Input
-			u.Output += m.Usage.Output
-			u.CacheRead += m.Usage.CacheRead
-			u.CacheWrite += m.Usage.CacheWrite
-			u.Cost.Total += m.Usage.Cost.Total
-		}
 	}
-	if current != "" && !slices.Contains(models, current) {
-		models = append(models, current)
-	}
-	t := totals{Replies: n, Input: count(u.Input), Output: count(u.Output), CacheRead: count(u.CacheRead),
-		CacheWrite: count(u.CacheWrite), All: count(u.Input + u.Output + u.CacheRead + u.CacheWrite),
-		Cost: fmt.Sprintf("$%.4f", u.Cost.Total)}
-	return models, t
+	add(current)
+	return models
+}
+
+func totalsOf(st session.Stats) totals {
+	t := st.Tokens
+	return totals{Messages: st.TotalMessages, User: st.UserMessages, Replies: st.AssistantMessages, ToolCalls: st.ToolCalls,
+		Input: count(t.Input), Output: count(t.Output), CacheRead: count(t.CacheRead), CacheWrite: count(t.CacheWrite),
+		All: count(t.Total), Cost: fmt.Sprintf("$%.4f", st.Cost)}
 }
 
 // count writes n with thousands separators: 1,234,567.

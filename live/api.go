@@ -112,6 +112,12 @@ func (h *Session) Stats() session.Stats {
 	return session.StatsOf(h.rec.session(), h.agent.MessagesView())
 }
 
+// BranchAndFileStats count the session file: the current branch from the start (messages a
+// compaction summarised too) and every branch, as /session and the export count them.
+func (h *Session) BranchAndFileStats() (branch, file session.Stats, err error) {
+	return session.BranchAndFileStats(h.rec.session())
+}
+
 // ForkPoints are the user messages a fork can start from.
 func (h *Session) ForkPoints() ([]session.ForkPoint, error) {
 	return session.ForkPoints(h.rec.session())

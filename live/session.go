@@ -49,10 +49,24 @@ type Input struct {
 	// Queue puts the message in its queue even while the agent is idle (RPC steer and
 	// follow_up, the terminal UI's second and later command-line prompts).
 	Queue bool
+	// CustomType, when set, makes the text pi's custom message of that type instead of the
+	// user's: the session's own word (a background child's notice), which front ends show as
+	// a notice and the model reads as user input.
+	CustomType string
 	// Accepted, when set, is called once the input has been taken on (a run reserved, a
 	// message queued, a script command started), before the work itself: a front end that
 	// answers at once (RPC) waits for this or for Send's error.
 	Accepted func()
+}
+
+// message is the message the agent gets for text, leading with the context block when it
+// opens the conversation: the user's, or the custom message CustomType names.
+func (in *Input) message(text string, opens bool, cwd string, now time.Time) provider.Message {
+	m := prompt.FirstUserMessage(text, in.Images, opens, cwd, now)
+	if in.CustomType == "" {
+		return m
+	}
+	return session.CustomMessage(in.CustomType, m.Content, true, now)
 }
 
 func (in *Input) accepted() {
@@ -136,7 +150,7 @@ func (h *Session) Send(ctx context.Context, in Input) error {
 	added := h.scripts.prepareRun(runCtx, text, in.Images)
 	h.shell.flush()
 	opens := len(h.agent.MessagesView()) == 0
-	user := prompt.FirstUserMessage(text, in.Images, opens, h.cwd, time.Now())
+	user := in.message(text, opens, h.cwd, time.Now())
 	msgs := append([]provider.Message{user}, h.scripts.rt.TakeNextTurn()...)
 	h.waitWarm(runCtx)
 	return h.run(runCtx, append(msgs, added...)...)
@@ -179,7 +193,7 @@ func (h *Session) enqueue(ctx context.Context, in Input) error {
 	if handled {
 		return nil
 	}
-	msg := prompt.FirstUserMessage(text, in.Images, false, h.cwd, time.Now())
+	msg := in.message(text, false, h.cwd, time.Now())
 	if in.Deliver == DeliverFollowUp {
 		h.agent.FollowUp(msg)
 	} else {

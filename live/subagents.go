@@ -42,9 +42,10 @@ func newSubagents(o *Options, p parts, parent *Session) subagent.Scripted {
 }
 
 // notifyChildren tells the session about its children (a background child's end, a schedule's
-// run that could not start): a steer while it works, else a follow-up that starts a turn.
+// run that could not start): a steer while it works, else a follow-up that starts a turn. It
+// is the session's own word, not the user's: a custom message of type subagent.NoticeType.
 func (h *Session) notifyChildren(text string) {
-	in := Input{Text: text, Source: SourceExtension, Deliver: DeliverFollowUp}
+	in := Input{Text: text, Source: SourceExtension, Deliver: DeliverFollowUp, CustomType: subagent.NoticeType}
 	if h.Busy() {
 		in.Deliver = DeliverSteer
 	}

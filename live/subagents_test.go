@@ -22,6 +22,7 @@ import (
 	"pi/provider"
 	"pi/provider/faux"
 	"pi/session"
+	"pi/subagent"
 )
 
 func toolNamesOf(req *provider.Request) []string {
@@ -140,6 +141,12 @@ func TestSubagentMaxTurnsStopsALoopingChild(t *testing.T) {
 
 var agentIDIn = regexp.MustCompile(`agent-\d+`)
 
+// isChildNotice says whether m is the session's notice about a child: its own word (a custom
+// message), which the model reads as user input and front ends show as a notice.
+func isChildNotice(m *provider.Message) bool {
+	return m.Role == session.RoleCustom && session.CustomType(m) == subagent.NoticeType && session.Displayed(m)
+}
+
 func TestSubagentBackgroundChildrenRunTogether(t *testing.T) {
 	var inside, most atomic.Int32
 	h, _ := subagentSession(t, "[subagents]\nenabled = true\n", Options{}, func(who string, last provider.Message, req *provider.Request) provider.Message {
@@ -217,7 +224,7 @@ func TestSubagentQueueHoldsChildrenPastTheLimit(t *testing.T) {
 	testwait.Until(t, "two notices", func() bool {
 		n := 0
 		for _, m := range h.agent.MessagesView() {
-			if m.Role == provider.RoleUser && strings.Contains(m.TextContent(), "Background agent") {
+			if isChildNotice(&m) && strings.Contains(m.TextContent(), "Background agent") {
 				n++
 			}
 		}
@@ -502,7 +509,7 @@ func TestSubagentAgentsCommandAbortsABackgroundChild(t *testing.T) {
 	send(t, h, "/agents abort agent-1")
 	notice := func() string {
 		for _, m := range h.agent.MessagesView() {
-			if m.Role == provider.RoleUser && strings.Contains(m.TextContent(), "Background agent agent-1") {
+			if isChildNotice(&m) && strings.Contains(m.TextContent(), "Background agent agent-1") {
 				return m.TextContent()
 			}
 		}

@@ -98,8 +98,8 @@ func TestFooterSumsTheTranscriptsUsage(t *testing.T) {
 }
 
 // /resume offers the server's sessions and the session files of the folder it does not list,
-// without the current one, this folder's first and the latest first; a file's first prompt
-// names a session without a name.
+// without the current one, this folder's first and the latest first, a session started from
+// another right below it; a file's first prompt names a session without a name.
 func TestResumeChoices(t *testing.T) {
 	dir := t.TempDir()
 	file := func(id, prompt string) {
@@ -113,6 +113,7 @@ func TestResumeChoices(t *testing.T) {
 	file("listed", "listed prompt")
 	list := []server.SessionMetadata{
 		{ID: "current", Cwd: "/here", UpdatedAt: 5e12},
+		{ID: "kid", Cwd: "/here", UpdatedAt: 7e12, ParentSessionID: "listed"},
 		{ID: "listed", Cwd: "/here", UpdatedAt: 4e12, SessionName: "named"},
 		{ID: "far", Cwd: "/elsewhere", UpdatedAt: 6e12},
 	}
@@ -121,11 +122,12 @@ func TestResumeChoices(t *testing.T) {
 	for _, c := range got {
 		ids = append(ids, c.ID)
 	}
-	if strings.Join(ids, ",") != "listed,only-on-disk,far" {
+	if strings.Join(ids, ",") != "listed,kid,only-on-disk,far" {
 		t.Fatalf("choices %v", ids)
 	}
 	want := []termui.Resumable{
 		{Ref: "listed", ID: "listed", Name: "named", FirstPrompt: "listed prompt", Messages: 1, Counted: true},
+		{Ref: "kid", ID: "kid", Mark: "↳ "}, // a child below its parent, though newer
 		{Ref: "only-on-disk", ID: "only-on-disk", FirstPrompt: "fix the parser", Messages: 1, Counted: true},
 		{Ref: "far", ID: "far", Cwd: "/elsewhere"},
 	}

@@ -255,10 +255,12 @@ func (v *view) Rename(_ context.Context, name string) error {
 	return err
 }
 
-func (v *view) Stats(context.Context) (session.Stats, error) {
+// Counts are the served session's get_session_stats: what is in context; its file is not
+// counted here.
+func (v *view) Counts(context.Context) (termui.Counts, error) {
 	var data rpcwire.SessionStats
 	_, err := v.rpc(rpcwire.Command{Type: "get_session_stats"}, &data)
-	return data, err
+	return termui.Counts{Branch: data, BranchIs: "in context"}, err
 }
 
 // Export writes the session as HTML on the server's machine.

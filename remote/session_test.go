@@ -73,7 +73,7 @@ func TestSessionOnAServerWithoutPi(t *testing.T) {
 	a := attach(t, k)
 	a.v.c.Hello["capabilities"] = nil // as an upstream server answers
 	ctx := context.Background()
-	if _, err := a.v.Stats(ctx); err != errNoPi {
+	if _, err := a.v.Counts(ctx); err != errNoPi {
 		t.Errorf("stats without pi: %v", err)
 	}
 	if _, err := a.v.Commands(ctx); err != errNoPi {

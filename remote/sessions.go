@@ -24,10 +24,12 @@ func resumeChoices(ctx context.Context, list []server.SessionMetadata, here, cur
 		byID[in.ID] = in
 	}
 	var out []termui.Resumable
-	add := func(id, name, cwd string, updated time.Time) {
+	parents := map[string]string{} // a session's id → the parent its metadata or header names
+	add := func(id, name, cwd, parent string, updated time.Time) {
 		if id == current || slices.ContainsFunc(out, func(r termui.Resumable) bool { return r.ID == id }) {
 			return
 		}
+		parents[id] = parent
 		r := termui.Resumable{Ref: id, ID: id, Name: name, Modified: updated}
 		if in, ok := byID[id]; ok {
 			r.FirstPrompt, r.Messages, r.Counted = in.FirstPrompt, in.MessageCount, true
@@ -38,10 +40,10 @@ func resumeChoices(ctx context.Context, list []server.SessionMetadata, here, cur
 		out = append(out, r)
 	}
 	for _, s := range list {
-		add(s.ID, s.SessionName, s.Cwd, time.UnixMilli(s.UpdatedAt))
+		add(s.ID, s.SessionName, s.Cwd, cmp.Or(s.ParentSessionID, byID[s.ID].ParentSession), time.UnixMilli(s.UpdatedAt))
 	}
 	for _, in := range files {
-		add(in.ID, in.Name, in.Cwd, in.Modified)
+		add(in.ID, in.Name, in.Cwd, in.ParentSession, in.Modified)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if (out[i].Cwd == "") != (out[j].Cwd == "") {
@@ -49,6 +51,23 @@ func resumeChoices(ctx context.Context, list []server.SessionMetadata, here, cur
 		}
 		return out[i].Modified.After(out[j].Modified)
 	})
+	return threaded(out, parents)
+}
+
+// threaded puts each session right below the one it came from (a subagent's, a fork, a
+// clone), marked, as the local /resume lists them.
+func threaded(rs []termui.Resumable, parents map[string]string) []termui.Resumable {
+	infos := make([]session.Info, len(rs))
+	byID := make(map[string]termui.Resumable, len(rs))
+	for i, r := range rs {
+		infos[i], byID[r.ID] = session.Info{ID: r.ID, ParentSession: parents[r.ID]}, r
+	}
+	out := make([]termui.Resumable, 0, len(rs))
+	for _, l := range session.Threaded(infos) {
+		r := byID[l.ID]
+		r.Mark = session.ThreadMark(l)
+		out = append(out, r)
+	}
 	return out
 }
 

@@ -414,7 +414,7 @@ func TestCycling(t *testing.T) {
 		{"cycle fails", rpcFailed("no models"), func(c *termui.Controller) { c.CycleModel(1) }, "cycle_model", "no models"},
 		{"thinking level", rpcOK(map[string]any{"level": "high"}), (*termui.Controller).CycleThinking, "cycle_thinking_level", "thinking: high"},
 		{"a model that does not think", `{"type":"response","success":true,"data":null}`, (*termui.Controller).CycleThinking,
-			"cycle_thinking_level", "this model does not think"},
+			"cycle_thinking_level", "does not think; thinking stays off"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -31,6 +31,14 @@ func BashMessage(command string, r BashResult, exclude bool, now time.Time) prov
 	return provider.Message{Role: RoleBashExecution, Timestamp: now.UnixMilli(), Extra: extra}
 }
 
+// CustomMessage is pi's custom message (role "custom") of type customType: shown as that
+// type says when display is set, read by the model as user input, recorded as a
+// custom_message entry.
+func CustomMessage(customType string, content []provider.Block, display bool, now time.Time) provider.Message {
+	return provider.Message{Role: RoleCustom, Content: content, Timestamp: now.UnixMilli(),
+		Extra: map[string]json.RawMessage{"customType": mustJSON(customType), "display": mustJSON(display)}}
+}
+
 // CustomType is the customType of pi's custom message (role "custom": what scripts send, and
 // what a custom_message entry records).
 func CustomType(m *provider.Message) string { return extraString(m, "customType") }

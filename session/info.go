@@ -85,6 +85,35 @@ func StatsOf(sess *Session, msgs []provider.Message) Stats {
 	return st
 }
 
+// StatsOfEntries counts the message entries among entries (a branch, or every entry of the
+// file) as StatsOf counts a conversation. /session and the export both count with it, so
+// they agree wherever they count the same entries.
+func StatsOfEntries(sess *Session, entries []Entry) Stats {
+	msgs := make([]provider.Message, 0, len(entries))
+	for i := range entries {
+		if entries[i].Type == TypeMessage && entries[i].Message != nil {
+			msgs = append(msgs, *entries[i].Message)
+		}
+	}
+	return StatsOf(sess, msgs)
+}
+
+// BranchAndFileStats counts the current branch, from the session's start to its leaf (the
+// messages a compaction summarised included), and the whole file, every branch.
+func BranchAndFileStats(sess *Session) (branch, file Stats, err error) {
+	var path []Entry
+	if leaf := sess.Leaf(); leaf != "" { // an empty session has no branch yet
+		if path, err = sess.PathTo(leaf); err != nil {
+			return Stats{}, Stats{}, fmt.Errorf("counting the branch of session %s: %w", sess.ID(), err)
+		}
+	}
+	all, err := sess.Entries()
+	if err != nil {
+		return Stats{}, Stats{}, fmt.Errorf("counting the entries of session %s: %w", sess.ID(), err)
+	}
+	return StatsOfEntries(sess, path), StatsOfEntries(sess, all), nil
+}
+
 // LastAssistantText is the text of the newest assistant reply in msgs; ok is false when there
 // is none.
 // An aborted reply with nothing in it does not count.

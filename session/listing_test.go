@@ -72,3 +72,60 @@ func TestListTitleNamesAttachedFiles(t *testing.T) {
 		t.Errorf("Title of a cut prompt = %q", got)
 	}
 }
+
+// TestThreaded: a session started from another (a subagent's child, a fork) is listed right
+// below its parent, however its header names the parent (by file or by id); one whose parent is
+// not listed is marked with the parent's id; a chain that loops loses no session.
+func TestThreaded(t *testing.T) {
+	file := func(id string) string { return "/s/2026-05-01T10-00-00-000Z_" + id + ".jsonl" }
+	info := func(id, parent string) Info {
+		return Info{ID: id, Path: file(id), ParentSession: parent, FirstPrompt: "p " + id}
+	}
+	cases := []struct {
+		name  string
+		infos []Info // newest first, as List gives them
+		want  []string
+	}{
+		{"no parents keep their order", []Info{info("a", ""), info("b", "")}, []string{"a", "b"}},
+		{"a child below its parent, named by file", []Info{info("kid", file("dad")), info("other", ""), info("dad", "")},
+			[]string{"other", "dad", "  kid<dad"}},
+		{"named by id; grandchildren deeper; siblings in order", []Info{info("k1", "dad"), info("g", file("k2")), info("k2", "dad"), info("dad", "")},
+			[]string{"dad", "  k1<dad", "  k2<dad", "    g<k2"}},
+		{"a parent not listed is named", []Info{info("kid", file("gone"))}, []string{"kid<gone"}},
+		{"a parent in the SQLite store", []Info{info("kid", "/home/u/.pi/sessions.db#dad"), info("dad", "")}, []string{"dad", "  kid<dad"}},
+		{"a loop loses nothing", []Info{info("x", "y"), info("y", "x"), info("self", "self")}, []string{"self<self", "x<y", "  y<x"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, l := range Threaded(c.infos) {
+				row := strings.Repeat("  ", l.Depth) + l.ID
+				if l.Parent != "" {
+					row += "<" + l.Parent
+				}
+				got = append(got, row)
+			}
+			if strings.Join(got, ",") != strings.Join(c.want, ",") {
+				t.Fatalf("Threaded = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestListShowsChildrenUnderTheirParent: `pi sessions` prints a child below its parent with an
+// arrow, and a child whose parent is elsewhere with the parent's id.
+func TestListShowsChildrenUnderTheirParent(t *testing.T) {
+	when := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	infos := []Info{
+		{ID: "01a2349b-kid", Path: "/s/x_01a2349b-kid.jsonl", ParentSession: "/s/x_01a2349a-dad.jsonl", FirstPrompt: "bg task", Modified: when},
+		{ID: "01a2349c-lone", ParentSession: "/elsewhere/x_01a23400-0000-gone.jsonl", FirstPrompt: "forked", Modified: when},
+		{ID: "01a2349a-dad", Path: "/s/x_01a2349a-dad.jsonl", FirstPrompt: "go", Modified: when},
+	}
+	var b strings.Builder
+	WriteList(&b, infos)
+	rows := strings.Split(b.String(), "\n")
+	if !strings.Contains(rows[0], "↳ child of 01a23400-0000 · forked") || !strings.Contains(rows[1], "  go ") ||
+		!strings.Contains(rows[2], "  ↳ bg task") {
+		t.Fatalf("the child should follow its parent, marked:\n%s", b.String())
+	}
+}

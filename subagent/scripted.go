@@ -147,6 +147,10 @@ func (r Result) Line() string {
 	return fmt.Sprintf("%s %s · %s%s · %d turns · %d tokens", r.ID, r.Type, r.Description, tool, r.Turns, r.Tokens)
 }
 
+// NoticeType is the customType of the messages a parent gets about its children (Notice,
+// ScheduleNotice): front ends draw them as notices, not as the user's words.
+const NoticeType = "subagent_notice"
+
 // Notice is the message the parent gets when a background child has ended.
 func Notice(r Result) string {
 	from := ""

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"pi/provider"
+	"pi/session"
 	"pi/tui"
 )
 
@@ -35,16 +36,31 @@ func (c *Controller) name(args string) {
 }
 
 func (c *Controller) sessionInfo(string) {
-	s, err := c.sess.Stats(c.ctx)
+	n, err := c.sess.Counts(c.ctx)
 	if err != nil {
 		c.ui.Notify(tui.LevelError, err.Error())
 		return
 	}
-	c.ui.Notify(tui.LevelInfo, fmt.Sprintf("session %s\nfile %s\n%d messages (%d user, %d assistant, %d tool calls)\n"+
-		"tokens: %d in, %d out, %d cache read, %d cache write · cost $%.4f", s.SessionID, s.SessionFile,
-		s.TotalMessages, s.UserMessages, s.AssistantMessages, s.ToolCalls, s.Tokens.Input, s.Tokens.Output,
-		s.Tokens.CacheRead, s.Tokens.CacheWrite, s.Cost))
+	s := n.Branch
+	text := fmt.Sprintf("session %s\nfile %s\n%s: %s", s.SessionID, s.SessionFile, n.BranchIs, countsLine(s))
+	switch {
+	case n.File == nil:
+	case sameCounts(*n.File, s):
+		text += "\nthe whole file (every branch, as /export counts it) is this branch"
+	default:
+		text += "\nthe whole file, every branch (as /export counts it): " + countsLine(*n.File)
+	}
+	c.ui.Notify(tui.LevelInfo, text)
 }
+
+// countsLine is one count of /session: messages by kind, tokens and cost.
+func countsLine(s session.Stats) string {
+	return fmt.Sprintf("%d messages (%d user, %d assistant, %d tool calls)\n  tokens: %d in, %d out, %d cache read, "+
+		"%d cache write · cost $%.4f", s.TotalMessages, s.UserMessages, s.AssistantMessages, s.ToolCalls,
+		s.Tokens.Input, s.Tokens.Output, s.Tokens.CacheRead, s.Tokens.CacheWrite, s.Cost)
+}
+
+func sameCounts(a, b session.Stats) bool { return countsLine(a) == countsLine(b) }
 
 // export writes the session as an HTML page, or the session file for a .jsonl name.
 func (c *Controller) export(path string) {

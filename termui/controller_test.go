@@ -152,7 +152,13 @@ func TestOtherCommands(t *testing.T) {
 		{"compact fails", "compact", "", func(f *fake) { f.failing = map[string]error{"Compact": errBoom} }, nil, nil, []string{"Refresh"}, errBoom.Error()},
 		{"name", "name", "refactor", nil, nil, []string{"Rename refactor", "Refresh"}, nil, ""},
 		{"name refused", "name", "", func(f *fake) { f.failing = map[string]error{"Rename": errBoom} }, nil, []string{"Rename "}, nil, errBoom.Error()},
-		{"session", "session", "", nil, nil, []string{"Stats"}, nil, "4 messages (2 user, 2 assistant, 0 tool calls)"},
+		{"session", "session", "", nil, nil, []string{"Counts"}, nil, "this branch: 4 messages (2 user, 2 assistant, 0 tool calls)"},
+		{"session, the file the branch", "session", "", func(f *fake) {
+			f.file = &session.Stats{SessionID: "s1", SessionFile: "/s.jsonl", TotalMessages: 4, UserMessages: 2, AssistantMessages: 2,
+				Tokens: session.StatsTokens{Input: 120, Output: 30}, Cost: 0.5}
+		}, nil, []string{"Counts"}, nil, "the whole file (every branch, as /export counts it) is this branch"},
+		{"session, a file of several branches", "session", "", func(f *fake) { f.file = &session.Stats{TotalMessages: 9, UserMessages: 4} }, nil,
+			[]string{"Counts"}, nil, "the whole file, every branch (as /export counts it): 9 messages (4 user"},
 		{"export", "export", " out.html ", nil, nil, []string{"Export out.html"}, nil, "exported to /out/out.html"},
 		{"export fails", "export", "x.jsonl", func(f *fake) { f.failing = map[string]error{"Export": errBoom} }, nil, nil, nil, errBoom.Error()},
 		{"copy", "copy", "", func(f *fake) { f.reply = strp("the reply") }, nil, []string{"LastReply"}, nil, "copied the last reply"},

@@ -43,6 +43,7 @@ type fake struct {
 	undecided  bool
 	bash       session.BashResult
 	scripts    []Command
+	file       *session.Stats   // Counts' whole file
 	failing    map[string]error // method name → its error
 }
 
@@ -124,9 +125,10 @@ func (f *fake) NavigateTree(_ context.Context, id string, sum bool, focus string
 }
 func (f *fake) SetLabel(_ context.Context, id, l string) error { return f.record("SetLabel", id, l) }
 func (f *fake) Rename(_ context.Context, n string) error       { return f.record("Rename", n) }
-func (f *fake) Stats(context.Context) (session.Stats, error) {
-	return session.Stats{SessionID: "s1", SessionFile: "/s.jsonl", TotalMessages: 4, UserMessages: 2, AssistantMessages: 2,
-		Tokens: session.StatsTokens{Input: 120, Output: 30}, Cost: 0.5}, f.record("Stats")
+func (f *fake) Counts(context.Context) (Counts, error) {
+	branch := session.Stats{SessionID: "s1", SessionFile: "/s.jsonl", TotalMessages: 4, UserMessages: 2, AssistantMessages: 2,
+		Tokens: session.StatsTokens{Input: 120, Output: 30}, Cost: 0.5}
+	return Counts{Branch: branch, BranchIs: "this branch", File: f.file}, f.record("Counts")
 }
 func (f *fake) Import(_ context.Context, p string) (Switch, int, error) {
 	return Switch{ID: "imported-1"}, 2, f.record("Import", p)

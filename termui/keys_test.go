@@ -23,7 +23,9 @@ func TestCycling(t *testing.T) {
 		shows string
 	}{
 		{"thinking", func(f *fake) { f.level = "high" }, (*Controller).CycleThinking, "CycleThinking", "thinking: high"},
-		{"a model that does not think", nil, (*Controller).CycleThinking, "CycleThinking", "this model does not think: its thinking level stays off"},
+		{"a model that does not think", func(f *fake) { f.state.Model = provider.Model{Provider: "ollama", ID: "qwen2.5:0.5b"} },
+			(*Controller).CycleThinking, "CycleThinking", "qwen2.5:0.5b does not think; thinking stays off"},
+		{"a model that does not think, unnamed", nil, (*Controller).CycleThinking, "CycleThinking", "this model does not think; thinking stays off"},
 		{"thinking refused", func(f *fake) { f.failing = map[string]error{"CycleThinking": errBoom} }, (*Controller).CycleThinking, "CycleThinking", errBoom.Error()},
 		{"next model", func(f *fake) { f.next = &provider.Model{Provider: "ollama", ID: "llama3"} }, func(c *Controller) { c.CycleModel(1) },
 			"CycleModel 1", "model: ollama/llama3"},

@@ -29,11 +29,20 @@ func (c *Controller) CycleThinking() {
 	case err != nil:
 		c.ui.Notify(tui.LevelError, err.Error())
 	case !ok:
-		c.ui.Notify(tui.LevelInfo, "this model does not think: its thinking level stays off")
+		c.ui.Notify(tui.LevelInfo, c.currentModelName()+" does not think; thinking stays off")
 	default:
 		c.ui.SetStatus("thinking: " + level)
 	}
 	c.sess.Refresh(c.ctx)
+}
+
+// currentModelName is the model in force as a notice names it ("this model" if the session
+// cannot say).
+func (c *Controller) currentModelName() string {
+	if st, err := c.sess.State(c.ctx); err == nil && st.Model.ID != "" {
+		return st.Model.ID
+	}
+	return "this model"
 }
 
 // CycleModel is Ctrl+P (step 1) and Shift+Ctrl+P (-1): the next model of the scope.

@@ -59,7 +59,8 @@ type Session interface {
 	NavigateTree(ctx context.Context, targetID string, summarize bool, focus string) (editorText string, err error)
 	SetLabel(ctx context.Context, entryID, label string) error
 	Rename(ctx context.Context, name string) error
-	Stats(ctx context.Context) (session.Stats, error)
+	// Counts are what /session counts.
+	Counts(ctx context.Context) (Counts, error)
 	// Export writes the session to path (HTML, or the session file for .jsonl); it returns
 	// the file written.
 	Export(ctx context.Context, path string) (string, error)
@@ -130,6 +131,16 @@ type Resumable struct {
 	Messages    int
 	Counted     bool
 	Cwd         string
+	Mark        string // before the title: where it stands among sessions started from others (session.ThreadMark)
+}
+
+// Counts are what /session counts: Branch, what BranchIs says in words (the branch from the
+// session's start, or only what is in context), and File, the whole file with every branch as
+// the export counts it; nil where the session cannot count its file.
+type Counts struct {
+	Branch   session.Stats
+	BranchIs string
+	File     *session.Stats
 }
 
 // Command is a script's slash command; Complete (nil: none) offers its arguments.

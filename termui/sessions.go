@@ -80,12 +80,13 @@ func (c *Controller) resume(string) {
 }
 
 // resumeLabel is a row of /resume: when, the name (else the user's first words, not the
-// context block), how many messages and, for another folder's session, where.
+// context block) after its mark (a child below its parent), how many messages and, for
+// another folder's session, where.
 func resumeLabel(r Resumable) string {
 	title := cmp.Or(r.Name, session.Title(r.FirstPrompt, 80), r.ID)
-	label := r.Modified.Format("2006-01-02 15:04") + "  " + title
+	label := r.Modified.Format("2006-01-02 15:04") + "  " + r.Mark + title
 	if r.Counted {
-		label += fmt.Sprintf(" · %d messages", r.Messages)
+		label += fmt.Sprintf(" · %d message%s", r.Messages, map[bool]string{true: "s"}[r.Messages != 1])
 	}
 	if r.Cwd != "" {
 		label += " · " + r.Cwd

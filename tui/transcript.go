@@ -86,7 +86,9 @@ func (t *transcript) message(m *provider.Message) {
 		}
 	default:
 		if c, ok := t.customOf(m); ok {
-			if !c.Hidden {
+			if c.Notice {
+				t.add(&noticeView{th: a.theme, level: LevelInfo, text: c.Text})
+			} else if !c.Hidden {
 				t.add(a.customEntry(c.Type, c.Text, c.Render))
 			}
 		} else if text := m.TextContent(); text != "" {
@@ -108,6 +110,7 @@ type CustomMessage struct {
 	Type, Text string
 	Render     func(expanded bool) []string
 	Hidden     bool
+	Notice     bool // the session's own word: Text as a notice line, as Notify draws it
 }
 
 // when is the time m was written, or now if it does not say.
