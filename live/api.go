@@ -326,13 +326,19 @@ func (h *Session) SetTrust(ctx context.Context, trusted bool) (string, error) {
 }
 
 // Import opens the pi or Claude Code session file at path as a new session of this folder and
-// continues there; skipped counts the lines of a Claude Code file it could not use.
+// continues there: in the store when [session] names one, else a file beside this session's;
+// skipped counts the lines of a Claude Code file it could not use.
 func (h *Session) Import(ctx context.Context, path string) (skipped int, err error) {
-	dir := session.Dir(h.piHome, h.cwd)
-	if p := h.rec.session().Path(); p != "" && h.store == nil {
-		dir = filepath.Dir(p)
+	var s *session.Session
+	if h.store != nil {
+		s, skipped, err = session.ImportInto(ctx, h.store, path, h.cwd)
+	} else {
+		dir := session.Dir(h.piHome, h.cwd)
+		if p := h.rec.session().Path(); p != "" {
+			dir = filepath.Dir(p)
+		}
+		s, skipped, err = session.Import(ctx, path, dir, h.cwd)
 	}
-	s, skipped, err := session.Import(ctx, path, dir, h.cwd)
 	if err != nil {
 		return skipped, err
 	}
