@@ -86,6 +86,19 @@ func (fs Files) List(ctx context.Context, cwd string) ([]Info, error) {
 	return ListAll(ctx, dirs...)
 }
 
+func (fs Files) Describe(ctx context.Context, ref string) (Info, error) {
+	root := SessionsRoot(fs.Home)
+	path, err := Resolve(ref, cmp.Or(fs.SessionDir, root), root)
+	var amb *AmbiguousError
+	if errors.As(err, &amb) {
+		return Info{}, err
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("describe session %q: %w", ref, os.ErrNotExist)
+	}
+	return Describe(ctx, path)
+}
+
 func (fs Files) Close() error { return nil }
 
 // Search reads every session file line by line; a line whose raw bytes cannot contain the
