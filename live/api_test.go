@@ -146,3 +146,63 @@ func TestImportGoesToTheStore(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchSessionsFirstHits is /resume's search with each store: of the sessions listed, the
+// one that holds the words comes back once (its first matching line), and another folder's
+// session that holds them too does not.
+func TestSearchSessionsFirstHits(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		sqlite bool
+	}{{"jsonl", false}, {"sqlite", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			home, cwd := t.TempDir(), t.TempDir()
+			var st session.Store = session.Files{Home: home}
+			var open func(context.Context, *config.Config, string) (session.Store, error)
+			if tc.sqlite {
+				db, err := sqlitestore.Open(ctx, filepath.Join(home, "sessions.db"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				st = db
+				open = func(ctx context.Context, _ *config.Config, _ string) (session.Store, error) {
+					return sqlitestore.Open(ctx, filepath.Join(home, "sessions.db"))
+				}
+			}
+			write := func(cwd string, texts ...string) string {
+				s := st.New(cwd, "")
+				defer s.Close()
+				for _, text := range texts {
+					s.AppendMessage(provider.UserText(text, 1))
+					s.AppendMessage(provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.Text("ok")},
+						Usage: &provider.Usage{}, StopReason: provider.StopStop})
+				}
+				return s.ID()
+			}
+			holds := write(cwd, "look at the Parser first", "then the parser tests")
+			write(cwd, "nothing of the kind")
+			write("/elsewhere", "the parser too")
+			h, err := New(ctx, Options{PiHome: home, Cwd: cwd, Provider: faux.New(), OpenStore: open,
+				ProviderModel: provider.Model{ID: "m1", Provider: "faux", API: "faux"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			infos, err := h.Sessions(ctx)
+			if err != nil || len(infos) != 2 {
+				t.Fatalf("Sessions: %d, %v; want this folder's two", len(infos), err)
+			}
+			var refs []string
+			for _, in := range infos {
+				refs = append(refs, in.Path)
+			}
+			var hits []session.Hit
+			err = h.SearchSessions(ctx, "PARSER", refs, func(hit session.Hit) bool { hits = append(hits, hit); return true })
+			if err != nil || len(hits) != 1 || hits[0].ID != holds || hits[0].Line != "look at the Parser first" {
+				t.Fatalf("SearchSessions = %+v, %v; want the first line of %s only", hits, err, holds)
+			}
+		})
+	}
+}

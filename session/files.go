@@ -128,6 +128,18 @@ func (fs Files) Search(ctx context.Context, query string, each func(Hit) error) 
 	return nil
 }
 
+// SearchFile is Search over the one session file at path; a file that is not a session has no
+// hits. each returning ErrStopSearch ends it quietly.
+func SearchFile(ctx context.Context, path, query string, each func(Hit) error) error {
+	if query == "" {
+		return errors.New("search: nothing to search for")
+	}
+	if err := searchFile(ctx, path, query, each); err != nil && !errors.Is(err, ErrStopSearch) {
+		return err
+	}
+	return nil
+}
+
 func searchFile(ctx context.Context, path, query string, each func(Hit) error) error {
 	f, err := safefile.OpenFile(path, os.O_RDONLY)
 	if errors.Is(err, safefile.ErrNotRegular) {
