@@ -112,4 +112,3 @@ func listed(t *testing.T, c *Client) map[string]map[string]any {
 	}
 	return out
 }
-
