@@ -73,7 +73,7 @@ func (s *searchState) newQuery(text string) {
 // lock is released; nil when there is none.
 func (m *modal) searchDue(a *App) func() {
 	s := m.search
-	if s == nil || !s.due {
+	if s == nil || !s.due || s.onQuery == nil {
 		return nil
 	}
 	s.due = false
