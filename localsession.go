@@ -155,6 +155,10 @@ func (l localSession) Resume(ctx context.Context, r termui.Resumable) (termui.Sw
 	return l.switched(l.h().SwitchSession(ctx, r.Ref))
 }
 
+func (l localSession) SearchSessions(ctx context.Context, query string, refs []string, found func(ref, line string) bool) error {
+	return l.h().SearchSessions(ctx, query, refs, func(hit session.Hit) bool { return found(hit.Session, hit.Line) })
+}
+
 func (l localSession) Tree(context.Context) ([]session.TreeEntry, string, error) { return l.h().Tree() }
 
 func (l localSession) LeavesConversation(_ context.Context, targetID string) (bool, error) {

@@ -36,19 +36,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case cmd.Stop:
 		err = server.Stop(ctx, cmd)
 	default:
-		base := o.liveOptions(false, stderr)
-		open := func(ctx context.Context, req server.OpenRequest) (server.Runtime, error) {
-			return openServed(ctx, base, req)
-		}
-		ln, lerr := server.Listen(cmd.Socket) // a socket already taken is said before "listening on"
-		if lerr != nil {
-			err = lerr
-			break
-		}
-		fmt.Fprintln(stderr, "pi serve: listening on", cmd.Socket)
-		err = server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Open: open, Log: stderr, Token: cmd.Token,
-			AllowNoNewPrivs: cmd.AllowNoNewPrivs,
-			Models:          func(ctx context.Context) []config.ProviderModels { return servedModels(ctx, o) }}).ServeListener(ctx, ln)
+		err = serve(ctx, cmd, o, stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "pi serve:", err)
@@ -56,6 +44,36 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	return 0
 }
+
+// serve runs the server until ctx ends, its sessions in the store $PI_HOME/pi.toml names.
+func serve(ctx context.Context, cmd server.Command, o *cliOptions, stderr io.Writer) error {
+	base := o.liveOptions(false, stderr)
+	store, shared, err := servedStore(ctx, piHomeDir())
+	if err != nil {
+		return err
+	}
+	if shared != nil {
+		defer shared.Close()
+		base.OpenStore = func(context.Context, *config.Config, string) (session.Store, error) { return keptOpen{shared}, nil }
+	}
+	open := func(ctx context.Context, req server.OpenRequest) (server.Runtime, error) {
+		return openServed(ctx, base, req)
+	}
+	ln, err := server.Listen(cmd.Socket) // a socket already taken is said before "listening on"
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "pi serve: listening on", cmd.Socket)
+	return server.New(server.Options{Socket: cmd.Socket, PiHome: piHomeDir(), Store: store, Open: open, Log: stderr,
+		Token: cmd.Token, AllowNoNewPrivs: cmd.AllowNoNewPrivs,
+		Models: func(ctx context.Context) []config.ProviderModels { return servedModels(ctx, o) }}).ServeListener(ctx, ln)
+}
+
+// keptOpen is the server's store as a served session holds it: closing the session leaves the
+// store open for the others.
+type keptOpen struct{ session.Store }
+
+func (keptOpen) Close() error { return nil }
 
 // openServed builds the live session of a served session: the file req names, or a new one.
 func openServed(ctx context.Context, o live.Options, req server.OpenRequest) (server.Runtime, error) {

@@ -65,3 +65,18 @@ func listStoredSessions(ctx context.Context, cwd string, stdout, stderr io.Write
 	session.WriteList(stdout, infos)
 	return true, 0
 }
+
+// servedStore is the store pi serve lists and finds its sessions in, the one $PI_HOME/pi.toml's
+// [session] names; shared is that store when it is a database, which every served session
+// then writes through (nil for the JSONL files, which each session opens as a run does).
+func servedStore(ctx context.Context, home string) (list, shared session.Store, err error) {
+	cfg, err := config.Load(home, "", false)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := sessionStore(ctx, cfg, home)
+	if err != nil || st == nil {
+		return session.Files{Home: home, SessionDir: cfg.SessionDir}, nil, err
+	}
+	return st, st, nil
+}

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"pi/server"
 	"pi/session"
 )
 
@@ -26,7 +30,7 @@ func TestSessionStoreCommands(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags sqlite: %v\n%s", err, out)
 	}
-	dir := t.TempDir()
+	dir := shortTempDir(t) // pi serve's socket goes in it
 	home := filepath.Join(dir, ".pihome")
 	fixture, _ := filepath.Abs(filepath.Join("testdata", "sessions", "pi-0.73.jsonl"))
 	run := func(bin string, wantCode int, args ...string) string {
@@ -70,6 +74,7 @@ func TestSessionStoreCommands(t *testing.T) {
 	if out := run(withSQLite, 0, "sessions"); !strings.Contains(out, "a new one in the database") {
 		t.Fatalf("pi sessions does not list the database's session of this folder:\n%s", out)
 	}
+	servedFromTheDatabase(t, withSQLite, dir, hello)
 	if files, _ := filepath.Glob(filepath.Join(session.Dir(home, dir), "*.jsonl")); len(files) != 0 {
 		t.Fatalf("with the SQLite store the run wrote session files: %v", files)
 	}
@@ -90,4 +95,33 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// servedFromTheDatabase: pi serve with [session] store = "sqlite" lists the session a run wrote
+// into the database, and continues it by a prefix of its id, in the database.
+func servedFromTheDatabase(t *testing.T, bin, dir, script string) {
+	t.Helper()
+	sock := startServe(t, bin, dir, "--faux-script", script)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := server.Dial(ctx, sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	list, err := c.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := slices.IndexFunc(list, func(m server.SessionMetadata) bool { return m.Cwd == dir })
+	if at < 0 {
+		t.Fatalf("pi serve does not list the database's session of %s: %+v", dir, list)
+	}
+	prefix := list[at].ID[:13]
+	if r := runPi(t, bin, dir, "-p", "--connect", sock, "--session", prefix, "a served turn"); r.code != 0 {
+		t.Fatalf("pi -p --connect --session %s: code %d, stderr %q", prefix, r.code, r.stderr)
+	}
+	if r := runPi(t, bin, dir, "sessions", "search", "a served turn"); !strings.Contains(r.stdout, list[at].ID[:8]) {
+		t.Fatalf("the served turn is not in the database's session %s:\n%s%s", list[at].ID, r.stdout, r.stderr)
+	}
 }

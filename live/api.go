@@ -154,6 +154,44 @@ func (h *Session) Sessions(ctx context.Context) ([]session.Info, error) {
 	return session.ListAll(ctx, dir, session.Dir(session.PiAgentDir(), h.cwd))
 }
 
+// SearchSessions calls found with the first hit of query in each session of refs (Paths that
+// Sessions listed), as they are found: through the store's index when [session] names one,
+// else reading the files one after the other, each only up to its first hit. It ends when
+// found returns false or ctx ends; a file it cannot read is passed over and named in the error.
+func (h *Session) SearchSessions(ctx context.Context, query string, refs []string, found func(session.Hit) bool) error {
+	if h.store != nil {
+		want := make(map[string]bool, len(refs))
+		for _, r := range refs {
+			want[r] = true
+		}
+		return h.store.Search(ctx, query, func(hit session.Hit) error {
+			if !want[hit.Session] {
+				return nil
+			}
+			delete(want, hit.Session)
+			if !found(hit) || len(want) == 0 {
+				return session.ErrStopSearch
+			}
+			return nil
+		})
+	}
+	var errs []error
+	for _, ref := range refs {
+		more := true
+		err := session.SearchFile(ctx, ref, query, func(hit session.Hit) error {
+			more = found(hit)
+			return session.ErrStopSearch
+		})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if errs = append(errs, err); !more {
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // LastReply is the text of the last assistant reply; ok is false before there is one.
 func (h *Session) LastReply() (text string, ok bool) {
 	return session.LastAssistantText(h.agent.MessagesView())
@@ -332,13 +370,19 @@ func (h *Session) SetTrust(ctx context.Context, trusted bool) (string, error) {
 }
 
 // Import opens the pi or Claude Code session file at path as a new session of this folder and
-// continues there; skipped counts the lines of a Claude Code file it could not use.
+// continues there: in the store when [session] names one, else a file beside this session's;
+// skipped counts the lines of a Claude Code file it could not use.
 func (h *Session) Import(ctx context.Context, path string) (skipped int, err error) {
-	dir := session.Dir(h.piHome, h.cwd)
-	if p := h.rec.session().Path(); p != "" && h.store == nil {
-		dir = filepath.Dir(p)
+	var s *session.Session
+	if h.store != nil {
+		s, skipped, err = session.ImportInto(ctx, h.store, path, h.cwd)
+	} else {
+		dir := session.Dir(h.piHome, h.cwd)
+		if p := h.rec.session().Path(); p != "" {
+			dir = filepath.Dir(p)
+		}
+		s, skipped, err = session.Import(ctx, path, dir, h.cwd)
 	}
-	s, skipped, err := session.Import(ctx, path, dir, h.cwd)
 	if err != nil {
 		return skipped, err
 	}

@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"pi/provider"
@@ -213,6 +216,31 @@ func (v *view) Resumable(ctx context.Context) ([]termui.Resumable, error) {
 	}
 	cwd := v.sessionCwd()
 	return resumeChoices(ctx, list, cwd, v.session(), session.Dir(v.piHome, cwd)), nil
+}
+
+// SearchSessions searches the session files of this folder that refs names by id: the served
+// sessions pi serve keeps there, and the folder's others. pi serve's protocol has no search,
+// so a served session kept elsewhere (in a database) is found by its row only.
+func (v *view) SearchSessions(ctx context.Context, query string, refs []string, found func(ref, line string) bool) error {
+	files, err := filepath.Glob(filepath.Join(session.Dir(v.piHome, v.sessionCwd()), "*.jsonl"))
+	if err != nil {
+		return fmt.Errorf("search this folder's sessions: %w", err)
+	}
+	for _, f := range files {
+		_, id, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".jsonl"), "_") // pi's <time>_<id>.jsonl
+		if !slices.Contains(refs, id) {
+			continue
+		}
+		more := true
+		err := session.SearchFile(ctx, f, query, func(h session.Hit) error {
+			more = found(id, h.Line)
+			return session.ErrStopSearch
+		})
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
 }
 
 func (v *view) Resume(ctx context.Context, r termui.Resumable) (termui.Switch, error) {

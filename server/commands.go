@@ -56,7 +56,7 @@ func (c *conn) run(ctx context.Context, cmd command) (*Result, error) {
 		}
 		return c.attach(l, "create")
 	case "attach":
-		id, err := s.resolveID(cmd.SessionID)
+		id, err := s.resolveID(ctx, cmd.SessionID)
 		if err != nil {
 			return nil, err
 		}

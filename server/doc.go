@@ -11,7 +11,8 @@
 // A live session is one Runtime, which the root package provides (a harness; all input goes
 // through its front door). The server owns the sockets, the connections, the live-session
 // table and the translation of agent events into the protocol's transcript items; it reads
-// session files only to list and find them, through package session. A session's scripts'
+// the session store (Options.Store: the JSONL files, or a database) only to list, find and
+// describe sessions, through package session's Store. A session's scripts'
 // questions go to the clients that asked for pi's extensions (ui.go, with package extui).
 //
 // It must not import the root package; the codec is pi/internal/cbor.

@@ -53,6 +53,8 @@ type harnessKit struct {
 	opened  []*fakeRuntime
 	provide func() provider.Provider
 	history []provider.Message // what each new session starts with
+	store   session.Store      // Options.Store, when a test sets one: what open reads ids from
+	asked   []OpenRequest      // every open's request
 	stopped sync.Once
 }
 
@@ -68,6 +70,7 @@ func startServer(t testing.TB, provide func() provider.Provider, tweak func(*Opt
 	if tweak != nil {
 		tweak(&opts)
 	}
+	k.store = opts.Store
 	k.srv = New(opts)
 	ln, err := Listen(k.socket)
 	if err != nil {
@@ -91,9 +94,19 @@ func (k *harnessKit) stop() {
 	})
 }
 
-func (k *harnessKit) open(_ context.Context, req OpenRequest) (Runtime, error) {
+func (k *harnessKit) open(ctx context.Context, req OpenRequest) (Runtime, error) {
 	id := newID()
-	if req.Path != "" {
+	k.mu.Lock()
+	k.asked = append(k.asked, req)
+	k.mu.Unlock()
+	if req.Path != "" && k.store != nil {
+		s, err := k.store.Open(ctx, req.Path)
+		if err != nil {
+			return nil, err
+		}
+		id = s.ID()
+		s.Close()
+	} else if req.Path != "" {
 		hd, err := session.ReadHeader(req.Path)
 		if err != nil {
 			return nil, err

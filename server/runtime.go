@@ -8,6 +8,7 @@ import (
 
 	"pi/agent"
 	"pi/config"
+	"pi/session"
 )
 
 // Runtime is one live session as the server needs it: in pi, a harness. The server reads
@@ -44,9 +45,9 @@ func (i Info) createdAt() int64 {
 	return max(t.UnixMilli(), 0)
 }
 
-// OpenRequest asks for a runtime: a session file to continue, or (Path empty) a new session.
+// OpenRequest asks for a runtime: a session to continue, or (Path empty) a new session.
 type OpenRequest struct {
-	Path     string
+	Path     string // the session's Path in Options.Store: a file, or the store's name for it
 	Cwd      string // the session's working directory; empty: the server's
 	Name     string
 	Model    string // provider/id; empty: the configured one
@@ -61,6 +62,9 @@ var ErrBusy = errors.New("busy")
 type Options struct {
 	Socket string // the unix socket's path
 	PiHome string // where the session files are (PiHome/sessions)
+	// Store is where the sessions are listed, found and described; nil is the JSONL files
+	// under PiHome. Open gets a session by the Path it lists (a file, or the store's name).
+	Store session.Store
 	// Open makes a runtime. A session another process holds must fail with an error
 	// wrapping session.ErrLocked.
 	Open func(ctx context.Context, req OpenRequest) (Runtime, error)
@@ -98,5 +102,8 @@ func (o *Options) defaults() {
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.Store == nil {
+		o.Store = session.Files{Home: o.PiHome}
 	}
 }

@@ -25,8 +25,8 @@ type Server struct {
 	revision int64
 	sessions map[string]*live
 	opening  map[string]*opening // opens in flight, shared by concurrent attaches
-	stored   []SessionMetadata   // the session files, as last read
-	files    map[string]string   // the stored sessions' files, by id
+	stored   []SessionMetadata   // the stored sessions, as last read
+	paths    map[string]string   // the stored sessions' Paths in the store (a file, or its name), by id
 	// revisions are the last revisions of disposed sessions: a session opened again goes on
 	// from there, so a client never sees its revision go back.
 	revisions map[string]int64
@@ -51,7 +51,7 @@ func New(opts Options) *Server {
 		token = tokenDigest(opts.Token)
 	}
 	return &Server{opts: opts, id: newID(), token: token, conns: map[*conn]bool{}, sessions: map[string]*live{},
-		opening: map[string]*opening{}, revisions: map[string]int64{}, files: map[string]string{}}
+		opening: map[string]*opening{}, revisions: map[string]int64{}, paths: map[string]string{}}
 }
 
 // Serve listens on the socket and serves until ctx ends, then closes every connection and

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"pi/session"
 )
@@ -56,18 +57,18 @@ func (s *Server) acquire(ctx context.Context, id string) (*live, error) {
 }
 
 // resolveID is the session a client named by its id or a unique prefix of it (session's one
-// rule, session.MatchID), among the live sessions, the listed files and, for a file written
-// since the list was read, the sessions folder itself.
-func (s *Server) resolveID(ref string) (string, error) {
+// rule, session.MatchID), among the live sessions, the listed ones and, for a session stored
+// since the list was read, the store itself.
+func (s *Server) resolveID(ctx context.Context, ref string) (string, error) {
 	s.mu.Lock()
-	ids := make([]string, 0, len(s.sessions)+len(s.opening)+len(s.files))
+	ids := make([]string, 0, len(s.sessions)+len(s.opening)+len(s.paths))
 	for id := range s.sessions {
 		ids = append(ids, id)
 	}
 	for id := range s.opening {
 		ids = append(ids, id)
 	}
-	for id := range s.files {
+	for id := range s.paths {
 		ids = append(ids, id)
 	}
 	s.mu.Unlock()
@@ -79,33 +80,34 @@ func (s *Server) resolveID(ref string) (string, error) {
 	if err == nil {
 		return id, nil
 	}
-	root := session.SessionsRoot(s.opts.PiHome)
-	path, rerr := session.Resolve(ref, root, root)
-	if errors.As(rerr, &amb) {
+	in, err := s.opts.Store.Describe(ctx, ref)
+	if errors.As(err, &amb) {
 		return "", protoErr(CodeInvalidRequest, amb.Error())
 	}
-	if rerr != nil {
-		return "", protoErr(CodeNotFound, "Session not found: "+ref)
+	if err != nil {
+		return "", openError(ref, err)
 	}
-	hd, rerr := session.ReadHeader(path)
-	if rerr != nil {
-		return "", openError(ref, rerr)
-	}
-	return hd.ID, nil
+	s.noteStored(in)
+	return in.ID, nil
 }
 
-// open finds the session file of id and opens a runtime on it.
+// open opens a runtime on the stored session id, found where the list has it (else asked of
+// the store).
 func (s *Server) open(ctx context.Context, id string) (*live, error) {
-	root := session.SessionsRoot(s.opts.PiHome)
-	path, err := session.Resolve(id, root, root)
-	if err != nil || filepath.Base(path) == "" {
-		return nil, protoErr(CodeNotFound, "Session not found: "+id)
+	s.mu.Lock()
+	path, cwd := s.paths[id], ""
+	if i := slices.IndexFunc(s.stored, func(m SessionMetadata) bool { return m.ID == id }); i >= 0 {
+		cwd = s.stored[i].Cwd
 	}
-	hd, err := session.ReadHeader(path)
-	if err != nil {
-		return nil, openError(id, err)
+	s.mu.Unlock()
+	if path == "" {
+		in, err := s.opts.Store.Describe(ctx, id)
+		if err != nil {
+			return nil, openError(id, err)
+		}
+		path, cwd = in.Path, in.Cwd
 	}
-	rt, err := s.opts.Open(ctx, OpenRequest{Path: path, Cwd: hd.Cwd})
+	rt, err := s.opts.Open(ctx, OpenRequest{Path: path, Cwd: cwd})
 	if err != nil {
 		return nil, openError(id, err)
 	}
@@ -205,23 +207,26 @@ func (s *Server) sessionRemoved(id string, keep map[*conn]bool) {
 	}
 }
 
-// refreshOne re-reads one session file's metadata, after its session was closed.
+// refreshOne reads one session's metadata again from the store, after its session was closed.
 func (s *Server) refreshOne(ctx context.Context, id string) {
-	root := session.SessionsRoot(s.opts.PiHome)
-	path, err := session.Resolve(id, root, root)
-	if err != nil {
-		s.forgetStored(id) // a new session that never got a reply has no file, or it was removed
+	in, err := s.opts.Store.Describe(ctx, id)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.forgetStored(id) // a new session that never got a reply is not stored, or it was removed
 		return
 	}
-	in, err := session.Describe(ctx, path)
 	if err != nil {
 		fmt.Fprintln(s.opts.Log, "pi serve: listing sessions:", err)
 		return
 	}
+	s.noteStored(in)
+}
+
+// noteStored puts a stored session on the list, or updates its row.
+func (s *Server) noteStored(in session.Info) {
 	m := metadataOf(in)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.files[m.ID] = path
+	s.paths[m.ID] = in.Path
 	for i := range s.stored {
 		if s.stored[i].ID == m.ID {
 			s.stored[i] = m
@@ -236,7 +241,7 @@ func (s *Server) forgetStored(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(s.stored)
-	delete(s.files, id)
+	delete(s.paths, id)
 	s.stored = slices.DeleteFunc(s.stored, func(m SessionMetadata) bool { return m.ID == id })
 	return len(s.stored) < n
 }
@@ -247,39 +252,33 @@ func metadataOf(in session.Info) SessionMetadata {
 		SessionName: in.Name, Cwd: in.Cwd}
 }
 
-// refreshStored reads every session file's metadata for lists, when the server starts.
+// refreshStored reads every stored session's metadata for lists, when the server starts: one
+// query of a database store, a read of every file of the JSONL store.
 func (s *Server) refreshStored(ctx context.Context) {
-	root := session.SessionsRoot(s.opts.PiHome)
-	var out []SessionMetadata
-	files := map[string]string{}
-	ents, _ := os.ReadDir(root)
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		infos, err := session.List(ctx, filepath.Join(root, e.Name()))
-		if err != nil {
-			fmt.Fprintln(s.opts.Log, "pi serve: listing sessions:", err)
-			continue
-		}
-		for _, in := range infos {
-			out = append(out, metadataOf(in))
-			files[orUnknown(in.ID)] = in.Path
-		}
+	infos, err := s.opts.Store.List(ctx, "")
+	if err != nil {
+		fmt.Fprintln(s.opts.Log, "pi serve: listing sessions:", err)
+	}
+	out := make([]SessionMetadata, 0, len(infos))
+	paths := make(map[string]string, len(infos))
+	for _, in := range infos {
+		out = append(out, metadataOf(in))
+		paths[orUnknown(in.ID)] = in.Path
 	}
 	s.mu.Lock()
-	s.stored, s.files = out, files
+	s.stored, s.paths = out, paths
 	s.mu.Unlock()
 }
 
 // pruneStored takes the sessions whose files have gone while they were not live off the
 // list, telling every client session_removed; list and hello call it, so a deleted file
-// leaves the next list without a periodic scan. It costs a stat per stored session.
+// leaves the next list without a periodic scan. It costs a stat per session file; a session
+// a database keeps is found gone only when it is opened.
 func (s *Server) pruneStored() {
 	s.mu.Lock()
-	files := make(map[string]string, len(s.files))
-	for id, path := range s.files {
-		if s.sessions[id] == nil && s.opening[id] == nil {
+	files := make(map[string]string, len(s.paths))
+	for id, path := range s.paths {
+		if s.sessions[id] == nil && s.opening[id] == nil && strings.HasSuffix(path, ".jsonl") {
 			files[id] = path
 		}
 	}
@@ -296,10 +295,14 @@ func (s *Server) pruneStored() {
 	}
 }
 
-// parentID is the id in a parent session reference (pi stores the parent's path).
+// parentID is the id in a parent session reference: pi stores the parent's path, a file
+// named <time>_<id>.jsonl, or a database store's <database>#<id>.
 func parentID(ref string) string {
 	if ref == "" {
 		return ""
+	}
+	if _, id, ok := cutLast(ref, "#"); ok && !strings.HasSuffix(ref, ".jsonl") {
+		return id
 	}
 	base := filepath.Base(ref)
 	base = base[:len(base)-len(filepath.Ext(base))]

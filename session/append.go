@@ -22,6 +22,22 @@ func (s *Session) AppendMessage(m provider.Message) (string, error) {
 	return s.append(&Entry{Type: TypeMessage, Message: &c})
 }
 
+// appendMessages records msgs (user, assistant and tool results) one after the other, as
+// AppendMessage does, and writes them at once: a store keeps them in one transaction.
+func (s *Session) appendMessages(msgs []provider.Message) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	for _, m := range msgs {
+		c := m.Clone()
+		e := &Entry{Type: TypeMessage, Message: &c, ID: newEntryID(s.taken), ParentID: s.leafID(), Timestamp: isoTime(s.now())}
+		s.addEntry(e)
+	}
+	return s.flushLocked()
+}
+
 // AppendModelChange records a switch of model.
 func (s *Session) AppendModelChange(providerName, modelID string) (string, error) {
 	return s.append(&Entry{Type: TypeModelChange, Provider: providerName, ModelID: modelID})

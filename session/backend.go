@@ -128,34 +128,40 @@ func (s *Session) CopyTo(b Backend, cwd string) (*Session, error) {
 // repaired.
 func ReadLines(ctx context.Context, path string, start func(h Header, line []byte) error,
 	each func(e *Entry, line []byte) error) ([]Warning, error) {
-	f, err := safefile.OpenFile(path, os.O_RDONLY)
+	s, migrated, f, err := readForCopy(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("read session: %w", err)
 	}
 	defer f.Close()
-	sc, err := scanFile(ctx, f, scanOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("read session %s: %w", path, err)
-	}
-	s, migrated := loaded(sc, path, f)
 	headerLine, err := s.headerLine(migrated)
 	if err == nil {
 		err = start(s.header, headerLine)
 	}
+	if err == nil {
+		err = s.eachLine(ctx, each)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: %w", path, err)
 	}
-	const chunk = 256 // entries decoded at once: bounded memory
-	for from := 0; from < len(s.nodes); from += chunk {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := s.eachLine(from, min(from+chunk, len(s.nodes)), migrated, each); err != nil {
-			return nil, fmt.Errorf("read session %s: %w", path, err)
-		}
-	}
 	sortWarnings(s.warnings)
 	return s.warnings, nil
+}
+
+// readForCopy opens and reads the session file at path for copying it elsewhere (a fork, a
+// store's import, a read-only open): no lock is taken, and a file older than v3 is migrated
+// in memory (migrated says so). s reads its entries from f, which the caller closes.
+func readForCopy(ctx context.Context, path string) (s *Session, migrated bool, f *os.File, err error) {
+	f, err = safefile.OpenFile(path, os.O_RDONLY)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	sc, err := scanFile(ctx, f, scanOptions{})
+	if err != nil {
+		f.Close()
+		return nil, false, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s, migrated = loaded(sc, path, f)
+	return s, migrated, f, nil
 }
 
 func (s *Session) headerLine(migrated bool) ([]byte, error) {
@@ -170,7 +176,24 @@ func (s *Session) headerLine(migrated bool) ([]byte, error) {
 	return line[:len(line)-1], nil
 }
 
-func (s *Session) eachLine(from, to int, migrated bool, each func(e *Entry, line []byte) error) error {
+// eachLine calls each with every readable entry and the line a copy keeps: the line as written
+// when the entry hangs from the parent it names, else (a repaired parent, a migrated file,
+// whose entries have no line) the entry encoded anew with the parent it hangs from. It decodes
+// a chunk of entries at a time: bounded memory, all cores.
+func (s *Session) eachLine(ctx context.Context, each func(e *Entry, line []byte) error) error {
+	const chunk = 256
+	for from := 0; from < len(s.nodes); from += chunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.eachLineOf(from, min(from+chunk, len(s.nodes)), each); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) eachLineOf(from, to int, each func(e *Entry, line []byte) error) error {
 	idx := make([]int, 0, to-from)
 	for i := from; i < to; i++ {
 		idx = append(idx, i)
@@ -185,7 +208,7 @@ func (s *Session) eachLine(from, to int, migrated bool, each func(e *Entry, line
 		c := *e
 		c.ParentID = s.parentID(i)
 		var line []byte
-		if migrated || n.flags&relinked != 0 || int(n.up) != s.parentOf(i) {
+		if n.off < 0 || n.flags&relinked != 0 || int(n.up) != s.parentOf(i) {
 			if line, err = encodeLine(&c); err != nil {
 				return err
 			}
@@ -210,16 +233,10 @@ func ParseHeader(line []byte) (Header, error) { return parseHeader(line) }
 // OpenReadOnly reads the session file at path without taking its lock, for copying it (a
 // fork into a store): appends are kept in memory only. Close releases the file.
 func OpenReadOnly(ctx context.Context, path string) (*Session, error) {
-	f, err := safefile.OpenFile(path, os.O_RDONLY)
+	s, _, f, err := readForCopy(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("read session: %w", err)
 	}
-	sc, err := scanFile(ctx, f, scanOptions{})
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read session %s: %w", path, err)
-	}
-	s, _ := loaded(sc, path, f)
 	s.f, s.persist, s.written = f, false, len(s.nodes)
 	if err := s.checkContext(); err != nil {
 		f.Close()

@@ -86,6 +86,19 @@ func (fs Files) List(ctx context.Context, cwd string) ([]Info, error) {
 	return ListAll(ctx, dirs...)
 }
 
+func (fs Files) Describe(ctx context.Context, ref string) (Info, error) {
+	root := SessionsRoot(fs.Home)
+	path, err := Resolve(ref, cmp.Or(fs.SessionDir, root), root)
+	var amb *AmbiguousError
+	if errors.As(err, &amb) {
+		return Info{}, err
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("describe session %q: %w", ref, os.ErrNotExist)
+	}
+	return Describe(ctx, path)
+}
+
 func (fs Files) Close() error { return nil }
 
 // Search reads every session file line by line; a line whose raw bytes cannot contain the
@@ -111,6 +124,18 @@ func (fs Files) Search(ctx context.Context, query string, each func(Hit) error) 
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// SearchFile is Search over the one session file at path; a file that is not a session has no
+// hits. each returning ErrStopSearch ends it quietly.
+func SearchFile(ctx context.Context, path, query string, each func(Hit) error) error {
+	if query == "" {
+		return errors.New("search: nothing to search for")
+	}
+	if err := searchFile(ctx, path, query, each); err != nil && !errors.Is(err, ErrStopSearch) {
+		return err
 	}
 	return nil
 }

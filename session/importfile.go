@@ -30,6 +30,21 @@ var ErrUnknownFormat = errors.New("neither a pi session nor a Claude Code sessio
 // Import opens src as a new session in dir (for cwd) and returns it, with how many lines of a
 // Claude Code file it could not use.
 func Import(ctx context.Context, src, dir, cwd string) (*Session, int, error) {
+	return importWith(ctx, src, func() (*Session, error) { return ForkFile(ctx, src, dir, cwd) },
+		func() *Session { return Create(dir, cwd) })
+}
+
+// ImportInto is Import into the store st: a pi session is forked into it, a Claude Code
+// session converted into a new session of cwd there, written in one batch (a database store
+// writes it in one transaction).
+func ImportInto(ctx context.Context, st Store, src, cwd string) (*Session, int, error) {
+	return importWith(ctx, src, func() (*Session, error) { return st.Fork(ctx, src, cwd) },
+		func() *Session { return st.New(cwd, "") })
+}
+
+// importWith reads src's first line to tell pi's format from Claude Code's, then forks a pi
+// session, or converts a Claude Code one into the session create makes.
+func importWith(ctx context.Context, src string, fork func() (*Session, error), create func() *Session) (*Session, int, error) {
 	f, err := safefile.OpenFile(src, os.O_RDONLY)
 	if err != nil {
 		return nil, 0, fmt.Errorf("import: %w", err)
@@ -44,8 +59,11 @@ func Import(ctx context.Context, src, dir, cwd string) (*Session, int, error) {
 		Message json.RawMessage `json:"message"`
 	}
 	if json.Unmarshal(first, &head) == nil && head.Type == "session" {
-		s, err := ForkFile(ctx, src, dir, cwd)
-		return s, 0, err
+		s, err := fork()
+		if err != nil {
+			return nil, 0, fmt.Errorf("import %s: %w", src, err)
+		}
+		return s, 0, nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, 0, fmt.Errorf("import %s: %w", src, err)
@@ -54,12 +72,10 @@ func Import(ctx context.Context, src, dir, cwd string) (*Session, int, error) {
 	if err != nil {
 		return nil, skipped, fmt.Errorf("import %s: %w", src, err)
 	}
-	s := Create(dir, cwd)
-	for _, m := range msgs {
-		if _, err := s.AppendMessage(m); err != nil {
-			s.Close()
-			return nil, skipped, fmt.Errorf("import %s: %w", src, err)
-		}
+	s := create()
+	if err := s.appendMessages(msgs); err != nil {
+		s.Close()
+		return nil, skipped, fmt.Errorf("import %s: %w", src, err)
 	}
 	return s, skipped, nil
 }

@@ -323,16 +323,11 @@ func (s *Session) firstPrompt() (string, error) {
 // warnings are passed on, marked as src's. The new session is open for appending, with the
 // leaf on the last entry.
 func ForkFile(ctx context.Context, src, dir, cwd string) (*Session, error) {
-	in, err := safefile.OpenFile(src, os.O_RDONLY)
+	s, _, in, err := readForCopy(ctx, src)
 	if err != nil {
 		return nil, fmt.Errorf("fork: %w", err)
 	}
 	defer in.Close()
-	sc, err := scanFile(ctx, in, scanOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("fork %s: %w", src, err)
-	}
-	s, _ := loaded(sc, src, in)
 	h := newHeader(time.Now(), cwd, src)
 	dst := filepath.Join(dir, fileName(h.Timestamp, h.ID))
 	if err := s.writeCopy(ctx, dst, h); err != nil {
@@ -362,11 +357,11 @@ func (s *Session) writeCopy(ctx context.Context, dst string, h Header) error {
 	}
 	w := bufio.NewWriterSize(out, 1<<20)
 	err = writeLine(w, h)
-	const chunk = 256 // entries decoded at once: bounded memory, all cores
-	for from := 0; err == nil && from < len(s.nodes); from += chunk {
-		if err = ctx.Err(); err == nil {
-			err = s.copyEntries(w, from, min(from+chunk, len(s.nodes)))
-		}
+	if err == nil {
+		err = s.eachLine(ctx, func(_ *Entry, line []byte) error {
+			w.Write(line)
+			return w.WriteByte('\n')
+		})
 	}
 	if err == nil {
 		err = w.Flush()
@@ -378,40 +373,6 @@ func (s *Session) writeCopy(ctx context.Context, dst string, h Header) error {
 		err = cerr
 	}
 	return err
-}
-
-// copyEntries writes the entries of nodes[from:to] that decode: the line as it is when the
-// entry hangs from the parent it names, else encoded anew with the parent it hangs from.
-func (s *Session) copyEntries(w io.Writer, from, to int) error {
-	idx := make([]int, 0, to-from)
-	for i := from; i < to; i++ {
-		idx = append(idx, i)
-	}
-	entries, kept, err := s.loadAll(idx, false)
-	if err != nil {
-		return err
-	}
-	var buf []byte
-	for k, e := range entries {
-		i := kept[k]
-		n := &s.nodes[i]
-		if n.off < 0 || n.flags&relinked != 0 || int(n.up) != s.parentOf(i) {
-			c := *e
-			c.ParentID = s.parentID(i)
-			if err := writeLine(w, &c); err != nil {
-				return err
-			}
-			continue
-		}
-		buf = append(buf[:0], make([]byte, n.size)...)
-		if _, err := s.rd.ReadAt(buf, n.off); err != nil {
-			return err
-		}
-		if _, err := w.Write(append(buf, '\n')); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func writeLine(w io.Writer, v json.Marshaler) error {

@@ -28,6 +28,10 @@ type Store interface {
 	Fork(ctx context.Context, ref, cwd string) (*Session, error)
 	// List describes cwd's sessions, every folder's when cwd is "", newest first.
 	List(ctx context.Context, cwd string) ([]Info, error)
+	// Describe is the Info of the one session ref names (as Open takes it), as List has it;
+	// an error wrapping os.ErrNotExist when there is none, an *AmbiguousError for a prefix
+	// several ids share.
+	Describe(ctx context.Context, ref string) (Info, error)
 	// Search calls each with every entry whose searchable text (see SearchText) contains
 	// query, ignoring case, until each returns an error (ErrStopSearch ends it quietly).
 	Search(ctx context.Context, query string, each func(Hit) error) error

@@ -43,9 +43,15 @@ type fake struct {
 	undecided  bool
 	bash       session.BashResult
 	scripts    []Command
-	file       *session.Stats   // Counts' whole file
-	failing    map[string]error // method name → its error
+	file       *session.Stats       // Counts' whole file
+	failing    map[string]error     // method name → its error
+	hits       map[string][]fakeHit // SearchSessions' answers, by query
+	// gate, when set, holds every search after its first hit until it closes; the query
+	// "slow" waits for its context to end.
+	gate chan struct{}
 }
+
+type fakeHit struct{ ref, line string }
 
 func (f *fake) record(name string, args ...any) error {
 	f.mu.Lock()
@@ -113,6 +119,29 @@ func (f *fake) Resumable(context.Context) ([]Resumable, error) {
 }
 func (f *fake) Resume(_ context.Context, r Resumable) (Switch, error) {
 	return Switch{ID: r.ID}, f.record("Resume", r.Ref)
+}
+func (f *fake) SearchSessions(ctx context.Context, q string, _ []string, found func(ref, line string) bool) error {
+	if err := f.record("SearchSessions", q); err != nil {
+		return err
+	}
+	if q == "slow" {
+		<-ctx.Done()
+		_ = f.record("cancelled", q)
+		return ctx.Err()
+	}
+	for k, h := range f.hits[q] {
+		if k == 1 && f.gate != nil {
+			select {
+			case <-f.gate:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if !found(h.ref, h.line) {
+			return nil
+		}
+	}
+	return nil
 }
 func (f *fake) Tree(context.Context) ([]session.TreeEntry, string, error) {
 	return f.entries, f.leaf, f.record("Tree")

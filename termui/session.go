@@ -52,6 +52,10 @@ type Session interface {
 	// Resumable lists the sessions /resume offers, in the order to show them.
 	Resumable(ctx context.Context) ([]Resumable, error)
 	Resume(ctx context.Context, r Resumable) (Switch, error)
+	// SearchSessions calls found with the line that matched query in each session of refs
+	// (Resumable's Refs) whose text holds it (what the user and the assistant wrote, the tools
+	// and paths), as the search finds them, until it is done, ctx ends or found returns false.
+	SearchSessions(ctx context.Context, query string, refs []string, found func(ref, line string) bool) error
 	// Tree is every entry of the session and the current leaf.
 	Tree(ctx context.Context) (entries []session.TreeEntry, leaf string, err error)
 	LeavesConversation(ctx context.Context, targetID string) (bool, error)

@@ -60,7 +60,8 @@ func (c *Controller) fork(string) {
 	}
 }
 
-// resume is /resume: switch to another session, this folder's first.
+// resume is /resume: switch to another session, this folder's first; typing searches what the
+// sessions hold (resumesearch.go).
 func (c *Controller) resume(string) {
 	list, err := c.sess.Resumable(c.ctx)
 	if err != nil || len(list) == 0 {
@@ -71,7 +72,9 @@ func (c *Controller) resume(string) {
 	for i, r := range list {
 		labels[i] = resumeLabel(r)
 	}
-	i, err := c.ui.Select(c.ctx, "Resume which session?", labels)
+	search := newResumeSearch(c.ctx, c.sess, list)
+	i, err := c.ui.SelectSearch(c.ctx, "Resume which session?", labels, search.query)
+	search.stop()
 	if err != nil {
 		return
 	}

@@ -23,6 +23,7 @@ func (a *App) HandleEvent(ev tcell.Event) {
 			w, _ := a.r.Size()
 			ev := normalizeKey(ev)
 			a.modal.key(ev, a.opts.Keys.Action(ev), w)
+			after = a.modal.searchDue(a)
 			break
 		}
 		after = a.key(normalizeKey(ev))

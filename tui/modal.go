@@ -32,7 +32,8 @@ type modal struct {
 	shown   []int // indexes of options matching the filter
 	sel     int
 	input   *Editor
-	view    *viewer // kind "view": a transcript, read-only (transcript.go)
+	view    *viewer      // kind "view": a transcript, read-only (transcript.go)
+	search  *searchState // a select whose filter is also a search (searchselect.go)
 	done    chan modalResult
 }
 
@@ -99,6 +100,10 @@ func (a *App) ask(ctx context.Context, m *modal) (modalResult, error) {
 }
 
 func (m *modal) refilter() {
+	if m.search != nil {
+		m.refilterSearch()
+		return
+	}
 	m.shown = m.shown[:0]
 	score := map[int]int{}
 	for i, o := range m.options {
@@ -171,13 +176,19 @@ func (m *modal) selectKey(ev *tcell.EventKey) {
 		}
 	case tcell.KeyBackspace, tcell.KeyBackspace2:
 		if r := []rune(m.filter); len(r) > 0 {
-			m.filter = string(r[:len(r)-1])
-			m.refilter()
+			m.setFilter(string(r[:len(r)-1]))
 		}
 	case tcell.KeyRune:
-		m.filter += string(ev.Rune())
-		m.refilter()
+		m.setFilter(m.filter + string(ev.Rune()))
 	}
+}
+
+func (m *modal) setFilter(text string) {
+	m.filter = text
+	if m.search != nil {
+		m.search.newQuery(text)
+	}
+	m.refilter()
 }
 
 // render draws the modal; only a transcript view takes up to height lines.
@@ -213,18 +224,29 @@ func (m *modal) renderList(th *theme.Theme, width int) []string {
 	if m.filter != "" {
 		out = append(out, paint(th.Muted, Truncate("filter: "+m.filter, width, "…")))
 	}
-	first := max(0, m.sel-modalRows+1)
-	for k := first; k < len(m.shown) && k < first+modalRows; k++ {
+	rows := modalRows
+	if m.search != nil && m.filter != "" {
+		rows = modalRows / 2 // a row and the line that matched
+	}
+	first := max(0, m.sel-rows+1)
+	for k := first; k < len(m.shown) && k < first+rows; k++ {
 		label := Truncate(sanitize(m.options[m.shown[k]]), max(width-2, 1), "…")
 		if k == m.sel {
 			out = append(out, paint(th.Accent, "› ")+paint(sBold, label))
 		} else {
 			out = append(out, "  "+label)
 		}
+		if line, ok := m.matchLine(m.shown[k]); ok {
+			out = append(out, paint(th.Muted, "    "+Truncate(sanitize(line), max(width-4, 1), "…")))
+		}
 	}
 	if len(m.shown) == 0 {
 		out = append(out, paint(th.Muted, "  (no match)"))
 	}
-	return append(out, paint(th.Muted, Truncate(fmt.Sprintf("%d/%d · ↑↓ move · enter choose · type to filter · esc cancel",
-		len(m.shown), len(m.options)), width, "…")))
+	typing := "type to filter"
+	if m.search != nil {
+		typing = "type to search"
+	}
+	return append(out, paint(th.Muted, Truncate(fmt.Sprintf("%d/%d%s · ↑↓ move · enter choose · %s · esc cancel",
+		len(m.shown), len(m.options), m.searchNote(), typing), width, "…")))
 }

@@ -120,11 +120,36 @@ func (st *Store) Fork(ctx context.Context, ref, cwd string) (*session.Session, e
 
 // List describes cwd's sessions (every folder's for ""), newest first, from the summaries.
 func (st *Store) List(ctx context.Context, cwd string) ([]session.Info, error) {
-	rows, err := st.db.QueryContext(ctx, `SELECT s.id, s.cwd, s.parent_session, s.created, m.name, m.first_prompt,
-		m.message_count, m.modified, m.size FROM sessions s JOIN summaries m ON m.session = s.id
-		WHERE m.entry_count > 0 AND (?1 = '' OR s.cwd = ?1) ORDER BY m.modified DESC`, cwd)
+	out, err := st.infos(ctx, `m.entry_count > 0 AND (?1 = '' OR s.cwd = ?1) ORDER BY m.modified DESC`, cwd)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// Describe is the Info of the session ref names (Path's form or an id prefix), from its
+// summary: one row read, whatever the size of its log.
+func (st *Store) Describe(ctx context.Context, ref string) (session.Info, error) {
+	id, err := st.ref(ctx, ref)
+	if err != nil {
+		return session.Info{}, err
+	}
+	out, err := st.infos(ctx, `s.id = ?1`, id)
+	if err == nil && len(out) == 0 {
+		err = os.ErrNotExist // removed since ref found it
+	}
+	if err != nil {
+		return session.Info{}, fmt.Errorf("describe session %s: %w", id, err)
+	}
+	return out[0], nil
+}
+
+// infos reads the Info of the sessions where says, joined with their summaries.
+func (st *Store) infos(ctx context.Context, where string, arg any) ([]session.Info, error) {
+	rows, err := st.db.QueryContext(ctx, `SELECT s.id, s.cwd, s.parent_session, s.created, m.name, m.first_prompt,
+		m.message_count, m.modified, m.size FROM sessions s JOIN summaries m ON m.session = s.id WHERE `+where, arg)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []session.Info
@@ -134,15 +159,12 @@ func (st *Store) List(ctx context.Context, cwd string) ([]session.Info, error) {
 		var modified int64
 		if err := rows.Scan(&in.ID, &in.Cwd, &in.ParentSession, &created, &in.Name, &in.FirstPrompt,
 			&in.MessageCount, &modified, &in.Size); err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
+			return nil, err
 		}
 		in.Path = st.path + "#" + in.ID
 		in.Created, _ = time.Parse(time.RFC3339Nano, created)
 		in.Modified = time.UnixMilli(modified)
 		out = append(out, in)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }

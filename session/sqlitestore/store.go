@@ -196,5 +196,5 @@ func (st *Store) ref(ctx context.Context, ref string) (string, error) {
 	case 1:
 		return ids[0], nil
 	}
-	return "", fmt.Errorf("session id prefix %q is ambiguous: %s", ref, strings.Join(ids, ", "))
+	return "", &session.AmbiguousError{Ref: ref, Matches: ids}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -162,6 +163,14 @@ func checkListed(t *testing.T, st session.Store, id string) {
 	}
 	if in := infos[at]; in.Name != "lexer work" || in.MessageCount != 6 || in.Size == 0 {
 		t.Fatalf("list: name %q, %d messages, %d bytes; want lexer work, 6", in.Name, in.MessageCount, in.Size)
+	}
+	for _, ref := range []string{id, infos[at].Path} {
+		if in, err := st.Describe(context.Background(), ref); err != nil || !reflect.DeepEqual(in, infos[at]) {
+			t.Fatalf("Describe(%s) = %+v, %v; want what List says, %+v", ref, in, err, infos[at])
+		}
+	}
+	if _, err := st.Describe(context.Background(), "ffffffff"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Describe of an unknown id: %v, want os.ErrNotExist", err)
 	}
 	if all := must(st.List(context.Background(), "")); len(all) != 4 {
 		t.Fatalf("list of every folder has %d sessions, want 4 (the session, its clone, a child and its fork)", len(all))
