@@ -116,6 +116,12 @@ func runStarting(ctx context.Context, starter *ollamaStarter, args []string, std
 	if opts.resume && !interactive {
 		return runListSessions(ctx, opts, stdout, stderr)
 	}
+	return runSession(ctx, opts, interactive, starter, stdin, stdout, stderr)
+}
+
+// runSession builds the live session opts describe and runs it in its mode: the terminal UI,
+// RPC, JSON or print.
+func runSession(ctx context.Context, opts *cliOptions, interactive bool, starter *ollamaStarter, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer starter.stopChildren(stderr)
 	h, code := startSession(ctx, opts, interactive, starter, stderr)
 	if h == nil {
