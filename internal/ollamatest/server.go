@@ -159,18 +159,47 @@ func (s *Server) Create(ctx context.Context, name string, m *Model) error {
 	if err := s.post(ctx, "/api/blobs/"+digest, "application/octet-stream", m.GGUF, nil); err != nil {
 		return fmt.Errorf("upload model %s: %w", name, err)
 	}
-	body, err := json.Marshal(map[string]any{
-		"model":      name,
-		"files":      map[string]string{"model.gguf": digest},
-		"template":   m.Template,
-		"parameters": m.Parameters,
-		"stream":     false,
-	})
+	return s.create(ctx, name, map[string]any{"files": map[string]string{"model.gguf": digest},
+		"template": m.Template, "parameters": m.Parameters})
+}
+
+// CreateRandom uploads the GGUF file at path (WriteRandomGGUFFile wrote it, digest is its
+// sha256) as it reads it, and creates it under name with RandomTemplate, quantized to quantize
+// ("q4_K_M"; "" keeps F16). Quantizing a model of a real size takes the server a minute or so.
+func (s *Server) CreateRandom(ctx context.Context, name, path, digest, quantize string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("upload model %s: %w", name, err)
+	}
+	defer f.Close()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.BaseURL+"/api/blobs/"+digest, f)
+	if err != nil {
+		return fmt.Errorf("upload model %s: %w", name, err)
+	}
+	if st, err := f.Stat(); err == nil {
+		req.ContentLength = st.Size()
+	}
+	req.Header.Set("Content-Type", "application/octet-stream")
+	if err := s.do(req, nil); err != nil {
+		return fmt.Errorf("upload model %s from %s: %w", name, path, err)
+	}
+	body := map[string]any{"files": map[string]string{"model.gguf": digest}, "template": RandomTemplate,
+		"parameters": map[string]any{"stop": []string{tokImEnd}}}
+	if quantize != "" {
+		body["quantize"] = quantize
+	}
+	return s.create(ctx, name, body)
+}
+
+// create sends /api/create for name with the rest of the request in body.
+func (s *Server) create(ctx context.Context, name string, body map[string]any) error {
+	body["model"], body["stream"] = name, false
+	data, err := json.Marshal(body)
 	if err != nil {
 		return fmt.Errorf("create model %s: %w", name, err)
 	}
 	var out struct{ Status, Error string }
-	if err := s.post(ctx, "/api/create", "application/json", body, &out); err != nil {
+	if err := s.post(ctx, "/api/create", "application/json", data, &out); err != nil {
 		return fmt.Errorf("create model %s: %w", name, err)
 	}
 	if out.Status != "success" {
