@@ -121,20 +121,30 @@ func (t tensor) check() error {
 	return nil
 }
 
-// tensorData writes t's values in its type.
+// tensorData writes t's values in its type, through a buffer of its own: a model of a real
+// size has hundreds of millions of them.
 func (g *ggufWriter) tensorData(t tensor) error {
-	put := func(f float32) { g.u32(math.Float32bits(f)) }
-	if t.Type == tensorF16 {
-		put = func(f float32) { g.u16(float16Bits(f)) }
+	buf := make([]byte, 0, 64<<10)
+	var n uint64
+	put := func(f float32) {
+		if t.Type == tensorF16 {
+			buf = binary.LittleEndian.AppendUint16(buf, float16Bits(f))
+		} else {
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(f))
+		}
+		if n++; len(buf) >= cap(buf)-4 {
+			g.raw(buf)
+			buf = buf[:0]
+		}
 	}
 	if t.Fill == nil {
 		for _, f := range t.Data {
 			put(f)
 		}
-		return nil
+	} else {
+		t.Fill(put)
 	}
-	var n uint64
-	t.Fill(func(f float32) { put(f); n++ })
+	g.raw(buf)
 	if n != t.count() {
 		return fmt.Errorf("tensor %s: dims %v hold %d values, Fill yielded %d", t.Name, t.Dims, t.count(), n)
 	}
@@ -151,7 +161,7 @@ type ggufWriter struct {
 	w       *bufio.Writer
 	n       uint64
 	err     error
-	scratch [8]byte // one value's bytes: hundreds of millions are written one at a time
+	scratch [8]byte // one number's bytes, without an allocation per number
 }
 
 func (g *ggufWriter) raw(b []byte) {
@@ -163,7 +173,6 @@ func (g *ggufWriter) raw(b []byte) {
 	g.n += uint64(n)
 }
 
-func (g *ggufWriter) u16(v uint16) { g.raw(binary.LittleEndian.AppendUint16(g.scratch[:0], v)) }
 func (g *ggufWriter) u32(v uint32) { g.raw(binary.LittleEndian.AppendUint32(g.scratch[:0], v)) }
 func (g *ggufWriter) u64(v uint64) { g.raw(binary.LittleEndian.AppendUint64(g.scratch[:0], v)) }
 

@@ -259,3 +259,30 @@ func (s *Server) PostJSON(ctx context.Context, path string, in, out any) error {
 	}
 	return s.post(ctx, path, "application/json", body, out)
 }
+
+// Reload unloads model, waits until /api/ps no longer lists it, and loads it again with a
+// context of numCtx tokens: the runner then holds no cached prompt, as after a restart.
+func (s *Server) Reload(ctx context.Context, model string, numCtx int) error {
+	if err := s.PostJSON(ctx, "/api/generate", map[string]any{"model": model, "keep_alive": 0}, nil); err != nil {
+		return fmt.Errorf("unload %s: %w", model, err)
+	}
+	for {
+		var ps struct{ Models []struct{ Name string } }
+		if err := s.GetJSON(ctx, "/api/ps", &ps); err != nil {
+			return fmt.Errorf("unload %s: %w", model, err)
+		}
+		if len(ps.Models) == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("unload %s: still loaded: %w", model, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	load := map[string]any{"model": model, "keep_alive": "30m", "options": map[string]any{"num_ctx": numCtx}}
+	if err := s.PostJSON(ctx, "/api/generate", load, nil); err != nil {
+		return fmt.Errorf("load %s with num_ctx %d: %w", model, numCtx, err)
+	}
+	return nil
+}
