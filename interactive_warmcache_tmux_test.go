@@ -16,16 +16,16 @@ import (
 	"pi/internal/ollamatest"
 )
 
-// The warm cache measured on a real Ollama serving a random-weight model of SmolLM2-360M's
+// The warm cache measured on a real Ollama serving a random-weight model of SmolLM2-135M's
 // shape: the time from Enter to the first streamed token of the first prompt in the terminal
-// UI, with the warm cache on and off, 3 alternating runs each. Opt-in: it generates a 724 MB
-// model and runs it for about ten minutes. docs/figures-ollama.md has the command and figures.
+// UI, with the warm cache on and off, 3 alternating runs each. Opt-in: it generates a 270 MB
+// model and keeps a core busy for many minutes. docs/figures-ollama.md has the command and figures.
 
 // warmMeasureEnv turns the measurement on.
 const warmMeasureEnv = "PI_WARM_MEASURE"
 
 const (
-	warmModel      = "pi-random-360m"
+	warmModel      = "pi-random-135m"
 	warmPrompt     = "Which files in this folder would you read first?"
 	warmRuns       = 3
 	warmRunTimeout = 10 * time.Minute // a cold prefill under heavy load, with room to spare
@@ -33,8 +33,8 @@ const (
 
 func TestTmuxWarmCacheFirstToken(t *testing.T) {
 	if os.Getenv(warmMeasureEnv) != "1" {
-		t.Skip(warmMeasureEnv + "=1 measures the warm cache on a 360M-parameter random model (about 10 minutes " +
-			"of both cores, 1.5 GB of disk); PI_OLLAMA_BIN must name the server")
+		t.Skip(warmMeasureEnv + "=1 measures the warm cache on a 135M-parameter random model (many minutes of a " +
+			"core, 600 MB of disk); PI_OLLAMA_BIN must name the server")
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
@@ -69,7 +69,7 @@ func createWarmModel(t *testing.T, s *ollamatest.Server) {
 	t.Helper()
 	start := time.Now()
 	path := filepath.Join(t.TempDir(), "random.gguf")
-	digest, err := ollamatest.WriteRandomGGUFFile(path, ollamatest.SmolLM2Shape(), 1)
+	digest, err := ollamatest.WriteRandomGGUFFile(path, ollamatest.SmolLM2SmallShape(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func firstTokenAfterEnter(t *testing.T, s *ollamatest.Server, bin string, warm, 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), warmRunTimeout)
 	defer cancel()
-	if err := s.Reload(ctx, warmModel, ollamatest.SmolLM2Shape().ContextLength); err != nil {
+	if err := s.Reload(ctx, warmModel, ollamatest.SmolLM2SmallShape().ContextLength); err != nil {
 		t.Fatal(err)
 	}
 	chats, runners := finishedChats(t, s), runnerStarts(t, s)

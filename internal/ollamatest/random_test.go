@@ -153,18 +153,23 @@ func equalDims(a, b []uint64) bool {
 	return true
 }
 
-// SmolLM2-360M's shape has the published model's 361,821,120 parameters; the F16 file size is
-// logged for docs/figures-ollama.md. Nothing is generated: the tensors are only laid out.
+// The shapes have the published models' parameter counts; the F16 sizes are logged for
+// docs/figures-ollama.md. Nothing is generated: the tensors are only laid out.
 func TestSmolLM2ShapeParameters(t *testing.T) {
-	var params, bytes uint64
-	for _, tn := range randomTensors(SmolLM2Shape(), 1) {
-		params += tn.count()
-		bytes += padded(tn.size())
+	for _, c := range []struct {
+		shape RandomShape
+		want  uint64
+	}{{SmolLM2Shape(), 361_821_120}, {SmolLM2SmallShape(), 134_515_008}} {
+		var params, bytes uint64
+		for _, tn := range randomTensors(c.shape, 1) {
+			params += tn.count()
+			bytes += padded(tn.size())
+		}
+		if params != c.want {
+			t.Errorf("%s: %d parameters, want %d", c.shape.Name, params, c.want)
+		}
+		t.Logf("%s: %d parameters, %d bytes of F16 tensor data", c.shape.Name, params, bytes)
 	}
-	if params != 361_821_120 {
-		t.Errorf("%d parameters, want SmolLM2-360M's 361821120", params)
-	}
-	t.Logf("SmolLM2-360M shape: %d parameters, %d bytes of F16 tensor data", params, bytes)
 }
 
 func TestWriteRandomGGUFFile(t *testing.T) {

@@ -183,8 +183,10 @@ func (s *Server) CreateRandom(ctx context.Context, name, path, digest, quantize 
 	if err := s.do(req, nil); err != nil {
 		return fmt.Errorf("upload model %s from %s: %w", name, path, err)
 	}
+	// One runner thread, as for the scripted models: on a shared, oversubscribed CPU ggml's second
+	// thread spins at every barrier while the first waits for a core.
 	body := map[string]any{"files": map[string]string{"model.gguf": digest}, "template": RandomTemplate,
-		"parameters": map[string]any{"stop": []string{tokImEnd}}}
+		"parameters": map[string]any{"stop": []string{tokImEnd}, "num_thread": 1}}
 	if quantize != "" {
 		body["quantize"] = quantize
 	}
