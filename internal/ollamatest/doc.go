@@ -1,5 +1,6 @@
 // Package ollamatest owns what pi's end-to-end tests need to talk to a real Ollama server: a
-// generator for tiny deterministic "scripted" GGUF models with their chat template, a helper
+// generator for tiny deterministic "scripted" GGUF models with their chat template, one for
+// random-weight models of a real model's shape (to measure speed, not answers), a helper
 // that starts and stops an Ollama server on loopback for one test, and model creation through
 // Ollama's HTTP API.
 //

@@ -66,18 +66,45 @@ func readGGUF(b []byte) (*ggufFile, error) {
 		for _, d := range in.dims {
 			n *= d
 		}
-		start := base + int(in.offset)
-		if start+int(n)*4 > len(b) {
+		start, size := base+int(in.offset), map[uint32]int{0: 4, 1: 2}[in.typ]
+		if size == 0 {
+			return nil, fmt.Errorf("tensor %s has type %d, neither F32 nor F16", in.name, in.typ)
+		}
+		if start+int(n)*size > len(b) {
 			return nil, fmt.Errorf("tensor %s runs past the end", in.name)
 		}
 		data := make([]float32, n)
 		for i := range data {
-			data[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[start+4*i:]))
+			if size == 2 {
+				data[i] = halfToFloat(binary.LittleEndian.Uint16(b[start+2*i:]))
+			} else {
+				data[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[start+4*i:]))
+			}
 		}
 		f.tensors[in.name] = readTensor{dims: in.dims, typ: in.typ, data: data}
 		f.order = append(f.order, in.name)
 	}
 	return f, nil
+}
+
+// halfToFloat decodes IEEE half precision by its definition: sign, 5 exponent bits (bias 15),
+// 10 mantissa bits, subnormal below exponent 1.
+func halfToFloat(h uint16) float32 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp, mant := int(h>>10&0x1f), float64(h&0x3ff)
+	switch exp {
+	case 0:
+		return float32(sign * mant / 1024 * math.Pow(2, -14))
+	case 0x1f:
+		if mant != 0 {
+			return float32(math.NaN())
+		}
+		return float32(sign * math.Inf(1))
+	}
+	return float32(sign * (1 + mant/1024) * math.Pow(2, float64(exp-15)))
 }
 
 type reader struct {

@@ -159,18 +159,49 @@ func (s *Server) Create(ctx context.Context, name string, m *Model) error {
 	if err := s.post(ctx, "/api/blobs/"+digest, "application/octet-stream", m.GGUF, nil); err != nil {
 		return fmt.Errorf("upload model %s: %w", name, err)
 	}
-	body, err := json.Marshal(map[string]any{
-		"model":      name,
-		"files":      map[string]string{"model.gguf": digest},
-		"template":   m.Template,
-		"parameters": m.Parameters,
-		"stream":     false,
-	})
+	return s.create(ctx, name, map[string]any{"files": map[string]string{"model.gguf": digest},
+		"template": m.Template, "parameters": m.Parameters})
+}
+
+// CreateRandom uploads the GGUF file at path (WriteRandomGGUFFile wrote it, digest is its
+// sha256) as it reads it, and creates it under name with RandomTemplate, quantized to quantize
+// ("q4_K_M"; "" keeps F16). Quantizing a model of a real size takes the server a minute or so.
+func (s *Server) CreateRandom(ctx context.Context, name, path, digest, quantize string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("upload model %s: %w", name, err)
+	}
+	defer f.Close()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.BaseURL+"/api/blobs/"+digest, f)
+	if err != nil {
+		return fmt.Errorf("upload model %s: %w", name, err)
+	}
+	if st, err := f.Stat(); err == nil {
+		req.ContentLength = st.Size()
+	}
+	req.Header.Set("Content-Type", "application/octet-stream")
+	if err := s.do(req, nil); err != nil {
+		return fmt.Errorf("upload model %s from %s: %w", name, path, err)
+	}
+	// One runner thread, as for the scripted models: on a shared, oversubscribed CPU ggml's second
+	// thread spins at every barrier while the first waits for a core.
+	body := map[string]any{"files": map[string]string{"model.gguf": digest}, "template": RandomTemplate,
+		"parameters": map[string]any{"stop": []string{tokImEnd}, "num_thread": 1}}
+	if quantize != "" {
+		body["quantize"] = quantize
+	}
+	return s.create(ctx, name, body)
+}
+
+// create sends /api/create for name with the rest of the request in body.
+func (s *Server) create(ctx context.Context, name string, body map[string]any) error {
+	body["model"], body["stream"] = name, false
+	data, err := json.Marshal(body)
 	if err != nil {
 		return fmt.Errorf("create model %s: %w", name, err)
 	}
 	var out struct{ Status, Error string }
-	if err := s.post(ctx, "/api/create", "application/json", body, &out); err != nil {
+	if err := s.post(ctx, "/api/create", "application/json", data, &out); err != nil {
 		return fmt.Errorf("create model %s: %w", name, err)
 	}
 	if out.Status != "success" {
@@ -229,4 +260,31 @@ func (s *Server) PostJSON(ctx context.Context, path string, in, out any) error {
 		return fmt.Errorf("POST %s: encode request: %w", path, err)
 	}
 	return s.post(ctx, path, "application/json", body, out)
+}
+
+// Reload unloads model, waits until /api/ps no longer lists it, and loads it again with a
+// context of numCtx tokens: the runner then holds no cached prompt, as after a restart.
+func (s *Server) Reload(ctx context.Context, model string, numCtx int) error {
+	if err := s.PostJSON(ctx, "/api/generate", map[string]any{"model": model, "keep_alive": 0}, nil); err != nil {
+		return fmt.Errorf("unload %s: %w", model, err)
+	}
+	for {
+		var ps struct{ Models []struct{ Name string } }
+		if err := s.GetJSON(ctx, "/api/ps", &ps); err != nil {
+			return fmt.Errorf("unload %s: %w", model, err)
+		}
+		if len(ps.Models) == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("unload %s: still loaded: %w", model, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	load := map[string]any{"model": model, "keep_alive": "30m", "options": map[string]any{"num_ctx": numCtx}}
+	if err := s.PostJSON(ctx, "/api/generate", load, nil); err != nil {
+		return fmt.Errorf("load %s with num_ctx %d: %w", model, numCtx, err)
+	}
+	return nil
 }

@@ -100,3 +100,25 @@ func parseCacheLoad(line string) (CacheLoad, error) {
 	}
 	return l, nil
 }
+
+// Finished counts the requests to path ("/api/chat") the server has answered so far: its HTTP
+// log writes one line per request once the answer has ended, streamed or not. A test waits on
+// it for a request it cannot see end, such as a warm-up pi sends on its own.
+func (s *Server) Finished(path string) (int, error) {
+	n := 0
+	err := s.scanLog(`[GIN]`, func(line string) error {
+		if strings.Contains(line, "| POST ") && strings.HasSuffix(strings.TrimSpace(line), strconv.Quote(path)) {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// RunnerStarts counts the model runners the server has started so far: a load, or a reload
+// because a request asked for another context length.
+func (s *Server) RunnerStarts() (int, error) {
+	n := 0
+	err := s.scanLog(`msg="starting runner"`, func(string) error { n++; return nil })
+	return n, err
+}

@@ -33,3 +33,29 @@ func TestServerLogParsing(t *testing.T) {
 		t.Error("a malformed count was accepted")
 	}
 }
+
+// Lines as Ollama v0.17.4 writes them: the route table at start-up (not a request), a runner
+// for device discovery and one for a model, and finished requests.
+const requestLog = `[GIN-debug] POST   /api/chat                 --> github.com/ollama/ollama/server.(*Server).ChatHandler-fm (5 handlers)
+time=2026-12-02T03:27:41.456Z level=INFO source=server.go:431 msg="starting runner" cmd="ollama runner --ollama-engine --port 36949"
+time=2026-12-02T03:28:54.326Z level=INFO source=server.go:431 msg="starting runner" cmd="ollama runner --model /m/blobs/sha256-a6 --port 1"
+[GIN] 2026/12/02 - 03:28:55 | 200 |      79.338µs |       127.0.0.1 | GET      "/api/ps"
+[GIN] 2026/12/02 - 03:33:27 | 500 |         4m31s |       127.0.0.1 | POST     "/api/chat"
+[GIN] 2026/12/02 - 03:36:14 | 200 |         1m27s |       127.0.0.1 | POST     "/api/chat"
+[GIN] 2026/12/02 - 03:36:15 | 200 |      12.1ms |       127.0.0.1 | POST     "/api/chat/x"
+`
+
+func TestServerLogRequests(t *testing.T) {
+	s := &Server{LogPath: filepath.Join(t.TempDir(), "server.log")}
+	if err := os.WriteFile(s.LogPath, []byte(requestLog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{"/api/chat": 2, "/api/ps": 0, "/api/generate": 0} {
+		if n, err := s.Finished(path); err != nil || n != want {
+			t.Errorf("Finished(%s) = %d, %v; want %d", path, n, err, want)
+		}
+	}
+	if n, err := s.RunnerStarts(); err != nil || n != 2 {
+		t.Errorf("RunnerStarts = %d, %v; want 2", n, err)
+	}
+}

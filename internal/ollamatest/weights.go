@@ -41,18 +41,18 @@ func (v *vocab) tensors() []tensor {
 	}
 	w, vocabSize, ff := uint64(width), uint64(n), uint64(ffnLength)
 	return []tensor{
-		{"token_embd.weight", []uint64{w, vocabSize}, embd},
-		{"output_norm.weight", []uint64{w}, ones(width)},
-		{"output.weight", []uint64{w, vocabSize}, out},
-		{"blk.0.attn_norm.weight", []uint64{w}, ones(width)},
-		{"blk.0.attn_q.weight", []uint64{w, w}, zeros(width * width)},
-		{"blk.0.attn_k.weight", []uint64{w, w}, zeros(width * width)},
-		{"blk.0.attn_v.weight", []uint64{w, w}, zeros(width * width)},
-		{"blk.0.attn_output.weight", []uint64{w, w}, zeros(width * width)},
-		{"blk.0.ffn_norm.weight", []uint64{w}, ones(width)},
-		{"blk.0.ffn_gate.weight", []uint64{w, ff}, zeros(width * ffnLength)},
-		{"blk.0.ffn_up.weight", []uint64{w, ff}, zeros(width * ffnLength)},
-		{"blk.0.ffn_down.weight", []uint64{ff, w}, zeros(width * ffnLength)},
+		f32("token_embd.weight", []uint64{w, vocabSize}, embd),
+		f32("output_norm.weight", []uint64{w}, ones(width)),
+		f32("output.weight", []uint64{w, vocabSize}, out),
+		f32("blk.0.attn_norm.weight", []uint64{w}, ones(width)),
+		f32("blk.0.attn_q.weight", []uint64{w, w}, zeros(width*width)),
+		f32("blk.0.attn_k.weight", []uint64{w, w}, zeros(width*width)),
+		f32("blk.0.attn_v.weight", []uint64{w, w}, zeros(width*width)),
+		f32("blk.0.attn_output.weight", []uint64{w, w}, zeros(width*width)),
+		f32("blk.0.ffn_norm.weight", []uint64{w}, ones(width)),
+		f32("blk.0.ffn_gate.weight", []uint64{w, ff}, zeros(width*ffnLength)),
+		f32("blk.0.ffn_up.weight", []uint64{w, ff}, zeros(width*ffnLength)),
+		f32("blk.0.ffn_down.weight", []uint64{ff, w}, zeros(width*ffnLength)),
 	}
 }
 
@@ -87,6 +87,10 @@ func (v *vocab) metadata(ctx int) []kv {
 		{"tokenizer.ggml.padding_token_id", uint32(256)},
 		{"tokenizer.ggml.add_bos_token", false},
 	}
+}
+
+func f32(name string, dims []uint64, data []float32) tensor {
+	return tensor{Name: name, Dims: dims, Type: tensorF32, Data: data}
 }
 
 func ones(n int) []float32 {
