@@ -3,13 +3,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -169,18 +167,7 @@ func (s *fakeOllamaSetup) pid() int {
 
 func (s *fakeOllamaSetup) run(t *testing.T, bin string, args ...string) runResult {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir, cmd.Env = s.dir, s.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running pi: %v", err)
-	}
-	return runResult{out.String(), errb.String(), code}
+	return runPiWith(t, bin, s.dir, s.env, args...)
 }
 
 // TestPrintModeWithOllamaNotServing: with Ollama installed but not serving, print mode says

@@ -41,9 +41,14 @@ type runResult struct {
 
 func runPi(t *testing.T, bin, dir string, args ...string) runResult {
 	t.Helper()
+	return runPiWith(t, bin, dir, append(os.Environ(), "PI_HOME="+filepath.Join(dir, ".pihome")), args...)
+}
+
+// runPiWith runs the binary in dir with exactly env, and gives what it wrote and its exit code.
+func runPiWith(t *testing.T, bin, dir string, env []string, args ...string) runResult {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PI_HOME="+filepath.Join(dir, ".pihome"))
+	cmd.Dir, cmd.Env = dir, env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
