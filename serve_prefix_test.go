@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,9 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"pi/server"
 )
 
 // TestConnectTakesASessionIDPrefix runs docs/server.md's examples that continue a served
@@ -29,13 +25,7 @@ func TestConnectTakesASessionIDPrefix(t *testing.T) {
 	dir := shortTempDir(t)
 	script, _ := filepath.Abs("testdata/server/short.json")
 	sock := startServe(t, bin, dir, "--faux-script", script)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := server.Dial(ctx, sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, ctx := dialServed(t, sock)
 	res, err := c.Request(ctx, map[string]any{"command": "create"})
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,20 @@ func startServe(t *testing.T, bin, dir string, args ...string) string {
 }
 
 // startServeProc is startServe that also hands back the process.
+// dialServed connects to the pi serve on sock, closed at the test's end, with a context that
+// bounds the test's requests.
+func dialServed(t *testing.T, sock string) (*server.Client, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	c, err := server.Dial(ctx, sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, ctx
+}
+
 func startServeProc(t *testing.T, bin, dir string, args ...string) (string, *exec.Cmd) {
 	t.Helper()
 	sock := filepath.Join(dir, "run", "pi.sock")
@@ -167,13 +181,7 @@ func TestServeHoldsTheSessionLock(t *testing.T) {
 	dir := shortTempDir(t)
 	script, _ := filepath.Abs("testdata/server/short.json")
 	sock := startServe(t, bin, dir, "--faux-script", script)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := server.Dial(ctx, sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, ctx := dialServed(t, sock)
 	res, err := c.Request(ctx, map[string]any{"command": "create"})
 	if err != nil {
 		t.Fatal(err)
@@ -540,13 +548,7 @@ func TestContinueOnAServedSessionNamesPiAttach(t *testing.T) {
 	if err := os.Symlink(sock, filepath.Join(dir, "pi", "server.sock")); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := server.Dial(ctx, sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, ctx := dialServed(t, sock)
 	res, err := c.Request(ctx, map[string]any{"command": "create", "cwd": dir})
 	if err != nil {
 		t.Fatal(err)

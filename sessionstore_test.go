@@ -2,14 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"pi/server"
 	"pi/session"
@@ -102,13 +100,7 @@ func mustRead(t *testing.T, path string) []byte {
 func servedFromTheDatabase(t *testing.T, bin, dir, script string) {
 	t.Helper()
 	sock := startServe(t, bin, dir, "--faux-script", script)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := server.Dial(ctx, sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, ctx := dialServed(t, sock)
 	list, err := c.List(ctx)
 	if err != nil {
 		t.Fatal(err)
