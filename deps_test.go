@@ -88,7 +88,7 @@ var allowedImports = map[string][]string{
 
 	// One live session: Send, the work in flight, the recorder, settings, the scripts' side,
 	// the children. It knows no front end: no tui, remote, server, nor the root.
-	"live": {"agent", "config", "export", "images", "internal/proc", "internal/sandbox", "lua",
+	"live": {"agent", "config", "export", "images", "internal/atfile", "internal/proc", "internal/sandbox", "lua",
 		"packages", "permission", "prompt", "provider", "provider/faux", "session", "subagent", "tools"},
 
 	// The SQLite store: pi's session lines in a database, behind session.Store.

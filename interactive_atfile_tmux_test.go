@@ -46,7 +46,7 @@ func TestTmuxTypedAtFileAttaches(t *testing.T) {
 	}
 	m.typeText("and @missing.go")
 	m.keys("Enter")
-	step("the warning for a file that is not there", "missing.go; sent as typed")
+	step("the warning for a file that is not there", "missing.go: no such file") // the rest wraps with the temp folder's length
 	step("the second reply", "GOT-IT-2")
 	got, err := fdTranscript(p)
 	if err != nil {

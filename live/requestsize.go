@@ -9,9 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"pi/internal/atfile"
 	"pi/provider"
 	"pi/session"
 )
@@ -85,20 +85,20 @@ func (c *compactor) measureRequest() requestSize {
 	return r
 }
 
-// attachedFile matches a file inlined by @file (tools/attach.go).
-var attachedFile = regexp.MustCompile(`(?s)<file name="([^"]*)">.*?</file>`)
-
-// promptAndFiles splits a user message's tokens into its files attached inline and the rest.
+// promptAndFiles splits a user message's tokens into its files attached inline (@file) and
+// the rest.
 func promptAndFiles(m *provider.Message) (prompt int, files []sizedPart) {
 	total := session.EstimateTokens(m)
 	for _, b := range m.Content {
 		if b.Type != provider.BlockText {
 			continue
 		}
-		for _, loc := range attachedFile.FindAllStringSubmatchIndex(b.Text, -1) {
-			p := sizedPart{name: b.Text[loc[2]:loc[3]], tokens: tokensOf(b.Text[loc[0]:loc[1]])}
-			files = append(files, p)
-			total -= p.tokens
+		for _, piece := range atfile.Split(b.Text) {
+			if piece.File != nil && !piece.File.Note {
+				p := sizedPart{name: piece.File.Path, tokens: tokensOf(piece.Text)}
+				files = append(files, p)
+				total -= p.tokens
+			}
 		}
 	}
 	return max(0, total), files
