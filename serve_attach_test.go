@@ -258,9 +258,7 @@ func TestAttachTreeInTmux(t *testing.T) {
 	k.enter("/tree")
 	k.must("/tree", "Continue from which point?")
 	k.keys("Down", "Enter") // the second prompt, just below: nothing is left behind, so no question
-	for i := 0; i < 200 && strings.Count(k.screen(), "moved in the session tree") < 2; i++ {
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Within(testwait.Deadline, func() bool { return strings.Count(k.screen(), "moved in the session tree") >= 2 })
 	if screen := k.screen(); strings.Count(screen, "moved in the session tree") != 2 {
 		t.Fatalf("the second move did not happen without a question: pane:\n%s", screen)
 	}
@@ -276,10 +274,10 @@ func TestAttachTreeInTmux(t *testing.T) {
 	k.enter("/tree")
 	k.must("the label in /tree", "a-mark")
 	k.keys("Escape")
-	for i := 0; i < 100 && strings.Contains(k.visible(), "Continue from which point?"); i++ {
-		time.Sleep(50 * time.Millisecond) // a key typed right after Escape would read as Alt+key
+	// A key typed before the Escape is read alone would make Alt+key: /tree closing shows it was.
+	if !testwait.Within(testwait.Deadline, func() bool { return !strings.Contains(k.visible(), "Continue from which point?") }) {
+		t.Fatalf("Escape did not close /tree; pane:\n%s", k.screen())
 	}
-	time.Sleep(100 * time.Millisecond)
 	k.keys("C-d")
 	k.must("detach", "detached from")
 }

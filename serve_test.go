@@ -508,10 +508,10 @@ func TestAttachCommandsInTmux(t *testing.T) {
 	must("the model picker", "Select a model")
 	must("the model picker", "faux/faux-1")
 	m.keys("Escape")
-	for i := 0; i < 100 && strings.Contains(m.visible(), "Select a model"); i++ {
-		time.Sleep(50 * time.Millisecond) // a key typed right after Escape would read as Alt+key
+	// A key typed before the Escape is read alone would make Alt+key: the picker closing shows it was.
+	if !fdWaitUntil(10*time.Second, func() bool { return !strings.Contains(m.visible(), "Select a model") }) {
+		t.Fatalf("Escape did not close the model picker; pane:\n%s", m.screen())
 	}
-	time.Sleep(100 * time.Millisecond)
 
 	m.typeText("/tree")
 	m.keys("Enter")

@@ -37,22 +37,24 @@ func testMemoryLimit() int64 {
 }
 
 // hostileCase is one script that tries to take pi down, how the child drives it, and how it
-// must end: with want in the error, within the time given, and pi going on afterwards.
+// must end: with want in the error, within the CPU time given, and pi going on afterwards.
 type hostileCase struct {
 	name   string
 	script string // the project's .pi/init.lua
 	// do: load (the error is a load notice), tool (run the tool "bad"), hook (a tool_call
 	// hook), close (Close while the tool "bad" runs), cancel (cancel the tool's context),
 	// cancel-load (cancel New's context while the script loads), close-load.
-	do     string
-	want   string
-	within time.Duration // from the start of the action (New, Close, the cancel) to its end
-	memory int64         // Options.MemoryLimit; 0: 64 MiB
+	do   string
+	want string
+	// within bounds the child's CPU time (all its threads) from the start of the action (New,
+	// Close, the cancel) to its end: the interpreter's work until a limit stopped it. CPU time,
+	// unlike wall time, does not stretch when a loaded machine runs the child less often.
+	within time.Duration
+	memory int64 // Options.MemoryLimit; 0: 64 MiB
 }
 
-// running is what a stop case's script says before its endless loop, and stopWithin how soon
-// it must end after the stop: well under the 10 s after which it counts as never stopping,
-// and not so tight that a loaded machine misses it.
+// running is what a stop case's script says before its endless loop, and stopWithin how much
+// CPU time it may burn after the stop: the endless loop keeps a core busy until it stops.
 const (
 	running    = `pi.notify("RUNNING") `
 	stopWithin = 3 * time.Second
@@ -99,8 +101,32 @@ func hostileCases() []hostileCase {
 // hostileResult is what the child reports.
 type hostileResult struct {
 	Text    string        // the error: notices, or the tool's result
-	Elapsed time.Duration // the action, or from Close or the cancel to the end
+	Elapsed time.Duration // the action, or from Close or the cancel to the end: logged only
+	CPU     time.Duration // the child's CPU time over the same span
 	After   string        // the healthy tool's result afterwards ("" after Close)
+}
+
+// stopwatch measures a span in wall time and in this process's CPU time.
+type stopwatch struct {
+	wall time.Time
+	cpu  time.Duration
+}
+
+func startStopwatch() stopwatch { return stopwatch{wall: time.Now(), cpu: processCPU()} }
+
+// stop fills in res's Elapsed and CPU.
+func (w stopwatch) stop(res hostileResult) hostileResult {
+	res.Elapsed, res.CPU = time.Since(w.wall), processCPU()-w.cpu
+	return res
+}
+
+// processCPU is the user and system time of every thread of this process.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func TestHostileScripts(t *testing.T) {
@@ -114,15 +140,16 @@ func TestHostileScripts(t *testing.T) {
 	for _, c := range hostileCases() {
 		t.Run(c.name, func(t *testing.T) {
 			res, peak := runHostileChild(t, c.name, rssCap)
-			t.Logf("%s: stopped in %v, peak RSS %d MiB: %s", c.do, res.Elapsed.Round(time.Millisecond), peak>>20, res.Text)
+			t.Logf("%s: stopped in %v (CPU %v), peak RSS %d MiB: %s", c.do, res.Elapsed.Round(time.Millisecond),
+				res.CPU.Round(time.Millisecond), peak>>20, res.Text)
 			if testMemoryLimit() > 0 {
 				return // measuring another limit: the cap on the child's memory is the test
 			}
 			if !strings.Contains(res.Text, c.want) {
 				t.Errorf("the error %q does not say %q", res.Text, c.want)
 			}
-			if res.Elapsed > c.within {
-				t.Errorf("took %v, want at most %v", res.Elapsed, c.within)
+			if res.CPU > c.within {
+				t.Errorf("took %v of CPU time, want at most %v", res.CPU, c.within)
 			}
 			if !strings.HasPrefix(c.do, "close") && !strings.HasPrefix(c.do, "cancel") && res.After != "fine" {
 				t.Errorf("pi did not carry on: the healthy tool gave %q", res.After)
@@ -168,7 +195,7 @@ func runHostile(t *testing.T, c hostileCase) hostileResult {
 	if strings.HasSuffix(c.do, "-load") {
 		return hostileLoad(t, e, c)
 	}
-	start := time.Now()
+	watch := startStopwatch()
 	r, err := New(context.Background(), e.opts)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +206,7 @@ func runHostile(t *testing.T, c hostileCase) hostileResult {
 	}
 	var res hostileResult
 	if c.do != "load" {
-		start = time.Now()
+		watch = startStopwatch()
 	}
 	switch c.do {
 	case "load":
@@ -192,35 +219,31 @@ func runHostile(t *testing.T, c hostileCase) hostileResult {
 	case "close", "cancel":
 		return hostileStop(t, e, r, c)
 	}
-	res.Elapsed = time.Since(start)
+	res = watch.stop(res)
 	res.After = text(runTool(t, r, "ok", context.Background()))
 	return res
 }
 
 // hostileStop starts the tool "bad" and, once it has run a while, closes the runtime or
-// cancels the tool's context; Elapsed is how long the tool took to stop after that.
+// cancels the tool's context; Elapsed and CPU are what the tool took to stop after that. A
+// tool that never stops is left to the parent's guard, and its CPU time shows it.
 func hostileStop(t *testing.T, e *env, r *Runtime, c hostileCase) hostileResult {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan tools.Result, 1)
 	go func() { done <- runTool(t, r, "bad", ctx) }()
 	waitRunning(t, e)
-	start := time.Now()
+	watch := startStopwatch()
 	if c.do == "close" {
 		r.Close()
 	} else {
 		cancel()
 	}
-	select {
-	case res := <-done:
-		return hostileResult{Text: text(res), Elapsed: time.Since(start)}
-	case <-time.After(10 * time.Second):
-		return hostileResult{Text: "the tool did not stop", Elapsed: time.Since(start)}
-	}
+	return watch.stop(hostileResult{Text: text(<-done)})
 }
 
 // hostileLoad starts a runtime whose script never finishes loading and closes it, or cancels
-// New's context, after a while; Elapsed is how long until Ready returned after that.
+// New's context, after a while; Elapsed and CPU are what it took until Ready returned after that.
 func hostileLoad(t *testing.T, e *env, c hostileCase) hostileResult {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -230,14 +253,14 @@ func hostileLoad(t *testing.T, e *env, c hostileCase) hostileResult {
 	}
 	defer r.Close()
 	waitRunning(t, e)
-	start := time.Now()
+	watch := startStopwatch()
 	if c.do == "close-load" {
 		r.Close()
 	} else {
 		cancel()
 	}
 	r.Ready(context.Background())
-	return hostileResult{Text: noticeText(e), Elapsed: time.Since(start)}
+	return watch.stop(hostileResult{Text: noticeText(e)})
 }
 
 // waitRunning waits until a stop case's script has said it runs its endless loop.
@@ -265,8 +288,16 @@ func noticeText(e *env) string {
 	return strings.Join(parts, "\n")
 }
 
+// The guards on a hostile child, which only catch a limit that stopped working: a child that
+// works past childCPULimit, or, working or not, lives past childWallLimit (a wall bound, so
+// it is loose enough for a loaded machine).
+const (
+	childCPULimit  = time.Minute
+	childWallLimit = 5 * time.Minute
+)
+
 // runHostileChild runs one case in a child process, killing it when its RSS passes rssCap or
-// it runs past a minute, and returns what it reported and its peak RSS.
+// it passes a guard, and returns what it reported and its peak RSS.
 func runHostileChild(t *testing.T, name string, rssCap int64) (hostileResult, int64) {
 	if runtime.GOOS != "linux" {
 		t.Skip("watches the child's memory through /proc")
@@ -283,22 +314,24 @@ func runHostileChild(t *testing.T, name string, rssCap int64) (hostileResult, in
 	go func() { exited <- cmd.Wait() }()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	deadline := time.After(time.Minute)
+	deadline := time.After(childWallLimit)
 	for {
 		select {
 		case err := <-exited:
 			peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 			return parseHostile(t, out.Bytes(), err), peak
 		case <-tick.C:
-			if rss := residentBytes(cmd.Process.Pid); rss > rssCap {
+			rss, cpu := residentBytes(cmd.Process.Pid), cpuTime(cmd.Process.Pid)
+			if rss > rssCap || cpu > childCPULimit {
 				cmd.Process.Kill()
 				<-exited
-				t.Fatalf("the child's memory reached %d MiB (cap %d MiB): the limits did not hold", rss>>20, rssCap>>20)
+				t.Fatalf("the child's memory reached %d MiB (cap %d MiB) or its CPU time %v (cap %v): the limits did not hold\n%s",
+					rss>>20, rssCap>>20, cpu, childCPULimit, tail(out.String()))
 			}
 		case <-deadline:
 			cmd.Process.Kill()
 			<-exited
-			t.Fatalf("the child ran for a minute:\n%s", tail(out.String()))
+			t.Fatalf("the child ran for %v:\n%s", childWallLimit, tail(out.String()))
 		}
 	}
 }
@@ -332,6 +365,22 @@ func residentBytes(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// cpuTime is a process's user and system time from /proc/PID/stat, 0 when it cannot be read.
+// The kernel counts it in ticks of 1/100 s (USER_HZ) on every Linux pi runs on.
+func cpuTime(pid int) time.Duration {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 func tail(s string) string {

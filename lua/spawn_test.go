@@ -274,14 +274,33 @@ pi.register_tool{name = "many", execute = function()
   return "ok"
 end}`)
 	execTool(t, r, "many", nil) // warm up: the runtime's own goroutines
-	time.Sleep(100 * time.Millisecond)
+	testwait.Until(t, "the warm-up's spawn goroutines to end", func() bool { return spawnGoroutines() == 0 })
 	before := runtime.NumGoroutine()
 	if got := text(execTool(t, r, "many", nil)); got != "ok" {
 		t.Fatal(got)
 	}
-	testwait.Within(testwait.Deadline, func() bool { return runtime.NumGoroutine() <= before+5 })
-	if n := runtime.NumGoroutine(); n > before+5 {
-		t.Errorf("%d goroutines after 200 processes exited, %d before", n, before)
+	testwait.Within(testwait.Deadline, func() bool { return spawnGoroutines() == 0 && runtime.NumGoroutine() <= before+5 })
+	if n, left := runtime.NumGoroutine(), spawnGoroutines(); n > before+5 || left > 0 {
+		t.Errorf("%d goroutines (%d of them pi.spawn's) after 200 processes exited, %d before", n, left, before)
+	}
+}
+
+// spawnGoroutines counts the goroutines in pi.spawn's code: the reader, writer and waiter of a
+// child still running or just gone.
+func spawnGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			count := 0
+			for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+				if strings.Contains(g, "pi/lua.(*spawned).") {
+					count++
+				}
+			}
+			return count
+		}
+		buf = make([]byte, 2*len(buf))
 	}
 }
 

@@ -89,6 +89,15 @@ func (m *tmux) outputs(step string, from int, want string) {
 	m.t.Fatalf("%s: the output never carried %q", step, want)
 }
 
+// replyBegan waits until the reply tagged tag has begun to show: the keys that follow arrive
+// while it streams, or, on a machine slow to look, soon after; never before it.
+func (m *tmux) replyBegan(tag string) {
+	m.t.Helper()
+	if !m.waitFor(tag+" line ", 10*time.Second) {
+		m.t.Fatalf("the %s reply never began; pane:\n%s", tag, m.screen())
+	}
+}
+
 // paste sends text as a bracketed paste, the way a terminal passes a paste on.
 func (m *tmux) paste(text string) {
 	m.run("set-buffer", "-b", m.name, text)
@@ -166,12 +175,12 @@ func stressSteps(streaming bool) []stressStep {
 		steps = append(steps,
 			stressStep{"typing while a reply streams", func(m *tmux) {
 				m.keys("fourth", "Enter")
-				time.Sleep(150 * time.Millisecond)
+				m.replyBegan("fourth")
 				m.keys("typed while streaming")
 			}, "typed while streaming", "fourth END", ""},
 			stressStep{"a resize while a reply streams", func(m *tmux) {
 				m.keys("C-u", "fifth", "Enter")
-				time.Sleep(150 * time.Millisecond)
+				m.replyBegan("fifth")
 				m.resize(90, 25)
 			}, "", "fifth END", ""})
 	}

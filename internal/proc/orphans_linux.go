@@ -21,56 +21,74 @@ func AdoptOrphans() error {
 }
 
 // killRounds bounds KillDescendants: each round kills what the /proc scan found, and a
-// process forking as it dies leaves children for the next.
+// process forking as it was killed leaves children for the next.
 const killRounds = 8
 
 // KillDescendants sends SIGKILL to every living descendant of this process, found through
-// /proc, and says how many it killed. With AdoptOrphans, that includes the processes that
-// left pi's process groups; pi calls it as it exits. The processes in keep, and everything
-// below them, are left running: a server the user asked pi to leave running.
+// /proc, and says how many processes it killed, each once. With AdoptOrphans, that includes
+// the processes that left pi's process groups; pi calls it as it exits. The processes in
+// keep, and everything below them, are left running: a server the user asked pi to leave
+// running.
 func KillDescendants(keep ...int) int {
-	killed := 0
+	scan := func() []process { return descendants(os.Getpid(), keep) }
+	return killEachOnce(scan, func(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) })
+}
+
+// killEachOnce kills what scan finds, round after round until a round finds nothing new, and
+// says how many processes it killed. A process killed in one round may still be dying (not
+// yet a zombie) in the next scan: it is not signalled or counted again. Its start time tells
+// it from a new process that got its pid back.
+func killEachOnce(scan func() []process, kill func(pid int) error) int {
+	killed := map[process]bool{}
 	for range killRounds {
-		pids := descendants(os.Getpid(), keep)
-		if len(pids) == 0 {
-			break
-		}
-		for _, pid := range pids {
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				killed++
+		fresh := 0
+		for _, p := range scan() {
+			if !killed[p] && kill(p.pid) == nil {
+				killed[p] = true
+				fresh++
 			}
 		}
+		if fresh == 0 {
+			break
+		}
 	}
-	return killed
+	return len(killed)
+}
+
+// process names one process for its lifetime: a pid and the time it started, since the kernel
+// hands a freed pid to a new process.
+type process struct {
+	pid       int
+	startTime uint64
 }
 
 // descendants are the living (not zombie) processes below root, but for the ones in keep and
 // their own descendants.
-func descendants(root int, keep []int) []int {
+func descendants(root int, keep []int) []process {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
 	children := map[int][]int{}
-	zombie := map[int]bool{}
+	stats := map[int]procStat{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if ppid, state, ok := readStat(pid); ok {
-			children[ppid] = append(children[ppid], pid)
-			zombie[pid] = state == "Z" || state == "X"
+		if st, ok := readProcStat(pid); ok {
+			children[st.ppid] = append(children[st.ppid], pid)
+			stats[pid] = st
 		}
 	}
-	var out []int
+	var out []process
 	for queue := slices.Clone(children[root]); len(queue) > 0; queue = queue[1:] {
 		pid := queue[0]
 		if slices.Contains(keep, pid) {
 			continue
 		}
-		if !zombie[pid] {
-			out = append(out, pid)
+		if st := stats[pid]; st.state != "Z" && st.state != "X" {
+			out = append(out, process{pid: pid, startTime: st.startTime})
 		}
 		queue = append(queue, children[pid]...)
 	}
@@ -127,6 +145,7 @@ func reapAdopted() {
 type procStat struct {
 	state                string
 	ppid, group, session int
+	startTime            uint64 // in clock ticks since boot
 }
 
 // readProcStat reads /proc/PID/stat, whose command name (in parentheses) may itself hold spaces
@@ -141,8 +160,9 @@ func readProcStat(pid int) (procStat, bool) {
 	if i < 0 {
 		return procStat{}, false
 	}
+	// After the name: state, ppid, pgrp, session, then fields up to starttime, the 20th.
 	fields := strings.Fields(s[i+1:])
-	if len(fields) < 4 {
+	if len(fields) < 20 {
 		return procStat{}, false
 	}
 	var nums [3]int
@@ -151,7 +171,11 @@ func readProcStat(pid int) (procStat, bool) {
 			return procStat{}, false
 		}
 	}
-	return procStat{state: fields[0], ppid: nums[0], group: nums[1], session: nums[2]}, true
+	start, err := strconv.ParseUint(fields[19], 10, 64)
+	if err != nil {
+		return procStat{}, false
+	}
+	return procStat{state: fields[0], ppid: nums[0], group: nums[1], session: nums[2], startTime: start}, true
 }
 
 // readStat is a process's parent and state.

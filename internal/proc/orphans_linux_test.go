@@ -153,8 +153,8 @@ func TestKeepHelperProcess(t *testing.T) {
 	waitForPid(t, dir+"/kept-child.pid")
 	os.WriteFile(dir+"/kept.pid", []byte(strconv.Itoa(kept.Process.Pid)+"\n"), 0o600)
 	os.WriteFile(dir+"/other.pid", []byte(strconv.Itoa(other.Process.Pid)+"\n"), 0o600)
-	if n := KillDescendants(kept.Process.Pid); n == 0 { // a process dying between two rounds counts twice
-		t.Fatal("killed nothing, want the one not kept")
+	if n := KillDescendants(kept.Process.Pid); n != 1 {
+		t.Fatalf("killed %d descendants, want the one not kept", n)
 	}
 }
 
@@ -173,5 +173,41 @@ func TestKillDescendantsLeavesTheKeptRunning(t *testing.T) {
 	assertGone(t, waitForPid(t, dir+"/other.pid"))
 	if !processAlive(kept) || !processAlive(keptChild) {
 		t.Fatalf("the kept process (%v) or its child (%v) was killed", processAlive(kept), processAlive(keptChild))
+	}
+}
+
+// TestKillEachOnceCountsAProcessOnce: a process still dying when the next round scans /proc
+// is neither signalled nor counted again; a new process that got a killed one's pid back,
+// or a child found in a later round, is.
+func TestKillEachOnceCountsAProcessOnce(t *testing.T) {
+	dying, child := process{pid: 100, startTime: 5}, process{pid: 101, startTime: 6}
+	reused := process{pid: 100, startTime: 9}
+	tests := []struct {
+		name            string
+		rounds          [][]process // what each scan finds; empty after the last
+		wantKilled      int
+		wantSignalsSent int
+	}{
+		{"nothing to kill", nil, 0, 0},
+		{"one that dies at once", [][]process{{dying}}, 1, 1},
+		{"one still dying in later scans", [][]process{{dying}, {dying}, {dying}}, 1, 1},
+		{"a child found in the next round", [][]process{{dying}, {dying, child}}, 2, 2},
+		{"a new process with a killed one's pid", [][]process{{dying}, {reused}}, 2, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			round, signals := 0, 0
+			scan := func() []process {
+				if round >= len(tt.rounds) {
+					return nil
+				}
+				round++
+				return tt.rounds[round-1]
+			}
+			kill := func(int) error { signals++; return nil }
+			if n := killEachOnce(scan, kill); n != tt.wantKilled || signals != tt.wantSignalsSent {
+				t.Fatalf("killed %d with %d signals, want %d with %d", n, signals, tt.wantKilled, tt.wantSignalsSent)
+			}
+		})
 	}
 }
