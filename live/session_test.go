@@ -145,14 +145,17 @@ func TestSendWhileBusy(t *testing.T) {
 func TestInputRightAfterAgentEnd(t *testing.T) {
 	for _, in := range []Input{{Text: "later"}, {Text: "later", Deliver: DeliverFollowUp, Queue: true}} {
 		h := newOpsApp(t, pitest.FauxModel(false), faux.Text("first"), faux.Text("second"))
-		ended := make(chan struct{})
+		ended, checked := make(chan struct{}), make(chan struct{})
 		h.agent.Subscribe(func(_ context.Context, ev agent.Event) {
 			if ev.Type == agent.EvAgentEnd && h.runEnding.Load() {
 				select {
 				case <-ended:
 				default:
 					close(ended)
-					time.Sleep(200 * time.Millisecond) // the run is still registered meanwhile
+					<-checked // the run stays registered until the test has looked
+					// A moment more for the Send below to arrive while the run tidies up; one
+					// that comes later still passes, it only tests less.
+					time.Sleep(200 * time.Millisecond)
 				}
 			}
 		})
@@ -162,6 +165,7 @@ func TestInputRightAfterAgentEnd(t *testing.T) {
 		if !h.Busy() || h.Streaming() {
 			t.Errorf("after agent_end, while the run tidies up: Busy %v, Streaming (RPC's isStreaming) %v; want true, false", h.Busy(), h.Streaming())
 		}
+		close(checked)
 		if err := h.Send(context.Background(), in); err != nil {
 			t.Fatalf("%+v right after agent_end: %v", in, err)
 		}
