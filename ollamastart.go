@@ -131,6 +131,9 @@ func prepareOllama(ctx context.Context, o *cliOptions, starter *ollamaStarter, s
 	if !ok || local.startMode == config.OllamaStartNever {
 		return 0
 	}
+	if !local.discovery && ollamasetup.Listening(ctx, local.host) {
+		return 0 // the named model's server is up: the run needs no model list (a dial, not /api/tags)
+	}
 	c := ollamasetup.Detect(ctx, local.host, exec.LookPath, nil)
 	if c.State == ollamasetup.NotServing {
 		if local.startMode == config.OllamaStartAsk {

@@ -119,6 +119,31 @@ func TestDetectTellsTheCasesApart(t *testing.T) {
 	}
 }
 
+// TestListening: a listening server is seen by one dial; a refused port, a host that is not
+// a URL and a cancelled context are not.
+func TestListening(t *testing.T) {
+	up := httptest.NewServer(http.NotFoundHandler())
+	defer up.Close()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	cases := []struct {
+		name string
+		ctx  context.Context
+		host string
+		want bool
+	}{
+		{"listening", context.Background(), up.URL, true},
+		{"refused", context.Background(), refusedHost(t), false},
+		{"not a URL", context.Background(), "127.0.0.1:11434", false},
+		{"cancelled", cancelled, up.URL, false},
+	}
+	for _, c := range cases {
+		if got := Listening(c.ctx, c.host); got != c.want {
+			t.Errorf("%s: Listening(%q) = %v, want %v", c.name, c.host, got, c.want)
+		}
+	}
+}
+
 // TestStartTheInstalledServer: with a fake `ollama` on PATH that is not serving, pi finds it,
 // starts `ollama serve` as its child, talks to it once it answers (no model yet: the advice
 // offers a pull), and stops it.
