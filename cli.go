@@ -215,7 +215,7 @@ func versionText() string {
 }
 
 // piVersion is this release of pi.
-const piVersion = "0.13.0"
+const piVersion = "0.14.0"
 
 // runListModels prints every model the configured and local providers offer.
 func runListModels(ctx context.Context, trust bool, stdout, stderr io.Writer) int {
