@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -467,12 +466,10 @@ func (c *Config) validate() error {
 }
 
 func (c *Config) providerNames() []string {
-	names := make([]string, 0, len(c.Providers))
-	for n := range c.Providers {
-		names = append(names, n)
+	var names []string
+	for _, np := range c.providerList() {
+		names = append(names, np.name)
 	}
-	names = append(names, c.definedNames()...)
-	sort.Strings(names)
 	return names
 }
 
@@ -636,9 +633,9 @@ func (c *Config) findModel(id string) (string, string, error) {
 		return id, pc.Models[0].ID, nil
 	}
 	var found []string
-	for _, name := range c.providerNames() {
-		if slices.ContainsFunc(c.provider(name).Models, func(m ModelConfig) bool { return m.ID == id }) {
-			found = append(found, name)
+	for _, np := range c.providerList() {
+		if slices.ContainsFunc(np.pc.Models, func(m ModelConfig) bool { return m.ID == id }) {
+			found = append(found, np.name)
 		}
 	}
 	switch len(found) {
@@ -861,35 +858,33 @@ type ProviderModels struct {
 // (Ollama, LM Studio, llama.cpp) and the hosted APIs whose key is set, all at once, each with
 // a short timeout, for `pi --list-models`.
 func (c *Config) ListModels(ctx context.Context) []ProviderModels {
-	names := c.listedProviders()
-	out := make([]ProviderModels, len(names))
+	listed := c.listedProviders()
+	out := make([]ProviderModels, len(listed))
 	done := make(chan struct{})
-	for i, name := range names {
+	for i, np := range listed {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			out[i] = c.listProvider(ctx, name)
+			out[i] = c.listProvider(ctx, np.name, np.pc)
 		}()
 	}
-	for range names {
+	for range listed {
 		<-done
 	}
 	return out
 }
 
-func (c *Config) listedProviders() []string {
-	var names []string
-	for _, name := range c.providerNames() {
-		pc := c.provider(name)
-		hosted := pc.APIKeyEnv != "" || pc.APIKeyCmd != ""
-		if pc.fromFile || !hosted || strings.TrimSpace(c.getenv(pc.APIKeyEnv)) != "" {
-			names = append(names, name)
+func (c *Config) listedProviders() []namedProvider {
+	var out []namedProvider
+	for _, np := range c.providerList() {
+		hosted := np.pc.APIKeyEnv != "" || np.pc.APIKeyCmd != ""
+		if np.pc.fromFile || !hosted || strings.TrimSpace(c.getenv(np.pc.APIKeyEnv)) != "" {
+			out = append(out, np)
 		}
 	}
-	return names
+	return out
 }
 
-func (c *Config) listProvider(ctx context.Context, name string) ProviderModels {
-	pc := c.provider(name)
+func (c *Config) listProvider(ctx context.Context, name string, pc *ProviderConfig) ProviderModels {
 	res := ProviderModels{Provider: name, Kind: pc.Kind, BaseURL: pc.BaseURL, Configured: pc.fromFile}
 	for _, mc := range pc.Models {
 		m := provider.Model{ID: mc.ID, Provider: name, API: pc.Kind, BaseURL: pc.BaseURL}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"pi/provider"
 )
@@ -20,19 +21,50 @@ func (c *Config) WithDefinitions(defs func() []provider.Definition) *Config {
 	return &cp
 }
 
-// provider is the configuration of the provider name, with its definition laid over it; nil
-// when there is neither.
-func (c *Config) provider(name string) *ProviderConfig {
-	pc := c.Providers[name]
-	if c.defs == nil {
-		return pc
+// namedProvider is one provider's name and its configuration, its definition laid over it.
+type namedProvider struct {
+	name string
+	pc   *ProviderConfig
+}
+
+// providerList is every provider, sorted by name, from one reading of the scripts'
+// definitions: scripts load and register providers in the background, so a name read from
+// one reading could have no configuration in the next.
+func (c *Config) providerList() []namedProvider {
+	var defs []provider.Definition
+	if c.defs != nil {
+		defs = c.defs()
 	}
-	for _, d := range c.defs() {
+	out := make([]namedProvider, 0, len(c.Providers)+len(defs))
+	for name, pc := range c.Providers {
+		out = append(out, namedProvider{name, layDefinition(pc, name, defs)})
+	}
+	for _, d := range defs {
+		if _, ok := c.Providers[d.Name]; !ok && !slices.ContainsFunc(out, func(n namedProvider) bool { return n.name == d.Name }) {
+			out = append(out, namedProvider{d.Name, defined(nil, d)})
+		}
+	}
+	slices.SortFunc(out, func(a, b namedProvider) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// layDefinition is pc with the first of defs that names it laid over it, as provider does.
+func layDefinition(pc *ProviderConfig, name string, defs []provider.Definition) *ProviderConfig {
+	for _, d := range defs {
 		if d.Name == name {
 			return defined(pc, d)
 		}
 	}
 	return pc
+}
+
+// provider is the configuration of the provider name, with its definition laid over it; nil
+// when there is neither.
+func (c *Config) provider(name string) *ProviderConfig {
+	if c.defs == nil {
+		return c.Providers[name]
+	}
+	return layDefinition(c.Providers[name], name, c.defs())
 }
 
 // defined lays d over base (which may be nil) as pi does: set fields replace, models given
@@ -74,20 +106,6 @@ func modelConfig(m provider.Model) ModelConfig {
 	return ModelConfig{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens, Reasoning: &r,
 		Input: m.Input, Cost: CostConfig{Input: m.Cost.Input, Output: m.Cost.Output, CacheRead: m.Cost.CacheRead,
 			CacheWrite: m.Cost.CacheWrite}}
-}
-
-// definedNames are the names of the definitions that no configuration has.
-func (c *Config) definedNames() []string {
-	var out []string
-	if c.defs == nil {
-		return nil
-	}
-	for _, d := range c.defs() {
-		if _, ok := c.Providers[d.Name]; !ok && !slices.Contains(out, d.Name) {
-			out = append(out, d.Name)
-		}
-	}
-	return out
 }
 
 // computedModel looks id up in the models a definition computes, for a model its static list

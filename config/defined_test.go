@@ -76,3 +76,33 @@ headers = { "X-Api-Key" = "mcp-key-Zt5wN3bH8" }
 		t.Fatalf("redacted %q, want %q", out, want)
 	}
 }
+
+// TestDefinitionsDroppedMidListing: a script that unregisters its provider while pi lists the
+// providers (scripts run beside the listing) leaves no name without a configuration: each
+// listing reads the definitions once.
+func TestDefinitionsDroppedMidListing(t *testing.T) {
+	c := fixture(t, configUserTOML, "", nil)
+	listings := []func(*Config){
+		func(d *Config) { d.KeyVars() },
+		func(d *Config) { d.KeyValues() },
+		func(d *Config) { _, _, _ = d.findModel("m1") },
+		func(d *Config) { d.ListModels(context.Background()) },
+	}
+	for i, list := range listings {
+		readings := 0
+		d := c.WithDefinitions(func() []provider.Definition {
+			if readings++; readings == 1 { // registered at the first reading, gone after it
+				return []provider.Definition{{Name: "gone", Kind: "lua", Stream: faux.New(), Models: []provider.Model{{ID: "m1"}}}}
+			}
+			return nil
+		})
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("listing %d with a provider dropped midway: %v", i, r)
+				}
+			}()
+			list(d)
+		}()
+	}
+}

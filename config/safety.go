@@ -182,8 +182,8 @@ func (k *keyRing) list() []string {
 // KeyVars names the variables any provider reads its key from (api_key_env).
 func (c *Config) KeyVars() []string {
 	var out []string
-	for _, name := range c.providerNames() {
-		if v := c.provider(name).APIKeyEnv; v != "" && !slices.Contains(out, v) {
+	for _, np := range c.providerList() {
+		if v := np.pc.APIKeyEnv; v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}
@@ -199,8 +199,8 @@ func (c *Config) KeyValues() []string {
 			out = append(out, key)
 		}
 	}
-	for _, name := range c.providerNames() {
-		out = append(out, secrets.HeaderSecrets(c.provider(name).Headers)...)
+	for _, np := range c.providerList() {
+		out = append(out, secrets.HeaderSecrets(np.pc.Headers)...)
 	}
 	for _, s := range c.MCP.Servers {
 		if s != nil {
