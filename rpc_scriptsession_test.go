@@ -73,7 +73,7 @@ func TestParseArgsScriptFlags(t *testing.T) {
 // and session_before_fork may cancel them, session_tree and thinking_level_select report them.
 func TestRPCScriptSessionEvents(t *testing.T) {
 	a, ids := treeAppWith(t, liveSetup{initLua: `local allow = false
-pi.register_command{name = "allow", run = function() allow = true end}
+pi.register_command{name = "allow", run = function() allow = true pi.notify("allowed", "info") end}
 pi.on("session_before_tree", function(ev) if not allow then pi.notify("no tree to " .. ev.target_id, "info") return {cancel = true} end end)
 pi.on("session_tree", function(ev) pi.notify("tree " .. ev.old_leaf_id .. " -> " .. ev.new_leaf_id, "info") end)
 pi.on("session_before_switch", function(ev) pi.notify("no " .. ev.reason, "info") return {cancel = true} end)
@@ -90,6 +90,7 @@ pi.on("thinking_level_select", function(ev) pi.notify("thinking " .. ev.previous
 	}
 	c.await(from, "the tree notice", func(l rpcLine) bool { return l["message"] == "no tree to "+ids["u2"] })
 	c.mustCall(map[string]any{"type": "prompt", "message": "/allow"})
+	c.await(from, "the command's notice", func(l rpcLine) bool { return l["message"] == "allowed" }) // a prompt is answered once accepted
 	c.mustCall(map[string]any{"type": "navigate_tree", "targetId": ids["a3"]})
 	c.await(from, "session_tree", func(l rpcLine) bool { return l["message"] == "tree "+leaf+" -> "+ids["a3"] })
 	id := a.State().SessionID
