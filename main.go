@@ -27,6 +27,7 @@ import (
 	"pi/internal/sandbox"
 	"pi/live"
 	"pi/prompt"
+	"pi/provider/ollamasetup"
 
 	"golang.org/x/term"
 )
@@ -41,12 +42,12 @@ func main() {
 	// SIGHUP (the terminal or the ssh session went away) ends pi as SIGTERM does: the run is
 	// aborted and the tools' process groups are killed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	starter := &ollamaStarter{} // an `ollama serve` the user asked pi to leave running survives it
+	starter := &ollamasetup.Starter{} // an `ollama serve` the user asked pi to leave running survives it
 	go exitSoonAfter(ctx, exitGrace, starter)
 	go proc.ReapOrphans(ctx)
 	code := runStarting(ctx, starter, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	exitKillingDescendants(code, starter.detachedPIDs()...)
+	exitKillingDescendants(code, starter.DetachedPIDs()...)
 }
 
 // exitKillingDescendants ends pi and every process it started that still runs, but for keep
@@ -62,21 +63,21 @@ const exitGrace = 2 * time.Second
 // exitSoonAfter ends the process once grace has passed after ctx ended (a signal), whatever
 // is still running: a script that will not stop must not keep pi alive. Sessions are
 // append-only, so nothing written is lost.
-func exitSoonAfter(ctx context.Context, grace time.Duration, starter *ollamaStarter) {
+func exitSoonAfter(ctx context.Context, grace time.Duration, starter *ollamasetup.Starter) {
 	<-ctx.Done()
 	time.Sleep(grace)
 	fmt.Fprintln(os.Stderr, "pi: still winding down after the signal; exiting now")
-	exitKillingDescendants(1, starter.detachedPIDs()...)
+	exitKillingDescendants(1, starter.DetachedPIDs()...)
 }
 
 // run is pi without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runStarting(ctx, &ollamaStarter{}, args, stdin, stdout, stderr)
+	return runStarting(ctx, &ollamasetup.Starter{}, args, stdin, stdout, stderr)
 }
 
 // runStarting is run with the servers pi starts for the user's Ollama kept in starter: the
 // ones for this run are stopped before it returns.
-func runStarting(ctx context.Context, starter *ollamaStarter, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runStarting(ctx context.Context, starter *ollamasetup.Starter, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c, ok := ownArgsCommand(args); ok {
 		if !c.ownHelp && c.usage != "" && wantsHelp(args[1:]) {
 			fmt.Fprint(stdout, commandHelp(c))
@@ -121,8 +122,8 @@ func runStarting(ctx context.Context, starter *ollamaStarter, args []string, std
 
 // runSession builds the live session opts describe and runs it in its mode: the terminal UI,
 // RPC, JSON or print.
-func runSession(ctx context.Context, opts *cliOptions, interactive bool, starter *ollamaStarter, stdin io.Reader, stdout, stderr io.Writer) int {
-	defer starter.stopChildren(stderr)
+func runSession(ctx context.Context, opts *cliOptions, interactive bool, starter *ollamasetup.Starter, stdin io.Reader, stdout, stderr io.Writer) int {
+	defer starter.StopChildren(stderr)
 	h, code := startSession(ctx, opts, interactive, starter, stderr)
 	if h == nil {
 		return code
@@ -149,7 +150,7 @@ func runSession(ctx context.Context, opts *cliOptions, interactive bool, starter
 // startSession builds the live session; outside the terminal UI, where nobody can be asked, a
 // local Ollama that is not serving is first started as [ollama] start says, or a line says
 // what to run. nil comes with the exit code.
-func startSession(ctx context.Context, opts *cliOptions, interactive bool, starter *ollamaStarter, stderr io.Writer) (*live.Session, int) {
+func startSession(ctx context.Context, opts *cliOptions, interactive bool, starter *ollamasetup.Starter, stderr io.Writer) (*live.Session, int) {
 	if !interactive {
 		if code := prepareOllama(ctx, opts, starter, stderr); code != 0 {
 			return nil, code

@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 
 	"pi/config"
 	"pi/live"
@@ -23,65 +22,6 @@ import (
 	"pi/provider/ollamasetup"
 	"pi/tui"
 )
-
-// ollamaStarter holds the servers pi started: children are stopped by PID as pi exits,
-// detached ones are left running (main keeps them out of the processes it kills).
-type ollamaStarter struct {
-	mu      sync.Mutex
-	servers []*ollamasetup.Server
-}
-
-// start runs `ollama serve` on c.Host, as pi's child or detached (its output discarded).
-func (s *ollamaStarter) start(ctx context.Context, c ollamasetup.Check, detached bool) (*ollamasetup.Server, error) {
-	srv, err := ollamasetup.Start(ctx, c.Binary, c.Host, ollamasetup.StartOptions{Detached: detached})
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.servers = append(s.servers, srv)
-	s.mu.Unlock()
-	return srv, nil
-}
-
-// stopChildren ends the servers started for this run (SIGTERM to the group, SIGKILL after
-// 5 s); the detached ones stay, to be kept at exit.
-func (s *ollamaStarter) stopChildren(stderr io.Writer) {
-	var children []*ollamasetup.Server
-	s.mu.Lock()
-	s.servers = slices.DeleteFunc(s.servers, func(srv *ollamasetup.Server) bool {
-		if !srv.Detached() {
-			children = append(children, srv)
-		}
-		return !srv.Detached()
-	})
-	s.mu.Unlock()
-	for _, srv := range children {
-		if err := srv.Stop(); err != nil {
-			fmt.Fprintln(stderr, "pi:", err)
-		}
-	}
-}
-
-// detachedPIDs are the servers the user asked pi to leave running.
-func (s *ollamaStarter) detachedPIDs() []int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var pids []int
-	for _, srv := range s.servers {
-		if srv.Detached() {
-			pids = append(pids, srv.PID())
-		}
-	}
-	return pids
-}
-
-// startedText says what was started, for a notice.
-func startedText(srv *ollamasetup.Server) string {
-	if srv.Detached() {
-		return fmt.Sprintf("started `ollama serve` on %s (pid %d), left running after pi exits", srv.Host, srv.PID())
-	}
-	return fmt.Sprintf("started `ollama serve` on %s for this run (pid %d; stopped when pi exits)", srv.Host, srv.PID())
-}
 
 // localOllama is the Ollama server the session's model would come from: discovery says pi
 // picks the model there, model is the one pi.toml or --model names otherwise.
@@ -104,21 +44,10 @@ func ollamaFor(o *cliOptions, cfg *config.Config) (localOllama, bool) {
 	return localOllama{host: host, model: model, discovery: model == "", startMode: cfg.Ollama.StartMode()}, ok
 }
 
-// suggestion is the model to pull on this machine, and the sentence that says why.
-func suggestion() (ollamasetup.Suggestion, string) {
-	mem, err := ollamasetup.MemTotal()
-	s := ollamasetup.Suggest(mem)
-	why := fmt.Sprintf("%s download, for %s", s.Size, s.Why)
-	if err == nil {
-		why += fmt.Sprintf("; this machine has %.0f GB", float64(mem)/(1<<30))
-	}
-	return s, why
-}
-
 // prepareOllama runs before the session is built where nobody can be asked (print, JSON and
 // RPC modes). It starts a server that is installed but not running when [ollama] start says
 // so, and otherwise says in one line what to run; the exit code is 0 to go on.
-func prepareOllama(ctx context.Context, o *cliOptions, starter *ollamaStarter, stderr io.Writer) int {
+func prepareOllama(ctx context.Context, o *cliOptions, starter *ollamasetup.Starter, stderr io.Writer) int {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return 0
@@ -140,15 +69,15 @@ func prepareOllama(ctx context.Context, o *cliOptions, starter *ollamaStarter, s
 			return giveUp(cfg, stderr, fmt.Sprintf("Ollama is installed (%s) but not serving on %s: run `ollama serve`, "+
 				"or set [ollama] start = \"child\" in %s/pi.toml to have pi start it", c.Binary, c.Host, piHomeDir()))
 		}
-		srv, err := starter.start(ctx, c, local.startMode == config.OllamaStartDetached)
+		srv, err := starter.Start(ctx, c, local.startMode == config.OllamaStartDetached)
 		if err != nil {
 			return giveUp(cfg, stderr, err.Error())
 		}
-		fmt.Fprintln(stderr, "pi:", startedText(srv))
+		fmt.Fprintln(stderr, "pi:", srv.Started())
 		c = ollamasetup.Detect(ctx, local.host, exec.LookPath, nil)
 	}
 	if c.State == ollamasetup.Serving && len(c.Models) == 0 && local.discovery {
-		s, why := suggestion()
+		s, why := ollamasetup.SuggestHere()
 		return giveUp(cfg, stderr, fmt.Sprintf("the Ollama server at %s has no model yet: run `ollama pull %s` (%s), "+
 			"or name a model in pi.toml", c.Host, s.Model, why))
 	}
@@ -166,7 +95,7 @@ func giveUp(cfg *config.Config, stderr io.Writer, why string) int {
 }
 
 // ollamaDialog is the terminal UI's start dialog for o's model (see offerOllama).
-func ollamaDialog(o *cliOptions, cfg *config.Config, starter *ollamaStarter) func(*interactive) {
+func ollamaDialog(o *cliOptions, cfg *config.Config, starter *ollamasetup.Starter) func(*interactive) {
 	local, _ := ollamaFor(o, cfg)
 	return func(ic *interactive) { ic.offerOllama(local, starter) }
 }
@@ -174,7 +103,7 @@ func ollamaDialog(o *cliOptions, cfg *config.Config, starter *ollamaStarter) fun
 // offerOllama is the terminal UI's start dialog: when the session has no model because its
 // local Ollama is not serving, or serves no model, it offers to start the server and to pull
 // a model that fits, then takes the model the session would have started with.
-func (ic *interactive) offerOllama(local localOllama, starter *ollamaStarter) {
+func (ic *interactive) offerOllama(local localOllama, starter *ollamasetup.Starter) {
 	if ic.h.ModelProblem() == "" || local.host == "" || local.startMode == config.OllamaStartNever {
 		return
 	}
@@ -190,7 +119,7 @@ func (ic *interactive) offerOllama(local localOllama, starter *ollamaStarter) {
 	}
 	switch {
 	case len(c.Models) == 0 && local.discovery:
-		s, why := suggestion()
+		s, why := ollamasetup.SuggestHere()
 		if !ic.pullOllama(c, s.Model, fmt.Sprintf("The Ollama server at %s has no model yet; %s fits this machine (%s).", c.Host, s.Model, why)) {
 			return
 		}
@@ -209,7 +138,7 @@ func listsModel(models []string, model string) bool {
 }
 
 // startOllama starts the server as [ollama] start says, asking first unless it says how.
-func (ic *interactive) startOllama(c ollamasetup.Check, mode string, starter *ollamaStarter) bool {
+func (ic *interactive) startOllama(c ollamasetup.Check, mode string, starter *ollamasetup.Starter) bool {
 	detached := mode == config.OllamaStartDetached
 	if mode == config.OllamaStartAsk {
 		ic.ui.Notify(tui.LevelInfo, c.Advice())
@@ -224,13 +153,13 @@ func (ic *interactive) startOllama(c ollamasetup.Check, mode string, starter *ol
 		detached = i == 1
 	}
 	ic.ui.SetStatus("starting ollama serve…")
-	srv, err := starter.start(ic.ctx, c, detached)
+	srv, err := starter.Start(ic.ctx, c, detached)
 	ic.ui.SetStatus("")
 	if err != nil {
 		ic.report(err)
 		return false
 	}
-	ic.ui.Notify(tui.LevelInfo, startedText(srv))
+	ic.ui.Notify(tui.LevelInfo, srv.Started())
 	return true
 }
 
